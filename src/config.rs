@@ -1,0 +1,347 @@
+//! Validated settings for a run.
+//!
+//! The command line ([`crate::cli`]) and library users both produce a [`Config`]; the engine
+//! never sees clap types. [`Config::validate`] checks every value and resolves derived ones
+//! (the LSH bands × rows) before any work starts, so a bad flag fails fast with exit code 2.
+
+use crate::error::{Error, Result};
+use crate::lsh::LshParams;
+use crate::normalize::Normalizer;
+use std::path::PathBuf;
+
+/// What the run writes to stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Every line that is not a duplicate of an earlier one, unchanged (the default).
+    DropDups,
+    /// Only the lines that `DropDups` would drop.
+    OnlyDups,
+    /// Every line, as JSON, with a `neardup` object saying what it duplicates.
+    Annotate,
+    /// Verified pairs `id_a id_b similarity`, one per line.
+    Pairs,
+}
+
+/// How the `--pairs` mode formats a pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairsFormat {
+    /// `id_a<TAB>id_b<TAB>similarity`.
+    Tsv,
+    /// `{"id_a":…,"id_b":…,"similarity":…}`.
+    Jsonl,
+}
+
+/// How input lines are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    /// JSON Lines if the first non-empty line starts with `{`, plain text otherwise.
+    Auto,
+    /// Each line is the document.
+    Text,
+    /// Each line is a JSON object; the document is the string at `field`.
+    Jsonl,
+}
+
+/// What happens to a line that cannot be read as a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadLinePolicy {
+    /// Write it through unchanged (in the modes that write input lines); never a duplicate.
+    Pass,
+    /// Leave it out of the output.
+    Skip,
+    /// Stop with exit code 1.
+    Fail,
+}
+
+/// How a candidate pair is confirmed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerifyMode {
+    /// Exact (multi)set Jaccard of the stored shingle hashes.
+    Jaccard,
+    /// Trust the MinHash estimate (fraction of equal signature values).
+    None,
+}
+
+/// What a shingle is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShingleKind {
+    /// `n` consecutive word tokens.
+    Words(usize),
+    /// `n` consecutive characters of the normalised text.
+    Chars(usize),
+}
+
+/// Every setting of a run, validated by [`Config::validate`].
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Input files; `-` is standard input. Empty means standard input.
+    pub inputs: Vec<PathBuf>,
+    /// Output mode.
+    pub mode: Mode,
+    /// Format of `--pairs` output.
+    pub pairs_format: PairsFormat,
+    /// Input format.
+    pub format: InputFormat,
+    /// Dotted path of the text field in JSONL input.
+    pub field: String,
+    /// Dotted path of the id field in JSONL input; `None` uses the 1-based line number.
+    pub id_field: Option<String>,
+    /// Text normalisation.
+    pub normalizer: Normalizer,
+    /// Shingle kind and length.
+    pub shingle: ShingleKind,
+    /// Multiset semantics: the k-th repeat of a shingle is a distinct element.
+    pub bag: bool,
+    /// Number of MinHash values per signature (K).
+    pub num_perm: usize,
+    /// Seed for shingle hashing and MinHash.
+    pub seed: u64,
+    /// Similarity cut-off T in (0, 1].
+    pub threshold: f64,
+    /// Explicit bands (`--bands`); derived from the threshold when `None`.
+    pub bands: Option<usize>,
+    /// Explicit rows per band (`--rows`).
+    pub rows: Option<usize>,
+    /// Resolved LSH parameters (set by `validate`).
+    pub lsh: LshParams,
+    /// Maximum number of documents kept in the window; 0 = unbounded.
+    pub window: usize,
+    /// Candidate confirmation.
+    pub verify: VerifyMode,
+    /// Bad-line policy.
+    pub on_bad_line: BadLinePolicy,
+    /// Lines longer than this many bytes are bad lines ("too long").
+    pub max_line_bytes: usize,
+    /// Worker threads for signing; 0 = all cores.
+    pub threads: usize,
+    /// Print a JSON summary to stderr at the end.
+    pub stats: bool,
+    /// No warnings or progress on stderr.
+    pub quiet: bool,
+    /// Flush stdout after every batch of lines.
+    pub line_buffered: bool,
+    /// Show progress on stderr (only honoured when stderr is a terminal).
+    pub progress: bool,
+    /// How many bad lines are reported one by one before only a count is kept.
+    pub max_bad_line_reports: usize,
+}
+
+/// Default number of MinHash values: 128 (see README "Choosing K").
+pub const DEFAULT_NUM_PERM: usize = 128;
+/// Default shingle length in words.
+pub const DEFAULT_NGRAM: usize = 5;
+/// Default similarity cut-off.
+pub const DEFAULT_THRESHOLD: f64 = 0.8;
+/// Default seed ("near" in ASCII).
+pub const DEFAULT_SEED: u64 = 0x6e65_6172;
+/// Default limit on a line's length: 64 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            inputs: Vec::new(),
+            mode: Mode::DropDups,
+            pairs_format: PairsFormat::Tsv,
+            format: InputFormat::Auto,
+            field: "text".to_string(),
+            id_field: None,
+            normalizer: Normalizer::default(),
+            shingle: ShingleKind::Words(DEFAULT_NGRAM),
+            bag: false,
+            num_perm: DEFAULT_NUM_PERM,
+            seed: DEFAULT_SEED,
+            threshold: DEFAULT_THRESHOLD,
+            bands: None,
+            rows: None,
+            lsh: LshParams { bands: 16, rows: 8 },
+            window: 0,
+            verify: VerifyMode::Jaccard,
+            on_bad_line: BadLinePolicy::Pass,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            threads: 0,
+            stats: false,
+            quiet: false,
+            line_buffered: false,
+            progress: true,
+            max_bad_line_reports: 10,
+        }
+    }
+}
+
+impl Config {
+    /// Checks every value and resolves the LSH parameters. Call before [`crate::run`].
+    pub fn validate(mut self) -> Result<Config> {
+        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
+            return Err(Error::config(
+                "--threshold",
+                format!("{} is not in (0, 1]", self.threshold),
+            ));
+        }
+        if self.num_perm == 0 || self.num_perm > 4096 {
+            return Err(Error::config(
+                "--num-perm",
+                format!("{} is not in 1..=4096", self.num_perm),
+            ));
+        }
+        match self.shingle {
+            ShingleKind::Words(0) => return Err(Error::config("--ngram", "must be at least 1")),
+            ShingleKind::Chars(0) => {
+                return Err(Error::config("--char-ngram", "must be at least 1"));
+            }
+            _ => {}
+        }
+        if self.field.is_empty() {
+            return Err(Error::config("--field", "must not be empty"));
+        }
+        if self.max_line_bytes == 0 {
+            return Err(Error::config("--max-line-bytes", "must be at least 1"));
+        }
+        self.lsh = match (self.bands, self.rows) {
+            (None, None) => LshParams::from_threshold(self.threshold, self.num_perm),
+            (Some(b), Some(r)) => LshParams { bands: b, rows: r },
+            (Some(b), None) => {
+                if b == 0 || self.num_perm % b != 0 {
+                    return Err(Error::config(
+                        "--bands",
+                        format!("{b} does not divide --num-perm {}", self.num_perm),
+                    ));
+                }
+                LshParams {
+                    bands: b,
+                    rows: self.num_perm / b,
+                }
+            }
+            (None, Some(r)) => {
+                if r == 0 || self.num_perm % r != 0 {
+                    return Err(Error::config(
+                        "--rows",
+                        format!("{r} does not divide --num-perm {}", self.num_perm),
+                    ));
+                }
+                LshParams {
+                    bands: self.num_perm / r,
+                    rows: r,
+                }
+            }
+        };
+        if self.lsh.bands == 0 || self.lsh.rows == 0 {
+            return Err(Error::config("--bands", "bands and rows must be at least 1"));
+        }
+        if self.lsh.bands * self.lsh.rows > self.num_perm {
+            return Err(Error::config(
+                "--bands",
+                format!(
+                    "{} bands x {} rows needs {} values but --num-perm is {}",
+                    self.lsh.bands,
+                    self.lsh.rows,
+                    self.lsh.bands * self.lsh.rows,
+                    self.num_perm
+                ),
+            ));
+        }
+        Ok(self)
+    }
+
+    /// Worker threads to start: `threads`, or the number of cores when it is 0.
+    pub fn worker_threads(&self) -> usize {
+        if self.threads > 0 {
+            self.threads
+        } else {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_validates_to_threshold_bands() {
+        let c = Config::default().validate().unwrap();
+        assert_eq!(c.lsh.bands * c.lsh.rows, c.num_perm);
+    }
+
+    #[test]
+    fn rejects_bad_values() {
+        let cases: Vec<(Config, &str)> = vec![
+            (
+                Config {
+                    threshold: 0.0,
+                    ..Config::default()
+                },
+                "--threshold",
+            ),
+            (
+                Config {
+                    threshold: 1.5,
+                    ..Config::default()
+                },
+                "--threshold",
+            ),
+            (
+                Config {
+                    threshold: f64::NAN,
+                    ..Config::default()
+                },
+                "--threshold",
+            ),
+            (
+                Config {
+                    num_perm: 0,
+                    ..Config::default()
+                },
+                "--num-perm",
+            ),
+            (
+                Config {
+                    shingle: ShingleKind::Words(0),
+                    ..Config::default()
+                },
+                "--ngram",
+            ),
+            (
+                Config {
+                    bands: Some(3),
+                    ..Config::default()
+                },
+                "--bands",
+            ),
+            (
+                Config {
+                    bands: Some(64),
+                    rows: Some(4),
+                    ..Config::default()
+                },
+                "--bands",
+            ),
+        ];
+        for (config, flag) in cases {
+            match config.validate() {
+                Err(Error::Config { flag: f, .. }) => assert_eq!(f, flag),
+                other => panic!("expected a config error for {flag}, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn one_of_bands_or_rows_derives_the_other() {
+        let c = Config {
+            bands: Some(32),
+            ..Config::default()
+        }
+        .validate()
+        .unwrap();
+        assert_eq!((c.lsh.bands, c.lsh.rows), (32, 4));
+        let c = Config {
+            rows: Some(2),
+            ..Config::default()
+        }
+        .validate()
+        .unwrap();
+        assert_eq!((c.lsh.bands, c.lsh.rows), (64, 2));
+    }
+}

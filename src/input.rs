@@ -1,0 +1,546 @@
+//! Reading: files or stdin → batches of lines; one line → document text and id.
+//!
+//! [`LineReader`] reads its inputs in large blocks and splits them with memchr, handing out
+//! [`Batch`]es of whole lines (about [`BATCH_BYTES`] each) that own their bytes, so a batch can
+//! cross threads and the writer can later copy every line out unchanged. Lines end with LF; a
+//! CR before the LF is kept in the output bytes but not in the document text. A last line with
+//! no LF is a line too.
+//!
+//! [`extract`] turns one line into its text and [`DocId`] according to the input format; a line
+//! that cannot be a document yields a [`BadLine`] reason instead (never a panic).
+
+use crate::config::InputFormat;
+use crate::error::{Error, Result};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+/// Target size of a batch in bytes: large enough to amortise channel traffic, small enough
+/// to keep every worker busy.
+pub const BATCH_BYTES: usize = 256 << 10;
+/// Size of one read from an input.
+const READ_BYTES: usize = 256 << 10;
+
+/// One line of a batch.
+#[derive(Clone, Copy, Debug)]
+pub struct LineSpan {
+    /// Offset of the line in [`Batch::data`].
+    pub start: usize,
+    /// End of the content, before `\r\n` or `\n`.
+    pub content_end: usize,
+    /// End of the line including its terminator.
+    pub end: usize,
+    /// 1-based line number over all inputs (the default document id).
+    pub number: u64,
+    /// Index of the input the line came from.
+    pub input: u32,
+    /// 1-based line number within that input.
+    pub input_line: u64,
+}
+
+/// Whole lines read together, with their bytes.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// The raw bytes of all lines, terminators included.
+    pub data: Vec<u8>,
+    /// The lines, in input order.
+    pub lines: Vec<LineSpan>,
+    /// The input format resolved for these lines (`Auto` never appears here).
+    pub format: Option<InputFormat>,
+}
+
+impl Batch {
+    /// The content of line `i`, without its terminator.
+    pub fn content(&self, i: usize) -> &[u8] {
+        let l = &self.lines[i];
+        &self.data[l.start..l.content_end]
+    }
+
+    /// The raw bytes of line `i` including its terminator (exactly as read).
+    pub fn raw(&self, i: usize) -> &[u8] {
+        let l = &self.lines[i];
+        &self.data[l.start..l.end]
+    }
+}
+
+/// An opened input and its display name.
+pub struct Input {
+    /// `-` or the path as given.
+    pub name: String,
+    reader: Box<dyn Read + Send>,
+}
+
+impl Input {
+    /// Opens `path`; `-` is standard input.
+    pub fn open(path: &Path) -> Result<Input> {
+        if path.as_os_str() == "-" {
+            return Ok(Input {
+                name: "-".to_string(),
+                reader: Box::new(io::stdin()),
+            });
+        }
+        let name = path.display().to_string();
+        let file = File::open(path).map_err(|e| Error::io(format!("opening {name}"), e))?;
+        Ok(Input {
+            name,
+            reader: Box::new(file),
+        })
+    }
+
+    /// Wraps any reader (for tests and library use).
+    pub fn from_reader(name: impl Into<String>, reader: Box<dyn Read + Send>) -> Input {
+        Input {
+            name: name.into(),
+            reader,
+        }
+    }
+
+    /// Opens every path (standard input when `paths` is empty) before anything is read, so
+    /// a missing file fails before any output.
+    pub fn open_all(paths: &[PathBuf]) -> Result<Vec<Input>> {
+        if paths.is_empty() {
+            return Ok(vec![Input::open(Path::new("-"))?]);
+        }
+        paths.iter().map(|p| Input::open(p)).collect()
+    }
+}
+
+/// Reads inputs one after another and cuts them into batches of whole lines.
+pub struct LineReader {
+    inputs: Vec<Input>,
+    current: usize,
+    carry: Vec<u8>,
+    format: InputFormat,
+    number: u64,
+    input_line: u64,
+    bytes_read: u64,
+    done: bool,
+}
+
+impl LineReader {
+    /// A reader over `inputs` in order. `format` may be `Auto`: it is resolved from the first
+    /// non-empty line.
+    pub fn new(inputs: Vec<Input>, format: InputFormat) -> LineReader {
+        LineReader {
+            inputs,
+            current: 0,
+            carry: Vec::new(),
+            format,
+            number: 0,
+            input_line: 0,
+            bytes_read: 0,
+            done: false,
+        }
+    }
+
+    /// The names of the inputs, indexed by [`LineSpan::input`].
+    pub fn input_names(&self) -> Vec<String> {
+        self.inputs.iter().map(|i| i.name.clone()).collect()
+    }
+
+    /// Bytes read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// The next batch, or `None` at the end of the last input.
+    pub fn next_batch(&mut self) -> Result<Option<Batch>> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut batch = Batch {
+            data: std::mem::take(&mut self.carry),
+            ..Batch::default()
+        };
+        let mut line_start = 0;
+        let mut scan = 0;
+        loop {
+            while let Some(pos) = memchr::memchr(b'\n', &batch.data[scan..]) {
+                let end = scan + pos + 1;
+                self.push_line(&mut batch, line_start, end, true);
+                line_start = end;
+                scan = end;
+            }
+            scan = batch.data.len();
+            if line_start >= BATCH_BYTES {
+                break;
+            }
+            if self.current >= self.inputs.len() {
+                self.done = true;
+                break;
+            }
+            let old = batch.data.len();
+            batch.data.resize(old + READ_BYTES, 0);
+            let input = &mut self.inputs[self.current];
+            let n = loop {
+                match input.reader.read(&mut batch.data[old..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(Error::io(format!("reading {}", input.name), e)),
+                }
+            };
+            batch.data.truncate(old + n);
+            self.bytes_read += n as u64;
+            if n == 0 {
+                // End of this input: its unterminated last line is still a line.
+                if line_start < batch.data.len() {
+                    let end = batch.data.len();
+                    self.push_line(&mut batch, line_start, end, false);
+                    line_start = end;
+                    scan = end;
+                }
+                self.current += 1;
+                self.input_line = 0;
+            }
+        }
+        self.carry = batch.data[line_start..].to_vec();
+        batch.data.truncate(line_start);
+        batch.format = Some(match self.format {
+            InputFormat::Auto => InputFormat::Text,
+            f => f,
+        });
+        if batch.lines.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(batch))
+    }
+
+    fn push_line(&mut self, batch: &mut Batch, start: usize, end: usize, terminated: bool) {
+        let mut content_end = end;
+        if terminated {
+            content_end -= 1;
+            if content_end > start && batch.data[content_end - 1] == b'\r' {
+                content_end -= 1;
+            }
+        }
+        if self.format == InputFormat::Auto {
+            let content = &batch.data[start..content_end];
+            if let Some(&first) = content.iter().find(|b| !b.is_ascii_whitespace()) {
+                self.format = if first == b'{' {
+                    InputFormat::Jsonl
+                } else {
+                    InputFormat::Text
+                };
+            }
+        }
+        self.number += 1;
+        self.input_line += 1;
+        batch.lines.push(LineSpan {
+            start,
+            content_end,
+            end,
+            number: self.number,
+            input: self.current as u32,
+            input_line: self.input_line,
+        });
+    }
+}
+
+/// A document's identifier: the line number, or the value of `--id-field`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DocId {
+    /// 1-based line number over all inputs.
+    Line(u64),
+    /// A JSON string id.
+    Str(Box<str>),
+    /// A JSON number id, kept as written.
+    Num(Box<str>),
+}
+
+impl DocId {
+    /// Writes the id as a JSON value (number or string).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            DocId::Line(n) => out.extend_from_slice(n.to_string().as_bytes()),
+            DocId::Num(s) => out.extend_from_slice(s.as_bytes()),
+            DocId::Str(s) => write_json_string(s, out),
+        }
+    }
+}
+
+impl fmt::Display for DocId {
+    /// Plain text for TSV: tabs, newlines and backslashes in string ids are escaped.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DocId::Line(n) => write!(f, "{n}"),
+            DocId::Num(s) => f.write_str(s),
+            DocId::Str(s) => {
+                for c in s.chars() {
+                    match c {
+                        '\t' => f.write_str("\\t")?,
+                        '\n' => f.write_str("\\n")?,
+                        '\r' => f.write_str("\\r")?,
+                        '\\' => f.write_str("\\\\")?,
+                        c => write!(f, "{c}")?,
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Appends `s` as a JSON string literal.
+pub fn write_json_string(s: &str, out: &mut Vec<u8>) {
+    // serde_json's string escaping is exact and fast; writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// Why a line is not a document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BadLine {
+    /// The line is empty or only white space.
+    Empty,
+    /// The line is longer than `--max-line-bytes`.
+    TooLong(usize),
+    /// The bytes are not UTF-8.
+    InvalidUtf8,
+    /// The line is not valid JSON.
+    InvalidJson(String),
+    /// The JSON value is not an object.
+    NotAnObject,
+    /// The text field is absent.
+    MissingField(String),
+    /// The text field is not a string.
+    NotAString(String),
+    /// The id field is absent.
+    MissingId(String),
+    /// The id field is neither a string nor a number.
+    BadId(String),
+    /// The text has no tokens after normalisation.
+    NoTokens,
+}
+
+impl fmt::Display for BadLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadLine::Empty => write!(f, "empty line"),
+            BadLine::TooLong(n) => write!(f, "line of {n} bytes is longer than --max-line-bytes"),
+            BadLine::InvalidUtf8 => write!(f, "invalid UTF-8"),
+            BadLine::InvalidJson(e) => write!(f, "invalid JSON: {e}"),
+            BadLine::NotAnObject => write!(f, "JSON value is not an object"),
+            BadLine::MissingField(p) => write!(f, "missing field '{p}'"),
+            BadLine::NotAString(p) => write!(f, "field '{p}' is not a string"),
+            BadLine::MissingId(p) => write!(f, "missing id field '{p}'"),
+            BadLine::BadId(p) => write!(f, "id field '{p}' is not a string or a number"),
+            BadLine::NoTokens => write!(f, "no words left after normalisation"),
+        }
+    }
+}
+
+/// How documents are taken from lines.
+#[derive(Clone, Debug)]
+pub struct Extractor {
+    field: Vec<String>,
+    field_name: String,
+    id_field: Option<(Vec<String>, String)>,
+    max_line_bytes: usize,
+}
+
+impl Extractor {
+    /// `field` and `id_field` are dotted paths (`a.b.c`).
+    pub fn new(field: &str, id_field: Option<&str>, max_line_bytes: usize) -> Extractor {
+        let split = |p: &str| p.split('.').map(str::to_string).collect::<Vec<_>>();
+        Extractor {
+            field: split(field),
+            field_name: field.to_string(),
+            id_field: id_field.map(|p| (split(p), p.to_string())),
+            max_line_bytes,
+        }
+    }
+
+    /// The document text and id of a line (content without terminator).
+    pub fn extract<'a>(
+        &self,
+        line: &'a [u8],
+        format: InputFormat,
+        number: u64,
+    ) -> std::result::Result<(Cow<'a, str>, DocId), BadLine> {
+        if line.len() > self.max_line_bytes {
+            return Err(BadLine::TooLong(line.len()));
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Err(BadLine::Empty);
+        }
+        match format {
+            InputFormat::Jsonl => self.extract_json(line, number),
+            _ => {
+                let text = std::str::from_utf8(line).map_err(|_| BadLine::InvalidUtf8)?;
+                Ok((Cow::Borrowed(text), DocId::Line(number)))
+            }
+        }
+    }
+
+    fn extract_json<'a>(
+        &self,
+        line: &'a [u8],
+        number: u64,
+    ) -> std::result::Result<(Cow<'a, str>, DocId), BadLine> {
+        let mut value: Value = serde_json::from_slice(line).map_err(|e| {
+            if std::str::from_utf8(line).is_err() {
+                BadLine::InvalidUtf8
+            } else {
+                BadLine::InvalidJson(e.to_string())
+            }
+        })?;
+        if !value.is_object() {
+            return Err(BadLine::NotAnObject);
+        }
+        let id = match &self.id_field {
+            None => DocId::Line(number),
+            Some((path, name)) => match lookup(&value, path) {
+                None | Some(Value::Null) => return Err(BadLine::MissingId(name.clone())),
+                Some(Value::String(s)) => DocId::Str(s.as_str().into()),
+                Some(Value::Number(n)) => DocId::Num(n.to_string().into()),
+                Some(_) => return Err(BadLine::BadId(name.clone())),
+            },
+        };
+        match lookup_mut(&mut value, &self.field) {
+            None | Some(Value::Null) => Err(BadLine::MissingField(self.field_name.clone())),
+            Some(Value::String(s)) => Ok((Cow::Owned(std::mem::take(s)), id)),
+            Some(_) => Err(BadLine::NotAString(self.field_name.clone())),
+        }
+    }
+}
+
+fn lookup<'v>(mut value: &'v Value, path: &[String]) -> Option<&'v Value> {
+    for key in path {
+        value = value.as_object()?.get(key)?;
+    }
+    Some(value)
+}
+
+fn lookup_mut<'v>(mut value: &'v mut Value, path: &[String]) -> Option<&'v mut Value> {
+    for key in path {
+        value = value.as_object_mut()?.get_mut(key)?;
+    }
+    Some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reader(parts: &[&[u8]], format: InputFormat) -> LineReader {
+        let inputs = parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Input::from_reader(format!("in{i}"), Box::new(io::Cursor::new(p.to_vec()))))
+            .collect();
+        LineReader::new(inputs, format)
+    }
+
+    fn all_lines(r: &mut LineReader) -> Vec<(Vec<u8>, Vec<u8>, u64, u32, u64)> {
+        let mut out = Vec::new();
+        while let Some(b) = r.next_batch().unwrap() {
+            for (i, l) in b.lines.iter().enumerate() {
+                out.push((b.content(i).to_vec(), b.raw(i).to_vec(), l.number, l.input, l.input_line));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn splits_lines_keeping_raw_bytes() {
+        let mut r = reader(&[b"a\r\nb\n\nlast", b"x\n"], InputFormat::Text);
+        let lines = all_lines(&mut r);
+        let contents: Vec<&[u8]> = lines.iter().map(|l| l.0.as_slice()).collect();
+        assert_eq!(contents, vec![&b"a"[..], b"b", b"", b"last", b"x"]);
+        assert_eq!(lines[0].1, b"a\r\n");
+        assert_eq!(lines[3].1, b"last");
+        assert_eq!(lines[4].2, 5);
+        assert_eq!((lines[4].3, lines[4].4), (1, 1));
+    }
+
+    #[test]
+    fn long_inputs_cross_batches_without_loss() {
+        let mut data = Vec::new();
+        for i in 0..100_000 {
+            data.extend_from_slice(format!("line number {i}\n").as_bytes());
+        }
+        let mut r = reader(&[&data], InputFormat::Text);
+        let mut n = 0;
+        let mut joined = Vec::new();
+        let mut batches = 0;
+        while let Some(b) = r.next_batch().unwrap() {
+            batches += 1;
+            for i in 0..b.lines.len() {
+                joined.extend_from_slice(b.raw(i));
+                n += 1;
+            }
+        }
+        assert_eq!(n, 100_000);
+        assert!(batches > 1);
+        assert_eq!(joined, data);
+    }
+
+    #[test]
+    fn a_line_longer_than_a_batch_stays_whole() {
+        let big = vec![b'x'; 3 * BATCH_BYTES];
+        let mut data = big.clone();
+        data.extend_from_slice(b"\nsmall\n");
+        let mut r = reader(&[&data], InputFormat::Text);
+        let lines = all_lines(&mut r);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].0, big);
+    }
+
+    #[test]
+    fn auto_format_is_resolved_from_first_non_empty_line() {
+        let mut r = reader(&[b"\n  {\"text\":\"a\"}\n"], InputFormat::Auto);
+        let b = r.next_batch().unwrap().unwrap();
+        assert_eq!(b.format, Some(InputFormat::Jsonl));
+        let mut r = reader(&[b"plain\n{\"text\":1}\n"], InputFormat::Auto);
+        assert_eq!(r.next_batch().unwrap().unwrap().format, Some(InputFormat::Text));
+    }
+
+    #[test]
+    fn extract_table() {
+        let e = Extractor::new("body.text", Some("id"), 100);
+        let j = InputFormat::Jsonl;
+        let ok = |line: &'static str| e.extract(line.as_bytes(), j, 7);
+        assert_eq!(
+            ok(r#"{"id":"a1","body":{"text":"Hi"}}"#).unwrap(),
+            (Cow::Owned("Hi".to_string()), DocId::Str("a1".into()))
+        );
+        assert_eq!(ok(r#"{"id":12,"body":{"text":"Hi"}}"#).unwrap().1, DocId::Num("12".into()));
+        let bad: &[(&[u8], BadLine)] = &[
+            (b"", BadLine::Empty),
+            (b"   ", BadLine::Empty),
+            (b"{not json", BadLine::InvalidJson(String::new())),
+            (b"[1,2]", BadLine::NotAnObject),
+            (br#"{"id":1}"#, BadLine::MissingField("body.text".into())),
+            (br#"{"id":1,"body":{"text":5}}"#, BadLine::NotAString("body.text".into())),
+            (br#"{"body":{"text":"x"}}"#, BadLine::MissingId("id".into())),
+            (br#"{"id":[1],"body":{"text":"x"}}"#, BadLine::BadId("id".into())),
+            (b"{\"id\":1,\"body\":{\"text\":\"\xff\"}}", BadLine::InvalidUtf8),
+            (&[b'x'; 101], BadLine::TooLong(101)),
+        ];
+        for (line, expected) in bad {
+            let got = e.extract(line, j, 1).unwrap_err();
+            match (&got, expected) {
+                (BadLine::InvalidJson(_), BadLine::InvalidJson(_)) => {}
+                _ => assert_eq!(&got, expected, "line {:?}", String::from_utf8_lossy(line)),
+            }
+        }
+        assert_eq!(
+            e.extract(b"\xfe plain", InputFormat::Text, 1).unwrap_err(),
+            BadLine::InvalidUtf8
+        );
+    }
+
+    #[test]
+    fn ids_render_for_tsv_and_json() {
+        let id = DocId::Str("a\tb".into());
+        assert_eq!(id.to_string(), "a\\tb");
+        let mut out = Vec::new();
+        id.write_json(&mut out);
+        assert_eq!(out, br#""a\tb""#);
+        let mut out = Vec::new();
+        DocId::Line(3).write_json(&mut out);
+        assert_eq!(out, b"3");
+    }
+}

@@ -1,0 +1,72 @@
+//! # neardup
+//!
+//! Find near-duplicate text documents in a stream: one document per line (plain text or JSON
+//! Lines), compared by the Jaccard similarity of their word (or character) n-gram shingles.
+//!
+//! # Overview
+//! Data flows one way, one module per stage:
+//!
+//! | stage | module |
+//! |---|---|
+//! | read lines, take text and id | [`input`] |
+//! | normalise and tokenise | [`normalize`] |
+//! | shingle → 64-bit hashes | [`shingle`] |
+//! | MinHash signature (SuperMinHash) | [`minhash`] |
+//! | LSH bands × rows | [`lsh`] |
+//! | bounded window of recent documents | [`window`] |
+//! | exact verification | [`verify`] |
+//! | threads and ordering | [`pipeline`] |
+//! | writing | [`output`] |
+//!
+//! Settings live in a validated [`Config`]; [`run`] executes it.
+//!
+//! # Example
+//! ```
+//! use neardup::{Config, Mode, input::Input};
+//!
+//! let text = "the quick brown fox jumps over the lazy dog while the cat sleeps in the sun\n\
+//!             something else entirely different here and now\n\
+//!             The quick brown fox jumps over the lazy dog while the cat sleeps in the sun!\n";
+//! let config = Config { mode: Mode::DropDups, threads: 1, ..Config::default() }
+//!     .validate()
+//!     .unwrap();
+//! let input = Input::from_reader("example", Box::new(std::io::Cursor::new(text)));
+//! let mut out = Vec::new();
+//! let summary = neardup::run(&config, vec![input], &mut out, &mut std::io::sink()).unwrap();
+//! assert_eq!(summary.duplicates(), 1);
+//! assert_eq!(out.len(), text.lines().take(2).map(|l| l.len() + 1).sum::<usize>());
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod input;
+pub mod lsh;
+pub mod minhash;
+pub mod normalize;
+pub mod output;
+pub mod pipeline;
+pub mod shingle;
+pub mod verify;
+pub mod window;
+
+pub use config::{Config, Mode};
+pub use error::{Error, Result};
+pub use pipeline::Summary;
+
+use std::io::Write;
+
+/// Runs `config` over `inputs`, writing results to `out` and warnings to `diagnostics`.
+///
+/// Progress is never shown through this entry point; the binary uses
+/// [`pipeline::run`] with the terminal check.
+pub fn run<W: Write, D: Write>(
+    config: &Config,
+    inputs: Vec<input::Input>,
+    out: W,
+    diagnostics: &mut D,
+) -> Result<Summary> {
+    pipeline::run(config, inputs, out, diagnostics, false)
+}

@@ -1,0 +1,233 @@
+//! Writing results: input lines unchanged, annotated JSON lines, or pairs.
+//!
+//! One [`Output`] owns stdout (one writer thread, so writes never tear). It is block-buffered
+//! unless `--line-buffered` asks for a flush after every batch. Every write error is returned,
+//! and a closed pipe surfaces as `BrokenPipe`, which the binary turns into a quiet exit.
+
+use crate::config::{InputFormat, PairsFormat};
+use crate::error::{Error, Result};
+use crate::input::{DocId, write_json_string};
+use std::io::{BufWriter, Write};
+
+/// What the sequencer decided about one document, as written by `--annotate`.
+#[derive(Clone, Copy, Debug)]
+pub struct Verdict<'a> {
+    /// The earlier document this one duplicates, if any.
+    pub dup_of: Option<&'a DocId>,
+    /// Its similarity (1.0 for exact copies).
+    pub similarity: f64,
+    /// True when the normalised texts are identical.
+    pub exact: bool,
+}
+
+/// The buffered result writer.
+pub struct Output<W: Write> {
+    out: BufWriter<W>,
+    scratch: Vec<u8>,
+    pairs_format: PairsFormat,
+}
+
+impl<W: Write> Output<W> {
+    /// Wraps `w` in a 256 KiB buffer.
+    pub fn new(w: W, pairs_format: PairsFormat) -> Output<W> {
+        Output {
+            out: BufWriter::with_capacity(256 << 10, w),
+            scratch: Vec::with_capacity(4096),
+            pairs_format,
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.out
+            .write_all(bytes)
+            .map_err(|e| Error::io("writing output", e))
+    }
+
+    /// Writes an input line exactly as read; a last line without LF gets one.
+    pub fn line(&mut self, raw: &[u8]) -> Result<()> {
+        self.put(raw)?;
+        if raw.last() != Some(&b'\n') {
+            self.put(b"\n")?;
+        }
+        Ok(())
+    }
+
+    /// Writes a document with its `neardup` verdict: JSON objects get the member appended
+    /// (the original members keep their bytes and order); plain text becomes
+    /// `{"text": …, "neardup": …}`.
+    pub fn annotated(
+        &mut self,
+        content: &[u8],
+        format: InputFormat,
+        verdict: Verdict<'_>,
+    ) -> Result<()> {
+        let mut s = std::mem::take(&mut self.scratch);
+        s.clear();
+        let trimmed = trim_ascii_end(content);
+        match format {
+            InputFormat::Jsonl if trimmed.last() == Some(&b'}') => {
+                let body = &trimmed[..trimmed.len() - 1];
+                s.extend_from_slice(body);
+                let open = body.iter().position(|&b| b == b'{').unwrap_or(0);
+                if !body[open + 1..].iter().all(u8::is_ascii_whitespace) {
+                    s.push(b',');
+                }
+            }
+            _ => {
+                s.extend_from_slice(b"{\"text\":");
+                write_json_string(&String::from_utf8_lossy(content), &mut s);
+                s.push(b',');
+            }
+        }
+        s.extend_from_slice(b"\"neardup\":{\"dup_of\":");
+        match verdict.dup_of {
+            Some(id) => id.write_json(&mut s),
+            None => s.extend_from_slice(b"null"),
+        }
+        s.extend_from_slice(b",\"similarity\":");
+        if verdict.dup_of.is_some() {
+            s.extend_from_slice(format_similarity(verdict.similarity).as_bytes());
+        } else {
+            s.extend_from_slice(b"null");
+        }
+        s.extend_from_slice(if verdict.exact {
+            b",\"exact\":true}}\n"
+        } else {
+            b",\"exact\":false}}\n"
+        });
+        let result = self.put(&s);
+        self.scratch = s;
+        result
+    }
+
+    /// Writes one verified pair: the earlier document first.
+    pub fn pair(&mut self, earlier: &DocId, later: &DocId, similarity: f64) -> Result<()> {
+        let mut s = std::mem::take(&mut self.scratch);
+        s.clear();
+        match self.pairs_format {
+            PairsFormat::Tsv => {
+                use std::io::Write as _;
+                let _ = writeln!(
+                    s,
+                    "{earlier}\t{later}\t{}",
+                    format_similarity(similarity)
+                );
+            }
+            PairsFormat::Jsonl => {
+                s.extend_from_slice(b"{\"id_a\":");
+                earlier.write_json(&mut s);
+                s.extend_from_slice(b",\"id_b\":");
+                later.write_json(&mut s);
+                s.extend_from_slice(b",\"similarity\":");
+                s.extend_from_slice(format_similarity(similarity).as_bytes());
+                s.extend_from_slice(b"}\n");
+            }
+        }
+        let result = self.put(&s);
+        self.scratch = s;
+        result
+    }
+
+    /// Flushes buffered output.
+    pub fn flush(&mut self) -> Result<()> {
+        self.out.flush().map_err(|e| Error::io("writing output", e))
+    }
+}
+
+/// Similarity with 4 decimals, trailing zeros removed (`1`, `0.85`, `0.8571`).
+pub fn format_similarity(s: f64) -> String {
+    let mut t = format!("{s:.4}");
+    while t.ends_with('0') {
+        t.pop();
+    }
+    if t.ends_with('.') {
+        t.pop();
+    }
+    t
+}
+
+fn trim_ascii_end(s: &[u8]) -> &[u8] {
+    let end = s
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn annotate(content: &str, format: InputFormat, dup: Option<&DocId>) -> String {
+        let mut o = Output::new(Vec::new(), PairsFormat::Tsv);
+        o.annotated(
+            content.as_bytes(),
+            format,
+            Verdict {
+                dup_of: dup,
+                similarity: 0.875,
+                exact: false,
+            },
+        )
+        .unwrap();
+        String::from_utf8(o.out.into_inner().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn annotate_table() {
+        let id = DocId::Str("x".into());
+        let cases: &[(&str, InputFormat, Option<&DocId>, &str)] = &[
+            (
+                r#"{"text":"a b","n":1}"#,
+                InputFormat::Jsonl,
+                Some(&id),
+                r#"{"text":"a b","n":1,"neardup":{"dup_of":"x","similarity":0.875,"exact":false}}"#,
+            ),
+            (
+                "{ }  ",
+                InputFormat::Jsonl,
+                None,
+                r#"{ "neardup":{"dup_of":null,"similarity":null,"exact":false}}"#,
+            ),
+            (
+                "say \"hi\"",
+                InputFormat::Text,
+                Some(&DocId::Line(3)),
+                r#"{"text":"say \"hi\"","neardup":{"dup_of":3,"similarity":0.875,"exact":false}}"#,
+            ),
+        ];
+        for (content, format, dup, expected) in cases {
+            let got = annotate(content, *format, *dup);
+            assert_eq!(got, format!("{expected}\n"));
+            serde_json::from_str::<serde_json::Value>(&got).unwrap();
+        }
+    }
+
+    #[test]
+    fn pairs_formats() {
+        let mut o = Output::new(Vec::new(), PairsFormat::Jsonl);
+        o.pair(&DocId::Line(1), &DocId::Str("b".into()), 1.0).unwrap();
+        let mut t = Output::new(Vec::new(), PairsFormat::Tsv);
+        t.pair(&DocId::Line(1), &DocId::Num("2.5".into()), 0.81234).unwrap();
+        assert_eq!(
+            o.out.into_inner().unwrap(),
+            b"{\"id_a\":1,\"id_b\":\"b\",\"similarity\":1}\n"
+        );
+        assert_eq!(t.out.into_inner().unwrap(), b"1\t2.5\t0.8123\n");
+    }
+
+    #[test]
+    fn lines_are_written_unchanged() {
+        let mut o = Output::new(Vec::new(), PairsFormat::Tsv);
+        o.line(b"a\r\n").unwrap();
+        o.line(b"no newline").unwrap();
+        assert_eq!(o.out.into_inner().unwrap(), b"a\r\nno newline\n");
+    }
+
+    #[test]
+    fn similarity_format() {
+        for (s, t) in [(1.0, "1"), (0.85, "0.85"), (0.857142, "0.8571"), (0.0, "0")] {
+            assert_eq!(format_similarity(s), t);
+        }
+    }
+}

@@ -1,0 +1,514 @@
+//! The pipeline: reader → signing workers → ordered sequencer → writer.
+//!
+//! ```text
+//!  reader thread ──(batch, result slot)──▶ N workers: extract, normalise, shingle, sign
+//!        │                                        │
+//!        └──(result slots, in input order)──▶ sequencer (this thread): exact index,
+//!                                              LSH window, verify, write
+//! ```
+//!
+//! The reader cuts the input into batches and sends each to the worker pool together with a
+//! one-shot result channel; it sends the receiving ends, in input order, to the sequencer
+//! (the ordered-pipeline pattern of gzp). The sequencer therefore sees documents in input
+//! order whatever the scheduling, and it alone touches the window and stdout: the output
+//! never depends on the thread count. Channels are bounded (2 × workers) for back-pressure.
+//! When the sequencer stops early (closed pipe, `--on-bad-line fail`), dropping its receiver
+//! makes the reader stop, which closes the work channel and lets the workers finish.
+
+use crate::config::{BadLinePolicy, Config, InputFormat, Mode, VerifyMode};
+use crate::error::{Error, Result};
+use crate::input::{Batch, BadLine, DocId, Extractor, Input, LineReader};
+use crate::lsh::LshParams;
+use crate::minhash::Signer;
+use crate::normalize::{Normalized, Normalizer};
+use crate::output::{Output, Verdict};
+use crate::shingle::Shingler;
+use crate::verify::jaccard_at_least;
+use crate::window::{Entry, Window};
+use crossbeam_channel::{Receiver, Sender, bounded};
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+/// Counts reported at the end of a run (`--stats`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Lines read.
+    pub docs_read: u64,
+    /// Lines written (input lines in the filter modes, JSON lines in `--annotate`, pairs in
+    /// `--pairs`).
+    pub written: u64,
+    /// Documents that are exact copies (same normalised text) of an earlier one.
+    pub dropped_exact: u64,
+    /// Documents that are near duplicates of an earlier one.
+    pub dropped_near: u64,
+    /// Lines that were not documents (see `--on-bad-line`).
+    pub bad_lines: u64,
+    /// Candidate pairs verified.
+    pub candidates: u64,
+    /// Verified pairs at or above the threshold.
+    pub pairs: u64,
+    /// Documents evicted from the window.
+    pub evictions: u64,
+    /// Input bytes read.
+    pub bytes_read: u64,
+    /// Documents in the window at the end.
+    pub window_docs: u64,
+    /// Approximate bytes the window held at the end.
+    pub window_bytes: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl Summary {
+    /// Duplicates found (exact + near): in `--drop-dups` these are the dropped lines.
+    pub fn duplicates(&self) -> u64 {
+        self.dropped_exact + self.dropped_near
+    }
+
+    /// The one-line JSON summary printed by `--stats`.
+    pub fn to_json(&self) -> String {
+        let secs = self.seconds.max(1e-9);
+        serde_json::json!({
+            "docs_read": self.docs_read,
+            "written": self.written,
+            "dropped": self.duplicates(),
+            "dropped_exact": self.dropped_exact,
+            "dropped_near": self.dropped_near,
+            "bad_lines": self.bad_lines,
+            "candidates_checked": self.candidates,
+            "pairs": self.pairs,
+            "evictions": self.evictions,
+            "window_docs": self.window_docs,
+            "window_bytes": self.window_bytes,
+            "bytes_read": self.bytes_read,
+            "seconds": (self.seconds * 1000.0).round() / 1000.0,
+            "docs_per_sec": (self.docs_read as f64 / secs).round(),
+            "mb_per_sec": ((self.bytes_read as f64 / 1e6 / secs) * 100.0).round() / 100.0,
+        })
+        .to_string()
+    }
+}
+
+/// A line after the workers: either what the window needs, or why it is not a document.
+#[derive(Debug)]
+pub enum Doc {
+    /// Not a document.
+    Bad(BadLine),
+    /// A signed document.
+    Good(Signed),
+}
+
+/// A signed document.
+#[derive(Debug)]
+pub struct Signed {
+    /// Its id.
+    pub id: DocId,
+    /// xxh3-128 of the normalised text.
+    pub exact: u128,
+    /// Sorted distinct shingle hashes (empty when verification is off).
+    pub shingles: Vec<u64>,
+    /// Compact signature (only when verification is off).
+    pub signature: Vec<u32>,
+    /// One key per LSH band.
+    pub band_keys: Vec<u64>,
+}
+
+/// Per-thread state of a signing worker: settings plus reusable scratch buffers.
+pub struct Worker {
+    extractor: Extractor,
+    normalizer: Normalizer,
+    shingler: Shingler,
+    signer: Signer,
+    lsh: LshParams,
+    verify: VerifyMode,
+    seed: u64,
+    normalized: Normalized,
+    shingles: Vec<u64>,
+    values: Vec<u64>,
+}
+
+impl Worker {
+    /// A worker for `config` (validated).
+    pub fn new(config: &Config) -> Worker {
+        Worker {
+            extractor: Extractor::new(
+                &config.field,
+                config.id_field.as_deref(),
+                config.max_line_bytes,
+            ),
+            normalizer: config.normalizer,
+            shingler: Shingler::new(config.shingle, config.bag, config.seed),
+            signer: Signer::new(config.num_perm),
+            lsh: config.lsh,
+            verify: config.verify,
+            seed: config.seed,
+            normalized: Normalized::default(),
+            shingles: Vec::new(),
+            values: vec![0; config.num_perm],
+        }
+    }
+
+    /// Processes one line's content.
+    pub fn process(&mut self, content: &[u8], format: InputFormat, number: u64) -> Doc {
+        let (text, id) = match self.extractor.extract(content, format, number) {
+            Ok(x) => x,
+            Err(bad) => return Doc::Bad(bad),
+        };
+        self.normalizer.normalize_into(&text, &mut self.normalized);
+        if self.normalized.is_empty() {
+            return Doc::Bad(BadLine::NoTokens);
+        }
+        let exact = xxh3_128_with_seed(self.normalized.text.as_bytes(), self.seed);
+        self.shingler
+            .shingles_into(&self.normalized, &mut self.shingles);
+        self.signer.sign_into(&self.shingles, &mut self.values);
+        let mut band_keys = Vec::with_capacity(self.lsh.bands);
+        self.lsh.band_keys_into(&self.values, &mut band_keys);
+        let (shingles, signature) = match self.verify {
+            VerifyMode::Jaccard => (self.shingles.clone(), Vec::new()),
+            VerifyMode::None => (Vec::new(), compact_signature(&self.values)),
+        };
+        Doc::Good(Signed {
+            id,
+            exact,
+            shingles,
+            signature,
+            band_keys,
+        })
+    }
+
+    fn process_batch(&mut self, batch: &Batch) -> Vec<Doc> {
+        let format = batch.format.unwrap_or(InputFormat::Text);
+        (0..batch.lines.len())
+            .map(|i| self.process(batch.content(i), format, batch.lines[i].number))
+            .collect()
+    }
+}
+
+/// 32 bits per signature value: equal values stay equal, and distinct values collide with
+/// probability 2^-32, far below the estimator's own error.
+fn compact_signature(values: &[u64]) -> Vec<u32> {
+    values
+        .iter()
+        .map(|&v| {
+            let x = v.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            (x >> 32) as u32 ^ x as u32
+        })
+        .collect()
+}
+
+type Slot = Receiver<(Batch, Vec<Doc>)>;
+
+enum Ordered {
+    Batch(Slot),
+    Failed(Error),
+}
+
+/// Runs the whole pipeline over `inputs`, writing results to `out` and diagnostics to
+/// `diagnostics`. `config` must have been validated.
+pub fn run<W: Write, D: Write>(
+    config: &Config,
+    inputs: Vec<Input>,
+    out: W,
+    diagnostics: &mut D,
+    stderr_is_terminal: bool,
+) -> Result<Summary> {
+    let start = Instant::now();
+    let workers = config.worker_threads().max(1);
+    let mut reader = LineReader::new(inputs, config.format);
+    let names = reader.input_names();
+    let (work_tx, work_rx) = bounded::<(Batch, Sender<(Batch, Vec<Doc>)>)>(2 * workers);
+    let (order_tx, order_rx) = bounded::<Ordered>(2 * workers + 2);
+
+    std::thread::scope(|scope| {
+        let reader_handle = scope.spawn(move || {
+            loop {
+                let batch = match reader.next_batch() {
+                    Ok(Some(b)) => b,
+                    Ok(None) => break,
+                    Err(e) => {
+                        let _ = order_tx.send(Ordered::Failed(e));
+                        break;
+                    }
+                };
+                let (slot_tx, slot_rx) = bounded(1);
+                if order_tx.send(Ordered::Batch(slot_rx)).is_err() {
+                    break;
+                }
+                if work_tx.send((batch, slot_tx)).is_err() {
+                    break;
+                }
+            }
+            reader.bytes_read()
+        });
+        for _ in 0..workers {
+            let work_rx = work_rx.clone();
+            scope.spawn(move || {
+                let mut worker = Worker::new(config);
+                for (batch, slot) in work_rx {
+                    let docs = worker.process_batch(&batch);
+                    // The sequencer may have stopped; then nobody wants the result.
+                    let _ = slot.send((batch, docs));
+                }
+            });
+        }
+        drop(work_rx);
+
+        let sequencer = Sequencer::new(config, out, &names, stderr_is_terminal);
+        let result = sequencer.run(order_rx, diagnostics);
+        let bytes_read = reader_handle
+            .join()
+            .map_err(|_| Error::Internal("the reader thread panicked".into()))?;
+        let mut summary = result?;
+        summary.bytes_read = bytes_read;
+        summary.seconds = start.elapsed().as_secs_f64();
+        Ok(summary)
+    })
+}
+
+/// The single-threaded, input-ordered stage: exact index, LSH window, verification, output.
+struct Sequencer<'c, W: Write> {
+    config: &'c Config,
+    names: &'c [String],
+    out: Output<W>,
+    window: Window,
+    summary: Summary,
+    candidates: Vec<u64>,
+    matches: Vec<(u64, f64)>,
+    bad_reported: u64,
+    progress: bool,
+    last_progress: Instant,
+}
+
+impl<'c, W: Write> Sequencer<'c, W> {
+    fn new(config: &'c Config, out: W, names: &'c [String], stderr_is_terminal: bool) -> Self {
+        Sequencer {
+            config,
+            names,
+            out: Output::new(out, config.pairs_format),
+            window: Window::new(config.window),
+            summary: Summary::default(),
+            candidates: Vec::new(),
+            matches: Vec::new(),
+            bad_reported: 0,
+            progress: config.progress && !config.quiet && stderr_is_terminal,
+            last_progress: Instant::now(),
+        }
+    }
+
+    fn run<D: Write>(mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<Summary> {
+        let result = self.consume(order, diag);
+        if self.progress {
+            let _ = write!(diag, "\r\x1b[K");
+        }
+        // Flush what was written even when stopping on an error, unless the pipe is closed.
+        let flushed = self.out.flush();
+        result?;
+        flushed?;
+        if !self.config.quiet && self.bad_reported < self.summary.bad_lines {
+            let _ = writeln!(
+                diag,
+                "neardup: {} bad lines in all ({} not shown; policy --on-bad-line {})",
+                self.summary.bad_lines,
+                self.summary.bad_lines - self.bad_reported,
+                policy_name(self.config.on_bad_line)
+            );
+        }
+        self.summary.evictions = self.window.evictions();
+        self.summary.window_docs = self.window.len() as u64;
+        if self.config.stats {
+            self.summary.window_bytes = self.window.approx_bytes() as u64;
+        }
+        Ok(self.summary)
+    }
+
+    fn consume<D: Write>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
+        for item in order {
+            let slot = match item {
+                Ordered::Batch(slot) => slot,
+                Ordered::Failed(e) => return Err(e),
+            };
+            let (batch, docs) = slot
+                .recv()
+                .map_err(|_| Error::Internal("a signing worker panicked".into()))?;
+            for (i, doc) in docs.into_iter().enumerate() {
+                self.document(&batch, i, doc, diag)?;
+            }
+            if self.config.line_buffered {
+                self.out.flush()?;
+            }
+            if self.progress && self.last_progress.elapsed() >= Duration::from_millis(500) {
+                self.last_progress = Instant::now();
+                let _ = write!(
+                    diag,
+                    "\r\x1b[Kneardup: {} docs, {} duplicates, {} in window",
+                    self.summary.docs_read,
+                    self.summary.duplicates(),
+                    self.window.len()
+                );
+                let _ = diag.flush();
+            }
+        }
+        Ok(())
+    }
+
+    fn document<D: Write>(
+        &mut self,
+        batch: &Batch,
+        i: usize,
+        doc: Doc,
+        diag: &mut D,
+    ) -> Result<()> {
+        self.summary.docs_read += 1;
+        let line = batch.lines[i];
+        let signed = match doc {
+            Doc::Good(s) => s,
+            Doc::Bad(reason) => {
+                self.summary.bad_lines += 1;
+                let place = format!("{}:{}", self.names[line.input as usize], line.input_line);
+                if self.config.on_bad_line == BadLinePolicy::Fail {
+                    return Err(Error::BadLine {
+                        place,
+                        reason: reason.to_string(),
+                    });
+                }
+                if !self.config.quiet && self.bad_reported < self.config.max_bad_line_reports as u64
+                {
+                    self.bad_reported += 1;
+                    let action = match self.config.on_bad_line {
+                        BadLinePolicy::Pass => "passed through",
+                        _ => "skipped",
+                    };
+                    let _ = writeln!(diag, "neardup: {place}: {reason} ({action})");
+                }
+                let writes_lines = matches!(self.config.mode, Mode::DropDups | Mode::Annotate);
+                if self.config.on_bad_line == BadLinePolicy::Pass && writes_lines {
+                    self.out.line(batch.raw(i))?;
+                    self.summary.written += 1;
+                }
+                return Ok(());
+            }
+        };
+
+        let pairs_mode = self.config.mode == Mode::Pairs;
+        // Exact copies first: no LSH lookup, no verification, nothing added to the window.
+        if !pairs_mode {
+            if let Some(seq) = self.window.find_exact(signed.exact) {
+                self.window.touch(seq);
+                self.summary.dropped_exact += 1;
+                self.summary.pairs += 1;
+                let id = &self.window.get(seq).expect("indexed entries exist").id;
+                let verdict = Verdict {
+                    dup_of: Some(id),
+                    similarity: 1.0,
+                    exact: true,
+                };
+                return emit(&mut self.out, &mut self.summary, self.config, batch, i, verdict);
+            }
+        }
+
+        self.window
+            .candidates(&signed.band_keys, &mut self.candidates);
+        self.summary.candidates += self.candidates.len() as u64;
+        self.matches.clear();
+        let threshold = self.config.threshold;
+        for &seq in &self.candidates {
+            let entry = self.window.get(seq).expect("candidates are in the window");
+            let similarity = match self.config.verify {
+                VerifyMode::Jaccard => jaccard_at_least(&entry.shingles, &signed.shingles, threshold),
+                VerifyMode::None => {
+                    let e = crate::minhash::estimate(&entry.signature, &signed.signature);
+                    (e >= threshold).then_some(e)
+                }
+            };
+            if let Some(s) = similarity {
+                self.matches.push((seq, s));
+            }
+        }
+        self.summary.pairs += self.matches.len() as u64;
+        // The most similar earlier document; ties go to the earliest (candidates are sorted).
+        let best = self
+            .matches
+            .iter()
+            .copied()
+            .fold(None::<(u64, f64)>, |best, m| match best {
+                Some(b) if b.1 >= m.1 => Some(b),
+                _ => Some(m),
+            });
+        for &(seq, _) in &self.matches {
+            self.window.touch(seq);
+        }
+
+        if pairs_mode {
+            for &(seq, similarity) in &self.matches {
+                let earlier = &self.window.get(seq).expect("matched entries exist").id;
+                self.out.pair(earlier, &signed.id, similarity)?;
+                self.summary.written += 1;
+            }
+        } else {
+            if best.is_some() {
+                self.summary.dropped_near += 1;
+            }
+            let verdict = Verdict {
+                dup_of: best.map(|(seq, _)| &self.window.get(seq).expect("matched").id),
+                similarity: best.map_or(0.0, |b| b.1),
+                exact: false,
+            };
+            emit(&mut self.out, &mut self.summary, self.config, batch, i, verdict)?;
+        }
+
+        self.window.insert(
+            line.number,
+            Entry {
+                id: signed.id,
+                shingles: signed.shingles.into_boxed_slice(),
+                signature: signed.signature.into_boxed_slice(),
+                band_keys: signed.band_keys.into_boxed_slice(),
+                exact: Some(signed.exact),
+            },
+        );
+        Ok(())
+    }
+}
+
+/// Writes one document's line according to the mode (not used by `--pairs`).
+fn emit<W: Write>(
+    out: &mut Output<W>,
+    summary: &mut Summary,
+    config: &Config,
+    batch: &Batch,
+    i: usize,
+    verdict: Verdict<'_>,
+) -> Result<()> {
+    let is_dup = verdict.dup_of.is_some();
+    let write = match config.mode {
+        Mode::DropDups => !is_dup,
+        Mode::OnlyDups => is_dup,
+        Mode::Annotate => true,
+        Mode::Pairs => false,
+    };
+    if !write {
+        return Ok(());
+    }
+    summary.written += 1;
+    if config.mode == Mode::Annotate {
+        let format = batch.format.unwrap_or(InputFormat::Text);
+        out.annotated(batch.content(i), format, verdict)
+    } else {
+        out.line(batch.raw(i))
+    }
+}
+
+fn policy_name(p: BadLinePolicy) -> &'static str {
+    match p {
+        BadLinePolicy::Pass => "pass",
+        BadLinePolicy::Skip => "skip",
+        BadLinePolicy::Fail => "fail",
+    }
+}
+
+/// True when standard error is a terminal (progress is shown only then).
+pub fn stderr_is_terminal() -> bool {
+    std::io::stderr().is_terminal()
+}
