@@ -184,6 +184,19 @@ impl LineReader {
             };
             batch.data.truncate(old + n);
             self.bytes_read += n as u64;
+            // A short read from a pipe means no more data is waiting: hand out the complete
+            // lines now rather than block for more, so a slow stream is not held back.
+            let short = n > 0 && n < READ_BYTES;
+            if short && memchr::memchr(b'\n', &batch.data[old..]).is_some() {
+                scan = old;
+                while let Some(pos) = memchr::memchr(b'\n', &batch.data[scan..]) {
+                    let end = scan + pos + 1;
+                    self.push_line(&mut batch, line_start, end, true);
+                    line_start = end;
+                    scan = end;
+                }
+                break;
+            }
             if n == 0 {
                 // End of this input: its unterminated last line is still a line.
                 if line_start < batch.data.len() {

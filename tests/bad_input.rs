@@ -1,0 +1,116 @@
+//! Bad lines: a clear message with the line number, a documented policy, nothing lost.
+
+use crate::util::neardup;
+
+const GOOD: &str = r#"{"text":"alpha beta gamma delta epsilon zeta"}"#;
+
+/// One bad line of each kind, between good lines.
+fn mixed() -> (Vec<u8>, Vec<(usize, &'static str)>) {
+    let bad: Vec<(&[u8], &str)> = vec![
+        (b"{not json", "invalid JSON"),
+        (br#"{"title":"no text"}"#, "missing field 'text'"),
+        (br#"{"text":42}"#, "field 'text' is not a string"),
+        (b"{\"text\":\"caf\xe9\"}", "invalid UTF-8"),
+        (b"", "empty line"),
+        (b"   ", "empty line"),
+        (br#"{"text":"  ...  "}"#, "no words left"),
+        (br#"["text"]"#, "not an object"),
+    ];
+    let mut input = Vec::new();
+    let mut expected = Vec::new();
+    let mut line = 0;
+    for (i, (bytes, message)) in bad.iter().enumerate() {
+        input.extend_from_slice(format!(r#"{{"text":"good document number {i} here"}}"#).as_bytes());
+        input.push(b'\n');
+        line += 1;
+        input.extend_from_slice(bytes);
+        input.push(b'\n');
+        line += 1;
+        expected.push((line, *message));
+    }
+    (input, expected)
+}
+
+#[test]
+fn pass_writes_bad_lines_through_and_reports_them() {
+    let (input, expected) = mixed();
+    let run = neardup(&["--format", "jsonl", "--strip-punct", "--stats"], &input).ok();
+    assert_eq!(run.stdout, input, "every line is written through unchanged");
+    for (line, message) in &expected {
+        let want = format!("neardup: -:{line}: ");
+        let found = run
+            .stderr
+            .lines()
+            .any(|l| l.starts_with(&want) && l.contains(message) && l.contains("passed through"));
+        assert!(found, "no report for line {line} ({message}) in:\n{}", run.stderr);
+    }
+    let stats = run.stats();
+    assert_eq!(stats["bad_lines"], expected.len());
+    assert_eq!(stats["written"], 2 * expected.len());
+}
+
+#[test]
+fn skip_leaves_bad_lines_out() {
+    let (input, expected) = mixed();
+    let run = neardup(&["--format", "jsonl", "--strip-punct", "--on-bad-line", "skip"], &input).ok();
+    assert_eq!(run.lines().len(), expected.len());
+    assert!(run.lines().iter().all(|l| l.contains("good document")));
+    assert!(run.stderr.contains("skipped"));
+}
+
+#[test]
+fn fail_stops_with_exit_1_and_the_line_number() {
+    let (input, _) = mixed();
+    let run = neardup(&["--format", "jsonl", "--on-bad-line", "fail"], &input);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stderr.trim(), "neardup: -:2: invalid JSON: key must be a string at line 1 column 2");
+    assert_eq!(run.out(), "{\"text\":\"good document number 0 here\"}\n");
+}
+
+#[test]
+fn bad_lines_are_never_duplicates() {
+    let input = b"{broken\n{broken\n\n\n";
+    let run = neardup(&["--format", "jsonl", "--stats", "-q"], input).ok();
+    assert_eq!(run.stdout, input);
+    assert_eq!(run.stats()["dropped"], 0);
+    assert!(!run.stderr.contains("broken"), "--quiet hides the reports");
+}
+
+#[test]
+fn only_the_first_reports_are_printed_then_a_count() {
+    let input = "\n".repeat(25);
+    let run = neardup(&["--format", "text"], input.as_bytes()).ok();
+    let reports = run.stderr.lines().filter(|l| l.contains("empty line")).count();
+    assert_eq!(reports, 10);
+    assert!(run.stderr.contains("25 bad lines in all (15 not shown"), "{}", run.stderr);
+}
+
+#[test]
+fn huge_lines_pass_through_intact() {
+    let mut input = Vec::new();
+    input.extend_from_slice(GOOD.as_bytes());
+    input.push(b'\n');
+    let huge = format!(r#"{{"text":"{}"}}"#, "word ".repeat(2_000_000));
+    input.extend_from_slice(huge.as_bytes());
+    input.push(b'\n');
+    input.extend_from_slice(GOOD.as_bytes());
+    input.push(b'\n');
+    let limited = neardup(&["--max-line-bytes", "1000000", "--stats"], &input).ok();
+    assert_eq!(limited.stdout, {
+        let mut v = input.clone();
+        v.truncate(v.len() - GOOD.len() - 1);
+        v
+    });
+    assert!(limited.stderr.contains("-:2: line of 10000011 bytes is longer than --max-line-bytes"));
+    assert_eq!(limited.stats()["dropped"], 1);
+    // Under the default limit the huge line is an ordinary document.
+    let normal = neardup(&["--stats"], &input).ok();
+    assert_eq!(normal.stats()["bad_lines"], 0);
+}
+
+#[test]
+fn invalid_utf8_in_text_mode() {
+    let run = neardup(&["--format", "text"], b"ok line\n\xff\xfe bytes\n").ok();
+    assert_eq!(run.stdout, b"ok line\n\xff\xfe bytes\n");
+    assert!(run.stderr.contains("-:2: invalid UTF-8"));
+}

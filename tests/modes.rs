@@ -1,0 +1,291 @@
+//! Each output mode, the no-loss invariant, determinism and idempotency.
+
+use crate::util::{SAMPLE, Words, neardup, sample_bytes};
+
+/// Lines of `input` (with their terminators), for byte comparisons.
+fn raw_lines(input: &[u8]) -> Vec<&[u8]> {
+    input.split_inclusive(|&b| b == b'\n').collect()
+}
+
+/// A small corpus: 30 random documents, then edited copies of some of them.
+fn corpus() -> (String, Vec<(usize, usize)>) {
+    let mut w = Words::new(1);
+    let docs: Vec<Vec<String>> = (0..30).map(|_| w.doc(60)).collect();
+    let mut lines: Vec<String> = docs.iter().map(|d| d.join(" ")).collect();
+    let mut expected = Vec::new();
+    for i in [3usize, 7, 12] {
+        let mut copy = docs[i].clone();
+        copy[30] = "changed".to_string(); // one word: 5 of 56 shingles differ
+        lines.push(copy.join(" "));
+        expected.push((i + 1, lines.len()));
+    }
+    // An exact copy up to case and spacing.
+    lines.push(docs[20].join("  ").to_uppercase());
+    expected.push((21, lines.len()));
+    (lines.join("\n") + "\n", expected)
+}
+
+#[test]
+fn default_mode_is_drop_dups() {
+    let (input, _) = corpus();
+    let a = neardup(&[], input.as_bytes()).ok();
+    let b = neardup(&["--drop-dups"], input.as_bytes()).ok();
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(a.lines().len(), 30);
+}
+
+#[test]
+fn drop_and_only_partition_the_input() {
+    let (input, expected) = corpus();
+    let kept = neardup(&["--drop-dups", "--stats"], input.as_bytes()).ok();
+    let dups = neardup(&["--only-dups"], input.as_bytes()).ok();
+    let stats = kept.stats();
+    assert_eq!(stats["docs_read"], 34);
+    assert_eq!(stats["written"], 30);
+    assert_eq!(stats["dropped"], 4);
+    assert_eq!(stats["dropped_exact"], 1);
+    assert_eq!(stats["dropped_near"], 3);
+    let all = raw_lines(input.as_bytes());
+    let dup_lines: Vec<&[u8]> = expected.iter().map(|&(_, later)| all[later - 1]).collect();
+    assert_eq!(raw_lines(&dups.stdout), dup_lines);
+    let kept_lines: Vec<&[u8]> = all.iter().copied().filter(|l| !dup_lines.contains(l)).collect();
+    assert_eq!(raw_lines(&kept.stdout), kept_lines);
+}
+
+#[test]
+fn annotate_says_what_each_document_duplicates() {
+    let (input, expected) = corpus();
+    let run = neardup(&["--annotate"], input.as_bytes()).ok();
+    let lines = run.lines();
+    assert_eq!(lines.len(), 34);
+    for (i, line) in lines.iter().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("annotate writes JSON");
+        let n = &v["neardup"];
+        let want = expected.iter().find(|&&(_, later)| later == i + 1);
+        match want {
+            Some(&(earlier, _)) => {
+                assert_eq!(n["dup_of"], earlier as u64, "line {}", i + 1);
+                let s = n["similarity"].as_f64().unwrap();
+                assert!((0.8..=1.0).contains(&s));
+            }
+            None => {
+                assert!(n["dup_of"].is_null());
+                assert!(n["similarity"].is_null());
+            }
+        }
+        assert_eq!(n["exact"], i + 1 == 34);
+    }
+}
+
+#[test]
+fn annotate_keeps_json_members_and_ids() {
+    let input = concat!(
+        r#"{"id":"a","text":"one two three four five six seven eight","x":[1,2]}"#,
+        "\n",
+        r#"{"id":"b","text":"One two three four five six seven eight","x":{}}"#,
+        "\n"
+    );
+    let run = neardup(&["--annotate", "--id-field", "id"], input.as_bytes()).ok();
+    let lines = run.lines();
+    let second: serde_json::Value = serde_json::from_str(&lines[1]).unwrap();
+    assert_eq!(second["x"], serde_json::json!({}));
+    assert_eq!(second["neardup"]["dup_of"], "a");
+    assert_eq!(second["neardup"]["exact"], true);
+    assert!(lines[0].starts_with(r#"{"id":"a","text":"one two three four five six seven eight","x":[1,2],"neardup":"#));
+}
+
+#[test]
+fn pairs_lists_every_verified_pair() {
+    let (input, mut expected) = corpus();
+    let run = neardup(&["--pairs"], input.as_bytes()).ok();
+    let mut got: Vec<(usize, usize)> = run
+        .lines()
+        .iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 3);
+            let s: f64 = f[2].parse().unwrap();
+            assert!((0.8..=1.0).contains(&s));
+            (f[0].parse().unwrap(), f[1].parse().unwrap())
+        })
+        .collect();
+    got.sort();
+    expected.sort();
+    assert_eq!(got, expected);
+    let json = neardup(&["--pairs", "--pairs-format", "jsonl"], input.as_bytes()).ok();
+    for line in json.lines() {
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert!(v["id_a"].is_u64() && v["id_b"].is_u64() && v["similarity"].is_f64() || v["similarity"] == 1);
+    }
+    assert_eq!(json.lines().len(), 4);
+}
+
+#[test]
+fn output_does_not_depend_on_thread_count() {
+    let input = sample_bytes();
+    for mode in ["--drop-dups", "--only-dups", "--annotate", "--pairs"] {
+        let one = neardup(&[mode, "-t", "0.5", "-j", "1"], &input).ok();
+        let four = neardup(&[mode, "-t", "0.5", "-j", "4"], &input).ok();
+        assert!(!one.stdout.is_empty());
+        assert_eq!(one.stdout, four.stdout, "{mode}: 1 vs 4 threads differ");
+    }
+}
+
+#[test]
+fn drop_dups_is_idempotent() {
+    for t in ["0.5", "0.8"] {
+        let once = neardup(&["-t", t, SAMPLE], b"").ok();
+        let twice = neardup(&["-t", t], &once.stdout).ok();
+        assert_eq!(once.stdout, twice.stdout, "T={t}");
+        assert!(once.stdout.len() < sample_bytes().len());
+    }
+}
+
+#[test]
+fn nothing_is_lost_on_real_data() {
+    let input = sample_bytes();
+    let run = neardup(&["--stats", "-t", "0.5"], &input).ok();
+    let stats = run.stats();
+    let read = stats["docs_read"].as_u64().unwrap();
+    let written = stats["written"].as_u64().unwrap();
+    let dropped = stats["dropped"].as_u64().unwrap();
+    assert_eq!(read, raw_lines(&input).len() as u64);
+    assert_eq!(written + dropped, read);
+    // Every written line is an input line, byte for byte, in input order.
+    let inputs = raw_lines(&input);
+    let mut at = 0;
+    for line in raw_lines(&run.stdout) {
+        while inputs[at] != line {
+            at += 1;
+            assert!(at < inputs.len(), "written line not found in order");
+        }
+        at += 1;
+    }
+}
+
+#[test]
+fn window_bounds_what_is_remembered() {
+    let mut w = Words::new(9);
+    let a = w.doc(40).join(" ");
+    let mut lines = vec![a.clone()];
+    for _ in 0..5 {
+        lines.push(w.doc(40).join(" "));
+    }
+    lines.push(a);
+    let input = lines.join("\n") + "\n";
+    let unbounded = neardup(&["--stats"], input.as_bytes()).ok();
+    assert_eq!(unbounded.stats()["dropped"], 1);
+    let small = neardup(&["--stats", "--window", "3"], input.as_bytes()).ok();
+    let stats = small.stats();
+    assert_eq!(stats["dropped"], 0, "the first document was evicted");
+    assert_eq!(stats["evictions"], 4);
+    assert_eq!(stats["window_docs"], 3);
+    let big = neardup(&["--stats", "--window", "7"], input.as_bytes()).ok();
+    assert_eq!(big.stats()["dropped"], 1);
+}
+
+#[test]
+fn window_keeps_recently_matched_documents() {
+    // Document A is matched again and again; with LRU it survives while others are evicted.
+    let mut w = Words::new(10);
+    let a = w.doc(40);
+    let mut lines = vec![a.join(" ")];
+    for i in 0..6 {
+        lines.push(w.doc(40).join(" "));
+        let mut copy = a.clone();
+        copy[i] = format!("edit{i}");
+        lines.push(copy.join(" "));
+    }
+    let input = lines.join("\n") + "\n";
+    let run = neardup(&["--stats", "--window", "3", "-t", "0.7"], input.as_bytes()).ok();
+    assert_eq!(run.stats()["dropped"], 6);
+}
+
+#[test]
+fn verify_none_trusts_the_estimate() {
+    let (input, _) = corpus();
+    let run = neardup(&["--verify", "none", "--stats"], input.as_bytes()).ok();
+    assert_eq!(run.stats()["dropped"], 4);
+}
+
+#[test]
+fn extreme_thresholds_work() {
+    let (input, _) = corpus();
+    let exact_only = neardup(&["-t", "1", "--stats"], input.as_bytes()).ok();
+    assert_eq!(exact_only.stats()["dropped"], 1);
+    // Near 0 every shared word counts: K bands of one row, far more candidates, still verified.
+    let low = neardup(&["-t", "0.01", "-n", "1", "--stats"], input.as_bytes()).ok();
+    let stats = low.stats();
+    assert!(stats["dropped"].as_u64().unwrap() > 4, "{stats}");
+    assert!(stats["candidates_checked"].as_u64().unwrap() > 100, "{stats}");
+}
+
+#[test]
+fn shingle_options_change_what_matches() {
+    let input = "the cat sat on the mat today\nthe cat sat on a mat today\n";
+    let words = neardup(&["-n", "3", "--stats"], input.as_bytes()).ok();
+    assert_eq!(words.stats()["dropped"], 0);
+    let chars = neardup(&["--char-ngram", "3", "-t", "0.7", "--stats"], input.as_bytes()).ok();
+    assert_eq!(chars.stats()["dropped"], 1);
+    let bag_input = "a b a b a b a b\na b\n";
+    let set = neardup(&["-n", "2", "-t", "0.5", "--stats"], bag_input.as_bytes()).ok();
+    assert_eq!(set.stats()["dropped"], 1, "as sets: {{a b, b a}} vs {{a b}}, J = 0.5");
+    let bag = neardup(&["-n", "2", "-t", "0.5", "--bag", "--stats"], bag_input.as_bytes()).ok();
+    assert_eq!(bag.stats()["dropped"], 0, "as bags 1 of 7 elements is shared");
+}
+
+#[test]
+fn normalisation_flags() {
+    let input = "<p>Fish &amp; chips, with salt and vinegar!</p>\nfish & chips with salt and vinegar\n";
+    let plain = neardup(&["--stats", "-n", "2"], input.as_bytes()).ok();
+    assert_eq!(plain.stats()["dropped"], 0);
+    let stripped = neardup(
+        &["--stats", "-n", "2", "--strip-html", "--strip-punct"],
+        input.as_bytes(),
+    )
+    .ok();
+    assert_eq!(stripped.stats()["dropped_exact"], 1);
+    let case = neardup(&["--stats", "--keep-case"], b"Hello World\nhello world\n").ok();
+    assert_eq!(case.stats()["dropped"], 0);
+}
+
+#[test]
+fn jsonl_fields_and_ids() {
+    let input = concat!(
+        r#"{"doc":{"body":"alpha beta gamma delta epsilon zeta eta theta"},"key":10}"#,
+        "\n",
+        r#"{"doc":{"body":"alpha beta gamma delta epsilon zeta eta theta"},"key":11}"#,
+        "\n"
+    );
+    let run = neardup(&["--pairs", "--field", "doc.body", "--id-field", "key"], input.as_bytes()).ok();
+    assert_eq!(run.out(), "10\t11\t1\n");
+    let as_text = neardup(&["--pairs", "--format", "text", "-t", "0.5"], input.as_bytes()).ok();
+    assert_eq!(as_text.out(), "1\t2\t0.6\n", "text mode compares the raw lines");
+}
+
+#[test]
+fn multiple_inputs_and_stdin() {
+    let dir = std::env::temp_dir().join(format!("neardup-multi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("a.txt");
+    std::fs::write(&f, "one two three four five six\nno trailing newline here").unwrap();
+    let run = neardup(
+        &["--only-dups", f.to_str().unwrap(), "-"],
+        b"ONE two three four five six\n",
+    )
+    .ok();
+    assert_eq!(run.out(), "ONE two three four five six\n");
+    let all = neardup(&[f.to_str().unwrap(), "-"], b"x y z\n").ok();
+    assert_eq!(
+        all.out(),
+        "one two three four five six\nno trailing newline here\nx y z\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn crlf_lines_are_kept_byte_for_byte() {
+    let input = b"alpha beta gamma delta epsilon\r\nALPHA beta gamma delta epsilon\r\nother line here\r\n";
+    let run = neardup(&[], input).ok();
+    assert_eq!(run.stdout, b"alpha beta gamma delta epsilon\r\nother line here\r\n");
+}

@@ -1,0 +1,9 @@
+//! Integration tests: they run the real `neardup` binary.
+
+mod util;
+
+mod accuracy;
+mod bad_input;
+mod docs;
+mod modes;
+mod unix;

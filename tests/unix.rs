@@ -1,0 +1,109 @@
+//! Unix citizenship: exit codes, closed pipes, usage errors, missing files.
+
+use crate::util::{bin, neardup};
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+
+#[test]
+fn closed_stdout_is_a_quiet_success() {
+    // Like `neardup big.txt | head -1`: read one line, close the pipe, expect exit 0 and
+    // nothing on stderr.
+    let mut child = bin()
+        .args(["--format", "text"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        for i in 0..400_000u64 {
+            if writeln!(stdin, "document {i} {} {} with some words", i * 7, i * 13).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert!(first.starts_with("document 0"));
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let cases: &[&[&str]] = &[
+        &["--threshold", "0"],
+        &["--threshold", "1.5"],
+        &["--threshold", "abc"],
+        &["--no-such-flag"],
+        &["--num-perm", "0"],
+        &["--bands", "7"],
+        &["--drop-dups", "--only-dups"],
+        &["--format", "xml"],
+    ];
+    for args in cases {
+        let run = neardup(args, b"");
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(!run.stderr.is_empty());
+    }
+    let run = neardup(&["--threshold", "0"], b"");
+    assert_eq!(run.stderr.trim(), "neardup: invalid value for '--threshold': 0 is not in (0, 1]");
+}
+
+#[test]
+fn missing_file_exits_1_before_any_output() {
+    let run = neardup(&["-", "/no/such/file.jsonl"], b"some text\n");
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.is_empty());
+    assert!(run.stderr.starts_with("neardup: opening /no/such/file.jsonl: "), "{}", run.stderr);
+}
+
+#[test]
+fn empty_input_is_fine() {
+    let run = neardup(&["--stats"], b"").ok();
+    assert!(run.stdout.is_empty());
+    assert_eq!(run.stats()["docs_read"], 0);
+}
+
+#[test]
+fn help_and_version() {
+    let help = neardup(&["--help"], b"").ok();
+    assert!(help.out().contains("--drop-dups"));
+    let version = neardup(&["--version"], b"").ok();
+    assert!(version.out().starts_with("neardup "));
+}
+
+#[test]
+fn line_buffered_output_arrives_before_end_of_input() {
+    let mut child = bin()
+        .args(["--line-buffered", "--format", "text"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "first document of the stream").unwrap();
+    stdin.flush().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    // With stdin still open, the line must arrive without waiting for end of input. A
+    // watchdog turns a hang into a failure.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = stdout.read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let got = rx.recv_timeout(std::time::Duration::from_secs(30));
+    drop(stdin);
+    if got.is_err() {
+        let _ = child.kill();
+    }
+    child.wait().unwrap();
+    assert_eq!(got.expect("no output within 30 s"), "first document of the stream\n");
+}

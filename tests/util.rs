@@ -1,0 +1,97 @@
+//! Helpers to run the real binary: feed stdin from another thread, capture everything.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+pub struct Run {
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl Run {
+    pub fn out(&self) -> String {
+        String::from_utf8(self.stdout.clone()).expect("stdout is UTF-8")
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.out().lines().map(str::to_string).collect()
+    }
+
+    /// Asserts success and returns self, printing stderr on failure.
+    pub fn ok(self) -> Run {
+        assert_eq!(self.code, 0, "exit code {}; stderr:\n{}", self.code, self.stderr);
+        self
+    }
+
+    /// The `--stats` JSON line from stderr.
+    pub fn stats(&self) -> serde_json::Value {
+        let line = self
+            .stderr
+            .lines()
+            .rev()
+            .find(|l| l.starts_with('{'))
+            .unwrap_or_else(|| panic!("no stats line in stderr:\n{}", self.stderr));
+        serde_json::from_str(line).expect("stats line is JSON")
+    }
+}
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_neardup"))
+}
+
+/// Runs neardup with `args`, writing `stdin` to its standard input.
+pub fn neardup(args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = bin()
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start neardup");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        // The child may exit before reading everything (e.g. on --on-bad-line fail).
+        let _ = pipe.write_all(&data);
+    });
+    let output = child.wait_with_output().expect("wait for neardup");
+    feeder.join().expect("feeder thread");
+    Run {
+        stdout: output.stdout,
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        code: output.status.code().unwrap_or(-1),
+    }
+}
+
+pub const SAMPLE: &str = "tests/data/reuters-sample.jsonl";
+
+pub fn sample_bytes() -> Vec<u8> {
+    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/reuters-sample.jsonl"))
+        .expect("read sample")
+}
+
+/// A deterministic pseudo-random word stream.
+pub struct Words(u64);
+
+impl Words {
+    pub fn new(seed: u64) -> Words {
+        Words(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn word(&mut self) -> String {
+        format!("w{}", self.next_u64() % 5000)
+    }
+
+    pub fn doc(&mut self, words: usize) -> Vec<String> {
+        (0..words).map(|_| self.word()).collect()
+    }
+}
