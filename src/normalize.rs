@@ -40,14 +40,14 @@ impl Default for Normalizer {
     }
 }
 
-/// A normalised document: `text` holds the tokens joined by single spaces.
+/// A normalised document: `text` holds the tokens joined by single spaces (UTF-8).
 ///
 /// Reuse one value per thread: [`Normalizer::normalize_into`] clears and refills it without
 /// reallocating.
 #[derive(Clone, Debug, Default)]
 pub struct Normalized {
-    /// Tokens joined by one space.
-    pub text: String,
+    /// Tokens joined by one space, as UTF-8 bytes.
+    pub text: Vec<u8>,
     /// Byte range `(start, end)` of each token in `text`.
     pub tokens: Vec<(usize, usize)>,
     html: String,
@@ -55,10 +55,16 @@ pub struct Normalized {
 }
 
 impl Normalized {
+    /// The normalised text as a string.
+    pub fn as_str(&self) -> &str {
+        // Built only from whole UTF-8 sequences and ASCII spaces, so this cannot fail.
+        std::str::from_utf8(&self.text).expect("normalised text is UTF-8")
+    }
+
     /// The `i`-th token.
     pub fn token(&self, i: usize) -> &str {
         let (s, e) = self.tokens[i];
-        &self.text[s..e]
+        &self.as_str()[s..e]
     }
 
     /// True when the document has no tokens.
@@ -66,6 +72,23 @@ impl Normalized {
         self.tokens.is_empty()
     }
 }
+
+/// Byte classes for ASCII: white space always separates; with `--strip-punct` so does every
+/// other non-alphanumeric byte.
+const fn separator_table(strip_punct: bool) -> [bool; 128] {
+    let mut t = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        t[b] = matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+            || (strip_punct && !c.is_ascii_alphanumeric());
+        b += 1;
+    }
+    t
+}
+
+const SEPARATORS: [bool; 128] = separator_table(false);
+const SEPARATORS_PUNCT: [bool; 128] = separator_table(true);
 
 impl Normalizer {
     /// Normalises `input` into `out` (cleared first).
@@ -79,7 +102,11 @@ impl Normalizer {
             strip_html_into(text, &mut html);
             text = &html;
         }
-        if self.nfkc && !text.is_ascii() {
+        if self.nfkc
+            && !text.is_ascii()
+            && unicode_normalization::is_nfkc_quick(text.chars())
+                != unicode_normalization::IsNormalized::Yes
+        {
             nfkc.clear();
             nfkc.extend(text.nfkc());
             text = &nfkc;
@@ -87,48 +114,66 @@ impl Normalizer {
         if text.is_ascii() {
             self.tokenize_ascii(text.as_bytes(), out);
         } else {
-            self.tokenize_unicode(text, out);
+            self.tokenize_mixed(text, out);
         }
         out.html = html;
         out.nfkc = nfkc;
     }
 
-    fn tokenize_ascii(&self, bytes: &[u8], out: &mut Normalized) {
-        let mut start: Option<usize> = None;
-        // Safety of the String: we only push ASCII bytes as chars.
-        for &b in bytes {
-            let separator = b.is_ascii_whitespace()
-                || b == 0x0b
-                || (self.strip_punct && !b.is_ascii_alphanumeric());
-            if separator {
-                if let Some(s) = start.take() {
-                    out.tokens.push((s, out.text.len()));
-                }
-                continue;
-            }
-            if start.is_none() {
-                if !out.text.is_empty() {
-                    out.text.push(' ');
-                }
-                start = Some(out.text.len());
-            }
-            let c = if self.lowercase {
-                b.to_ascii_lowercase()
-            } else {
-                b
-            };
-            out.text.push(c as char);
-        }
-        if let Some(s) = start {
-            out.tokens.push((s, out.text.len()));
+    fn separators(&self) -> &'static [bool; 128] {
+        if self.strip_punct {
+            &SEPARATORS_PUNCT
+        } else {
+            &SEPARATORS
         }
     }
 
-    fn tokenize_unicode(&self, text: &str, out: &mut Normalized) {
+    /// Pure ASCII: whole tokens are copied and lower-cased in place.
+    fn tokenize_ascii(&self, bytes: &[u8], out: &mut Normalized) {
+        let sep = self.separators();
+        let n = bytes.len();
+        let mut i = 0;
+        loop {
+            while i < n && sep[bytes[i] as usize] {
+                i += 1;
+            }
+            if i == n {
+                break;
+            }
+            let s = i;
+            while i < n && !sep[bytes[i] as usize] {
+                i += 1;
+            }
+            if !out.text.is_empty() {
+                out.text.push(b' ');
+            }
+            let start = out.text.len();
+            out.text.extend_from_slice(&bytes[s..i]);
+            if self.lowercase {
+                out.text[start..].make_ascii_lowercase();
+            }
+            out.tokens.push((start, out.text.len()));
+        }
+    }
+
+    /// Mixed text: ASCII bytes take the table path, other characters Unicode rules.
+    fn tokenize_mixed(&self, text: &str, out: &mut Normalized) {
+        let sep = self.separators();
+        let bytes = text.as_bytes();
         let mut start: Option<usize> = None;
-        for c in text.chars() {
-            let separator =
-                c.is_whitespace() || (self.strip_punct && !c.is_alphanumeric() && !is_mark(c));
+        let mut i = 0;
+        let mut buf = [0u8; 4];
+        while i < bytes.len() {
+            let b = bytes[i];
+            let (separator, c, len) = if b < 0x80 {
+                (sep[b as usize], b as char, 1)
+            } else {
+                let c = text[i..].chars().next().expect("i is on a char boundary");
+                let separator = c.is_whitespace()
+                    || (self.strip_punct && !c.is_alphanumeric() && !is_mark(c));
+                (separator, c, c.len_utf8())
+            };
+            i += len;
             if separator {
                 if let Some(s) = start.take() {
                     out.tokens.push((s, out.text.len()));
@@ -137,14 +182,19 @@ impl Normalizer {
             }
             if start.is_none() {
                 if !out.text.is_empty() {
-                    out.text.push(' ');
+                    out.text.push(b' ');
                 }
                 start = Some(out.text.len());
             }
-            if self.lowercase {
-                out.text.extend(c.to_lowercase());
+            if b < 0x80 {
+                out.text
+                    .push(if self.lowercase { b.to_ascii_lowercase() } else { b });
+            } else if self.lowercase {
+                for l in c.to_lowercase() {
+                    out.text.extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
+                }
             } else {
-                out.text.push(c);
+                out.text.extend_from_slice(&bytes[i - len..i]);
             }
         }
         if let Some(s) = start {
@@ -240,7 +290,7 @@ mod tests {
         let toks = (0..out.tokens.len())
             .map(|i| out.token(i).to_string())
             .collect();
-        (out.text.clone(), toks)
+        (out.as_str().to_string(), toks)
     }
 
     #[test]

@@ -139,7 +139,7 @@ impl Worker {
             ),
             normalizer: config.normalizer,
             shingler: Shingler::new(config.shingle, config.bag, config.seed),
-            signer: Signer::new(config.num_perm),
+            signer: Signer::new(config.num_perm, config.seed),
             lsh: config.lsh,
             verify: config.verify,
             seed: config.seed,
@@ -159,7 +159,7 @@ impl Worker {
         if self.normalized.is_empty() {
             return Doc::Bad(BadLine::NoTokens);
         }
-        let exact = xxh3_128_with_seed(self.normalized.text.as_bytes(), self.seed);
+        let exact = xxh3_128_with_seed(&self.normalized.text, self.seed);
         self.shingler
             .shingles_into(&self.normalized, &mut self.shingles);
         self.signer.sign_into(&self.shingles, &mut self.values);

@@ -36,7 +36,7 @@ impl Shingler {
         if doc.is_empty() {
             return;
         }
-        let text = doc.text.as_bytes();
+        let text = doc.text.as_slice();
         match self.kind {
             ShingleKind::Words(n) => {
                 let t = &doc.tokens;
@@ -57,7 +57,7 @@ impl Shingler {
                         out.extend(text.windows(n).map(|w| xxh3_64_with_seed(w, self.seed)));
                     }
                 } else {
-                    let mut bounds: Vec<usize> = doc.text.char_indices().map(|(i, _)| i).collect();
+                    let mut bounds: Vec<usize> = doc.as_str().char_indices().map(|(i, _)| i).collect();
                     bounds.push(text.len());
                     let chars = bounds.len() - 1;
                     if chars <= n {
