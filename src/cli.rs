@@ -4,8 +4,8 @@
 //! bad flag fails with exit code 2 before any input is read.
 
 use crate::config::{
-    BadLinePolicy, Config, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM, DEFAULT_NUM_PERM,
-    DEFAULT_SEED, DEFAULT_THRESHOLD, InputFormat, Mode, PairsFormat, ShingleKind, VerifyMode,
+    BadLinePolicy, Config, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED,
+    DEFAULT_THRESHOLD, InputFormat, Mode, PairsFormat, ShingleKind, VerifyMode,
 };
 use crate::error::Result;
 use crate::normalize::Normalizer;
@@ -78,7 +78,12 @@ pub struct Args {
     pub format: FormatArg,
 
     /// Dotted path of the text field in JSON Lines input.
-    #[arg(long, default_value = "text", value_name = "PATH", help_heading = "Input")]
+    #[arg(
+        long,
+        default_value = "text",
+        value_name = "PATH",
+        help_heading = "Input"
+    )]
     pub field: String,
 
     /// Dotted path of the id field in JSON Lines input [default: the 1-based line number].
@@ -153,11 +158,23 @@ pub struct Args {
 
     /// Keep at most N documents to compare with (least recently matched are evicted);
     /// 0 keeps all.
-    #[arg(short, long, default_value_t = 0, value_name = "N", help_heading = "MinHash and LSH")]
+    #[arg(
+        short,
+        long,
+        default_value_t = 0,
+        value_name = "N",
+        help_heading = "MinHash and LSH"
+    )]
     pub window: usize,
 
     /// Signing threads; 0 uses all cores.
-    #[arg(short = 'j', long, default_value_t = 0, value_name = "N", help_heading = "Performance")]
+    #[arg(
+        short = 'j',
+        long,
+        default_value_t = 0,
+        value_name = "N",
+        help_heading = "Performance"
+    )]
     pub threads: usize,
 }
 
@@ -288,7 +305,10 @@ mod tests {
 
     #[test]
     fn default_mode_is_drop_dups() {
-        let c = Args::try_parse_from(["neardup", "x"]).unwrap().into_config().unwrap();
+        let c = Args::try_parse_from(["neardup", "x"])
+            .unwrap()
+            .into_config()
+            .unwrap();
         assert_eq!(c.mode, Mode::DropDups);
         assert_eq!(c.inputs, vec![PathBuf::from("x")]);
     }

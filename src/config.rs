@@ -226,7 +226,10 @@ impl Config {
             }
         };
         if self.lsh.bands == 0 || self.lsh.rows == 0 {
-            return Err(Error::config("--bands", "bands and rows must be at least 1"));
+            return Err(Error::config(
+                "--bands",
+                "bands and rows must be at least 1",
+            ));
         }
         if self.lsh.bands * self.lsh.rows > self.num_perm {
             return Err(Error::config(

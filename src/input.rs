@@ -441,16 +441,27 @@ mod tests {
         let inputs = parts
             .iter()
             .enumerate()
-            .map(|(i, p)| Input::from_reader(format!("in{i}"), Box::new(io::Cursor::new(p.to_vec()))))
+            .map(|(i, p)| {
+                Input::from_reader(format!("in{i}"), Box::new(io::Cursor::new(p.to_vec())))
+            })
             .collect();
         LineReader::new(inputs, format)
     }
 
-    fn all_lines(r: &mut LineReader) -> Vec<(Vec<u8>, Vec<u8>, u64, u32, u64)> {
+    /// (content, raw bytes, number, input index, line within input)
+    type Line = (Vec<u8>, Vec<u8>, u64, u32, u64);
+
+    fn all_lines(r: &mut LineReader) -> Vec<Line> {
         let mut out = Vec::new();
         while let Some(b) = r.next_batch().unwrap() {
             for (i, l) in b.lines.iter().enumerate() {
-                out.push((b.content(i).to_vec(), b.raw(i).to_vec(), l.number, l.input, l.input_line));
+                out.push((
+                    b.content(i).to_vec(),
+                    b.raw(i).to_vec(),
+                    l.number,
+                    l.input,
+                    l.input_line,
+                ));
             }
         }
         out
@@ -507,7 +518,10 @@ mod tests {
         let b = r.next_batch().unwrap().unwrap();
         assert_eq!(b.format, Some(InputFormat::Jsonl));
         let mut r = reader(&[b"plain\n{\"text\":1}\n"], InputFormat::Auto);
-        assert_eq!(r.next_batch().unwrap().unwrap().format, Some(InputFormat::Text));
+        assert_eq!(
+            r.next_batch().unwrap().unwrap().format,
+            Some(InputFormat::Text)
+        );
     }
 
     #[test]
@@ -519,17 +533,29 @@ mod tests {
             ok(r#"{"id":"a1","body":{"text":"Hi"}}"#).unwrap(),
             (Cow::Owned("Hi".to_string()), DocId::Str("a1".into()))
         );
-        assert_eq!(ok(r#"{"id":12,"body":{"text":"Hi"}}"#).unwrap().1, DocId::Num("12".into()));
+        assert_eq!(
+            ok(r#"{"id":12,"body":{"text":"Hi"}}"#).unwrap().1,
+            DocId::Num("12".into())
+        );
         let bad: &[(&[u8], BadLine)] = &[
             (b"", BadLine::Empty),
             (b"   ", BadLine::Empty),
             (b"{not json", BadLine::InvalidJson(String::new())),
             (b"[1,2]", BadLine::NotAnObject),
             (br#"{"id":1}"#, BadLine::MissingField("body.text".into())),
-            (br#"{"id":1,"body":{"text":5}}"#, BadLine::NotAString("body.text".into())),
+            (
+                br#"{"id":1,"body":{"text":5}}"#,
+                BadLine::NotAString("body.text".into()),
+            ),
             (br#"{"body":{"text":"x"}}"#, BadLine::MissingId("id".into())),
-            (br#"{"id":[1],"body":{"text":"x"}}"#, BadLine::BadId("id".into())),
-            (b"{\"id\":1,\"body\":{\"text\":\"\xff\"}}", BadLine::InvalidUtf8),
+            (
+                br#"{"id":[1],"body":{"text":"x"}}"#,
+                BadLine::BadId("id".into()),
+            ),
+            (
+                b"{\"id\":1,\"body\":{\"text\":\"\xff\"}}",
+                BadLine::InvalidUtf8,
+            ),
             (&[b'x'; 101], BadLine::TooLong(101)),
         ];
         for (line, expected) in bad {

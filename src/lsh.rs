@@ -83,11 +83,7 @@ impl LshParams {
     /// differ even for equal values, so all bands can share one hash table.
     pub fn band_keys_into(&self, values: &[u64], out: &mut Vec<u64>) {
         out.clear();
-        for (band, chunk) in values
-            .chunks_exact(self.rows)
-            .take(self.bands)
-            .enumerate()
-        {
+        for (band, chunk) in values.chunks_exact(self.rows).take(self.bands).enumerate() {
             let mut h = mix64(0x243f_6a88_85a3_08d3 ^ band as u64);
             for &v in chunk {
                 h = mix64(h ^ v).wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -150,7 +146,10 @@ mod tests {
                     FP_WEIGHT * p.false_positive_area(t) + FN_WEIGHT * p.false_negative_area(t)
                 };
                 for r in (1..=k).filter(|r| k % r == 0) {
-                    let other = LshParams { bands: k / r, rows: r };
+                    let other = LshParams {
+                        bands: k / r,
+                        rows: r,
+                    };
                     assert!(cost(&chosen) <= cost(&other) + 1e-12);
                 }
             }

@@ -297,4 +297,3 @@ mod tests {
         assert!(cov < 0.03, "covariance between slots {cov}");
     }
 }
-

@@ -169,8 +169,8 @@ impl Normalizer {
                 (sep[b as usize], b as char, 1)
             } else {
                 let c = text[i..].chars().next().expect("i is on a char boundary");
-                let separator = c.is_whitespace()
-                    || (self.strip_punct && !c.is_alphanumeric() && !is_mark(c));
+                let separator =
+                    c.is_whitespace() || (self.strip_punct && !c.is_alphanumeric() && !is_mark(c));
                 (separator, c, c.len_utf8())
             };
             i += len;
@@ -187,11 +187,15 @@ impl Normalizer {
                 start = Some(out.text.len());
             }
             if b < 0x80 {
-                out.text
-                    .push(if self.lowercase { b.to_ascii_lowercase() } else { b });
+                out.text.push(if self.lowercase {
+                    b.to_ascii_lowercase()
+                } else {
+                    b
+                });
             } else if self.lowercase {
                 for l in c.to_lowercase() {
-                    out.text.extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
+                    out.text
+                        .extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
                 }
             } else {
                 out.text.extend_from_slice(&bytes[i - len..i]);
@@ -324,7 +328,10 @@ mod tests {
             strip_punct: true,
             ..Normalizer::default()
         };
-        assert_eq!(norm(n, "Hello, world! (2024) — ok").0, "hello world 2024 ok");
+        assert_eq!(
+            norm(n, "Hello, world! (2024) — ok").0,
+            "hello world 2024 ok"
+        );
         assert_eq!(norm(n, "naïve café—bar").0, "naïve café bar");
     }
 
@@ -348,7 +355,10 @@ mod tests {
             norm(n, "<p>Fish &amp; Chips</p><br/>for&nbsp;&#163;5 &#x41;").0,
             "fish & chips for £5 a"
         );
-        assert_eq!(norm(n, "a < b and &unknown; stays").0, "a < b and &unknown; stays");
+        assert_eq!(
+            norm(n, "a < b and &unknown; stays").0,
+            "a < b and &unknown; stays"
+        );
         assert_eq!(norm(n, "unclosed <b tag").0, "unclosed <b tag");
     }
 }

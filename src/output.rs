@@ -107,11 +107,7 @@ impl<W: Write> Output<W> {
         match self.pairs_format {
             PairsFormat::Tsv => {
                 use std::io::Write as _;
-                let _ = writeln!(
-                    s,
-                    "{earlier}\t{later}\t{}",
-                    format_similarity(similarity)
-                );
+                let _ = writeln!(s, "{earlier}\t{later}\t{}", format_similarity(similarity));
             }
             PairsFormat::Jsonl => {
                 s.extend_from_slice(b"{\"id_a\":");
@@ -206,9 +202,11 @@ mod tests {
     #[test]
     fn pairs_formats() {
         let mut o = Output::new(Vec::new(), PairsFormat::Jsonl);
-        o.pair(&DocId::Line(1), &DocId::Str("b".into()), 1.0).unwrap();
+        o.pair(&DocId::Line(1), &DocId::Str("b".into()), 1.0)
+            .unwrap();
         let mut t = Output::new(Vec::new(), PairsFormat::Tsv);
-        t.pair(&DocId::Line(1), &DocId::Num("2.5".into()), 0.81234).unwrap();
+        t.pair(&DocId::Line(1), &DocId::Num("2.5".into()), 0.81234)
+            .unwrap();
         assert_eq!(
             o.out.into_inner().unwrap(),
             b"{\"id_a\":1,\"id_b\":\"b\",\"similarity\":1}\n"

@@ -17,7 +17,7 @@
 
 use crate::config::{BadLinePolicy, Config, InputFormat, Mode, VerifyMode};
 use crate::error::{Error, Result};
-use crate::input::{Batch, BadLine, DocId, Extractor, Input, LineReader};
+use crate::input::{BadLine, Batch, DocId, Extractor, Input, LineReader};
 use crate::lsh::LshParams;
 use crate::minhash::Signer;
 use crate::normalize::{Normalized, Normalizer};
@@ -404,7 +404,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     similarity: 1.0,
                     exact: true,
                 };
-                return emit(&mut self.out, &mut self.summary, self.config, batch, i, verdict);
+                return emit(
+                    &mut self.out,
+                    &mut self.summary,
+                    self.config,
+                    batch,
+                    i,
+                    verdict,
+                );
             }
         }
 
@@ -416,7 +423,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
         for &seq in &self.candidates {
             let entry = self.window.get(seq).expect("candidates are in the window");
             let similarity = match self.config.verify {
-                VerifyMode::Jaccard => jaccard_at_least(&entry.shingles, &signed.shingles, threshold),
+                VerifyMode::Jaccard => {
+                    jaccard_at_least(&entry.shingles, &signed.shingles, threshold)
+                }
                 VerifyMode::None => {
                     let e = crate::minhash::estimate(&entry.signature, &signed.signature);
                     (e >= threshold).then_some(e)
@@ -455,7 +464,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 similarity: best.map_or(0.0, |b| b.1),
                 exact: false,
             };
-            emit(&mut self.out, &mut self.summary, self.config, batch, i, verdict)?;
+            emit(
+                &mut self.out,
+                &mut self.summary,
+                self.config,
+                batch,
+                i,
+                verdict,
+            )?;
         }
 
         self.window.insert(

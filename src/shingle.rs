@@ -57,17 +57,16 @@ impl Shingler {
                         out.extend(text.windows(n).map(|w| xxh3_64_with_seed(w, self.seed)));
                     }
                 } else {
-                    let mut bounds: Vec<usize> = doc.as_str().char_indices().map(|(i, _)| i).collect();
+                    let mut bounds: Vec<usize> =
+                        doc.as_str().char_indices().map(|(i, _)| i).collect();
                     bounds.push(text.len());
                     let chars = bounds.len() - 1;
                     if chars <= n {
                         out.push(xxh3_64_with_seed(text, self.seed));
                     } else {
-                        out.extend(
-                            (0..=chars - n).map(|i| {
-                                xxh3_64_with_seed(&text[bounds[i]..bounds[i + n]], self.seed)
-                            }),
-                        );
+                        out.extend((0..=chars - n).map(|i| {
+                            xxh3_64_with_seed(&text[bounds[i]..bounds[i + n]], self.seed)
+                        }));
                     }
                 }
             }

@@ -77,7 +77,11 @@ mod tests {
             let b: BTreeSet<u64> = (0..next() % 60).map(|_| next()).collect();
             let inter = a.intersection(&b).count();
             let union = a.union(&b).count();
-            let expected = if union == 0 { 0.0 } else { inter as f64 / union as f64 };
+            let expected = if union == 0 {
+                0.0
+            } else {
+                inter as f64 / union as f64
+            };
             let av: Vec<u64> = a.into_iter().collect();
             let bv: Vec<u64> = b.into_iter().collect();
             assert!((jaccard(&av, &bv) - expected).abs() < 1e-12);

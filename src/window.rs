@@ -152,10 +152,11 @@ impl Window {
             self.buckets.entry(key).or_default().push(seq);
         }
         if let Some(h) = entry.exact {
-            if self.exact.contains_key(&h) {
-                entry.exact = None;
-            } else {
-                self.exact.insert(h, seq);
+            match self.exact.entry(h) {
+                std::collections::hash_map::Entry::Occupied(_) => entry.exact = None,
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(seq);
+                }
             }
         }
         self.entries.push(seq, entry);
@@ -186,8 +187,13 @@ impl Window {
 
     /// Approximate bytes held by entries and indexes (for `--stats`).
     pub fn approx_bytes(&self) -> usize {
-        let entries: usize = self.entries.iter().map(|(_, e)| e.approx_bytes() + 48).sum();
-        let bucket_bytes = self.buckets.capacity() * (8 + std::mem::size_of::<SmallVec<[u64; 2]>>() + 1);
+        let entries: usize = self
+            .entries
+            .iter()
+            .map(|(_, e)| e.approx_bytes() + 48)
+            .sum();
+        let bucket_bytes =
+            self.buckets.capacity() * (8 + std::mem::size_of::<SmallVec<[u64; 2]>>() + 1);
         let exact_bytes = self.exact.capacity() * (16 + 8 + 1);
         entries + bucket_bytes + exact_bytes
     }
@@ -236,7 +242,11 @@ mod tests {
         assert!(c.is_empty(), "evicted documents leave the buckets");
         w.insert(4, entry(&[40], None));
         assert!(w.get(1).is_none());
-        assert_eq!(w.find_exact(100), None, "evicted documents leave the exact index");
+        assert_eq!(
+            w.find_exact(100),
+            None,
+            "evicted documents leave the exact index"
+        );
     }
 
     #[test]

@@ -21,7 +21,9 @@ fn shingle_sets(path: &str, bag: bool) -> Vec<(u64, BTreeSet<u64>)> {
         .filter(|l| !l.is_empty())
         .enumerate()
         .map(|(i, line)| {
-            let (t, id) = extractor.extract(line, InputFormat::Jsonl, i as u64 + 1).unwrap();
+            let (t, id) = extractor
+                .extract(line, InputFormat::Jsonl, i as u64 + 1)
+                .unwrap();
             Normalizer::default().normalize_into(&t, &mut norm);
             shingler.shingles_into(&norm, &mut hashes);
             let id = match id {
@@ -70,7 +72,10 @@ fn detected_pairs(t: &str, extra: &[&str]) -> BTreeMap<(u64, u64), f64> {
         .iter()
         .map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
-            ((f[0].parse().unwrap(), f[1].parse().unwrap()), f[2].parse().unwrap())
+            (
+                (f[0].parse().unwrap(), f[1].parse().unwrap()),
+                f[2].parse().unwrap(),
+            )
         })
         .collect()
 }
@@ -81,7 +86,10 @@ fn check(t: f64, bag: bool, min_recall: f64) {
     let ts = t.to_string();
     let extra: &[&str] = if bag { &["--bag"] } else { &[] };
     let found = detected_pairs(&ts, extra);
-    assert!(truth.len() >= 100, "the sample should hold many true pairs at T={t}");
+    assert!(
+        truth.len() >= 100,
+        "the sample should hold many true pairs at T={t}"
+    );
     let true_positives = found.keys().filter(|k| truth.contains_key(k)).count();
     let precision = true_positives as f64 / found.len().max(1) as f64;
     let recall = true_positives as f64 / truth.len() as f64;

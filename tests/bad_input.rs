@@ -20,7 +20,8 @@ fn mixed() -> (Vec<u8>, Vec<(usize, &'static str)>) {
     let mut expected = Vec::new();
     let mut line = 0;
     for (i, (bytes, message)) in bad.iter().enumerate() {
-        input.extend_from_slice(format!(r#"{{"text":"good document number {i} here"}}"#).as_bytes());
+        input
+            .extend_from_slice(format!(r#"{{"text":"good document number {i} here"}}"#).as_bytes());
         input.push(b'\n');
         line += 1;
         input.extend_from_slice(bytes);
@@ -42,7 +43,11 @@ fn pass_writes_bad_lines_through_and_reports_them() {
             .stderr
             .lines()
             .any(|l| l.starts_with(&want) && l.contains(message) && l.contains("passed through"));
-        assert!(found, "no report for line {line} ({message}) in:\n{}", run.stderr);
+        assert!(
+            found,
+            "no report for line {line} ({message}) in:\n{}",
+            run.stderr
+        );
     }
     let stats = run.stats();
     assert_eq!(stats["bad_lines"], expected.len());
@@ -52,7 +57,17 @@ fn pass_writes_bad_lines_through_and_reports_them() {
 #[test]
 fn skip_leaves_bad_lines_out() {
     let (input, expected) = mixed();
-    let run = neardup(&["--format", "jsonl", "--strip-punct", "--on-bad-line", "skip"], &input).ok();
+    let run = neardup(
+        &[
+            "--format",
+            "jsonl",
+            "--strip-punct",
+            "--on-bad-line",
+            "skip",
+        ],
+        &input,
+    )
+    .ok();
     assert_eq!(run.lines().len(), expected.len());
     assert!(run.lines().iter().all(|l| l.contains("good document")));
     assert!(run.stderr.contains("skipped"));
@@ -63,7 +78,10 @@ fn fail_stops_with_exit_1_and_the_line_number() {
     let (input, _) = mixed();
     let run = neardup(&["--format", "jsonl", "--on-bad-line", "fail"], &input);
     assert_eq!(run.code, 1);
-    assert_eq!(run.stderr.trim(), "neardup: -:2: invalid JSON: key must be a string at line 1 column 2");
+    assert_eq!(
+        run.stderr.trim(),
+        "neardup: -:2: invalid JSON: key must be a string at line 1 column 2"
+    );
     assert_eq!(run.out(), "{\"text\":\"good document number 0 here\"}\n");
 }
 
@@ -80,9 +98,17 @@ fn bad_lines_are_never_duplicates() {
 fn only_the_first_reports_are_printed_then_a_count() {
     let input = "\n".repeat(25);
     let run = neardup(&["--format", "text"], input.as_bytes()).ok();
-    let reports = run.stderr.lines().filter(|l| l.contains("empty line")).count();
+    let reports = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("empty line"))
+        .count();
     assert_eq!(reports, 10);
-    assert!(run.stderr.contains("25 bad lines in all (15 not shown"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("25 bad lines in all (15 not shown"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -101,7 +127,11 @@ fn huge_lines_pass_through_intact() {
         v.truncate(v.len() - GOOD.len() - 1);
         v
     });
-    assert!(limited.stderr.contains("-:2: line of 10000011 bytes is longer than --max-line-bytes"));
+    assert!(
+        limited
+            .stderr
+            .contains("-:2: line of 10000011 bytes is longer than --max-line-bytes")
+    );
     assert_eq!(limited.stats()["dropped"], 1);
     // Under the default limit the huge line is an ordinary document.
     let normal = neardup(&["--stats"], &input).ok();

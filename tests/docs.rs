@@ -9,7 +9,10 @@ fn long_flags() -> Vec<String> {
         .filter_map(|w| {
             let w = w.trim_end_matches([',', '.']);
             let name = w.strip_prefix("--")?;
-            let name: String = name.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+            let name: String = name
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
             (!name.is_empty()).then(|| format!("--{name}"))
         })
         .collect();
@@ -21,7 +24,8 @@ fn long_flags() -> Vec<String> {
 
 #[test]
 fn man_page_names_every_flag() {
-    let man = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/neardup.1")).unwrap();
+    let man =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/neardup.1")).unwrap();
     let man = man.replace("\\-", "-");
     for flag in long_flags() {
         assert!(man.contains(&flag), "man/neardup.1 does not mention {flag}");
@@ -30,7 +34,8 @@ fn man_page_names_every_flag() {
 
 #[test]
 fn readme_names_every_flag() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     for flag in long_flags() {
         assert!(readme.contains(&flag), "README.md does not mention {flag}");
     }

@@ -52,7 +52,10 @@ fn usage_errors_exit_2() {
         assert!(!run.stderr.is_empty());
     }
     let run = neardup(&["--threshold", "0"], b"");
-    assert_eq!(run.stderr.trim(), "neardup: invalid value for '--threshold': 0 is not in (0, 1]");
+    assert_eq!(
+        run.stderr.trim(),
+        "neardup: invalid value for '--threshold': 0 is not in (0, 1]"
+    );
 }
 
 #[test]
@@ -60,7 +63,12 @@ fn missing_file_exits_1_before_any_output() {
     let run = neardup(&["-", "/no/such/file.jsonl"], b"some text\n");
     assert_eq!(run.code, 1);
     assert!(run.stdout.is_empty());
-    assert!(run.stderr.starts_with("neardup: opening /no/such/file.jsonl: "), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .starts_with("neardup: opening /no/such/file.jsonl: "),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -105,5 +113,8 @@ fn line_buffered_output_arrives_before_end_of_input() {
         let _ = child.kill();
     }
     child.wait().unwrap();
-    assert_eq!(got.expect("no output within 30 s"), "first document of the stream\n");
+    assert_eq!(
+        got.expect("no output within 30 s"),
+        "first document of the stream\n"
+    );
 }

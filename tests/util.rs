@@ -20,7 +20,11 @@ impl Run {
 
     /// Asserts success and returns self, printing stderr on failure.
     pub fn ok(self) -> Run {
-        assert_eq!(self.code, 0, "exit code {}; stderr:\n{}", self.code, self.stderr);
+        assert_eq!(
+            self.code, 0,
+            "exit code {}; stderr:\n{}",
+            self.code, self.stderr
+        );
         self
     }
 
@@ -68,8 +72,11 @@ pub fn neardup(args: &[&str], stdin: &[u8]) -> Run {
 pub const SAMPLE: &str = "tests/data/reuters-sample.jsonl";
 
 pub fn sample_bytes() -> Vec<u8> {
-    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/reuters-sample.jsonl"))
-        .expect("read sample")
+    std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/reuters-sample.jsonl"
+    ))
+    .expect("read sample")
 }
 
 /// A deterministic pseudo-random word stream.

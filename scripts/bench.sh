@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Throughput and memory benchmark for neardup.
+#
+# Builds the release binary, generates a >= 200 MB JSONL corpus from ../shared/data (Gutenberg
+# chunks with injected near-duplicates, scripts/make_corpus.py) unless it exists, then runs
+# neardup in several configurations and prints one markdown table: docs/s, MB/s (input bytes),
+# peak RSS (/usr/bin/time -v), duplicates found. Also shows that memory stays flat with
+# --window on a stream three times the corpus.
+#
+# Usage: scripts/bench.sh [corpus-MB]    (default 220; the corpus goes to bench-data/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mb=${1:-220}
+data=bench-data
+corpus=$data/corpus-${mb}mb.jsonl
+mkdir -p "$data"
+cargo build --release --quiet
+bin=target/release/neardup
+if [ ! -s "$corpus" ]; then
+  echo "generating $corpus ..." >&2
+  python3 scripts/make_corpus.py --mb "$mb" > "$corpus.tmp" && mv "$corpus.tmp" "$corpus"
+fi
+docs=$(wc -l < "$corpus")
+bytes=$(wc -c < "$corpus")
+cores=$(nproc)
+
+# run NAME INPUT ARGS...: one table row. INPUT is a file neardup opens itself, or a shell
+# command ("cat a b c") whose output is piped in, as a stream would be.
+run() {
+  local name=$1 input=$2
+  shift 2
+  local stats rss cmd
+  stats=$(mktemp)
+  if [ -f "$input" ]; then
+    cmd="$bin --stats -q $* $input"
+  else
+    cmd="$input | $bin --stats -q $*"
+  fi
+  rss=$( { /usr/bin/time -f '%M' bash -c "$cmd > /dev/null 2> $stats" ; } 2>&1 | tail -1)
+  python3 - "$name" "$stats" "$rss" <<'PY'
+import json, sys
+name, path, rss = sys.argv[1], sys.argv[2], int(sys.argv[3])
+s = json.loads([l for l in open(path) if l.startswith("{")][-1])
+print(f"| {name} | {s['docs_read']:,} | {s['docs_per_sec']:,.0f} | {s['mb_per_sec']:.1f} | {rss/1024:,.0f} MiB | {s['dropped_exact']:,} + {s['dropped_near']:,} | {s['window_docs']:,} |")
+PY
+  rm -f "$stats"
+}
+
+echo
+echo "corpus: $corpus, $docs documents, $((bytes / 1000000)) MB; machine: $cores cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "defaults: word 5-grams, K=128, T=0.8 (16 bands x 8 rows), exact Jaccard verification"
+echo
+echo "| run | docs | docs/s | MB/s | peak RSS | dropped (exact + near) | window docs |"
+echo "|---|---|---|---|---|---|---|"
+run "--threads 1" "$corpus" -j 1
+run "--threads $cores (all cores)" "$corpus" -j 0
+run "-t 0.5, --threads $cores" "$corpus" -j 0 -t 0.5
+run "--verify none, --threads $cores" "$corpus" -j 0 --verify none
+run "--bag, --threads $cores" "$corpus" -j 0 --bag
+run "--annotate, --threads $cores" "$corpus" -j 0 --annotate
+run "stdin stream, --window 20000, 1x corpus" "cat $corpus" -j 0 --window 20000
+run "stdin stream, --window 20000, 3x corpus" "cat $corpus $corpus $corpus" -j 0 --window 20000
