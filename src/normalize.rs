@@ -102,9 +102,12 @@ impl Normalizer {
             strip_html_into(text, &mut html);
             text = &html;
         }
+        // ASCII characters are NFKC-stable and have combining class 0, so the quick check
+        // needs only the others: leaving the ASCII out can turn a "yes" into a conservative
+        // "no" (two marks become adjacent) but never the other way round.
         if self.nfkc
             && !text.is_ascii()
-            && unicode_normalization::is_nfkc_quick(text.chars())
+            && unicode_normalization::is_nfkc_quick(text.chars().filter(|c| !c.is_ascii()))
                 != unicode_normalization::IsNormalized::Yes
         {
             nfkc.clear();
@@ -156,53 +159,69 @@ impl Normalizer {
         }
     }
 
-    /// Mixed text: ASCII bytes take the table path, other characters Unicode rules.
+    /// Mixed text: tokens are found by character (ASCII bytes through the table, others by
+    /// Unicode rules); an all-ASCII token is then copied and lower-cased in one go.
     fn tokenize_mixed(&self, text: &str, out: &mut Normalized) {
         let sep = self.separators();
         let bytes = text.as_bytes();
-        let mut start: Option<usize> = None;
-        let mut i = 0;
-        let mut buf = [0u8; 4];
-        while i < bytes.len() {
+        let n = bytes.len();
+        // Whether the character at byte `i` separates tokens, and its length in bytes.
+        let class = |i: usize| -> (bool, usize) {
             let b = bytes[i];
-            let (separator, c, len) = if b < 0x80 {
-                (sep[b as usize], b as char, 1)
+            if b < 0x80 {
+                (sep[b as usize], 1)
             } else {
                 let c = text[i..].chars().next().expect("i is on a char boundary");
                 let separator =
                     c.is_whitespace() || (self.strip_punct && !c.is_alphanumeric() && !is_mark(c));
-                (separator, c, c.len_utf8())
-            };
-            i += len;
-            if separator {
-                if let Some(s) = start.take() {
-                    out.tokens.push((s, out.text.len()));
-                }
-                continue;
+                (separator, c.len_utf8())
             }
-            if start.is_none() {
-                if !out.text.is_empty() {
-                    out.text.push(b' ');
+        };
+        let mut i = 0;
+        let mut buf = [0u8; 4];
+        loop {
+            while i < n {
+                let (separator, len) = class(i);
+                if !separator {
+                    break;
                 }
-                start = Some(out.text.len());
+                i += len;
             }
-            if b < 0x80 {
-                out.text.push(if self.lowercase {
-                    b.to_ascii_lowercase()
-                } else {
-                    b
-                });
-            } else if self.lowercase {
-                for l in c.to_lowercase() {
-                    out.text
-                        .extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
+            if i == n {
+                break;
+            }
+            let s = i;
+            let mut ascii = true;
+            while i < n {
+                let (separator, len) = class(i);
+                if separator {
+                    break;
+                }
+                ascii &= len == 1;
+                i += len;
+            }
+            if !out.text.is_empty() {
+                out.text.push(b' ');
+            }
+            let start = out.text.len();
+            if ascii || !self.lowercase {
+                out.text.extend_from_slice(&bytes[s..i]);
+                if self.lowercase {
+                    out.text[start..].make_ascii_lowercase();
                 }
             } else {
-                out.text.extend_from_slice(&bytes[i - len..i]);
+                for c in text[s..i].chars() {
+                    if c.is_ascii() {
+                        out.text.push(c.to_ascii_lowercase() as u8);
+                    } else {
+                        for l in c.to_lowercase() {
+                            out.text
+                                .extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
+                        }
+                    }
+                }
             }
-        }
-        if let Some(s) = start {
-            out.tokens.push((s, out.text.len()));
+            out.tokens.push((start, out.text.len()));
         }
     }
 }

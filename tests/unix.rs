@@ -118,3 +118,21 @@ fn line_buffered_output_arrives_before_end_of_input() {
         "first document of the stream\n"
     );
 }
+
+#[test]
+fn write_errors_exit_1_with_a_message() {
+    // /dev/full fails every write with ENOSPC, like a full disk.
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return; // not a Linux-like system
+    };
+    let output = bin()
+        .arg(crate::util::SAMPLE)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.starts_with("neardup: writing output: "), "{stderr}");
+}
