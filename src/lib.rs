@@ -42,6 +42,7 @@
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod hash;
 pub mod input;
 pub mod lsh;
 pub mod minhash;

@@ -22,6 +22,8 @@
 //! T = 1.0 gives one band of all K rows (identical signatures only); T near 0 gives K bands
 //! of one row (any shared minimum).
 
+use crate::hash::mix64;
+
 /// Weight of the false-negative area in the cost (see the module docs).
 pub const FN_WEIGHT: f64 = 0.9;
 /// Weight of the false-positive area in the cost.
@@ -106,14 +108,6 @@ fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
         sum += w * f(a + i as f64 * h);
     }
     sum * h / 3.0
-}
-
-fn mix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
 }
 
 #[cfg(test)]

@@ -150,33 +150,25 @@ impl WyRand {
     }
 }
 
-/// Classic MinHash with K independent hash functions (O(nK)): the reference the tests and the
-/// benchmark compare SuperMinHash against.
-pub fn classic_minhash(elements: &[u64], k: usize, seed: u64) -> Signature {
-    let mut out = vec![u64::MAX; k];
-    for &e in elements {
-        for (i, slot) in out.iter_mut().enumerate() {
-            let v = mix64(e ^ mix64(seed.wrapping_add(i as u64)));
-            if v < *slot {
-                *slot = v;
-            }
-        }
-    }
-    Signature(out)
-}
-
-/// murmur3's 64-bit finaliser.
-fn mix64(mut x: u64) -> u64 {
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::mix64;
+
+    /// Classic MinHash with K independent hash functions (O(nK)): the reference the lanes are
+    /// compared with.
+    fn classic_minhash(elements: &[u64], k: usize, seed: u64) -> Signature {
+        let mut out = vec![u64::MAX; k];
+        for &e in elements {
+            for (i, slot) in out.iter_mut().enumerate() {
+                let v = mix64(e ^ mix64(seed.wrapping_add(i as u64)));
+                if v < *slot {
+                    *slot = v;
+                }
+            }
+        }
+        Signature(out)
+    }
 
     /// Two sets with |A∩B| = shared and |A∖B| = |B∖A| = only, drawn from a seeded stream.
     fn pair(shared: usize, only: usize, seed: u64) -> (Vec<u64>, Vec<u64>, f64) {

@@ -12,6 +12,7 @@
 //! Σmin(count)/Σmax(count).
 
 use crate::config::ShingleKind;
+use crate::hash::mix64;
 use crate::normalize::Normalized;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -90,16 +91,10 @@ impl Shingler {
     }
 }
 
-/// The element standing for the k-th repeat (k ≥ 1) of shingle hash `h` in bag semantics.
+/// The element standing for the k-th repeat (k ≥ 1) of shingle hash `h` in bag semantics:
+/// mixed so that (h, k) pairs land far from each other and from the plain shingle hashes.
 fn repeat_element(h: u64, k: u64) -> u64 {
-    // murmur3's fmix64 finaliser: a bijection with full avalanche, so (h, k) pairs land far
-    // from each other and from the plain shingle hashes.
-    let mut x = h ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
+    mix64(h ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15))
 }
 
 #[cfg(test)]
