@@ -21,7 +21,8 @@
 //!   documents of a few hundred shingles, which is what text documents are;
 //! - multiply-shift on the full 64-bit hash (64 × 64-bit products, emulated with three
 //!   `vpmuludq`): 8.9 µs;
-//! - these lanes: 6.7 µs per document, with the estimator's measured variance equal to
+//! - these lanes: 6.7 µs per document (6.1 µs with four shingles per pass over the lanes),
+//!   with the estimator's measured variance equal to
 //!   J(1−J)/K within sampling error at every set size tried (15 to 800 elements).
 //!
 //! One-permutation hashing with optimal densification (Shrivastava 2017) would be cheaper
@@ -113,15 +114,33 @@ impl Signer {
     }
 }
 
+/// One lane: `((a · x + b) mod 2^64) >> 32` for a 32-bit key `x`, from two 32 × 32-bit products.
+#[inline(always)]
+fn lane(a: u64, b: u64, x: u64) -> u32 {
+    let lo = (a as u32 as u64) * x;
+    let hi = ((a >> 32) as u32 as u64).wrapping_mul(x) << 32;
+    (lo.wrapping_add(hi).wrapping_add(b) >> 32) as u32
+}
+
 #[inline(always)]
 fn lanes_generic(a: &[u64], b: &[u64], elements: &[u64], mins: &mut [u32]) {
-    for &e in elements {
+    // Four elements per pass over the lanes: each lane's constants and running minimum are
+    // loaded and stored once for four keys.
+    let mut quads = elements.chunks_exact(4);
+    for q in &mut quads {
+        let (x0, x1, x2, x3) = (q[0] >> 32, q[1] >> 32, q[2] >> 32, q[3] >> 32);
+        for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
+            let v = lane(a, b, x0)
+                .min(lane(a, b, x1))
+                .min(lane(a, b, x2))
+                .min(lane(a, b, x3));
+            *m = (*m).min(v);
+        }
+    }
+    for &e in quads.remainder() {
         let x = e >> 32;
         for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
-            let lo = (a as u32 as u64) * x;
-            let hi = ((a >> 32) as u32 as u64).wrapping_mul(x) << 32;
-            let v = (lo.wrapping_add(hi).wrapping_add(b) >> 32) as u32;
-            *m = (*m).min(v);
+            *m = (*m).min(lane(a, b, x));
         }
     }
 }
