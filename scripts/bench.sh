@@ -8,6 +8,7 @@
 # --window on a stream three times the corpus.
 #
 # Usage: scripts/bench.sh [corpus-MB]    (default 220; the corpus goes to bench-data/)
+#        REPEAT=5 scripts/bench.sh         (runs per row; the row shows the median)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mb=${1:-220}
@@ -24,26 +25,33 @@ docs=$(wc -l < "$corpus")
 bytes=$(wc -c < "$corpus")
 cores=$(nproc)
 
-# run NAME INPUT ARGS...: one table row. INPUT is a file neardup opens itself, or a shell
-# command ("cat a b c") whose output is piped in, as a stream would be.
+# run NAME INPUT ARGS...: one table row, the median of $REPEAT runs (this machine's timings
+# vary by about 10% from run to run). INPUT is a file neardup opens itself, or a shell command
+# ("cat a b c") whose output is piped in, as a stream would be.
+REPEAT=${REPEAT:-3}
 run() {
   local name=$1 input=$2
   shift 2
-  local stats rss cmd
-  stats=$(mktemp)
+  local cmd files=() rss=()
   if [ -f "$input" ]; then
     cmd="$bin --stats -q $* $input"
   else
     cmd="$input | $bin --stats -q $*"
   fi
-  rss=$( { /usr/bin/time -f '%M' bash -c "$cmd > /dev/null 2> $stats" ; } 2>&1 | tail -1)
-  python3 - "$name" "$stats" "$rss" <<'PY'
+  for _ in $(seq "$REPEAT"); do
+    local stats
+    stats=$(mktemp)
+    files+=("$stats")
+    rss+=("$( { /usr/bin/time -f '%M' bash -c "$cmd > /dev/null 2> $stats" ; } 2>&1 | tail -1)")
+  done
+  python3 - "$name" "${rss[*]}" "${files[@]}" <<'PY'
 import json, sys
-name, path, rss = sys.argv[1], sys.argv[2], int(sys.argv[3])
-s = json.loads([l for l in open(path) if l.startswith("{")][-1])
+name, rss = sys.argv[1], max(int(r) for r in sys.argv[2].split())
+runs = [json.loads([l for l in open(p) if l.startswith("{")][-1]) for p in sys.argv[3:]]
+s = sorted(runs, key=lambda r: r["seconds"])[len(runs) // 2]
 print(f"| {name} | {s['docs_read']:,} | {s['docs_per_sec']:,.0f} | {s['mb_per_sec']:.1f} | {rss/1024:,.0f} MiB | {s['dropped_exact']:,} + {s['dropped_near']:,} | {s['window_docs']:,} |")
 PY
-  rm -f "$stats"
+  rm -f "${files[@]}"
 }
 
 echo

@@ -11,7 +11,7 @@
 //! | read lines, take text and id | [`input`] |
 //! | normalise and tokenise | [`normalize`] |
 //! | shingle → 64-bit hashes | [`shingle`] |
-//! | MinHash signature (SuperMinHash) | [`minhash`] |
+//! | MinHash signature (multiply-shift lanes) | [`minhash`] |
 //! | LSH bands × rows | [`lsh`] |
 //! | bounded window of recent documents | [`window`] |
 //! | exact verification | [`verify`] |
