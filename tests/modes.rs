@@ -15,7 +15,9 @@ fn corpus() -> (String, Vec<(usize, usize)>) {
     let mut expected = Vec::new();
     for i in [3usize, 7, 12] {
         let mut copy = docs[i].clone();
-        copy[30] = "changed".to_string(); // one word: 5 of 56 shingles differ
+        // The last word changes: 1 of 56 shingles differs, J = 55/57 = 0.965, far enough
+        // above 0.8 that LSH finds the pair with probability 1 − 2·10⁻¹⁰ (16 bands × 8 rows).
+        copy[59] = "changed".to_string();
         lines.push(copy.join(" "));
         expected.push((i + 1, lines.len()));
     }
@@ -195,37 +197,43 @@ fn window_bounds_what_is_remembered() {
 
 #[test]
 fn window_keeps_recently_matched_documents() {
-    // Document A is matched again and again; with LRU it survives while others are evicted.
+    // Document A is matched again and again; with LRU it survives while the unrelated
+    // documents between its copies are evicted (a FIFO window of 3 would have lost it).
+    // Each copy changes a different word, so the copies match A (J = 31/41) but not each
+    // other (J = 26/46); 32 bands of 4 rows make a miss at J = 0.76 a one-in-a-million event.
     let mut w = Words::new(10);
     let a = w.doc(40);
     let mut lines = vec![a.join(" ")];
     for i in 0..6 {
         lines.push(w.doc(40).join(" "));
         let mut copy = a.clone();
-        copy[i] = format!("edit{i}");
+        copy[5 + 6 * i] = format!("edit{i}");
         lines.push(copy.join(" "));
     }
     let input = lines.join("\n") + "\n";
-    let run = neardup(&["--stats", "--window", "3", "-t", "0.7"], input.as_bytes()).ok();
+    let args = ["--window", "3", "-t", "0.7", "--bands", "32", "--rows", "4"];
+    let run = neardup(&[&args[..], &["--stats"]].concat(), input.as_bytes()).ok();
     assert_eq!(run.stats()["dropped"], 6);
+    let annotated = neardup(&[&args[..], &["--annotate"]].concat(), input.as_bytes()).ok();
+    for (i, line) in annotated.lines().iter().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let want = if i > 0 && i % 2 == 0 {
+            serde_json::json!(1)
+        } else {
+            serde_json::Value::Null
+        };
+        assert_eq!(v["neardup"]["dup_of"], want, "line {}", i + 1);
+    }
 }
 
 #[test]
 fn verify_none_trusts_the_estimate() {
     let (input, _) = corpus();
-    // The edited copies have J = 51/61 = 0.836; the estimate's standard deviation at K = 128
-    // is 0.033, so test at 0.7 (4 standard deviations below) rather than at the default 0.8.
-    let run = neardup(
-        &["--verify", "none", "-t", "0.7", "--stats"],
-        input.as_bytes(),
-    )
-    .ok();
+    // The edited copies have J = 0.965; the estimate's standard deviation at K = 128 is
+    // 0.016, so 0.8 is ten standard deviations below.
+    let run = neardup(&["--verify", "none", "--stats"], input.as_bytes()).ok();
     assert_eq!(run.stats()["dropped"], 4);
-    let pairs = neardup(
-        &["--verify", "none", "-t", "0.7", "--pairs"],
-        input.as_bytes(),
-    )
-    .ok();
+    let pairs = neardup(&["--verify", "none", "--pairs"], input.as_bytes()).ok();
     for line in pairs.lines() {
         let s: f64 = line.split('\t').nth(2).unwrap().parse().unwrap();
         // Estimates are multiples of 1/128.
