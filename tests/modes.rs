@@ -262,7 +262,8 @@ fn shingle_options_change_what_matches() {
     let words = neardup(&["-n", "3", "--stats"], input.as_bytes()).ok();
     assert_eq!(words.stats()["dropped"], 0);
     let chars = neardup(
-        &["--char-ngram", "3", "-t", "0.7", "--stats"],
+        // J = 0.76; 32 bands of 4 rows find it with probability 1 − 2·10⁻⁶.
+        &["--char-ngram", "3", "-t", "0.7", "--bands", "32", "--stats"],
         input.as_bytes(),
     )
     .ok();
@@ -316,8 +317,9 @@ fn jsonl_fields_and_ids() {
     )
     .ok();
     assert_eq!(run.out(), "10\t11\t1\n");
+    // J = 3/5 here; 64 bands of 2 rows make the pair a candidate with certainty in practice.
     let as_text = neardup(
-        &["--pairs", "--format", "text", "-t", "0.5"],
+        &["--pairs", "--format", "text", "-t", "0.5", "--bands", "64"],
         input.as_bytes(),
     )
     .ok();
