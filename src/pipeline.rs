@@ -83,7 +83,7 @@ impl Summary {
             "window_bytes": self.window_bytes,
             "bytes_read": self.bytes_read,
             "seconds": (self.seconds * 1000.0).round() / 1000.0,
-            "docs_per_sec": (self.docs_read as f64 / secs).round(),
+            "docs_per_sec": (self.docs_read as f64 / secs).round() as u64,
             "mb_per_sec": ((self.bytes_read as f64 / 1e6 / secs) * 100.0).round() / 100.0,
         })
         .to_string()
