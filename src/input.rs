@@ -42,14 +42,14 @@ pub struct LineSpan {
 }
 
 /// Whole lines read together, with their bytes.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Batch {
     /// The raw bytes of all lines, terminators included.
     pub data: Vec<u8>,
     /// The lines, in input order.
     pub lines: Vec<LineSpan>,
     /// The input format resolved for these lines (`Auto` never appears here).
-    pub format: Option<InputFormat>,
+    pub format: InputFormat,
 }
 
 impl Batch {
@@ -153,10 +153,12 @@ impl LineReader {
         }
         let mut batch = Batch {
             data: std::mem::take(&mut self.carry),
-            ..Batch::default()
+            lines: Vec::new(),
+            format: InputFormat::Text,
         };
         let mut line_start = 0;
         let mut scan = 0;
+        let mut hand_out = false;
         loop {
             while let Some(pos) = memchr::memchr(b'\n', &batch.data[scan..]) {
                 let end = scan + pos + 1;
@@ -164,8 +166,7 @@ impl LineReader {
                 line_start = end;
                 scan = end;
             }
-            scan = batch.data.len();
-            if line_start >= BATCH_BYTES {
+            if line_start >= BATCH_BYTES || (hand_out && line_start > 0) {
                 break;
             }
             if self.current >= self.inputs.len() {
@@ -184,37 +185,29 @@ impl LineReader {
             };
             batch.data.truncate(old + n);
             self.bytes_read += n as u64;
-            // A short read from a pipe means no more data is waiting: hand out the complete
-            // lines now rather than block for more, so a slow stream is not held back.
-            let short = n > 0 && n < READ_BYTES;
-            if short && memchr::memchr(b'\n', &batch.data[old..]).is_some() {
-                scan = old;
-                while let Some(pos) = memchr::memchr(b'\n', &batch.data[scan..]) {
-                    let end = scan + pos + 1;
-                    self.push_line(&mut batch, line_start, end, true);
-                    line_start = end;
-                    scan = end;
-                }
-                break;
-            }
+            // A short read from a pipe means no more data is waiting: once the lines read so
+            // far are split off, hand them out rather than block for more, so a slow stream is
+            // not held back.
+            hand_out = n > 0 && n < READ_BYTES;
+            scan = old;
             if n == 0 {
                 // End of this input: its unterminated last line is still a line.
                 if line_start < batch.data.len() {
                     let end = batch.data.len();
                     self.push_line(&mut batch, line_start, end, false);
                     line_start = end;
-                    scan = end;
                 }
+                scan = batch.data.len();
                 self.current += 1;
                 self.input_line = 0;
             }
         }
         self.carry = batch.data[line_start..].to_vec();
         batch.data.truncate(line_start);
-        batch.format = Some(match self.format {
+        batch.format = match self.format {
             InputFormat::Auto => InputFormat::Text,
             f => f,
-        });
+        };
         if batch.lines.is_empty() {
             return Ok(None);
         }
@@ -516,12 +509,9 @@ mod tests {
     fn auto_format_is_resolved_from_first_non_empty_line() {
         let mut r = reader(&[b"\n  {\"text\":\"a\"}\n"], InputFormat::Auto);
         let b = r.next_batch().unwrap().unwrap();
-        assert_eq!(b.format, Some(InputFormat::Jsonl));
+        assert_eq!(b.format, InputFormat::Jsonl);
         let mut r = reader(&[b"plain\n{\"text\":1}\n"], InputFormat::Auto);
-        assert_eq!(
-            r.next_batch().unwrap().unwrap().format,
-            Some(InputFormat::Text)
-        );
+        assert_eq!(r.next_batch().unwrap().unwrap().format, InputFormat::Text);
     }
 
     #[test]

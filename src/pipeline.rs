@@ -179,7 +179,7 @@ impl Worker {
     }
 
     fn process_batch(&mut self, batch: &Batch) -> Vec<Doc> {
-        let format = batch.format.unwrap_or(InputFormat::Text);
+        let format = batch.format;
         (0..batch.lines.len())
             .map(|i| self.process(batch.content(i), format, batch.lines[i].number))
             .collect()
@@ -475,7 +475,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 shingles: signed.shingles.into_boxed_slice(),
                 signature: signed.signature.into_boxed_slice(),
                 band_keys: signed.band_keys.into_boxed_slice(),
-                exact: Some(signed.exact),
+                // --pairs never asks the exact index (copies go through LSH to find all
+                // their pairs), so it is not kept there.
+                exact: (!pairs_mode).then_some(signed.exact),
             },
         );
         Ok(())
@@ -503,7 +505,7 @@ fn emit<W: Write>(
     }
     summary.written += 1;
     if config.mode == Mode::Annotate {
-        let format = batch.format.unwrap_or(InputFormat::Text);
+        let format = batch.format;
         out.annotated(batch.content(i), format, verdict)
     } else {
         out.line(batch.raw(i))
