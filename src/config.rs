@@ -20,6 +20,10 @@ pub enum Mode {
     Annotate,
     /// Verified pairs `id_a id_b similarity`, one per line.
     Pairs,
+    /// Nothing is written while reading: every document becomes a node and every verified
+    /// pair an edge of a [`crate::graph::DupGraph`] (the `graph`, `clusters` and `explain`
+    /// commands).
+    Graph,
 }
 
 /// How the `--pairs` mode formats a pair.
@@ -124,6 +128,10 @@ pub struct Config {
     pub progress: bool,
     /// How many bad lines are reported one by one before only a count is kept.
     pub max_bad_line_reports: usize,
+    /// [`Mode::Graph`]: dotted JSON paths kept as node attributes (`--node-attr`).
+    pub node_attrs: Vec<String>,
+    /// [`Mode::Graph`]: characters of each document's text kept as its snippet.
+    pub snippet_chars: usize,
 }
 
 /// Default number of MinHash values: 128 (see README "Choosing K").
@@ -134,6 +142,8 @@ pub const DEFAULT_NGRAM: usize = 5;
 pub const DEFAULT_THRESHOLD: f64 = 0.8;
 /// Default seed ("near" in ASCII).
 pub const DEFAULT_SEED: u64 = 0x6e65_6172;
+/// Default length of a node's text snippet in the graph commands, in characters.
+pub const DEFAULT_SNIPPET_CHARS: usize = 80;
 /// Default limit on a line's length: 64 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 
@@ -165,6 +175,8 @@ impl Default for Config {
             line_buffered: false,
             progress: true,
             max_bad_line_reports: 10,
+            node_attrs: Vec::new(),
+            snippet_chars: DEFAULT_SNIPPET_CHARS,
         }
     }
 }

@@ -343,6 +343,7 @@ pub struct Extractor {
     field: Vec<String>,
     field_name: String,
     id_field: Option<(Vec<String>, String)>,
+    attrs: Vec<Vec<String>>,
     max_line_bytes: usize,
 }
 
@@ -354,8 +355,33 @@ impl Extractor {
             field: split(field),
             field_name: field.to_string(),
             id_field: id_field.map(|p| (split(p), p.to_string())),
+            attrs: Vec::new(),
             max_line_bytes,
         }
+    }
+
+    /// Also takes these dotted paths from JSON lines ([`Extractor::extract_with_attrs`]);
+    /// plain-text lines have none of them.
+    pub fn with_attrs(mut self, paths: &[String]) -> Extractor {
+        self.attrs = paths
+            .iter()
+            .map(|p| p.split('.').map(str::to_string).collect())
+            .collect();
+        self
+    }
+
+    /// Like [`Extractor::extract`], and fills `attrs` with the value of each attribute path
+    /// (`None` where a line lacks it or the value is JSON null).
+    pub fn extract_with_attrs<'a>(
+        &self,
+        line: &'a [u8],
+        format: InputFormat,
+        number: u64,
+        attrs: &mut Vec<Option<Value>>,
+    ) -> std::result::Result<(Cow<'a, str>, DocId), BadLine> {
+        attrs.clear();
+        attrs.resize(self.attrs.len(), None);
+        self.extract_inner(line, format, number, attrs)
     }
 
     /// The document text and id of a line (content without terminator).
@@ -365,6 +391,16 @@ impl Extractor {
         format: InputFormat,
         number: u64,
     ) -> std::result::Result<(Cow<'a, str>, DocId), BadLine> {
+        self.extract_inner(line, format, number, &mut [])
+    }
+
+    fn extract_inner<'a>(
+        &self,
+        line: &'a [u8],
+        format: InputFormat,
+        number: u64,
+        attrs: &mut [Option<Value>],
+    ) -> std::result::Result<(Cow<'a, str>, DocId), BadLine> {
         if line.len() > self.max_line_bytes {
             return Err(BadLine::TooLong(line.len()));
         }
@@ -372,7 +408,7 @@ impl Extractor {
             return Err(BadLine::Empty);
         }
         match format {
-            InputFormat::Jsonl => self.extract_json(line, number),
+            InputFormat::Jsonl => self.extract_json(line, number, attrs),
             _ => {
                 let text = std::str::from_utf8(line).map_err(|_| BadLine::InvalidUtf8)?;
                 Ok((Cow::Borrowed(text), DocId::Line(number)))
@@ -384,6 +420,7 @@ impl Extractor {
         &self,
         line: &'a [u8],
         number: u64,
+        attrs: &mut [Option<Value>],
     ) -> std::result::Result<(Cow<'a, str>, DocId), BadLine> {
         let mut value: Value = serde_json::from_slice(line).map_err(|e| {
             if std::str::from_utf8(line).is_err() {
@@ -404,6 +441,9 @@ impl Extractor {
                 Some(_) => return Err(BadLine::BadId(name.clone())),
             },
         };
+        for (slot, path) in attrs.iter_mut().zip(&self.attrs) {
+            *slot = lookup(&value, path).filter(|v| !v.is_null()).cloned();
+        }
         match lookup_mut(&mut value, &self.field) {
             None | Some(Value::Null) => Err(BadLine::MissingField(self.field_name.clone())),
             Some(Value::String(s)) => Ok((Cow::Owned(std::mem::take(s)), id)),

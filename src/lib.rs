@@ -15,6 +15,8 @@
 //! | LSH bands × rows | [`lsh`] |
 //! | bounded window of recent documents | [`window`] |
 //! | exact verification | [`verify`] |
+//! | similarity graph (petgraph) | [`graph`] |
+//! | components, cliques, paths | [`cluster`] |
 //! | threads and ordering | [`pipeline`] |
 //! | writing | [`output`] |
 //!
@@ -40,8 +42,10 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod error;
+pub mod graph;
 pub mod hash;
 pub mod input;
 pub mod lsh;

@@ -17,6 +17,7 @@
 
 use crate::config::{BadLinePolicy, Config, InputFormat, Mode, VerifyMode};
 use crate::error::{Error, Result};
+use crate::graph::{DupGraph, GraphBuilder, Node, snippet};
 use crate::input::{BadLine, Batch, DocId, Extractor, Input, LineReader};
 use crate::lsh::LshParams;
 use crate::minhash::Signer;
@@ -26,6 +27,7 @@ use crate::shingle::Shingler;
 use crate::verify::jaccard_at_least;
 use crate::window::{Entry, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
+use serde_json::Value;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 use xxhash_rust::xxh3::xxh3_128_with_seed;
@@ -112,6 +114,8 @@ pub struct Signed {
     pub signature: Vec<u32>,
     /// One key per LSH band.
     pub band_keys: Vec<u64>,
+    /// [`Mode::Graph`]: the node's snippet and `--node-attr` values.
+    pub node: Option<(Box<str>, Box<[Option<Value>]>)>,
 }
 
 /// Per-thread state of a signing worker: settings plus reusable scratch buffers.
@@ -123,6 +127,9 @@ pub struct Worker {
     lsh: LshParams,
     verify: VerifyMode,
     seed: u64,
+    graph: bool,
+    snippet_chars: usize,
+    attrs: Vec<Option<Value>>,
     normalized: Normalized,
     shingles: Vec<u64>,
     values: Vec<u64>,
@@ -136,13 +143,17 @@ impl Worker {
                 &config.field,
                 config.id_field.as_deref(),
                 config.max_line_bytes,
-            ),
+            )
+            .with_attrs(&config.node_attrs),
             normalizer: config.normalizer,
             shingler: Shingler::new(config.shingle, config.bag, config.seed),
             signer: Signer::new(config.num_perm, config.seed),
             lsh: config.lsh,
             verify: config.verify,
             seed: config.seed,
+            graph: config.mode == Mode::Graph,
+            snippet_chars: config.snippet_chars,
+            attrs: Vec::new(),
             normalized: Normalized::default(),
             shingles: Vec::new(),
             values: vec![0; config.num_perm],
@@ -151,7 +162,13 @@ impl Worker {
 
     /// Processes one line's content.
     pub fn process(&mut self, content: &[u8], format: InputFormat, number: u64) -> Doc {
-        let (text, id) = match self.extractor.extract(content, format, number) {
+        let extracted = if self.graph {
+            self.extractor
+                .extract_with_attrs(content, format, number, &mut self.attrs)
+        } else {
+            self.extractor.extract(content, format, number)
+        };
+        let (text, id) = match extracted {
             Ok(x) => x,
             Err(bad) => return Doc::Bad(bad),
         };
@@ -169,12 +186,19 @@ impl Worker {
             VerifyMode::Jaccard => (self.shingles.clone(), Vec::new()),
             VerifyMode::None => (Vec::new(), compact_signature(&self.values)),
         };
+        let node = self.graph.then(|| {
+            (
+                snippet(&text, self.snippet_chars),
+                std::mem::take(&mut self.attrs).into_boxed_slice(),
+            )
+        });
         Doc::Good(Signed {
             id,
             exact,
             shingles,
             signature,
             band_keys,
+            node,
         })
     }
 
@@ -208,6 +232,38 @@ pub fn run<W: Write, D: Write>(
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<Summary> {
+    run_inner(config, inputs, out, diagnostics, stderr_is_terminal).map(|(s, _)| s)
+}
+
+/// Runs the pipeline in [`Mode::Graph`] (whatever `config.mode` says) and returns the
+/// graph of documents and verified pairs. Nothing is written but diagnostics.
+pub fn collect_graph<D: Write>(
+    config: &Config,
+    inputs: Vec<Input>,
+    diagnostics: &mut D,
+    stderr_is_terminal: bool,
+) -> Result<(Summary, DupGraph)> {
+    let config = Config {
+        mode: Mode::Graph,
+        ..config.clone()
+    };
+    let (summary, graph) = run_inner(
+        &config,
+        inputs,
+        std::io::sink(),
+        diagnostics,
+        stderr_is_terminal,
+    )?;
+    Ok((summary, graph.unwrap_or_default().finish()))
+}
+
+fn run_inner<W: Write, D: Write>(
+    config: &Config,
+    inputs: Vec<Input>,
+    out: W,
+    diagnostics: &mut D,
+    stderr_is_terminal: bool,
+) -> Result<(Summary, Option<GraphBuilder>)> {
     let start = Instant::now();
     let workers = config.worker_threads().max(1);
     let mut reader = LineReader::new(inputs, config.format);
@@ -254,10 +310,10 @@ pub fn run<W: Write, D: Write>(
         let bytes_read = reader_handle
             .join()
             .map_err(|_| Error::Internal("the reader thread panicked".into()))?;
-        let mut summary = result?;
+        let (mut summary, graph) = result?;
         summary.bytes_read = bytes_read;
         summary.seconds = start.elapsed().as_secs_f64();
-        Ok(summary)
+        Ok((summary, graph))
     })
 }
 
@@ -270,6 +326,7 @@ struct Sequencer<'c, W: Write> {
     summary: Summary,
     candidates: Vec<u64>,
     matches: Vec<(u64, f64)>,
+    graph: Option<GraphBuilder>,
     bad_reported: u64,
     progress: bool,
     last_progress: Instant,
@@ -285,13 +342,18 @@ impl<'c, W: Write> Sequencer<'c, W> {
             summary: Summary::default(),
             candidates: Vec::new(),
             matches: Vec::new(),
+            graph: (config.mode == Mode::Graph).then(GraphBuilder::default),
             bad_reported: 0,
             progress: config.progress && !config.quiet && stderr_is_terminal,
             last_progress: Instant::now(),
         }
     }
 
-    fn run<D: Write>(mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<Summary> {
+    fn run<D: Write>(
+        mut self,
+        order: Receiver<Ordered>,
+        diag: &mut D,
+    ) -> Result<(Summary, Option<GraphBuilder>)> {
         let result = self.consume(order, diag);
         if self.progress {
             let _ = write!(diag, "\r\x1b[K");
@@ -314,7 +376,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if self.config.stats {
             self.summary.window_bytes = self.window.approx_bytes() as u64;
         }
-        Ok(self.summary)
+        Ok((self.summary, self.graph))
     }
 
     fn consume<D: Write>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
@@ -356,7 +418,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     ) -> Result<()> {
         self.summary.docs_read += 1;
         let line = batch.lines[i];
-        let signed = match doc {
+        let mut signed = match doc {
             Doc::Good(s) => s,
             Doc::Bad(reason) => {
                 self.summary.bad_lines += 1;
@@ -385,7 +447,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
         };
 
-        let pairs_mode = self.config.mode == Mode::Pairs;
+        // --pairs and the graph want every pair, copies included.
+        let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
         // Exact copies first: no LSH lookup, no verification, nothing added to the window.
         if !pairs_mode {
             if let Some(seq) = self.window.find_exact(signed.exact) {
@@ -443,7 +506,20 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.window.touch(seq);
         }
 
-        if pairs_mode {
+        if let Some(graph) = &mut self.graph {
+            let (snippet, attrs) = signed.node.take().unwrap_or_default();
+            let node = graph.add_node(
+                line.number,
+                Node {
+                    id: signed.id.clone(),
+                    snippet,
+                    attrs,
+                },
+            );
+            for &(seq, similarity) in &self.matches {
+                graph.add_edge(seq, node, similarity);
+            }
+        } else if pairs_mode {
             for &(seq, similarity) in &self.matches {
                 let earlier = &self.window.get(seq).expect("matched entries exist").id;
                 self.out.pair(earlier, &signed.id, similarity)?;
@@ -498,7 +574,7 @@ fn emit<W: Write>(
         Mode::DropDups => !is_dup,
         Mode::OnlyDups => is_dup,
         Mode::Annotate => true,
-        Mode::Pairs => false,
+        Mode::Pairs | Mode::Graph => false,
     };
     if !write {
         return Ok(());

@@ -1,0 +1,713 @@
+//! Groups in the similarity graph: connected components, maximal cliques, clique clusters,
+//! diameters and shortest paths.
+//!
+//! Everything here works on an [`Adjacency`] (compressed sorted neighbour lists) over node
+//! indices `0..n`, so it is independent of how the graph was built and easy to check
+//! against brute force.
+//!
+//! - **Components**: union–find with union by rank and path compression
+//!   (`petgraph::unionfind::UnionFind`), labels numbered by each component's first node.
+//! - **Maximal cliques**: Bron–Kerbosch with Tomita pivoting (the pivot covers the most
+//!   candidates), started from each vertex in degeneracy order (Eppstein, Löffler & Strash
+//!   2010), so the outer candidate sets are bounded by the degeneracy. A component whose
+//!   search exceeds a work budget falls back to [`greedy_cliques`] (the caller warns): the
+//!   search never hangs.
+//! - **Clique clusters** ([`clique_partition`]): repeatedly take the maximal clique with the
+//!   most unassigned members (ties: the clique first in canonical order — larger, then
+//!   lexicographically smaller member list) and make its unassigned members a cluster. Every
+//!   cluster is a subset of a clique, so its members are pairwise similar; the first cluster
+//!   is a maximum clique.
+//! - **Diameter**: exact (BFS from every node) when that costs at most
+//!   [`DIAMETER_EXACT_WORK`] steps, else the double-sweep lower bound, flagged as such.
+
+use petgraph::unionfind::UnionFind;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// Work (summed candidate-set sizes) Bron–Kerbosch may spend on one component before the
+/// greedy fallback takes over.
+pub const CLIQUE_WORK_BUDGET: u64 = 50_000_000;
+
+/// Above this many BFS steps (nodes × (nodes + edges)) a component's diameter is estimated
+/// by a double sweep instead of computed exactly.
+pub const DIAMETER_EXACT_WORK: u64 = 50_000_000;
+
+/// An undirected weighted graph as sorted neighbour lists.
+#[derive(Clone, Debug, Default)]
+pub struct Adjacency {
+    offsets: Vec<usize>,
+    neighbors: Vec<u32>,
+    weights: Vec<f32>,
+}
+
+impl Adjacency {
+    /// Builds the graph on nodes `0..n` from undirected edges. Self-loops are ignored; of
+    /// repeated edges the highest weight is kept.
+    pub fn new(n: usize, edges: impl IntoIterator<Item = (u32, u32, f32)>) -> Adjacency {
+        let mut half: Vec<(u32, u32, f32)> = Vec::new();
+        for (a, b, w) in edges {
+            assert!((a as usize) < n && (b as usize) < n, "edge outside 0..{n}");
+            if a != b {
+                half.push((a, b, w));
+                half.push((b, a, w));
+            }
+        }
+        half.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)).then(y.2.total_cmp(&x.2)));
+        half.dedup_by(|later, first| (later.0, later.1) == (first.0, first.1));
+        let mut offsets = vec![0usize; n + 1];
+        for &(a, _, _) in &half {
+            offsets[a as usize + 1] += 1;
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        Adjacency {
+            offsets,
+            neighbors: half.iter().map(|e| e.1).collect(),
+            weights: half.iter().map(|e| e.2).collect(),
+        }
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// True when there are no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of undirected edges.
+    pub fn edge_count(&self) -> usize {
+        self.neighbors.len() / 2
+    }
+
+    /// Neighbours of `v`, ascending.
+    pub fn neighbors(&self, v: u32) -> &[u32] {
+        &self.neighbors[self.offsets[v as usize]..self.offsets[v as usize + 1]]
+    }
+
+    /// Weights of `v`'s edges, in the order of [`Adjacency::neighbors`].
+    pub fn weights(&self, v: u32) -> &[f32] {
+        &self.weights[self.offsets[v as usize]..self.offsets[v as usize + 1]]
+    }
+
+    /// Weight of edge `a`–`b`, if present.
+    pub fn weight(&self, a: u32, b: u32) -> Option<f32> {
+        let i = self.neighbors(a).binary_search(&b).ok()?;
+        Some(self.weights(a)[i])
+    }
+
+    /// Degree of `v`.
+    pub fn degree(&self, v: u32) -> usize {
+        self.offsets[v as usize + 1] - self.offsets[v as usize]
+    }
+}
+
+/// Component label of every node: components are numbered 0, 1, … in the order of their
+/// smallest node.
+pub fn components(adj: &Adjacency) -> Vec<u32> {
+    let n = adj.len();
+    let mut uf = UnionFind::<u32>::new(n);
+    for v in 0..n as u32 {
+        for &w in adj.neighbors(v) {
+            if w > v {
+                uf.union(v, w);
+            }
+        }
+    }
+    let mut label_of_root = vec![u32::MAX; n];
+    let mut next = 0;
+    (0..n as u32)
+        .map(|v| {
+            let root = uf.find_mut(v) as usize;
+            if label_of_root[root] == u32::MAX {
+                label_of_root[root] = next;
+                next += 1;
+            }
+            label_of_root[root]
+        })
+        .collect()
+}
+
+/// The members of each label, ascending, indexed by label (labels must be `0..k`).
+pub fn groups(labels: &[u32]) -> Vec<Vec<u32>> {
+    let k = labels.iter().map(|&l| l as usize + 1).max().unwrap_or(0);
+    let mut out = vec![Vec::new(); k];
+    for (v, &l) in labels.iter().enumerate() {
+        out[l as usize].push(v as u32);
+    }
+    out
+}
+
+fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len().min(b.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
+fn intersection_size(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// The component's own graph with local indices `0..members.len()`.
+fn local_neighbors(adj: &Adjacency, members: &[u32]) -> Vec<Vec<u32>> {
+    members
+        .iter()
+        .map(|&v| {
+            adj.neighbors(v)
+                .iter()
+                .filter_map(|w| members.binary_search(w).ok().map(|i| i as u32))
+                .collect()
+        })
+        .collect()
+}
+
+/// Degeneracy order: repeatedly remove a vertex of minimum remaining degree (ties: lowest
+/// index).
+fn degeneracy_order(nbrs: &[Vec<u32>]) -> Vec<u32> {
+    let mut degree: Vec<usize> = nbrs.iter().map(Vec::len).collect();
+    let mut removed = vec![false; nbrs.len()];
+    let mut heap: BinaryHeap<Reverse<(usize, u32)>> = (0..nbrs.len() as u32)
+        .map(|v| Reverse((degree[v as usize], v)))
+        .collect();
+    let mut order = Vec::with_capacity(nbrs.len());
+    while let Some(Reverse((d, v))) = heap.pop() {
+        if removed[v as usize] || d != degree[v as usize] {
+            continue;
+        }
+        removed[v as usize] = true;
+        order.push(v);
+        for &w in &nbrs[v as usize] {
+            if !removed[w as usize] {
+                degree[w as usize] -= 1;
+                heap.push(Reverse((degree[w as usize], w)));
+            }
+        }
+    }
+    order
+}
+
+struct BronKerbosch<'a> {
+    nbrs: &'a [Vec<u32>],
+    work: u64,
+    budget: u64,
+    out: Vec<Vec<u32>>,
+}
+
+impl BronKerbosch<'_> {
+    /// Reports every maximal clique containing `r`, extended from `p`, excluding `x`.
+    fn expand(&mut self, r: &mut Vec<u32>, mut p: Vec<u32>, mut x: Vec<u32>) -> Result<(), ()> {
+        self.work += (p.len() + x.len()) as u64 + 1;
+        if self.work > self.budget {
+            return Err(());
+        }
+        if p.is_empty() {
+            if x.is_empty() {
+                let mut clique = r.clone();
+                clique.sort_unstable();
+                self.out.push(clique);
+            }
+            return Ok(());
+        }
+        // Tomita pivot: the vertex of P ∪ X with the most neighbours in P.
+        let pivot = p
+            .iter()
+            .chain(x.iter())
+            .copied()
+            .max_by_key(|&u| (intersection_size(&p, &self.nbrs[u as usize]), Reverse(u)))
+            .expect("P is not empty");
+        self.work += (p.len() + x.len()) as u64 * 2;
+        let pivot_nbrs = &self.nbrs[pivot as usize];
+        let branch: Vec<u32> = p
+            .iter()
+            .copied()
+            .filter(|v| pivot_nbrs.binary_search(v).is_err())
+            .collect();
+        for v in branch {
+            let nv = &self.nbrs[v as usize];
+            let (np, nx) = (intersect(&p, nv), intersect(&x, nv));
+            r.push(v);
+            self.expand(r, np, nx)?;
+            r.pop();
+            if let Ok(i) = p.binary_search(&v) {
+                p.remove(i);
+            }
+            if let Err(i) = x.binary_search(&v) {
+                x.insert(i, v);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every maximal clique of the component `members` (ascending node indices), each sorted,
+/// in canonical order (larger first, then lexicographically). `None` when the search would
+/// spend more than `budget` work units; see [`greedy_cliques`].
+pub fn maximal_cliques(adj: &Adjacency, members: &[u32], budget: u64) -> Option<Vec<Vec<u32>>> {
+    let nbrs = local_neighbors(adj, members);
+    let order = degeneracy_order(&nbrs);
+    let mut position = vec![0usize; members.len()];
+    for (i, &v) in order.iter().enumerate() {
+        position[v as usize] = i;
+    }
+    let mut bk = BronKerbosch {
+        nbrs: &nbrs,
+        work: 0,
+        budget,
+        out: Vec::new(),
+    };
+    for (i, &v) in order.iter().enumerate() {
+        let (later, earlier): (Vec<u32>, Vec<u32>) = nbrs[v as usize]
+            .iter()
+            .partition(|&&w| position[w as usize] > i);
+        bk.expand(&mut vec![v], later, earlier).ok()?;
+    }
+    let mut cliques: Vec<Vec<u32>> = bk
+        .out
+        .into_iter()
+        .map(|c| c.into_iter().map(|l| members[l as usize]).collect())
+        .collect();
+    canonical_order(&mut cliques);
+    Some(cliques)
+}
+
+fn canonical_order(cliques: &mut [Vec<u32>]) {
+    cliques.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+}
+
+/// A cover of the component by cliques, built greedily without enumeration: take the
+/// unassigned node of highest degree (ties: lowest index), then keep adding the
+/// lowest-indexed unassigned node adjacent to every member so far. The result is already
+/// disjoint. Linear in the edges touched; used when [`maximal_cliques`] runs out of budget.
+pub fn greedy_cliques(adj: &Adjacency, members: &[u32]) -> Vec<Vec<u32>> {
+    let mut order: Vec<u32> = members.to_vec();
+    order.sort_by_key(|&v| (Reverse(adj.degree(v)), v));
+    let mut assigned = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for v in order {
+        if assigned.contains(&v) {
+            continue;
+        }
+        let mut clique = vec![v];
+        assigned.insert(v);
+        let mut candidates: Vec<u32> = adj
+            .neighbors(v)
+            .iter()
+            .copied()
+            .filter(|w| !assigned.contains(w))
+            .collect();
+        while let Some(&w) = candidates.first() {
+            clique.push(w);
+            assigned.insert(w);
+            candidates = intersect(&candidates[1..], adj.neighbors(w));
+        }
+        clique.sort_unstable();
+        out.push(clique);
+    }
+    canonical_order(&mut out);
+    out
+}
+
+/// Disjoint clusters from (possibly overlapping) cliques that cover a set of nodes: the
+/// clique with the most still-unassigned members gives its unassigned members a cluster,
+/// until every node is assigned. `cliques` must be in canonical order (ties go to the
+/// earlier clique). Each cluster is sorted; clusters come out largest first.
+pub fn clique_partition(cliques: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    let mut assigned = std::collections::HashSet::new();
+    let mut heap: BinaryHeap<(usize, Reverse<usize>)> = cliques
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.len(), Reverse(i)))
+        .collect();
+    let mut out = Vec::new();
+    while let Some((count, Reverse(i))) = heap.pop() {
+        if count == 0 {
+            break;
+        }
+        let free: Vec<u32> = cliques[i]
+            .iter()
+            .copied()
+            .filter(|v| !assigned.contains(v))
+            .collect();
+        if free.len() == count {
+            assigned.extend(free.iter().copied());
+            out.push(free);
+        } else {
+            heap.push((free.len(), Reverse(i)));
+        }
+    }
+    out
+}
+
+/// Breadth-first search scratch space over all nodes, reset cheaply between searches.
+pub struct Bfs {
+    dist: Vec<u32>,
+    touched: Vec<u32>,
+    queue: VecDeque<u32>,
+}
+
+impl Bfs {
+    /// Scratch space for graphs of `n` nodes.
+    pub fn new(n: usize) -> Bfs {
+        Bfs {
+            dist: vec![u32::MAX; n],
+            touched: Vec::new(),
+            queue: VecDeque::new(),
+        }
+    }
+
+    /// Runs from `src` until `stop` is reached (or everything reachable is); returns the
+    /// farthest node reached (lowest index among ties) and its distance.
+    pub fn run(&mut self, adj: &Adjacency, src: u32, stop: Option<u32>) -> (u32, u32) {
+        for &v in &self.touched {
+            self.dist[v as usize] = u32::MAX;
+        }
+        self.touched.clear();
+        self.queue.clear();
+        self.dist[src as usize] = 0;
+        self.touched.push(src);
+        self.queue.push_back(src);
+        let mut far = (src, 0);
+        while let Some(v) = self.queue.pop_front() {
+            let d = self.dist[v as usize];
+            if d > far.1 || (d == far.1 && v < far.0) {
+                far = (v, d);
+            }
+            if Some(v) == stop {
+                break;
+            }
+            for &w in adj.neighbors(v) {
+                if self.dist[w as usize] == u32::MAX {
+                    self.dist[w as usize] = d + 1;
+                    self.touched.push(w);
+                    self.queue.push_back(w);
+                }
+            }
+        }
+        far
+    }
+}
+
+/// A shortest path (fewest hops) from `a` to `b`; among equally short paths, the one whose
+/// weakest edge is strongest (ties: lower node indices earlier on the path).
+pub fn shortest_path(adj: &Adjacency, a: u32, b: u32) -> Option<Vec<u32>> {
+    let mut bfs = Bfs::new(adj.len());
+    bfs.run(adj, a, None);
+    let target = bfs.dist[b as usize];
+    if target == u32::MAX {
+        return None;
+    }
+    // Bottleneck over the layered DAG of shortest paths, in BFS order.
+    let mut best = vec![f32::NEG_INFINITY; adj.len()];
+    let mut via = vec![u32::MAX; adj.len()];
+    best[a as usize] = f32::INFINITY;
+    for &v in &bfs.touched {
+        let d = bfs.dist[v as usize];
+        if d >= target {
+            continue;
+        }
+        for (&w, &s) in adj.neighbors(v).iter().zip(adj.weights(v)) {
+            if bfs.dist[w as usize] == d + 1 {
+                let through = best[v as usize].min(s);
+                if through > best[w as usize]
+                    || (through == best[w as usize] && v < via[w as usize])
+                {
+                    best[w as usize] = through;
+                    via[w as usize] = v;
+                }
+            }
+        }
+    }
+    let mut path = vec![b];
+    let mut v = b;
+    while v != a {
+        v = via[v as usize];
+        path.push(v);
+    }
+    path.reverse();
+    Some(path)
+}
+
+/// The longest shortest path of a component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Diameter {
+    /// Hops between the two ends.
+    pub hops: u32,
+    /// One end (the lower index among exact ties).
+    pub from: u32,
+    /// The other end.
+    pub to: u32,
+    /// False when `hops` is the double-sweep lower bound.
+    pub exact: bool,
+}
+
+/// The diameter of the component `members` (ascending).
+pub fn diameter(adj: &Adjacency, members: &[u32], bfs: &mut Bfs) -> Diameter {
+    let edges: u64 = members.iter().map(|&v| adj.degree(v) as u64).sum::<u64>() / 2;
+    let n = members.len() as u64;
+    let first = members[0];
+    if n * (n + edges) <= DIAMETER_EXACT_WORK {
+        let mut best = Diameter {
+            hops: 0,
+            from: first,
+            to: first,
+            exact: true,
+        };
+        for &v in members {
+            let (far, d) = bfs.run(adj, v, None);
+            if d > best.hops {
+                best = Diameter {
+                    hops: d,
+                    from: v.min(far),
+                    to: v.max(far),
+                    exact: true,
+                };
+            }
+        }
+        best
+    } else {
+        let (a, _) = bfs.run(adj, first, None);
+        let (b, d) = bfs.run(adj, a, None);
+        Diameter {
+            hops: d,
+            from: a.min(b),
+            to: a.max(b),
+            exact: false,
+        }
+    }
+}
+
+/// The lowest-weight edge among `members` (ties: lowest node indices), if any.
+pub fn weakest_edge(adj: &Adjacency, members: &[u32]) -> Option<(u32, u32, f32)> {
+    let mut best: Option<(u32, u32, f32)> = None;
+    for &v in members {
+        for (&w, &s) in adj.neighbors(v).iter().zip(adj.weights(v)) {
+            if w > v && best.is_none_or(|b| s < b.2) {
+                best = Some((v, w, s));
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    fn random_graph(seed: u64, n: usize, per_mille: u64) -> Adjacency {
+        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut edges = Vec::new();
+        for a in 0..n as u32 {
+            for b in a + 1..n as u32 {
+                if rng(&mut s) % 1000 < per_mille {
+                    edges.push((a, b, (rng(&mut s) % 100) as f32 / 100.0));
+                }
+            }
+        }
+        Adjacency::new(n, edges)
+    }
+
+    fn brute_components(adj: &Adjacency) -> Vec<u32> {
+        // Repeated relaxation: label = smallest reachable node, then renumber.
+        let n = adj.len();
+        let mut label: Vec<u32> = (0..n as u32).collect();
+        loop {
+            let mut changed = false;
+            for v in 0..n as u32 {
+                for &w in adj.neighbors(v) {
+                    let m = label[v as usize].min(label[w as usize]);
+                    if label[v as usize] != m || label[w as usize] != m {
+                        label[v as usize] = m;
+                        label[w as usize] = m;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut roots: Vec<u32> = label.clone();
+        roots.sort_unstable();
+        roots.dedup();
+        label
+            .iter()
+            .map(|l| roots.binary_search(l).unwrap() as u32)
+            .collect()
+    }
+
+    fn is_clique(adj: &Adjacency, set: &[u32]) -> bool {
+        set.iter()
+            .enumerate()
+            .all(|(i, &a)| set[i + 1..].iter().all(|&b| adj.weight(a, b).is_some()))
+    }
+
+    fn brute_maximal_cliques(adj: &Adjacency, members: &[u32]) -> Vec<Vec<u32>> {
+        let k = members.len();
+        let cliques: Vec<Vec<u32>> = (1u32..1 << k)
+            .map(|mask| {
+                (0..k)
+                    .filter(|i| mask >> i & 1 == 1)
+                    .map(|i| members[i])
+                    .collect::<Vec<u32>>()
+            })
+            .filter(|s| is_clique(adj, s))
+            .collect();
+        let mut maximal: Vec<Vec<u32>> = cliques
+            .iter()
+            .filter(|c| {
+                !members
+                    .iter()
+                    .any(|v| !c.contains(v) && c.iter().all(|&u| adj.weight(u, *v).is_some()))
+            })
+            .cloned()
+            .collect();
+        canonical_order(&mut maximal);
+        maximal
+    }
+
+    #[test]
+    fn components_match_brute_force() {
+        for seed in 0..200 {
+            let n = 1 + (seed as usize % 30);
+            let adj = random_graph(seed, n, 20 + seed % 150);
+            assert_eq!(components(&adj), brute_components(&adj), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn maximal_cliques_match_brute_force() {
+        for seed in 0..300 {
+            let n = 1 + (seed as usize % 12);
+            let adj = random_graph(seed, n, 200 + seed % 700);
+            for members in groups(&components(&adj)) {
+                let got = maximal_cliques(&adj, &members, u64::MAX).unwrap();
+                assert_eq!(got, brute_maximal_cliques(&adj, &members), "seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn clique_partitions_are_cliques_and_cover() {
+        for seed in 0..300 {
+            let n = 1 + (seed as usize % 14);
+            let adj = random_graph(seed, n, 300 + seed % 600);
+            for members in groups(&components(&adj)) {
+                let cliques = maximal_cliques(&adj, &members, u64::MAX).unwrap();
+                for parts in [clique_partition(&cliques), greedy_cliques(&adj, &members)] {
+                    let mut all: Vec<u32> = parts.iter().flatten().copied().collect();
+                    all.sort_unstable();
+                    assert_eq!(all, members, "seed {seed}: not a partition");
+                    assert!(parts.iter().all(|p| is_clique(&adj, p)), "seed {seed}");
+                }
+                // The first clique cluster is a maximum clique.
+                let parts = clique_partition(&cliques);
+                assert_eq!(parts[0].len(), cliques[0].len(), "seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn budget_exhaustion_is_reported() {
+        let adj = random_graph(7, 40, 700);
+        let members: Vec<u32> = (0..40).collect();
+        assert!(maximal_cliques(&adj, &members, 50).is_none());
+        assert!(maximal_cliques(&adj, &members, u64::MAX).is_some());
+    }
+
+    #[test]
+    fn chain_is_one_component_of_many_cliques() {
+        // A path of 8 nodes plus the "skip one" edges: 0-1-2-…-7 with i–(i+2) too.
+        let mut edges = Vec::new();
+        for i in 0..8u32 {
+            if i + 1 < 8 {
+                edges.push((i, i + 1, 0.9));
+            }
+            if i + 2 < 8 {
+                edges.push((i, i + 2, 0.6));
+            }
+        }
+        let adj = Adjacency::new(8, edges);
+        let labels = components(&adj);
+        assert!(labels.iter().all(|&l| l == 0));
+        let members: Vec<u32> = (0..8).collect();
+        let cliques = maximal_cliques(&adj, &members, u64::MAX).unwrap();
+        assert_eq!(cliques.len(), 6); // {i, i+1, i+2}
+        let parts = clique_partition(&cliques);
+        assert!(parts.len() >= 3);
+        let mut bfs = Bfs::new(8);
+        let d = diameter(&adj, &members, &mut bfs);
+        assert_eq!((d.hops, d.from, d.to, d.exact), (4, 0, 7, true));
+        assert_eq!(shortest_path(&adj, 0, 7).unwrap(), vec![0, 1, 3, 5, 7]);
+        // Among equally short paths the strongest weakest edge wins.
+        let square = Adjacency::new(4, [(0, 1, 0.5), (1, 3, 0.9), (0, 2, 0.8), (2, 3, 0.8)]);
+        assert_eq!(shortest_path(&square, 0, 3).unwrap(), vec![0, 2, 3]);
+        assert_eq!(shortest_path(&square, 3, 3).unwrap(), vec![3]);
+        assert!(shortest_path(&Adjacency::new(2, []), 0, 1).is_none());
+        assert_eq!(weakest_edge(&adj, &members), Some((0, 2, 0.6)));
+    }
+
+    #[test]
+    fn diameter_matches_all_pairs_bfs() {
+        for seed in 0..100 {
+            let n = 2 + (seed as usize % 20);
+            let adj = random_graph(seed, n, 150);
+            let mut bfs = Bfs::new(n);
+            for members in groups(&components(&adj)) {
+                let d = diameter(&adj, &members, &mut bfs);
+                let mut best = 0;
+                for &a in &members {
+                    for &b in &members {
+                        best = best.max(shortest_path(&adj, a, b).unwrap().len() as u32 - 1);
+                    }
+                }
+                assert_eq!(d.hops, best, "seed {seed}");
+                assert_eq!(
+                    shortest_path(&adj, d.from, d.to).unwrap().len() as u32 - 1,
+                    d.hops
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn repeated_edges_keep_the_highest_weight() {
+        let adj = Adjacency::new(3, [(0, 1, 0.5), (1, 0, 0.7), (2, 2, 1.0)]);
+        assert_eq!(adj.weight(0, 1), Some(0.7));
+        assert_eq!(adj.weight(1, 0), Some(0.7));
+        assert_eq!(adj.edge_count(), 1);
+        assert_eq!(adj.degree(2), 0);
+    }
+}

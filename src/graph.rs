@@ -1,0 +1,420 @@
+//! The similarity graph: documents as nodes, verified pairs as weighted edges.
+//!
+//! The sequencer ([`crate::pipeline`], [`crate::Mode::Graph`]) feeds a [`GraphBuilder`] in
+//! input order: one [`Node`] per document (its id, a bounded snippet, the `--node-attr`
+//! values) and one edge per verified pair. Memory therefore grows with the number of
+//! documents times the snippet bound plus the edges — never with whole texts.
+//! [`GraphBuilder::finish`] yields a [`DupGraph`], a `petgraph` undirected graph whose node
+//! and edge indices follow input order, and [`DupGraph::cluster`] groups it
+//! ([`crate::cluster`]).
+
+use crate::cluster::{self, Adjacency, Bfs, Diameter};
+use crate::input::DocId;
+use petgraph::graph::{NodeIndex, UnGraph};
+use petgraph::visit::EdgeRef;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One document of the graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// The document's id.
+    pub id: DocId,
+    /// The start of its text, white space folded, at most `--snippet-chars` characters.
+    pub snippet: Box<str>,
+    /// The `--node-attr` values, in the order given (`None`: missing or null).
+    pub attrs: Box<[Option<Value>]>,
+}
+
+/// Collects nodes and edges in input order.
+#[derive(Debug, Default)]
+pub struct GraphBuilder {
+    nodes: Vec<Node>,
+    seqs: Vec<u64>,
+    edges: Vec<(u32, u32, f32)>,
+}
+
+impl GraphBuilder {
+    /// Adds a document; `seq` is its window key (increasing along the input).
+    pub fn add_node(&mut self, seq: u64, node: Node) -> u32 {
+        debug_assert!(self.seqs.last().is_none_or(|&s| s < seq));
+        self.seqs.push(seq);
+        self.nodes.push(node);
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Adds the verified pair (document with window key `earlier_seq`, node `later`).
+    pub fn add_edge(&mut self, earlier_seq: u64, later: u32, similarity: f64) {
+        let earlier = self
+            .seqs
+            .binary_search(&earlier_seq)
+            .expect("edges join documents that are nodes") as u32;
+        self.edges.push((earlier, later, similarity as f32));
+    }
+
+    /// Number of nodes so far.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The finished graph.
+    pub fn finish(self) -> DupGraph {
+        let mut graph =
+            UnGraph::<Node, f32, u32>::with_capacity(self.nodes.len(), self.edges.len());
+        for node in self.nodes {
+            graph.add_node(node);
+        }
+        for (a, b, w) in self.edges {
+            graph.add_edge(NodeIndex::new(a as usize), NodeIndex::new(b as usize), w);
+        }
+        DupGraph { graph }
+    }
+}
+
+/// Folds white space, drops control characters and keeps the first `max_chars` characters
+/// (with "…" when cut).
+pub fn snippet(text: &str, max_chars: usize) -> Box<str> {
+    let mut out = String::new();
+    let mut chars = 0;
+    for word in text.split_whitespace() {
+        if chars >= max_chars {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+            chars += 1;
+        }
+        for c in word.chars().filter(|c| !c.is_control()) {
+            if chars >= max_chars {
+                break;
+            }
+            out.push(c);
+            chars += 1;
+        }
+    }
+    let folded_len = text
+        .split_whitespace()
+        .map(|w| w.chars().count() + 1)
+        .sum::<usize>();
+    if chars >= max_chars && folded_len.saturating_sub(1) > max_chars {
+        out.push('…');
+    }
+    out.into_boxed_str()
+}
+
+/// Documents and verified pairs as a `petgraph` graph (node index = input order among
+/// documents; edge order = discovery order: by the later document, then the earlier).
+#[derive(Debug, Default)]
+pub struct DupGraph {
+    /// The graph; edge weights are similarities.
+    pub graph: UnGraph<Node, f32, u32>,
+}
+
+/// How documents are grouped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClusterBy {
+    /// Connected components of the (pruned) graph.
+    Components,
+    /// Disjoint cliques: every pair in a cluster is an edge.
+    Cliques,
+}
+
+/// Settings of the grouping stage.
+#[derive(Clone, Copy, Debug)]
+pub struct ClusterOptions {
+    /// Only edges with at least this similarity take part (`--min-edge`); 0 keeps all.
+    pub min_edge: f64,
+    /// Components above this many documents are reported and, under `Components`, split
+    /// into cliques (`--max-cluster`); 0 = no limit.
+    pub max_cluster: usize,
+    /// Work budget of the clique search per component.
+    pub clique_budget: u64,
+}
+
+impl Default for ClusterOptions {
+    fn default() -> Self {
+        ClusterOptions {
+            min_edge: 0.0,
+            max_cluster: 0,
+            clique_budget: cluster::CLIQUE_WORK_BUDGET,
+        }
+    }
+}
+
+/// A connected component with two or more documents, and what shows chaining in it.
+#[derive(Clone, Debug)]
+pub struct ComponentInfo {
+    /// Component label.
+    pub label: u32,
+    /// Member node indices, ascending.
+    pub members: Vec<u32>,
+    /// Edges inside (after `--min-edge`).
+    pub edges: usize,
+    /// Longest shortest path.
+    pub diameter: Diameter,
+    /// The least similar edge (a, b, similarity).
+    pub weakest: Option<(u32, u32, f32)>,
+    /// Number of clique clusters it splits into.
+    pub cliques: usize,
+    /// True when the clique search ran out of budget and the greedy cover was used.
+    pub greedy: bool,
+}
+
+/// The result of grouping: a component and a clique-cluster label for every node, the
+/// chosen cluster label, and a summary of each non-trivial component.
+#[derive(Clone, Debug)]
+pub struct Clustering {
+    /// Component of each node (numbered by first member).
+    pub component: Vec<u32>,
+    /// Clique cluster of each node (numbered by first member).
+    pub clique: Vec<u32>,
+    /// The cluster each node is reported in (`component` or `clique`, after
+    /// `--max-cluster` splitting).
+    pub cluster: Vec<u32>,
+    /// Size of each cluster label of `cluster`.
+    pub cluster_size: Vec<u32>,
+    /// Size of each component label.
+    pub component_size: Vec<u32>,
+    /// Components of two or more documents, largest first (ties: lowest label).
+    pub components: Vec<ComponentInfo>,
+    /// Warnings for the user (oversized components, greedy fallbacks).
+    pub warnings: Vec<String>,
+    /// The graph used for grouping (edges pruned by `--min-edge`).
+    pub adjacency: Adjacency,
+}
+
+impl DupGraph {
+    /// Number of documents.
+    pub fn node_count(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    /// Number of verified pairs.
+    pub fn edge_count(&self) -> usize {
+        self.graph.edge_count()
+    }
+
+    /// The node with index `i`.
+    pub fn node(&self, i: u32) -> &Node {
+        &self.graph[NodeIndex::new(i as usize)]
+    }
+
+    /// Edges `(a, b, similarity)` with `a < b`, in discovery order.
+    pub fn edges(&self) -> impl Iterator<Item = (u32, u32, f32)> + '_ {
+        self.graph.edge_references().map(|e| {
+            let (a, b) = (e.source().index() as u32, e.target().index() as u32);
+            (a.min(b), a.max(b), *e.weight())
+        })
+    }
+
+    /// The adjacency with edges of at least `min_edge`.
+    pub fn adjacency(&self, min_edge: f64) -> Adjacency {
+        Adjacency::new(
+            self.node_count(),
+            self.edges().filter(|e| f64::from(e.2) >= min_edge - 1e-6),
+        )
+    }
+
+    /// Groups the documents. Deterministic: labels are numbered by each group's first
+    /// document in input order.
+    pub fn cluster(&self, by: ClusterBy, options: ClusterOptions) -> Clustering {
+        let adj = self.adjacency(options.min_edge);
+        let n = adj.len();
+        let component = cluster::components(&adj);
+        let members_of = cluster::groups(&component);
+        let mut clique_groups: Vec<Vec<u32>> = Vec::with_capacity(members_of.len());
+        let mut infos = Vec::new();
+        let mut warnings = Vec::new();
+        let mut bfs = Bfs::new(n);
+        let mut split_oversized: Vec<bool> = vec![false; members_of.len()];
+        for (label, members) in members_of.iter().enumerate() {
+            if members.len() == 1 {
+                clique_groups.push(members.clone());
+                continue;
+            }
+            let (parts, greedy) =
+                match cluster::maximal_cliques(&adj, members, options.clique_budget) {
+                    Some(cliques) => (cluster::clique_partition(&cliques), false),
+                    None => (cluster::greedy_cliques(&adj, members), true),
+                };
+            let first_id = &self.node(members[0]).id;
+            if greedy {
+                warnings.push(format!(
+                    "component of {} documents (first: {first_id}) is too dense for an exact \
+                     clique search; its cliques were built greedily",
+                    members.len()
+                ));
+            }
+            if options.max_cluster > 0 && members.len() > options.max_cluster {
+                split_oversized[label] = true;
+                warnings.push(format!(
+                    "component of {} documents (first: {first_id}) exceeds --max-cluster {}{}",
+                    members.len(),
+                    options.max_cluster,
+                    if by == ClusterBy::Components {
+                        "; split into its cliques"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            let edges = members.iter().map(|&v| adj.degree(v)).sum::<usize>() / 2;
+            infos.push(ComponentInfo {
+                label: label as u32,
+                members: members.clone(),
+                edges,
+                diameter: cluster::diameter(&adj, members, &mut bfs),
+                weakest: cluster::weakest_edge(&adj, members),
+                cliques: parts.len(),
+                greedy,
+            });
+            clique_groups.extend(parts);
+        }
+        let clique = number_groups(n, &clique_groups);
+        let cluster_groups: Vec<Vec<u32>> = match by {
+            ClusterBy::Cliques => clique_groups,
+            ClusterBy::Components => {
+                let mut out = Vec::new();
+                for (label, members) in members_of.iter().enumerate() {
+                    if split_oversized[label] {
+                        let mut by_clique: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+                        for &v in members {
+                            by_clique.entry(clique[v as usize]).or_default().push(v);
+                        }
+                        out.extend(by_clique.into_values());
+                    } else {
+                        out.push(members.clone());
+                    }
+                }
+                out
+            }
+        };
+        let cluster = number_groups(n, &cluster_groups);
+        infos.sort_by(|a, b| {
+            b.members
+                .len()
+                .cmp(&a.members.len())
+                .then(a.label.cmp(&b.label))
+        });
+        Clustering {
+            cluster_size: sizes(&cluster),
+            component_size: sizes(&component),
+            component,
+            clique,
+            cluster,
+            components: infos,
+            warnings,
+            adjacency: adj,
+        }
+    }
+}
+
+/// Labels from disjoint groups covering `0..n`, numbered by each group's smallest node.
+fn number_groups(n: usize, groups: &[Vec<u32>]) -> Vec<u32> {
+    let mut order: Vec<&Vec<u32>> = groups.iter().collect();
+    order.sort_by_key(|g| g.iter().min().copied().unwrap_or(u32::MAX));
+    let mut label = vec![u32::MAX; n];
+    for (i, g) in order.into_iter().enumerate() {
+        for &v in g {
+            label[v as usize] = i as u32;
+        }
+    }
+    debug_assert!(
+        label.iter().all(|&l| l != u32::MAX),
+        "groups cover all nodes"
+    );
+    label
+}
+
+fn sizes(labels: &[u32]) -> Vec<u32> {
+    let k = labels.iter().map(|&l| l as usize + 1).max().unwrap_or(0);
+    let mut out = vec![0u32; k];
+    for &l in labels {
+        out[l as usize] += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(i: u64) -> Node {
+        Node {
+            id: DocId::Line(i),
+            snippet: "".into(),
+            attrs: Box::new([]),
+        }
+    }
+
+    /// Nodes 0..n with window keys 10, 20, …; edges given by node index.
+    fn graph(n: u32, edges: &[(u32, u32, f64)]) -> DupGraph {
+        let mut b = GraphBuilder::default();
+        for i in 0..n {
+            b.add_node(10 * (i as u64 + 1), node(i as u64 + 1));
+        }
+        for &(a, c, s) in edges {
+            b.add_edge(10 * (a as u64 + 1), c, s);
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn snippets_are_bounded_and_clean() {
+        assert_eq!(&*snippet("  a\tb\n\n c ", 80), "a b c");
+        assert_eq!(&*snippet("hello world", 5), "hello…");
+        assert_eq!(&*snippet("hello", 5), "hello");
+        assert_eq!(&*snippet("héllo wörld", 7), "héllo w…");
+        assert_eq!(&*snippet("a\u{1}b", 10), "ab");
+        assert_eq!(&*snippet("anything", 0), "…");
+    }
+
+    #[test]
+    fn chain_splits_into_cliques() {
+        // 0-1-2-3 path (0.9) plus an isolated node 4 and a separate pair 5-6.
+        let g = graph(7, &[(0, 1, 0.9), (1, 2, 0.9), (2, 3, 0.85), (5, 6, 0.95)]);
+        let c = g.cluster(ClusterBy::Components, ClusterOptions::default());
+        assert_eq!(c.component, vec![0, 0, 0, 0, 1, 2, 2]);
+        assert_eq!(c.cluster, c.component);
+        assert_eq!(c.component_size, vec![4, 1, 2]);
+        assert_eq!(c.components.len(), 2);
+        assert_eq!(c.components[0].diameter.hops, 3);
+        assert_eq!(c.components[0].weakest, Some((2, 3, 0.85)));
+        let k = g.cluster(ClusterBy::Cliques, ClusterOptions::default());
+        assert_eq!(k.cluster, vec![0, 0, 1, 1, 2, 3, 3]);
+        assert_eq!(k.cluster_size, vec![2, 2, 1, 2]);
+    }
+
+    #[test]
+    fn min_edge_prunes_and_max_cluster_splits() {
+        let g = graph(4, &[(0, 1, 0.9), (1, 2, 0.5), (2, 3, 0.9)]);
+        let pruned = g.cluster(
+            ClusterBy::Components,
+            ClusterOptions {
+                min_edge: 0.8,
+                ..ClusterOptions::default()
+            },
+        );
+        assert_eq!(pruned.cluster, vec![0, 0, 1, 1]);
+        let split = g.cluster(
+            ClusterBy::Components,
+            ClusterOptions {
+                max_cluster: 3,
+                ..ClusterOptions::default()
+            },
+        );
+        assert_eq!(split.component, vec![0, 0, 0, 0]);
+        assert_eq!(split.cluster, vec![0, 0, 1, 1]);
+        assert_eq!(split.warnings.len(), 1, "{:?}", split.warnings);
+    }
+
+    #[test]
+    fn petgraph_keeps_input_order() {
+        let g = graph(3, &[(0, 2, 0.9), (1, 2, 0.8)]);
+        assert_eq!(g.node(2).id, DocId::Line(3));
+        assert_eq!(
+            g.edges().collect::<Vec<_>>(),
+            vec![(0, 2, 0.9), (1, 2, 0.8)]
+        );
+    }
+}
