@@ -5,11 +5,14 @@
 
 use crate::config::{
     BadLinePolicy, Config, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED,
-    DEFAULT_THRESHOLD, InputFormat, Mode, PairsFormat, ShingleKind, VerifyMode,
+    DEFAULT_SNIPPET_CHARS, DEFAULT_THRESHOLD, InputFormat, Mode, PairsFormat, ShingleKind,
+    VerifyMode,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::export::{ExportOptions, GraphFormat};
+use crate::graph::{ClusterBy, ClusterOptions};
 use crate::normalize::Normalizer;
-use clap::{ArgGroup, Parser, ValueEnum};
+use clap::{ArgGroup, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// Find near-duplicate documents in a stream of lines.
@@ -20,12 +23,56 @@ use std::path::PathBuf;
 /// word n-gram shingles: MinHash signatures and LSH banding find candidates among the recent
 /// documents (--window), and every candidate is verified exactly before it counts.
 ///
+/// The commands graph, clusters and explain group the verified pairs instead (see
+/// 'neardup help COMMAND').
+///
 /// Exit status: 0 on success (whether or not duplicates were found), 1 on a runtime error
 /// (I/O, or a bad line under --on-bad-line fail), 2 on a usage error.
 #[derive(Parser, Debug)]
 #[command(name = "neardup", version, about, long_about, max_term_width = 100)]
-#[command(group(ArgGroup::new("mode").args(["drop_dups", "only_dups", "annotate", "pairs"])))]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    /// A command other than filtering.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Filter-mode arguments.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// The commands besides the default filter.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Write the similarity graph: documents as nodes, verified pairs as weighted edges.
+    ///
+    /// The graph is written at the end of input, nodes in input order, edges in the order
+    /// they were found. Nodes carry the document id (label), a text snippet, the component
+    /// and clique cluster they belong to, the component size, their degree and the
+    /// --node-attr fields. Only documents with at least one edge are written unless
+    /// --all-nodes is given.
+    Graph(GraphArgs),
+    /// Write one JSON line per document: {"id", "cluster", "size"}, in input order.
+    ///
+    /// Clusters are connected components of the verified pairs (--by components), or
+    /// disjoint cliques (--by cliques): every two members of a clique cluster are at or
+    /// above the threshold, which splits chains whose ends share nothing.
+    Clusters(ClustersArgs),
+    /// Show how two documents are connected: the shortest chain of verified pairs, each
+    /// hop's similarity and a word diff, and the two ends' own similarity.
+    ///
+    /// The input is read twice (standard input is held in memory for the second pass).
+    Explain(ExplainArgs),
+}
+
+/// Arguments of the default filter command.
+#[derive(clap::Args, Debug)]
+#[command(group(ArgGroup::new("mode").args(["drop_dups", "only_dups", "annotate", "pairs"])))]
+pub struct FilterArgs {
     /// Input files; '-' or none reads standard input.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -57,6 +104,135 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
     pub pairs_format: PairsFormatArg,
 
+    /// Flush the output after every batch of lines (for pipelines that need results early).
+    #[arg(long, help_heading = "Output")]
+    pub line_buffered: bool,
+
+    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
+    #[arg(long, visible_alias = "input-format", value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
+    pub format: FormatArg,
+}
+
+/// Arguments of `neardup graph`.
+#[derive(clap::Args, Debug)]
+pub struct GraphArgs {
+    /// Input files; '-' or none reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Output format: graphml (Gephi, networkx, igraph), tsv (id_a id_b similarity), json
+    /// (nodes, edges and groups with their diameter and weakest edge), dot (Graphviz, one
+    /// box per component).
+    #[arg(long, value_enum, default_value_t = GraphFormatArg::Graphml, value_name = "FORMAT", help_heading = "Output")]
+    pub format: GraphFormatArg,
+
+    /// Also write documents that have no edge.
+    #[arg(long, help_heading = "Output")]
+    pub all_nodes: bool,
+
+    /// Keep this JSON field (dotted path) as a node attribute; repeat for more.
+    #[arg(long, value_name = "PATH", help_heading = "Output")]
+    pub node_attr: Vec<String>,
+
+    /// Characters of each document's text kept as its snippet (memory: about this many
+    /// bytes per document).
+    #[arg(long, default_value_t = DEFAULT_SNIPPET_CHARS, value_name = "N", help_heading = "Output")]
+    pub snippet_chars: usize,
+
+    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
+    pub input_format: FormatArg,
+
+    /// Grouping settings.
+    #[command(flatten)]
+    pub grouping: GroupingArgs,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// Arguments of `neardup clusters`.
+#[derive(clap::Args, Debug)]
+pub struct ClustersArgs {
+    /// Input files; '-' or none reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// How documents are grouped: connected components, or disjoint cliques (greedily, the
+    /// largest clique of the remaining documents first).
+    #[arg(long, value_enum, default_value_t = ByArg::Components, value_name = "METHOD", help_heading = "Output")]
+    pub by: ByArg,
+
+    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
+    pub input_format: FormatArg,
+
+    /// Grouping settings.
+    #[command(flatten)]
+    pub grouping: GroupingArgs,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// Arguments of `neardup explain`.
+#[derive(clap::Args, Debug)]
+pub struct ExplainArgs {
+    /// Id of the first document (as --pairs writes it: the line number unless --id-field).
+    #[arg(value_name = "ID_A")]
+    pub id_a: String,
+
+    /// Id of the second document.
+    #[arg(value_name = "ID_B")]
+    pub id_b: String,
+
+    /// Input files; '-' or none reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Only follow edges with at least this similarity.
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "S",
+        help_heading = "Grouping"
+    )]
+    pub min_edge: f64,
+
+    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
+    pub input_format: FormatArg,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// Edge pruning and size limits for `graph` and `clusters`.
+#[derive(clap::Args, Debug)]
+pub struct GroupingArgs {
+    /// Only edges with at least this similarity take part in grouping (components, cliques);
+    /// a stricter cut-off than --threshold breaks chains. All verified edges are still
+    /// written by graph.
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "S",
+        help_heading = "Grouping"
+    )]
+    pub min_edge: f64,
+
+    /// Warn about components of more than N documents; clusters --by components splits them
+    /// into their cliques. 0: no limit.
+    #[arg(long, default_value_t = 0, value_name = "N", help_heading = "Grouping")]
+    pub max_cluster: usize,
+}
+
+/// Settings shared by every command: input, normalisation, similarity, MinHash/LSH, threads.
+#[derive(clap::Args, Debug)]
+pub struct CommonArgs {
     /// Print a one-line JSON summary to stderr at the end.
     #[arg(long, help_heading = "Output")]
     pub stats: bool,
@@ -65,17 +241,9 @@ pub struct Args {
     #[arg(short, long, help_heading = "Output")]
     pub quiet: bool,
 
-    /// Flush the output after every batch of lines (for pipelines that need results early).
-    #[arg(long, help_heading = "Output")]
-    pub line_buffered: bool,
-
     /// Never show progress (it is shown only when stderr is a terminal anyway).
     #[arg(long, help_heading = "Output")]
     pub no_progress: bool,
-
-    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
-    pub format: FormatArg,
 
     /// Dotted path of the text field in JSON Lines input.
     #[arg(
@@ -218,9 +386,143 @@ pub enum VerifyArg {
     None,
 }
 
+/// `graph --format` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum GraphFormatArg {
+    /// GraphML with typed keys (Gephi, networkx, igraph).
+    Graphml,
+    /// id_a TAB id_b TAB similarity.
+    Tsv,
+    /// Nodes, edges and groups in one JSON document.
+    Json,
+    /// Graphviz DOT.
+    Dot,
+}
+
+/// `clusters --by` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ByArg {
+    /// Connected components.
+    Components,
+    /// Disjoint cliques.
+    Cliques,
+}
+
+/// What the binary runs, with validated settings.
+#[derive(Debug)]
+pub enum Job {
+    /// The default stream filter (`--drop-dups`, `--only-dups`, `--annotate`, `--pairs`).
+    Filter(Config),
+    /// `neardup graph`.
+    Graph {
+        /// Engine settings (mode: graph).
+        config: Config,
+        /// Output format.
+        format: GraphFormat,
+        /// Edge pruning and size limits.
+        grouping: ClusterOptions,
+        /// What to write besides the edges.
+        export: ExportOptions,
+    },
+    /// `neardup clusters`.
+    Clusters {
+        /// Engine settings (mode: graph).
+        config: Config,
+        /// Components or cliques.
+        by: ClusterBy,
+        /// Edge pruning and size limits.
+        grouping: ClusterOptions,
+    },
+    /// `neardup explain`.
+    Explain {
+        /// Engine settings (mode: graph).
+        config: Config,
+        /// The two document ids.
+        ids: (String, String),
+        /// Only edges at or above this similarity are followed.
+        min_edge: f64,
+    },
+}
+
 impl Args {
-    /// Converts parsed arguments into a validated [`Config`].
+    /// Converts parsed arguments into a validated [`Job`].
+    pub fn into_job(self) -> Result<Job> {
+        let Some(command) = self.command else {
+            return self.filter.into_config(self.common).map(Job::Filter);
+        };
+        Ok(match command {
+            Command::Graph(g) => Job::Graph {
+                grouping: g.grouping.options()?,
+                format: match g.format {
+                    GraphFormatArg::Graphml => GraphFormat::Graphml,
+                    GraphFormatArg::Tsv => GraphFormat::Tsv,
+                    GraphFormatArg::Json => GraphFormat::Json,
+                    GraphFormatArg::Dot => GraphFormat::Dot,
+                },
+                export: ExportOptions {
+                    all_nodes: g.all_nodes,
+                    attr_names: g.node_attr.clone(),
+                },
+                config: Config {
+                    node_attrs: g.node_attr,
+                    snippet_chars: g.snippet_chars,
+                    ..g.common.config(g.files, g.input_format, Mode::Graph)
+                }
+                .validate()?,
+            },
+            Command::Clusters(c) => Job::Clusters {
+                grouping: c.grouping.options()?,
+                by: match c.by {
+                    ByArg::Components => ClusterBy::Components,
+                    ByArg::Cliques => ClusterBy::Cliques,
+                },
+                config: Config {
+                    snippet_chars: 0,
+                    ..c.common.config(c.files, c.input_format, Mode::Graph)
+                }
+                .validate()?,
+            },
+            Command::Explain(e) => Job::Explain {
+                min_edge: check_similarity("--min-edge", e.min_edge)?,
+                ids: (e.id_a, e.id_b),
+                config: Config {
+                    snippet_chars: 0,
+                    ..e.common.config(e.files, e.input_format, Mode::Graph)
+                }
+                .validate()?,
+            },
+        })
+    }
+
+    /// The validated [`Config`] of the filter command (an error for other commands).
     pub fn into_config(self) -> Result<Config> {
+        match self.into_job()? {
+            Job::Filter(config) => Ok(config),
+            _ => Err(Error::config("COMMAND", "not the filter command")),
+        }
+    }
+}
+
+fn check_similarity(flag: &'static str, value: f64) -> Result<f64> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(Error::config(flag, format!("{value} is not in [0, 1]")))
+    }
+}
+
+impl GroupingArgs {
+    fn options(&self) -> Result<ClusterOptions> {
+        Ok(ClusterOptions {
+            min_edge: check_similarity("--min-edge", self.min_edge)?,
+            max_cluster: self.max_cluster,
+            ..ClusterOptions::default()
+        })
+    }
+}
+
+impl FilterArgs {
+    fn into_config(self, common: CommonArgs) -> Result<Config> {
         let mode = if self.only_dups {
             Mode::OnlyDups
         } else if self.annotate {
@@ -231,13 +533,24 @@ impl Args {
             Mode::DropDups
         };
         Config {
-            inputs: self.files,
-            mode,
             pairs_format: match self.pairs_format {
                 PairsFormatArg::Tsv => PairsFormat::Tsv,
                 PairsFormatArg::Jsonl => PairsFormat::Jsonl,
             },
-            format: match self.format {
+            line_buffered: self.line_buffered,
+            ..common.config(self.files, self.format, mode)
+        }
+        .validate()
+    }
+}
+
+impl CommonArgs {
+    /// The engine settings these flags give (not yet validated).
+    fn config(self, inputs: Vec<PathBuf>, format: FormatArg, mode: Mode) -> Config {
+        Config {
+            inputs,
+            mode,
+            format: match format {
                 FormatArg::Auto => InputFormat::Auto,
                 FormatArg::Text => InputFormat::Text,
                 FormatArg::Jsonl => InputFormat::Jsonl,
@@ -274,11 +587,9 @@ impl Args {
             threads: self.threads,
             stats: self.stats,
             quiet: self.quiet,
-            line_buffered: self.line_buffered,
             progress: !self.no_progress,
             ..Config::default()
         }
-        .validate()
     }
 }
 

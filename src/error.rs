@@ -32,6 +32,8 @@ pub enum Error {
         /// Why the line is bad.
         reason: String,
     },
+    /// The input does not allow the request (e.g. `explain` names an id no document has).
+    Data(String),
     /// A worker thread panicked: a bug, reported rather than hidden.
     Internal(String),
 }
@@ -73,6 +75,7 @@ impl fmt::Display for Error {
             Error::Config { flag, message } => write!(f, "invalid value for '{flag}': {message}"),
             Error::Io { context, source } => write!(f, "{context}: {source}"),
             Error::BadLine { place, reason } => write!(f, "{place}: {reason}"),
+            Error::Data(message) => f.write_str(message),
             Error::Internal(message) => write!(f, "internal error: {message}"),
         }
     }

@@ -67,7 +67,10 @@ impl GraphBuilder {
         for (a, b, w) in self.edges {
             graph.add_edge(NodeIndex::new(a as usize), NodeIndex::new(b as usize), w);
         }
-        DupGraph { graph }
+        DupGraph {
+            graph,
+            lines: self.seqs,
+        }
     }
 }
 
@@ -108,6 +111,8 @@ pub fn snippet(text: &str, max_chars: usize) -> Box<str> {
 pub struct DupGraph {
     /// The graph; edge weights are similarities.
     pub graph: UnGraph<Node, f32, u32>,
+    /// Each node's 1-based line number over all inputs.
+    pub lines: Vec<u64>,
 }
 
 /// How documents are grouped.

@@ -17,6 +17,8 @@
 //! | exact verification | [`verify`] |
 //! | similarity graph (petgraph) | [`graph`] |
 //! | components, cliques, paths | [`cluster`] |
+//! | GraphML, TSV, JSON, DOT, cluster JSONL | [`export`] |
+//! | shortest path with word diffs | [`explain`], [`diff`] |
 //! | threads and ordering | [`pipeline`] |
 //! | writing | [`output`] |
 //!
@@ -44,7 +46,10 @@
 pub mod cli;
 pub mod cluster;
 pub mod config;
+pub mod diff;
 pub mod error;
+pub mod explain;
+pub mod export;
 pub mod graph;
 pub mod hash;
 pub mod input;

@@ -4,35 +4,162 @@
 //! failure, 2 usage error.
 
 use clap::Parser;
-use neardup::cli::Args;
+use neardup::cli::{Args, Job};
+use neardup::config::Config;
+use neardup::export;
+use neardup::graph::{ClusterBy, ClusterOptions, Clustering, DupGraph};
 use neardup::input::Input;
-use neardup::pipeline;
-use std::io::Write;
+use neardup::{Error, Result, Summary, explain, pipeline};
+use std::io::{Read, Write};
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    let config = match args.into_config() {
-        Ok(c) => c,
+    let job = match Args::parse().into_job() {
+        Ok(j) => j,
         Err(e) => return fail(&e),
     };
-    let inputs = match Input::open_all(&config.inputs) {
-        Ok(i) => i,
-        Err(e) => return fail(&e),
-    };
-    let stdout = std::io::stdout().lock();
-    let mut stderr = std::io::stderr().lock();
-    let terminal = pipeline::stderr_is_terminal();
-    match pipeline::run(&config, inputs, stdout, &mut stderr, terminal) {
-        Ok(summary) => {
-            if config.stats {
-                let _ = writeln!(stderr, "{}", summary.to_json());
-            }
-            ExitCode::SUCCESS
-        }
+    match run(job) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => fail(&e),
     }
+}
+
+fn run(job: Job) -> Result<()> {
+    let stdout = std::io::stdout().lock();
+    let mut stderr = std::io::stderr().lock();
+    let terminal = pipeline::stderr_is_terminal();
+    match job {
+        Job::Filter(config) => {
+            let inputs = Input::open_all(&config.inputs)?;
+            let summary = pipeline::run(&config, inputs, stdout, &mut stderr, terminal)?;
+            if config.stats {
+                let _ = writeln!(stderr, "{}", summary.to_json());
+            }
+            Ok(())
+        }
+        Job::Graph {
+            config,
+            format,
+            grouping,
+            export,
+        } => {
+            let inputs = Input::open_all(&config.inputs)?;
+            let (summary, graph) = pipeline::collect_graph(&config, inputs, &mut stderr, terminal)?;
+            let clustering = cluster(&graph, ClusterBy::Components, grouping)?;
+            warn(&config, &clustering, &mut stderr);
+            export::write_graph(&graph, &clustering, format, &export, stdout)?;
+            graph_stats(&config, &summary, &graph, &clustering, &mut stderr);
+            Ok(())
+        }
+        Job::Clusters {
+            config,
+            by,
+            grouping,
+        } => {
+            let inputs = Input::open_all(&config.inputs)?;
+            let (summary, graph) = pipeline::collect_graph(&config, inputs, &mut stderr, terminal)?;
+            let clustering = cluster(&graph, by, grouping)?;
+            warn(&config, &clustering, &mut stderr);
+            export::write_clusters(&graph, &clustering, by, stdout)?;
+            graph_stats(&config, &summary, &graph, &clustering, &mut stderr);
+            Ok(())
+        }
+        Job::Explain {
+            config,
+            ids,
+            min_edge,
+        } => {
+            // The input is read twice; standard input is kept in memory for that.
+            let reads_stdin =
+                config.inputs.is_empty() || config.inputs.iter().any(|p| p.as_os_str() == "-");
+            let stdin_data: Option<Arc<[u8]>> = if reads_stdin {
+                let mut data = Vec::new();
+                std::io::stdin()
+                    .read_to_end(&mut data)
+                    .map_err(|e| Error::io("reading standard input", e))?;
+                Some(data.into())
+            } else {
+                None
+            };
+            let open = || open_inputs(&config.inputs, stdin_data.as_ref());
+            let (summary, graph) =
+                pipeline::collect_graph(&config, open()?, &mut stderr, terminal)?;
+            let adjacency = graph.adjacency(min_edge);
+            let mut out = std::io::BufWriter::new(stdout);
+            explain::explain(
+                &config,
+                &graph,
+                &adjacency,
+                (&ids.0, &ids.1),
+                open,
+                &mut out,
+            )?;
+            out.flush().map_err(|e| Error::io("writing output", e))?;
+            if config.stats {
+                let _ = writeln!(stderr, "{}", summary.to_json());
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Opens the inputs, serving standard input from memory when it was read already.
+fn open_inputs(paths: &[std::path::PathBuf], stdin: Option<&Arc<[u8]>>) -> Result<Vec<Input>> {
+    let stdin_input = |data: &Arc<[u8]>| {
+        Input::from_reader("-", Box::new(std::io::Cursor::new(Arc::clone(data))))
+    };
+    if paths.is_empty() {
+        return Ok(stdin.map(stdin_input).into_iter().collect());
+    }
+    paths
+        .iter()
+        .map(|p| match stdin {
+            Some(data) if p.as_os_str() == "-" => Ok(stdin_input(data)),
+            _ => Input::open(Path::new(p)),
+        })
+        .collect()
+}
+
+/// Groups the graph on a thread with a large stack: the clique search recurses once per
+/// member of the clique being built.
+fn cluster(graph: &DupGraph, by: ClusterBy, options: ClusterOptions) -> Result<Clustering> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("cluster".into())
+            .stack_size(512 << 20)
+            .spawn_scoped(scope, || graph.cluster(by, options))
+            .map_err(|e| Error::io("starting the clustering thread", e))?
+            .join()
+            .map_err(|_| Error::Internal("the clustering thread panicked".into()))
+    })
+}
+
+fn warn<D: Write>(config: &Config, clustering: &Clustering, stderr: &mut D) {
+    if !config.quiet {
+        for w in &clustering.warnings {
+            let _ = writeln!(stderr, "neardup: warning: {w}");
+        }
+    }
+}
+
+/// `--stats` of the graph commands: the run summary plus a `graph` object.
+fn graph_stats<D: Write>(
+    config: &Config,
+    summary: &Summary,
+    graph: &DupGraph,
+    clustering: &Clustering,
+    stderr: &mut D,
+) {
+    if !config.stats {
+        return;
+    }
+    let mut value: serde_json::Value =
+        serde_json::from_str(&summary.to_json()).expect("the summary is JSON");
+    value["graph"] = export::graph_stats(graph, clustering, 10);
+    let _ = writeln!(stderr, "{value}");
 }
 
 fn fail(e: &neardup::Error) -> ExitCode {
