@@ -5,5 +5,6 @@ mod util;
 mod accuracy;
 mod bad_input;
 mod docs;
+mod graph;
 mod modes;
 mod unix;

@@ -1,0 +1,546 @@
+//! The graph commands end to end: graph (GraphML, TSV, JSON, DOT), clusters, explain.
+
+use crate::util::{SAMPLE, Words, neardup};
+use quick_xml::Reader;
+use quick_xml::events::Event;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Eight documents cut from one long word stream, each starting 15 words after the previous
+/// one (100 words each): neighbours share 85 words (5-gram Jaccard 0.73), documents two
+/// apart share 70 (0.52), and the two ends share nothing. At T=0.6 the pairs form a path.
+fn chain() -> String {
+    let mut w = Words::new(99);
+    let stream: Vec<String> = (0..8 * 15 + 100)
+        .map(|i| format!("{}{i}", w.word()))
+        .collect();
+    (0..8)
+        .map(|i| stream[i * 15..i * 15 + 100].join(" ") + "\n")
+        .collect()
+}
+
+const CHAIN_FLAGS: [&str; 6] = ["-t", "0.6", "--bands", "32", "--rows", "4"];
+
+fn with<'a>(head: &[&'a str], tail: &[&'a str]) -> Vec<&'a str> {
+    head.iter().chain(tail).copied().collect()
+}
+
+#[test]
+fn chain_is_one_component_and_several_cliques() {
+    let input = chain();
+    let run = neardup(
+        &with(&["clusters", "--by", "components"], &CHAIN_FLAGS),
+        input.as_bytes(),
+    )
+    .ok();
+    let rows: Vec<serde_json::Value> = run
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 8);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["id"], i as u64 + 1);
+        assert_eq!(row["cluster"], 0);
+        assert_eq!(row["size"], 8);
+    }
+
+    let run = neardup(
+        &with(&["clusters", "--by", "cliques"], &CHAIN_FLAGS),
+        input.as_bytes(),
+    )
+    .ok();
+    let clusters: Vec<u64> = run
+        .lines()
+        .iter()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["cluster"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    // A path of 8 splits into 4 pairs: 1-2, 3-4, 5-6, 7-8.
+    assert_eq!(clusters, vec![0, 0, 1, 1, 2, 2, 3, 3]);
+}
+
+#[test]
+fn explain_shows_the_path_and_the_ends_similarity() {
+    let input = chain();
+    let run = neardup(
+        &with(&["explain", "1", "8"], &CHAIN_FLAGS),
+        input.as_bytes(),
+    )
+    .ok();
+    let out = run.out();
+    assert!(out.starts_with("path 1 -> 8: 7 hops"), "{out}");
+    assert!(out.contains("the ends' own similarity is 0 "), "{out}");
+    for i in 1..8 {
+        assert!(
+            out.contains(&format!("\n{} -- {}  similarity 0.7", i, i + 1)),
+            "{out}"
+        );
+    }
+    // Each hop's diff: 15 words leave at the front, 15 arrive at the back.
+    assert_eq!(out.matches("[-").count(), 7, "{out}");
+    assert_eq!(out.matches("{+").count(), 7, "{out}");
+
+    let apart = neardup(
+        &with(&["explain", "1", "8", "--min-edge", "0.9"], &CHAIN_FLAGS),
+        input.as_bytes(),
+    )
+    .ok();
+    assert!(
+        apart.out().starts_with("no path: 1 and 8"),
+        "{}",
+        apart.out()
+    );
+
+    let missing = neardup(
+        &with(&["explain", "1", "99"], &CHAIN_FLAGS),
+        input.as_bytes(),
+    );
+    assert_eq!(missing.code, 1);
+    assert!(
+        missing.stderr.contains("no document has the id '99'"),
+        "{}",
+        missing.stderr
+    );
+}
+
+/// JSON documents whose ids and texts need escaping in every format.
+fn tricky() -> String {
+    let mut w = Words::new(5);
+    let base = w.doc(80);
+    let mut lines = Vec::new();
+    let ids = ["a<&>\"'b", "tab\there", "plain", "uni\u{e9}", "ctrl\u{1}x"];
+    for (i, id) in ids.iter().enumerate() {
+        let mut words = base.clone();
+        words[79 - i] = format!("edit{i}");
+        if i == 2 {
+            words[0] = "<b>Bold & \"quoted\"</b>".to_string();
+        }
+        let year: serde_json::Value = if i == 3 {
+            serde_json::json!("n/a")
+        } else {
+            serde_json::json!(1990 + i)
+        };
+        lines.push(
+            serde_json::json!({"id": id, "text": words.join(" "), "year": year, "n": i})
+                .to_string(),
+        );
+    }
+    lines.push(serde_json::json!({"id": "alone", "text": w.doc(80).join(" "), "n": 9}).to_string());
+    lines.join("\n") + "\n"
+}
+
+fn parse_graphml(
+    xml: &str,
+) -> (
+    BTreeMap<String, (String, String)>,
+    Vec<HashMap<String, String>>,
+    usize,
+) {
+    // keys: id -> (for, attr.type); nodes: data by key name; edge count.
+    let mut reader = Reader::from_str(xml);
+    let mut keys = BTreeMap::new();
+    let mut nodes: Vec<HashMap<String, String>> = Vec::new();
+    let mut edges = 0;
+    let mut current_key: Option<String> = None;
+    let mut in_node = false;
+    let attr = |e: &quick_xml::events::BytesStart, name: &str| -> Option<String> {
+        e.attributes()
+            .map(|a| a.unwrap())
+            .find(|a| a.key.as_ref() == name.as_bytes())
+            .map(|a| String::from_utf8(a.value.to_vec()).unwrap())
+    };
+    loop {
+        match reader.read_event().expect("well-formed XML") {
+            Event::Empty(e) if e.name().as_ref() == b"key" => {
+                keys.insert(
+                    attr(&e, "id").unwrap(),
+                    (attr(&e, "for").unwrap(), attr(&e, "attr.type").unwrap()),
+                );
+            }
+            Event::Start(e) if e.name().as_ref() == b"node" => {
+                in_node = true;
+                nodes.push(HashMap::new());
+            }
+            Event::End(e) if e.name().as_ref() == b"node" => in_node = false,
+            Event::Start(e) if e.name().as_ref() == b"edge" => edges += 1,
+            Event::Start(e) if e.name().as_ref() == b"data" => {
+                let key = attr(&e, "key").unwrap();
+                assert!(keys.contains_key(&key), "data for undeclared key {key}");
+                current_key = Some(key);
+            }
+            Event::Text(t) => {
+                if let (Some(key), true) = (&current_key, in_node) {
+                    let text = t.decode().unwrap();
+                    let text = quick_xml::escape::unescape(&text).unwrap().into_owned();
+                    nodes
+                        .last_mut()
+                        .unwrap()
+                        .entry(key.clone())
+                        .or_default()
+                        .push_str(&text);
+                }
+            }
+            Event::GeneralRef(r) => {
+                if let (Some(key), true) = (&current_key, in_node) {
+                    let name = r.decode().unwrap();
+                    let ch = match &*name {
+                        "amp" => "&",
+                        "lt" => "<",
+                        "gt" => ">",
+                        "quot" => "\"",
+                        "apos" => "'",
+                        other => panic!("unexpected entity {other}"),
+                    };
+                    nodes
+                        .last_mut()
+                        .unwrap()
+                        .entry(key.clone())
+                        .or_default()
+                        .push_str(ch);
+                }
+            }
+            Event::End(e) if e.name().as_ref() == b"data" => current_key = None,
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    (keys, nodes, edges)
+}
+
+#[test]
+fn graphml_is_well_formed_typed_and_escaped() {
+    let input = tricky();
+    let args = [
+        "graph",
+        "--id-field",
+        "id",
+        "-t",
+        "0.5",
+        "--node-attr",
+        "year",
+        "--node-attr",
+        "n",
+    ];
+    let run = neardup(&args, input.as_bytes()).ok();
+    let (keys, nodes, edges) = parse_graphml(&run.out());
+    assert_eq!(keys["label"], ("node".into(), "string".into()));
+    assert_eq!(keys["component"], ("node".into(), "int".into()));
+    assert_eq!(keys["weight"], ("edge".into(), "double".into()));
+    // "year" has a string value once: string; "n" is always a number: double.
+    assert_eq!(keys["a0"], ("node".into(), "string".into()));
+    assert_eq!(keys["a1"], ("node".into(), "double".into()));
+    assert_eq!(
+        nodes.len(),
+        5,
+        "the unrelated document has no edge and is left out"
+    );
+    assert_eq!(edges, 10, "five near copies: every pair");
+    let labels: Vec<&str> = nodes.iter().map(|n| n["label"].as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "a<&>\"'b",
+            "tab\there",
+            "plain",
+            "uni\u{e9}",
+            "ctrl\u{fffd}x"
+        ]
+    );
+    assert!(nodes[2]["snippet"].starts_with("<b>Bold & \"quoted\"</b>"));
+    assert_eq!(nodes[0]["a0"], "1990");
+    assert_eq!(nodes[3]["a0"], "n/a");
+    assert!(
+        nodes
+            .iter()
+            .all(|n| n["size"] == "5" && n["component"] == "0")
+    );
+
+    let all = neardup(&[&args[..], &["--all-nodes"]].concat(), input.as_bytes()).ok();
+    let (_, nodes, _) = parse_graphml(&all.out());
+    assert_eq!(nodes.len(), 6);
+    assert_eq!(nodes[5]["size"], "1");
+}
+
+#[test]
+fn json_tsv_and_dot_agree() {
+    let input = tricky();
+    let base = [
+        "graph",
+        "--id-field",
+        "id",
+        "-t",
+        "0.5",
+        "--node-attr",
+        "year",
+    ];
+    let json = neardup(
+        &[&base[..], &["--format", "json"]].concat(),
+        input.as_bytes(),
+    )
+    .ok();
+    let doc: serde_json::Value = serde_json::from_str(&json.out()).expect("one JSON document");
+    let nodes = doc["nodes"].as_array().unwrap();
+    let edges = doc["edges"].as_array().unwrap();
+    let groups = doc["groups"].as_array().unwrap();
+    assert_eq!((nodes.len(), edges.len(), groups.len()), (5, 10, 1));
+    assert_eq!(nodes[0]["id"], "a<&>\"'b");
+    assert_eq!(nodes[0]["attrs"]["year"], 1990);
+    assert_eq!(groups[0]["size"], 5);
+    assert_eq!(groups[0]["diameter"], 1);
+    assert_eq!(groups[0]["cliques"].as_array().unwrap().len(), 1);
+
+    let tsv = neardup(
+        &[&base[..], &["--format", "tsv"]].concat(),
+        input.as_bytes(),
+    )
+    .ok();
+    let pairs = neardup(
+        &["--pairs", "--id-field", "id", "-t", "0.5"],
+        input.as_bytes(),
+    )
+    .ok();
+    assert_eq!(
+        tsv.stdout, pairs.stdout,
+        "graph tsv is the --pairs edge list"
+    );
+    for (line, edge) in tsv.lines().iter().zip(edges) {
+        let sim: f64 = line.rsplit('\t').next().unwrap().parse().unwrap();
+        assert_eq!(serde_json::json!(sim), edge["similarity"]);
+    }
+
+    let dot = neardup(
+        &[&base[..], &["--format", "dot"]].concat(),
+        input.as_bytes(),
+    )
+    .ok();
+    let out = dot.out();
+    assert!(out.starts_with("graph neardup {") && out.trim_end().ends_with('}'));
+    assert_eq!(out.matches(" -- ").count(), 10);
+    assert_eq!(out.matches("subgraph cluster_").count(), 1);
+    assert!(out.contains("n0 [label=\"a<&>\\\"'b\\n"), "{out}");
+    // Every quote inside a label is escaped: unescaped quotes pair up on each line.
+    for line in out.lines() {
+        let unescaped = line.replace("\\\\", "").replace("\\\"", "");
+        assert_eq!(unescaped.matches('"').count() % 2, 0, "{line}");
+    }
+}
+
+#[test]
+fn components_equal_union_find_over_pairs() {
+    let sample = crate::util::sample_bytes();
+    let pairs = neardup(&["--pairs", "-t", "0.5", SAMPLE], b"").ok();
+    let clusters = neardup(&["clusters", "-t", "0.5", SAMPLE], b"").ok();
+    // Reference: naive label propagation over the pair list.
+    let docs = clusters.lines().len();
+    let lines_in_sample = sample
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
+    assert_eq!(docs, lines_in_sample, "one line per document");
+    let mut label: HashMap<u64, u64> = HashMap::new();
+    let edges: Vec<(u64, u64)> = pairs
+        .lines()
+        .iter()
+        .map(|l| {
+            let mut f = l.split('\t');
+            (
+                f.next().unwrap().parse().unwrap(),
+                f.next().unwrap().parse().unwrap(),
+            )
+        })
+        .collect();
+    for i in 1..=docs as u64 {
+        label.insert(i, i);
+    }
+    loop {
+        let mut changed = false;
+        for &(a, b) in &edges {
+            let m = label[&a].min(label[&b]);
+            for x in [a, b] {
+                if label[&x] != m {
+                    label.insert(x, m);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let rows: Vec<serde_json::Value> = clusters
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut seen: HashMap<u64, u64> = HashMap::new();
+    for row in &rows {
+        let id = row["id"].as_u64().unwrap();
+        let cluster = row["cluster"].as_u64().unwrap();
+        // Same reference label <=> same cluster.
+        let prev = seen.insert(label[&id], cluster);
+        assert!(prev.is_none_or(|p| p == cluster), "doc {id}");
+    }
+    let distinct: HashSet<u64> = seen.values().copied().collect();
+    assert_eq!(
+        distinct.len(),
+        seen.len(),
+        "different components got one cluster id"
+    );
+    // Sizes add up.
+    let mut count: HashMap<u64, u64> = HashMap::new();
+    for row in &rows {
+        *count.entry(row["cluster"].as_u64().unwrap()).or_default() += 1;
+    }
+    for row in &rows {
+        assert_eq!(
+            row["size"].as_u64().unwrap(),
+            count[&row["cluster"].as_u64().unwrap()]
+        );
+    }
+}
+
+#[test]
+fn clique_clusters_are_all_pairwise_similar() {
+    let pairs = neardup(&["--pairs", "-t", "0.5", SAMPLE], b"").ok();
+    let edges: HashSet<(u64, u64)> = pairs
+        .lines()
+        .iter()
+        .map(|l| {
+            let mut f = l.split('\t');
+            (
+                f.next().unwrap().parse().unwrap(),
+                f.next().unwrap().parse().unwrap(),
+            )
+        })
+        .collect();
+    let run = neardup(&["clusters", "--by", "cliques", "-t", "0.5", SAMPLE], b"").ok();
+    let mut members: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for l in run.lines() {
+        let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+        members
+            .entry(v["cluster"].as_u64().unwrap())
+            .or_default()
+            .push(v["id"].as_u64().unwrap());
+    }
+    for group in members.values() {
+        for (i, &a) in group.iter().enumerate() {
+            for &b in &group[i + 1..] {
+                assert!(
+                    edges.contains(&(a, b)),
+                    "{a} and {b} share a clique cluster"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn output_does_not_depend_on_threads() {
+    for args in [
+        &["graph", "-t", "0.5", "--node-attr", "date"][..],
+        &["graph", "-t", "0.5", "--format", "json", "--all-nodes"],
+        &["graph", "-t", "0.5", "--format", "dot"],
+        &["clusters", "--by", "cliques", "-t", "0.5"],
+        &["clusters", "-t", "0.5", "--window", "100"],
+    ] {
+        let one = neardup(&[args, &["-j", "1", SAMPLE]].concat(), b"").ok();
+        let four = neardup(&[args, &["-j", "4", SAMPLE]].concat(), b"").ok();
+        assert_eq!(one.stdout, four.stdout, "{args:?}");
+        assert!(!one.stdout.is_empty());
+    }
+}
+
+#[test]
+fn grouping_flags_prune_and_warn() {
+    let input = chain();
+    let strict = neardup(
+        &with(&["clusters", "--min-edge", "0.99"], &CHAIN_FLAGS),
+        input.as_bytes(),
+    )
+    .ok();
+    assert!(strict.lines().iter().all(|l| l.contains("\"size\":1")));
+
+    let capped = neardup(
+        &with(&["clusters", "--max-cluster", "5", "--stats"], &CHAIN_FLAGS),
+        input.as_bytes(),
+    )
+    .ok();
+    assert!(
+        capped.stderr.contains("exceeds --max-cluster 5"),
+        "{}",
+        capped.stderr
+    );
+    assert!(capped.lines().iter().all(|l| l.contains("\"size\":2")));
+    let stats = capped.stats();
+    assert_eq!(stats["graph"]["largest_component"], 8);
+    assert_eq!(stats["graph"]["largest"][0]["diameter"], 7);
+    assert_eq!(stats["graph"]["largest"][0]["clique_clusters"], 4);
+    assert!(
+        stats["graph"]["largest"][0]["weakest_edge"]["similarity"]
+            .as_f64()
+            .unwrap()
+            > 0.6
+    );
+
+    let bad = neardup(&["clusters", "--min-edge", "1.5"], b"");
+    assert_eq!(bad.code, 2);
+}
+
+#[test]
+fn bad_lines_and_plain_text() {
+    let mut input = chain();
+    input.insert_str(0, "{not json\n");
+    // Plain text (the first line decides the format): the bad JSON line is a document here.
+    let run = neardup(
+        &with(&["clusters", "--input-format", "text"], &CHAIN_FLAGS),
+        input.as_bytes(),
+    )
+    .ok();
+    assert_eq!(run.lines().len(), 9);
+    let json_lines: String = chain()
+        .lines()
+        .map(|l| serde_json::json!({"text": l}).to_string() + "\n")
+        .collect();
+    let input = format!("{{broken\n{json_lines}\n");
+    let run = neardup(
+        &with(&["clusters", "--input-format", "jsonl"], &CHAIN_FLAGS),
+        input.as_bytes(),
+    )
+    .ok();
+    assert_eq!(
+        run.lines().len(),
+        8,
+        "bad and empty lines are not documents"
+    );
+    assert!(run.stderr.contains(":1: invalid JSON"), "{}", run.stderr);
+    let fail = neardup(
+        &with(
+            &["graph", "--on-bad-line", "fail", "--input-format", "jsonl"],
+            &CHAIN_FLAGS,
+        ),
+        input.as_bytes(),
+    );
+    assert_eq!(fail.code, 1);
+    assert!(
+        fail.stdout.is_empty(),
+        "nothing is written before the input is complete"
+    );
+}
+
+#[test]
+fn explain_reads_standard_input_twice() {
+    let run = neardup(
+        &["explain", "--id-field", "id", "-t", "0.5", "3735", "6046"],
+        &crate::util::sample_bytes(),
+    )
+    .ok();
+    assert!(
+        run.out().starts_with("path 3735 -> 6046: 1 hop"),
+        "{}",
+        run.out()
+    );
+    assert!(run.out().contains("[-6-5/16-] {+6-1/16+}"), "{}", run.out());
+}
