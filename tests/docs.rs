@@ -2,8 +2,12 @@
 
 use crate::util::neardup;
 
+/// Long flags of `neardup --help` and of every command's `--help`.
 fn long_flags() -> Vec<String> {
-    let help = neardup(&["--help"], b"").ok().out();
+    let mut help = String::new();
+    for command in [&[][..], &["graph"], &["clusters"], &["explain"]] {
+        help += &neardup(&[command, &["--help"]].concat(), b"").ok().out();
+    }
     let mut flags: Vec<String> = help
         .split_whitespace()
         .filter_map(|w| {
@@ -20,6 +24,18 @@ fn long_flags() -> Vec<String> {
     flags.dedup();
     assert!(flags.len() > 25, "{flags:?}");
     flags
+}
+
+#[test]
+fn readme_and_man_page_name_every_command() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let man =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/neardup.1")).unwrap();
+    for command in ["graph", "clusters", "explain"] {
+        assert!(readme.contains(&format!("neardup {command}")), "README: {command}");
+        assert!(man.contains(&format!(".SS {command}")), "man page: {command}");
+    }
 }
 
 #[test]
