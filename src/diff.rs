@@ -137,7 +137,8 @@ pub fn render(edits: &[Edit<'_>], context: usize) -> String {
                 let head = if i == 0 { 0 } else { context };
                 let tail = if j == edits.len() { 0 } else { context };
                 if words.len() > head + tail {
-                    let elided = format!("…({} words)…", words.len() - head - tail);
+                    let n = words.len() - head - tail;
+                    let elided = format!("…({n} word{})…", if n == 1 { "" } else { "s" });
                     segments.extend(
                         [
                             words[..head].join(" "),

@@ -196,10 +196,7 @@ fn graphml<W: Write>(
         )?;
     }
     writeln!(w, r#"  <graph id="neardup" edgedefault="undirected">"#)?;
-    for v in 0..graph.node_count() {
-        if !keep[v] {
-            continue;
-        }
+    for v in (0..graph.node_count()).filter(|&v| keep[v]) {
         let node = graph.node(v as u32);
         let comp = c.component[v];
         write!(
@@ -289,10 +286,7 @@ fn json_graph<W: Write>(
 ) -> std::io::Result<()> {
     w.write_all(b"{\"nodes\":[")?;
     let mut first = true;
-    for v in 0..graph.node_count() {
-        if !keep[v] {
-            continue;
-        }
+    for v in (0..graph.node_count()).filter(|&v| keep[v]) {
         let node = graph.node(v as u32);
         let attrs: serde_json::Map<String, Value> = options
             .attr_names

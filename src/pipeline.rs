@@ -115,8 +115,11 @@ pub struct Signed {
     /// One key per LSH band.
     pub band_keys: Vec<u64>,
     /// [`Mode::Graph`]: the node's snippet and `--node-attr` values.
-    pub node: Option<(Box<str>, Box<[Option<Value>]>)>,
+    pub node: Option<NodeExtras>,
 }
+
+/// What a graph node keeps besides its id: the text snippet and the `--node-attr` values.
+pub type NodeExtras = (Box<str>, Box<[Option<Value>]>);
 
 /// Per-thread state of a signing worker: settings plus reusable scratch buffers.
 pub struct Worker {

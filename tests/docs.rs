@@ -33,8 +33,14 @@ fn readme_and_man_page_name_every_command() {
     let man =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/neardup.1")).unwrap();
     for command in ["graph", "clusters", "explain"] {
-        assert!(readme.contains(&format!("neardup {command}")), "README: {command}");
-        assert!(man.contains(&format!(".SS {command}")), "man page: {command}");
+        assert!(
+            readme.contains(&format!("neardup {command}")),
+            "README: {command}"
+        );
+        assert!(
+            man.contains(&format!(".SS {command}")),
+            "man page: {command}"
+        );
     }
 }
 

@@ -132,14 +132,15 @@ fn tricky() -> String {
     lines.join("\n") + "\n"
 }
 
-fn parse_graphml(
-    xml: &str,
-) -> (
-    BTreeMap<String, (String, String)>,
-    Vec<HashMap<String, String>>,
-    usize,
-) {
-    // keys: id -> (for, attr.type); nodes: data by key name; edge count.
+/// A parsed GraphML file: keys (id -> (domain, attr.type)), each node's data by key, and the
+/// number of edges.
+struct GraphMl {
+    keys: BTreeMap<String, (String, String)>,
+    nodes: Vec<HashMap<String, String>>,
+    edges: usize,
+}
+
+fn parse_graphml(xml: &str) -> GraphMl {
     let mut reader = Reader::from_str(xml);
     let mut keys = BTreeMap::new();
     let mut nodes: Vec<HashMap<String, String>> = Vec::new();
@@ -207,7 +208,7 @@ fn parse_graphml(
             _ => {}
         }
     }
-    (keys, nodes, edges)
+    GraphMl { keys, nodes, edges }
 }
 
 #[test]
@@ -225,7 +226,7 @@ fn graphml_is_well_formed_typed_and_escaped() {
         "n",
     ];
     let run = neardup(&args, input.as_bytes()).ok();
-    let (keys, nodes, edges) = parse_graphml(&run.out());
+    let GraphMl { keys, nodes, edges } = parse_graphml(&run.out());
     assert_eq!(keys["label"], ("node".into(), "string".into()));
     assert_eq!(keys["component"], ("node".into(), "int".into()));
     assert_eq!(keys["weight"], ("edge".into(), "double".into()));
@@ -259,7 +260,7 @@ fn graphml_is_well_formed_typed_and_escaped() {
     );
 
     let all = neardup(&[&args[..], &["--all-nodes"]].concat(), input.as_bytes()).ok();
-    let (_, nodes, _) = parse_graphml(&all.out());
+    let nodes = parse_graphml(&all.out()).nodes;
     assert_eq!(nodes.len(), 6);
     assert_eq!(nodes[5]["size"], "1");
 }
