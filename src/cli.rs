@@ -116,9 +116,9 @@ pub struct FilterArgs {
 /// Arguments of `neardup graph`.
 #[derive(clap::Args, Debug)]
 pub struct GraphArgs {
-    /// Input files; '-' or none reads standard input.
-    #[arg(value_name = "FILE")]
-    pub files: Vec<PathBuf>,
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
 
     /// Output format: graphml (Gephi, networkx, igraph), tsv (id_a id_b similarity), json
     /// (nodes, edges and groups with their diameter and weakest edge), dot (Graphviz, one
@@ -139,10 +139,6 @@ pub struct GraphArgs {
     #[arg(long, default_value_t = DEFAULT_SNIPPET_CHARS, value_name = "N", help_heading = "Output")]
     pub snippet_chars: usize,
 
-    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
-    pub input_format: FormatArg,
-
     /// Grouping settings.
     #[command(flatten)]
     pub grouping: GroupingArgs,
@@ -155,18 +151,14 @@ pub struct GraphArgs {
 /// Arguments of `neardup clusters`.
 #[derive(clap::Args, Debug)]
 pub struct ClustersArgs {
-    /// Input files; '-' or none reads standard input.
-    #[arg(value_name = "FILE")]
-    pub files: Vec<PathBuf>,
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
 
     /// How documents are grouped: connected components, or disjoint cliques (greedily, the
     /// largest clique of the remaining documents first).
     #[arg(long, value_enum, default_value_t = ByArg::Components, value_name = "METHOD", help_heading = "Output")]
     pub by: ByArg,
-
-    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
-    pub input_format: FormatArg,
 
     /// Grouping settings.
     #[command(flatten)]
@@ -188,9 +180,9 @@ pub struct ExplainArgs {
     #[arg(value_name = "ID_B")]
     pub id_b: String,
 
-    /// Input files; '-' or none reads standard input.
-    #[arg(value_name = "FILE")]
-    pub files: Vec<PathBuf>,
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
 
     /// Only follow edges with at least this similarity.
     #[arg(
@@ -201,13 +193,21 @@ pub struct ExplainArgs {
     )]
     pub min_edge: f64,
 
-    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
-    pub input_format: FormatArg,
-
     /// Settings shared by every command.
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+/// Input files and format of a command (where `--format` is the output's).
+#[derive(clap::Args, Debug)]
+pub struct CommandInput {
+    /// Input files; '-' or none reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
+    pub input_format: FormatArg,
 }
 
 /// Edge pruning and size limits for `graph` and `clusters`.
@@ -466,7 +466,7 @@ impl Args {
                 config: Config {
                     node_attrs: g.node_attr,
                     snippet_chars: g.snippet_chars,
-                    ..g.common.config(g.files, g.input_format, Mode::Graph)
+                    ..g.common.config(g.input, Mode::Graph)
                 }
                 .validate()?,
             },
@@ -478,7 +478,7 @@ impl Args {
                 },
                 config: Config {
                     snippet_chars: 0,
-                    ..c.common.config(c.files, c.input_format, Mode::Graph)
+                    ..c.common.config(c.input, Mode::Graph)
                 }
                 .validate()?,
             },
@@ -487,7 +487,7 @@ impl Args {
                 ids: (e.id_a, e.id_b),
                 config: Config {
                     snippet_chars: 0,
-                    ..e.common.config(e.files, e.input_format, Mode::Graph)
+                    ..e.common.config(e.input, Mode::Graph)
                 }
                 .validate()?,
             },
@@ -538,7 +538,13 @@ impl FilterArgs {
                 PairsFormatArg::Jsonl => PairsFormat::Jsonl,
             },
             line_buffered: self.line_buffered,
-            ..common.config(self.files, self.format, mode)
+            ..common.config(
+                CommandInput {
+                    files: self.files,
+                    input_format: self.format,
+                },
+                mode,
+            )
         }
         .validate()
     }
@@ -546,11 +552,11 @@ impl FilterArgs {
 
 impl CommonArgs {
     /// The engine settings these flags give (not yet validated).
-    fn config(self, inputs: Vec<PathBuf>, format: FormatArg, mode: Mode) -> Config {
+    fn config(self, input: CommandInput, mode: Mode) -> Config {
         Config {
-            inputs,
+            inputs: input.files,
             mode,
-            format: match format {
+            format: match input.input_format {
                 FormatArg::Auto => InputFormat::Auto,
                 FormatArg::Text => InputFormat::Text,
                 FormatArg::Jsonl => InputFormat::Jsonl,

@@ -211,20 +211,21 @@ fn parse_graphml(xml: &str) -> GraphMl {
     GraphMl { keys, nodes, edges }
 }
 
+/// `graph` on [`tricky`] with the year as a node attribute.
+const TRICKY_GRAPH: [&str; 7] = [
+    "graph",
+    "--id-field",
+    "id",
+    "-t",
+    "0.5",
+    "--node-attr",
+    "year",
+];
+
 #[test]
 fn graphml_is_well_formed_typed_and_escaped() {
     let input = tricky();
-    let args = [
-        "graph",
-        "--id-field",
-        "id",
-        "-t",
-        "0.5",
-        "--node-attr",
-        "year",
-        "--node-attr",
-        "n",
-    ];
+    let args = [&TRICKY_GRAPH[..], &["--node-attr", "n"]].concat();
     let run = neardup(&args, input.as_bytes()).ok();
     let GraphMl { keys, nodes, edges } = parse_graphml(&run.out());
     assert_eq!(keys["label"], ("node".into(), "string".into()));
@@ -268,15 +269,7 @@ fn graphml_is_well_formed_typed_and_escaped() {
 #[test]
 fn json_tsv_and_dot_agree() {
     let input = tricky();
-    let base = [
-        "graph",
-        "--id-field",
-        "id",
-        "-t",
-        "0.5",
-        "--node-attr",
-        "year",
-    ];
+    let base = TRICKY_GRAPH;
     let json = neardup(
         &[&base[..], &["--format", "json"]].concat(),
         input.as_bytes(),
@@ -329,6 +322,18 @@ fn json_tsv_and_dot_agree() {
     }
 }
 
+/// The (earlier, later) line numbers of a `--pairs` TSV run.
+fn pair_ids(pairs: &crate::util::Run) -> Vec<(u64, u64)> {
+    pairs
+        .lines()
+        .iter()
+        .map(|l| {
+            let mut f = l.split('\t').map(|x| x.parse().unwrap());
+            (f.next().unwrap(), f.next().unwrap())
+        })
+        .collect()
+}
+
 #[test]
 fn components_equal_union_find_over_pairs() {
     let sample = crate::util::sample_bytes();
@@ -342,17 +347,7 @@ fn components_equal_union_find_over_pairs() {
         .count();
     assert_eq!(docs, lines_in_sample, "one line per document");
     let mut label: HashMap<u64, u64> = HashMap::new();
-    let edges: Vec<(u64, u64)> = pairs
-        .lines()
-        .iter()
-        .map(|l| {
-            let mut f = l.split('\t');
-            (
-                f.next().unwrap().parse().unwrap(),
-                f.next().unwrap().parse().unwrap(),
-            )
-        })
-        .collect();
+    let edges: Vec<(u64, u64)> = pair_ids(&pairs);
     for i in 1..=docs as u64 {
         label.insert(i, i);
     }
@@ -406,17 +401,7 @@ fn components_equal_union_find_over_pairs() {
 #[test]
 fn clique_clusters_are_all_pairwise_similar() {
     let pairs = neardup(&["--pairs", "-t", "0.5", SAMPLE], b"").ok();
-    let edges: HashSet<(u64, u64)> = pairs
-        .lines()
-        .iter()
-        .map(|l| {
-            let mut f = l.split('\t');
-            (
-                f.next().unwrap().parse().unwrap(),
-                f.next().unwrap().parse().unwrap(),
-            )
-        })
-        .collect();
+    let edges: HashSet<(u64, u64)> = pair_ids(&pairs).into_iter().collect();
     let run = neardup(&["clusters", "--by", "cliques", "-t", "0.5", SAMPLE], b"").ok();
     let mut members: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for l in run.lines() {
