@@ -414,6 +414,31 @@ mod tests {
     }
 
     #[test]
+    fn exponential_clique_counts_fall_back_to_greedy() {
+        // Moon–Moser: 60 nodes, all edges except inside 20 triangles: 3^20 maximal cliques.
+        let mut edges = Vec::new();
+        for a in 0..60u32 {
+            for b in a + 1..60 {
+                if a / 3 != b / 3 {
+                    edges.push((a, b, 0.9));
+                }
+            }
+        }
+        let g = graph(60, &edges);
+        let c = g.cluster(
+            ClusterBy::Cliques,
+            ClusterOptions {
+                clique_budget: 10_000_000,
+                ..ClusterOptions::default()
+            },
+        );
+        assert!(c.components[0].greedy);
+        assert!(c.warnings[0].contains("too dense"), "{:?}", c.warnings);
+        // The greedy cover still gives cliques: one node of each triangle per cluster.
+        assert_eq!(c.cluster_size, vec![20, 20, 20]);
+    }
+
+    #[test]
     fn petgraph_keeps_input_order() {
         let g = graph(3, &[(0, 2, 0.9), (1, 2, 0.8)]);
         assert_eq!(g.node(2).id, DocId::Line(3));

@@ -29,7 +29,8 @@ fn main() -> ExitCode {
 
 fn run(job: Job) -> Result<()> {
     let stdout = std::io::stdout().lock();
-    let mut stderr = std::io::stderr().lock();
+    // Not locked for the whole run: the clustering thread (and a panic message) may write.
+    let mut stderr = std::io::stderr();
     let terminal = pipeline::stderr_is_terminal();
     match job {
         Job::Filter(config) => {
