@@ -5,7 +5,7 @@
 
 use crate::config::{
     BadLinePolicy, Config, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED,
-    DEFAULT_SNIPPET_CHARS, DEFAULT_THRESHOLD, InputFormat, Mode, PairsFormat, ShingleKind,
+    DEFAULT_SNIPPET_CHARS, DEFAULT_THRESHOLD, InputFormat, Weights, Mode, PairsFormat, ShingleKind,
     VerifyMode,
 };
 use crate::error::{Error, Result};
@@ -67,6 +67,30 @@ pub enum Command {
     ///
     /// The input is read twice (standard input is held in memory for the second pass).
     Explain(ExplainArgs),
+    /// Count document frequencies and write an IDF file for --weights tfidf --idf FILE.
+    ///
+    /// Reads the corpus once (bad lines are skipped and counted) and writes a compact binary
+    /// file to standard output: the number of documents, the shingling settings, and the
+    /// document frequency of the --max-terms most frequent shingles (those seen at least
+    /// twice). Shingles it does not list get the maximum IDF. Use the same --ngram,
+    /// --char-ngram, --seed and normalisation flags as the runs that load it.
+    Idf(IdfArgs),
+}
+
+/// Arguments of `neardup idf`.
+#[derive(clap::Args, Debug)]
+pub struct IdfArgs {
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
+
+    /// Keep at most this many shingles (12 bytes each in the file).
+    #[arg(long, default_value_t = 4_000_000, value_name = "N", help_heading = "Output")]
+    pub max_terms: usize,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 /// Arguments of the default filter command.
@@ -295,6 +319,20 @@ pub struct CommonArgs {
     #[arg(long, value_name = "N", help_heading = "Similarity")]
     pub char_ngram: Option<usize>,
 
+    /// Shingle weights: set (each distinct shingle weighs 1), tf (counts: weighted Jaccard of
+    /// shingle counts, the same as --bag) or tfidf (tf x idf; needs --idf or --idf-warmup).
+    #[arg(long, value_enum, default_value_t = WeightsArg::Set, value_name = "WEIGHTS", help_heading = "Similarity")]
+    pub weights: WeightsArg,
+
+    /// Document frequencies for --weights tfidf, from 'neardup idf'.
+    #[arg(long, value_name = "FILE", conflicts_with = "idf_warmup", help_heading = "Similarity")]
+    pub idf: Option<PathBuf>,
+
+    /// Learn document frequencies for --weights tfidf from the first N lines, then freeze
+    /// them and process those lines and the rest of the stream with the same weights.
+    #[arg(long, default_value_t = 0, value_name = "N", help_heading = "Similarity")]
+    pub idf_warmup: usize,
+
     /// Multiset semantics: a repeated shingle counts once per occurrence.
     #[arg(long, help_heading = "Similarity")]
     pub bag: bool,
@@ -399,6 +437,17 @@ pub enum GraphFormatArg {
     Dot,
 }
 
+/// `--weights` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum WeightsArg {
+    /// Every distinct shingle weighs 1.
+    Set,
+    /// Shingle counts.
+    Tf,
+    /// Counts times inverse document frequency.
+    Tfidf,
+}
+
 /// `clusters --by` values.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ByArg {
@@ -432,6 +481,13 @@ pub enum Job {
         by: ClusterBy,
         /// Edge pruning and size limits.
         grouping: ClusterOptions,
+    },
+    /// `neardup idf`.
+    Idf {
+        /// Engine settings (shingling and input).
+        config: Config,
+        /// Shingles kept.
+        max_terms: usize,
     },
     /// `neardup explain`.
     Explain {
@@ -479,6 +535,16 @@ impl Args {
                 config: Config {
                     snippet_chars: 0,
                     ..c.common.config(c.input, Mode::Graph)
+                }
+                .validate()?,
+            },
+            Command::Idf(i) => Job::Idf {
+                max_terms: i.max_terms,
+                config: Config {
+                    weights: Weights::Set,
+                    idf_path: None,
+                    idf_warmup: 0,
+                    ..i.common.config(i.input, Mode::DropDups)
                 }
                 .validate()?,
             },
@@ -574,6 +640,13 @@ impl CommonArgs {
                 None => ShingleKind::Words(self.ngram),
             },
             bag: self.bag,
+            weights: match self.weights {
+                WeightsArg::Set => Weights::Set,
+                WeightsArg::Tf => Weights::Tf,
+                WeightsArg::Tfidf => Weights::TfIdf,
+            },
+            idf_path: self.idf,
+            idf_warmup: self.idf_warmup,
             num_perm: self.num_perm,
             seed: self.seed,
             threshold: self.threshold,

@@ -66,6 +66,17 @@ pub enum VerifyMode {
     None,
 }
 
+/// How shingles are weighted (see [`crate::weights`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Weights {
+    /// Every distinct shingle weighs 1 (Jaccard of sets; of multisets with `--bag`).
+    Set,
+    /// Shingle counts: weighted Jaccard Σmin(tf)/Σmax(tf), the same as `--bag`.
+    Tf,
+    /// `tf · idf`: weighted Jaccard of TF-IDF vectors.
+    TfIdf,
+}
+
 /// What a shingle is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShingleKind {
@@ -128,6 +139,14 @@ pub struct Config {
     pub progress: bool,
     /// How many bad lines are reported one by one before only a count is kept.
     pub max_bad_line_reports: usize,
+    /// Shingle weighting.
+    pub weights: Weights,
+    /// `--idf FILE`: document frequencies for [`Weights::TfIdf`].
+    pub idf_path: Option<PathBuf>,
+    /// `--idf-warmup N`: learn document frequencies from the first N lines instead.
+    pub idf_warmup: usize,
+    /// The frozen IDF table (loaded or learned when the run starts).
+    pub idf: Option<std::sync::Arc<crate::weights::IdfTable>>,
     /// [`Mode::Graph`]: dotted JSON paths kept as node attributes (`--node-attr`).
     pub node_attrs: Vec<String>,
     /// [`Mode::Graph`]: characters of each document's text kept as its snippet.
@@ -175,6 +194,10 @@ impl Default for Config {
             line_buffered: false,
             progress: true,
             max_bad_line_reports: 10,
+            weights: Weights::Set,
+            idf_path: None,
+            idf_warmup: 0,
+            idf: None,
             node_attrs: Vec::new(),
             snippet_chars: DEFAULT_SNIPPET_CHARS,
         }
@@ -205,6 +228,31 @@ impl Config {
         }
         if self.field.is_empty() {
             return Err(Error::config("--field", "must not be empty"));
+        }
+        match self.weights {
+            Weights::Set => {}
+            // Counts are bag semantics; TF-IDF weighs each occurrence.
+            Weights::Tf | Weights::TfIdf => self.bag = true,
+        }
+        let idf_source = self.idf_path.is_some() || self.idf_warmup > 0 || self.idf.is_some();
+        if self.weights == Weights::TfIdf && !idf_source {
+            return Err(Error::config(
+                "--weights",
+                "tfidf needs document frequencies: --idf FILE (from 'neardup idf') or \
+                 --idf-warmup N",
+            ));
+        }
+        if self.weights != Weights::TfIdf && idf_source {
+            return Err(Error::config(
+                if self.idf_path.is_some() { "--idf" } else { "--idf-warmup" },
+                "document frequencies are only used with --weights tfidf",
+            ));
+        }
+        if self.idf_path.is_some() && self.idf_warmup > 0 {
+            return Err(Error::config(
+                "--idf-warmup",
+                "give either --idf FILE or --idf-warmup N, not both",
+            ));
         }
         if self.max_line_bytes == 0 {
             return Err(Error::config("--max-line-bytes", "must be at least 1"));

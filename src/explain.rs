@@ -15,7 +15,8 @@ use crate::input::{Extractor, Input, LineReader};
 use crate::normalize::Normalized;
 use crate::output::format_similarity;
 use crate::shingle::Shingler;
-use crate::verify::jaccard;
+use crate::verify::{jaccard, weighted_jaccard};
+use crate::weights::Weigher;
 use std::collections::HashMap;
 use std::io::Write;
 
@@ -57,18 +58,31 @@ pub fn fetch_texts(
     Ok(texts)
 }
 
-/// Exact similarity of two texts under `config`'s normalisation and shingling (the
+/// Exact similarity of two texts under `config`'s normalisation, shingling and weights (the
 /// measure the edges carry).
 pub fn similarity(config: &Config, a: &str, b: &str) -> f64 {
     let shingler = Shingler::new(config.shingle, config.bag, config.seed);
-    let shingles = |text: &str| {
+    let normalize = |text: &str| {
         let mut normalized = Normalized::default();
         config.normalizer.normalize_into(text, &mut normalized);
+        normalized
+    };
+    let (na, nb) = (normalize(a), normalize(b));
+    if let Some(table) = &config.idf {
+        let (mut wa, mut wb) = (Weigher::default(), Weigher::default());
+        wa.weigh(&shingler, &na, table);
+        wb.weigh(&shingler, &nb, table);
+        return weighted_jaccard(
+            (&wa.elements, &wa.weights, wa.total),
+            (&wb.elements, &wb.weights, wb.total),
+        );
+    }
+    let shingles = |normalized: &Normalized| {
         let mut out = Vec::new();
-        shingler.shingles_into(&normalized, &mut out);
+        shingler.shingles_into(normalized, &mut out);
         out
     };
-    jaccard(&shingles(a), &shingles(b))
+    jaccard(&shingles(&na), &shingles(&nb))
 }
 
 /// Prints the explanation of `a`–`b` to `out`. `texts` maps line numbers to the texts of

@@ -98,6 +98,31 @@ impl Input {
         }
     }
 
+    /// Reads up to `n` whole lines (the last may lack its LF at end of input) and returns
+    /// them, how many there were, and an input that yields those bytes again followed by the
+    /// rest.
+    pub fn take_lines(self, n: usize) -> Result<(Vec<u8>, usize, Input)> {
+        use std::io::BufRead;
+        let mut reader = io::BufReader::with_capacity(256 << 10, self.reader);
+        let mut prefix = Vec::new();
+        let mut lines = 0;
+        while lines < n {
+            let before = prefix.len();
+            reader
+                .read_until(b'\n', &mut prefix)
+                .map_err(|e| Error::io(format!("reading {}", self.name), e))?;
+            if prefix.len() == before {
+                break;
+            }
+            lines += 1;
+        }
+        let replay = Input {
+            name: self.name,
+            reader: Box::new(io::Cursor::new(prefix.clone()).chain(reader)),
+        };
+        Ok((prefix, lines, replay))
+    }
+
     /// Opens every path (standard input when `paths` is empty) before anything is read, so
     /// a missing file fails before any output.
     pub fn open_all(paths: &[PathBuf]) -> Result<Vec<Input>> {

@@ -11,6 +11,7 @@
 //! | read lines, take text and id | [`input`] |
 //! | normalise and tokenise | [`normalize`] |
 //! | shingle → 64-bit hashes | [`shingle`] |
+//! | TF / TF-IDF weights, IDF table | [`weights`] |
 //! | MinHash signature (multiply-shift lanes) | [`minhash`] |
 //! | LSH bands × rows | [`lsh`] |
 //! | bounded window of recent documents | [`window`] |
@@ -60,6 +61,7 @@ pub mod output;
 pub mod pipeline;
 pub mod shingle;
 pub mod verify;
+pub mod weights;
 pub mod window;
 
 pub use config::{Config, Mode};

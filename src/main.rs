@@ -68,6 +68,38 @@ fn run(job: Job) -> Result<()> {
             graph_stats(&config, &summary, &graph, &clustering, &mut stderr);
             Ok(())
         }
+        Job::Idf { config, max_terms } => {
+            use std::io::IsTerminal;
+            if std::io::stdout().is_terminal() {
+                return Err(Error::config(
+                    "idf",
+                    "the IDF file is binary; redirect standard output to a file",
+                ));
+            }
+            let start = std::time::Instant::now();
+            let inputs = Input::open_all(&config.inputs)?;
+            let (counter, bad) = neardup::weights::count(&config, inputs)?;
+            let docs = counter.docs();
+            let table = counter.finish(max_terms, neardup::weights::settings_of(&config));
+            let mut out = std::io::BufWriter::new(stdout);
+            table
+                .write_to(&mut out)
+                .and_then(|()| out.flush())
+                .map_err(|e| Error::io("writing output", e))?;
+            if bad > 0 && !config.quiet {
+                let _ = writeln!(stderr, "neardup: {bad} lines were not documents (skipped)");
+            }
+            if config.stats {
+                let stats = serde_json::json!({
+                    "docs": docs,
+                    "bad_lines": bad,
+                    "terms": table.len(),
+                    "seconds": (start.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
+                });
+                let _ = writeln!(stderr, "{stats}");
+            }
+            Ok(())
+        }
         Job::Explain {
             config,
             ids,
@@ -86,8 +118,10 @@ fn run(job: Job) -> Result<()> {
                 None
             };
             let open = || open_inputs(&config.inputs, stdin_data.as_ref());
+            // Freeze the IDF table once, so explain measures with the weights of the graph.
+            let (config, inputs) = pipeline::with_idf(&config, open()?)?;
             let (summary, graph) =
-                pipeline::collect_graph(&config, open()?, &mut stderr, terminal)?;
+                pipeline::collect_graph(&config, inputs, &mut stderr, terminal)?;
             let adjacency = graph.adjacency(min_edge);
             let mut out = std::io::BufWriter::new(stdout);
             explain::explain(

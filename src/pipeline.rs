@@ -15,7 +15,7 @@
 //! When the sequencer stops early (closed pipe, `--on-bad-line fail`), dropping its receiver
 //! makes the reader stop, which closes the work channel and lets the workers finish.
 
-use crate::config::{BadLinePolicy, Config, InputFormat, Mode, VerifyMode};
+use crate::config::{BadLinePolicy, Config, InputFormat, Mode, VerifyMode, Weights};
 use crate::error::{Error, Result};
 use crate::graph::{DupGraph, GraphBuilder, Node, snippet};
 use crate::input::{BadLine, Batch, DocId, Extractor, Input, LineReader};
@@ -24,7 +24,9 @@ use crate::minhash::Signer;
 use crate::normalize::{Normalized, Normalizer};
 use crate::output::{Output, Verdict};
 use crate::shingle::Shingler;
-use crate::verify::jaccard_at_least;
+use crate::verify::{jaccard_at_least, weighted_jaccard_at_least};
+use crate::weights::{IdfTable, Weigher};
+use std::sync::Arc;
 use crate::window::{Entry, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use serde_json::Value;
@@ -110,6 +112,10 @@ pub struct Signed {
     pub exact: u128,
     /// Sorted distinct shingle hashes (empty when verification is off).
     pub shingles: Vec<u64>,
+    /// `--weights tfidf`: the weight of each shingle element (else empty).
+    pub weights: Vec<f32>,
+    /// Sum of `weights`.
+    pub total_weight: f64,
     /// Compact signature (only when verification is off).
     pub signature: Vec<u32>,
     /// One key per LSH band.
@@ -133,6 +139,8 @@ pub struct Worker {
     graph: bool,
     snippet_chars: usize,
     attrs: Vec<Option<Value>>,
+    idf: Option<Arc<IdfTable>>,
+    weigher: Weigher,
     normalized: Normalized,
     shingles: Vec<u64>,
     values: Vec<u64>,
@@ -157,6 +165,16 @@ impl Worker {
             graph: config.mode == Mode::Graph,
             snippet_chars: config.snippet_chars,
             attrs: Vec::new(),
+            idf: match config.weights {
+                Weights::TfIdf => Some(
+                    config
+                        .idf
+                        .clone()
+                        .expect("the IDF table is loaded before workers start"),
+                ),
+                _ => None,
+            },
+            weigher: Weigher::default(),
             normalized: Normalized::default(),
             shingles: Vec::new(),
             values: vec![0; config.num_perm],
@@ -180,9 +198,21 @@ impl Worker {
             return Doc::Bad(BadLine::NoTokens);
         }
         let exact = xxh3_128_with_seed(&self.normalized.text, self.seed);
-        self.shingler
-            .shingles_into(&self.normalized, &mut self.shingles);
-        self.signer.sign_into(&self.shingles, &mut self.values);
+        let (mut weights, mut total_weight) = (Vec::new(), 0.0);
+        if let Some(table) = &self.idf {
+            self.weigher.weigh(&self.shingler, &self.normalized, table);
+            self.signer
+                .sign_weighted_into(&self.weigher.groups(), &mut self.values);
+            if self.verify == VerifyMode::Jaccard {
+                self.shingles.clone_from(&self.weigher.elements);
+                weights.clone_from(&self.weigher.weights);
+                total_weight = self.weigher.total;
+            }
+        } else {
+            self.shingler
+                .shingles_into(&self.normalized, &mut self.shingles);
+            self.signer.sign_into(&self.shingles, &mut self.values);
+        }
         let mut band_keys = Vec::with_capacity(self.lsh.bands);
         self.lsh.band_keys_into(&self.values, &mut band_keys);
         let (shingles, signature) = match self.verify {
@@ -199,6 +229,8 @@ impl Worker {
             id,
             exact,
             shingles,
+            weights,
+            total_weight,
             signature,
             band_keys,
             node,
@@ -268,6 +300,8 @@ fn run_inner<W: Write, D: Write>(
     stderr_is_terminal: bool,
 ) -> Result<(Summary, Option<GraphBuilder>)> {
     let start = Instant::now();
+    let (config, inputs) = with_idf(config, inputs)?;
+    let config = &config;
     let workers = config.worker_threads().max(1);
     let mut reader = LineReader::new(inputs, config.format);
     let names = reader.input_names();
@@ -318,6 +352,26 @@ fn run_inner<W: Write, D: Write>(
         summary.seconds = start.elapsed().as_secs_f64();
         Ok((summary, graph))
     })
+}
+
+/// Freezes the IDF table of `--weights tfidf` before anything is signed: loaded from
+/// `--idf`, or learned from the first `--idf-warmup` lines (which are then replayed).
+pub fn with_idf(config: &Config, inputs: Vec<Input>) -> Result<(Config, Vec<Input>)> {
+    let mut config = config.clone();
+    let mut inputs = inputs;
+    if config.weights == Weights::TfIdf && config.idf.is_none() {
+        let table = match &config.idf_path {
+            Some(path) => IdfTable::load(path, &config)?,
+            None => {
+                let (table, replay) =
+                    crate::weights::warmup(&config, inputs, config.idf_warmup)?;
+                inputs = replay;
+                table
+            }
+        };
+        config.idf = Some(Arc::new(table));
+    }
+    Ok((config, inputs))
 }
 
 /// The single-threaded, input-ordered stage: exact index, LSH window, verification, output.
@@ -483,6 +537,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
         for &seq in &self.candidates {
             let entry = self.window.get(seq).expect("candidates are in the window");
             let similarity = match self.config.verify {
+                VerifyMode::Jaccard if !entry.weights.is_empty() => weighted_jaccard_at_least(
+                    (&entry.shingles, &entry.weights, entry.total_weight),
+                    (&signed.shingles, &signed.weights, signed.total_weight),
+                    threshold,
+                ),
                 VerifyMode::Jaccard => {
                     jaccard_at_least(&entry.shingles, &signed.shingles, threshold)
                 }
@@ -552,6 +611,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             Entry {
                 id: signed.id,
                 shingles: signed.shingles.into_boxed_slice(),
+                weights: signed.weights.into_boxed_slice(),
+                total_weight: signed.total_weight,
                 signature: signed.signature.into_boxed_slice(),
                 band_keys: signed.band_keys.into_boxed_slice(),
                 // --pairs never asks the exact index (copies go through LSH to find all

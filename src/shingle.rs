@@ -33,6 +33,56 @@ impl Shingler {
     /// Writes the sorted, distinct element hashes of `doc` into `out` (cleared first).
     /// An empty document gives an empty set.
     pub fn shingles_into(&self, doc: &Normalized, out: &mut Vec<u64>) {
+        self.raw_into(doc, out);
+        out.sort_unstable();
+        if self.bag {
+            let mut i = 0;
+            while i < out.len() {
+                let h = out[i];
+                let mut k = 1u64;
+                i += 1;
+                while i < out.len() && out[i] == h {
+                    out[i] = repeat_element(h, k);
+                    k += 1;
+                    i += 1;
+                }
+            }
+            out.sort_unstable();
+        }
+        out.dedup();
+    }
+
+    /// Bag elements with the shingle each stands for: `(element, shingle)` for every
+    /// occurrence (the first occurrence of shingle `h` is `h` itself, the k-th repeat the same
+    /// element as in bag semantics), unsorted. `scratch` is reused. With set semantics each
+    /// shingle appears once.
+    pub fn elements_with_shingles_into(
+        &self,
+        doc: &Normalized,
+        scratch: &mut Vec<u64>,
+        out: &mut Vec<(u64, u64)>,
+    ) {
+        out.clear();
+        self.raw_into(doc, scratch);
+        scratch.sort_unstable();
+        let mut i = 0;
+        while i < scratch.len() {
+            let h = scratch[i];
+            out.push((h, h));
+            let mut k = 1u64;
+            i += 1;
+            while i < scratch.len() && scratch[i] == h {
+                if self.bag {
+                    out.push((repeat_element(h, k), h));
+                }
+                k += 1;
+                i += 1;
+            }
+        }
+    }
+
+    /// The hash of every shingle occurrence of `doc`, in text order.
+    fn raw_into(&self, doc: &Normalized, out: &mut Vec<u64>) {
         out.clear();
         if doc.is_empty() {
             return;
@@ -72,22 +122,6 @@ impl Shingler {
                 }
             }
         }
-        out.sort_unstable();
-        if self.bag {
-            let mut i = 0;
-            while i < out.len() {
-                let h = out[i];
-                let mut k = 1u64;
-                i += 1;
-                while i < out.len() && out[i] == h {
-                    out[i] = repeat_element(h, k);
-                    k += 1;
-                    i += 1;
-                }
-            }
-            out.sort_unstable();
-        }
-        out.dedup();
     }
 }
 

@@ -42,6 +42,42 @@ pub fn jaccard_at_least(a: &[u64], b: &[u64], threshold: f64) -> Option<f64> {
     (j >= threshold).then_some(j)
 }
 
+/// Exact weighted Jaccard Σ_{A∩B} w / Σ_{A∪B} w of two sorted, distinct element slices
+/// with parallel weights (an element has the same weight wherever it occurs). `total_a` and
+/// `total_b` are the slices' weight sums. 0 when both are empty.
+pub fn weighted_jaccard(
+    a: (&[u64], &[f32], f64),
+    b: (&[u64], &[f32], f64),
+) -> f64 {
+    let ((ea, wa, total_a), (eb, _, total_b)) = (a, b);
+    let (mut i, mut j, mut common) = (0, 0, 0.0f64);
+    while i < ea.len() && j < eb.len() {
+        let (x, y) = (ea[i], eb[j]);
+        if x == y {
+            common += f64::from(wa[i]);
+        }
+        i += (x <= y) as usize;
+        j += (y <= x) as usize;
+    }
+    let union = total_a + total_b - common;
+    if union <= 0.0 { 0.0 } else { common / union }
+}
+
+/// Weighted Jaccard if it can reach `threshold`: the weight-sum bound
+/// min(total) / max(total) is tried first, then the merge.
+pub fn weighted_jaccard_at_least(
+    a: (&[u64], &[f32], f64),
+    b: (&[u64], &[f32], f64),
+    threshold: f64,
+) -> Option<f64> {
+    let (small, large) = if a.2 <= b.2 { (a.2, b.2) } else { (b.2, a.2) };
+    if large <= 0.0 || small < threshold * large * (1.0 - 1e-9) {
+        return None;
+    }
+    let j = weighted_jaccard(a, b);
+    (j >= threshold).then_some(j)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,6 +93,12 @@ mod tests {
             (&[], &[], 0.0),
             (&[5], &[1, 2, 3, 4, 5], 0.2),
         ];
+        // Unit weights: the weighted measure is the plain one.
+        for &(a, b, j) in cases {
+            let (wa, wb) = (vec![1.0f32; a.len()], vec![1.0f32; b.len()]);
+            let got = weighted_jaccard((a, &wa, a.len() as f64), (b, &wb, b.len() as f64));
+            assert!((got - j).abs() < 1e-12, "{a:?} {b:?}");
+        }
         for &(a, b, j) in cases {
             assert!((jaccard(a, b) - j).abs() < 1e-12, "{a:?} {b:?}");
             assert!((jaccard(b, a) - j).abs() < 1e-12);

@@ -26,6 +26,10 @@ pub struct Entry {
     pub id: DocId,
     /// Sorted distinct shingle hashes (empty when verification is off).
     pub shingles: Box<[u64]>,
+    /// `--weights tfidf`: each shingle element's weight (else empty).
+    pub weights: Box<[f32]>,
+    /// Sum of `weights`.
+    pub total_weight: f64,
     /// Compact signature (empty unless verification is off).
     pub signature: Box<[u32]>,
     /// One key per band.
@@ -39,6 +43,7 @@ impl Entry {
     pub fn approx_bytes(&self) -> usize {
         std::mem::size_of::<Entry>()
             + self.shingles.len() * 8
+            + self.weights.len() * 4
             + self.signature.len() * 4
             + self.band_keys.len() * 8
             + match &self.id {
@@ -202,6 +207,8 @@ mod tests {
         Entry {
             id: DocId::Line(0),
             shingles: Box::new([]),
+            weights: Box::new([]),
+            total_weight: 0.0,
             signature: Box::new([]),
             band_keys: keys.into(),
             exact,
