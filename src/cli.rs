@@ -5,8 +5,8 @@
 
 use crate::config::{
     BadLinePolicy, Config, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED,
-    DEFAULT_SNIPPET_CHARS, DEFAULT_THRESHOLD, InputFormat, Weights, Mode, PairsFormat, ShingleKind,
-    VerifyMode,
+    DEFAULT_SNIPPET_CHARS, DEFAULT_THRESHOLD, InputFormat, Mode, PairsFormat, ShingleKind,
+    VerifyMode, Weights,
 };
 use crate::error::{Error, Result};
 use crate::export::{ExportOptions, GraphFormat};
@@ -85,7 +85,12 @@ pub struct IdfArgs {
     pub input: CommandInput,
 
     /// Keep at most this many shingles (12 bytes each in the file).
-    #[arg(long, default_value_t = 4_000_000, value_name = "N", help_heading = "Output")]
+    #[arg(
+        long,
+        default_value_t = 4_000_000,
+        value_name = "N",
+        help_heading = "Output"
+    )]
     pub max_terms: usize,
 
     /// Settings shared by every command.
@@ -325,12 +330,22 @@ pub struct CommonArgs {
     pub weights: WeightsArg,
 
     /// Document frequencies for --weights tfidf, from 'neardup idf'.
-    #[arg(long, value_name = "FILE", conflicts_with = "idf_warmup", help_heading = "Similarity")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "idf_warmup",
+        help_heading = "Similarity"
+    )]
     pub idf: Option<PathBuf>,
 
     /// Learn document frequencies for --weights tfidf from the first N lines, then freeze
     /// them and process those lines and the rest of the stream with the same weights.
-    #[arg(long, default_value_t = 0, value_name = "N", help_heading = "Similarity")]
+    #[arg(
+        long,
+        default_value_t = 0,
+        value_name = "N",
+        help_heading = "Similarity"
+    )]
     pub idf_warmup: usize,
 
     /// Multiset semantics: a repeated shingle counts once per occurrence.

@@ -244,7 +244,11 @@ impl Config {
         }
         if self.weights != Weights::TfIdf && idf_source {
             return Err(Error::config(
-                if self.idf_path.is_some() { "--idf" } else { "--idf-warmup" },
+                if self.idf_path.is_some() {
+                    "--idf"
+                } else {
+                    "--idf-warmup"
+                },
                 "document frequencies are only used with --weights tfidf",
             ));
         }

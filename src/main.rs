@@ -120,8 +120,7 @@ fn run(job: Job) -> Result<()> {
             let open = || open_inputs(&config.inputs, stdin_data.as_ref());
             // Freeze the IDF table once, so explain measures with the weights of the graph.
             let (config, inputs) = pipeline::with_idf(&config, open()?)?;
-            let (summary, graph) =
-                pipeline::collect_graph(&config, inputs, &mut stderr, terminal)?;
+            let (summary, graph) = pipeline::collect_graph(&config, inputs, &mut stderr, terminal)?;
             let adjacency = graph.adjacency(min_edge);
             let mut out = std::io::BufWriter::new(stdout);
             explain::explain(

@@ -26,11 +26,11 @@ use crate::output::{Output, Verdict};
 use crate::shingle::Shingler;
 use crate::verify::{jaccard_at_least, weighted_jaccard_at_least};
 use crate::weights::{IdfTable, Weigher};
-use std::sync::Arc;
 use crate::window::{Entry, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use serde_json::Value;
 use std::io::{IsTerminal, Write};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -363,8 +363,7 @@ pub fn with_idf(config: &Config, inputs: Vec<Input>) -> Result<(Config, Vec<Inpu
         let table = match &config.idf_path {
             Some(path) => IdfTable::load(path, &config)?,
             None => {
-                let (table, replay) =
-                    crate::weights::warmup(&config, inputs, config.idf_warmup)?;
+                let (table, replay) = crate::weights::warmup(&config, inputs, config.idf_warmup)?;
                 inputs = replay;
                 table
             }

@@ -45,10 +45,7 @@ pub fn jaccard_at_least(a: &[u64], b: &[u64], threshold: f64) -> Option<f64> {
 /// Exact weighted Jaccard Σ_{A∩B} w / Σ_{A∪B} w of two sorted, distinct element slices
 /// with parallel weights (an element has the same weight wherever it occurs). `total_a` and
 /// `total_b` are the slices' weight sums. 0 when both are empty.
-pub fn weighted_jaccard(
-    a: (&[u64], &[f32], f64),
-    b: (&[u64], &[f32], f64),
-) -> f64 {
+pub fn weighted_jaccard(a: (&[u64], &[f32], f64), b: (&[u64], &[f32], f64)) -> f64 {
     let ((ea, wa, total_a), (eb, _, total_b)) = (a, b);
     let (mut i, mut j, mut common) = (0, 0, 0.0f64);
     while i < ea.len() && j < eb.len() {

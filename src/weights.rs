@@ -69,11 +69,15 @@ pub const DF_BUCKET_DOCS: u64 = 100_000;
 type Map<V> = HashMap<u64, V, BuildHasherDefault<MixHasher>>;
 
 /// Frozen document frequencies.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct IdfTable {
     docs: u64,
     settings: String,
     df: Map<u32>,
+    /// idf of each stored shingle, computed once.
+    idf: Map<f32>,
+    /// idf of a shingle the table does not know.
+    unseen: f32,
 }
 
 impl IdfTable {
@@ -104,8 +108,19 @@ impl IdfTable {
 
     /// `ln((1 + N) / (1 + df)) + 1`, as the f32 every weight is stored in.
     pub fn idf(&self, shingle: u64) -> f32 {
-        let n = self.docs as f64;
-        (((1.0 + n) / (1.0 + f64::from(self.df(shingle)))).ln() + 1.0) as f32
+        self.idf.get(&shingle).copied().unwrap_or(self.unseen)
+    }
+
+    fn new(docs: u64, settings: String, df: Map<u32>) -> IdfTable {
+        let formula = |df: u32| (((1.0 + docs as f64) / (1.0 + f64::from(df))).ln() + 1.0) as f32;
+        let idf = df.iter().map(|(&h, &d)| (h, formula(d))).collect();
+        IdfTable {
+            docs,
+            settings,
+            df,
+            idf,
+            unseen: formula(0),
+        }
     }
 
     /// Writes the table in the file format above.
@@ -180,7 +195,7 @@ impl IdfTable {
             last = Some(h);
             df.insert(h, d);
         }
-        Ok(IdfTable { docs, settings, df })
+        Ok(IdfTable::new(docs, settings, df))
     }
 
     /// Loads `path`, refusing a table made with other shingling settings than `config`'s.
@@ -253,11 +268,11 @@ impl DfCounter {
             .collect();
         entries.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         entries.truncate(max_terms);
-        IdfTable {
-            docs: self.docs,
+        IdfTable::new(
+            self.docs,
             settings,
-            df: entries.into_iter().map(|(c, h)| (h, c)).collect(),
-        }
+            entries.into_iter().map(|(c, h)| (h, c)).collect(),
+        )
     }
 }
 
@@ -323,10 +338,10 @@ pub fn warmup(config: &Config, inputs: Vec<Input>, n: usize) -> Result<(IdfTable
 pub struct Weigher {
     scratch: Vec<u64>,
     pairs: Vec<(u64, u64)>,
-    by_weight: Vec<(u32, u64)>,
-    /// Elements grouped by weight, in ascending weight order (see [`Weigher::groups`]).
-    grouped: Vec<u64>,
-    bounds: Vec<(f64, usize, usize)>,
+    weighed: Vec<(u64, f32)>,
+    /// Weight groups: (weight bits, elements), heaviest first after `weigh`.
+    groups: Vec<(u32, Vec<u64>)>,
+    used: usize,
     /// Sorted distinct elements.
     pub elements: Vec<u64>,
     /// Their weights.
@@ -339,45 +354,51 @@ impl Weigher {
     /// Weighs `doc`: every occurrence of shingle `s` is an element of weight idf(s).
     pub fn weigh(&mut self, shingler: &Shingler, doc: &Normalized, table: &IdfTable) {
         shingler.elements_with_shingles_into(doc, &mut self.scratch, &mut self.pairs);
-        self.by_weight.clear();
-        self.by_weight.extend(
-            self.pairs
-                .iter()
-                .map(|&(e, s)| (table.idf(s).to_bits(), e)),
-        );
-        // Positive floats order as their bits.
-        self.by_weight.sort_unstable();
-        self.grouped.clear();
-        self.bounds.clear();
-        let mut start = 0;
-        for (i, &(w, e)) in self.by_weight.iter().enumerate() {
-            self.grouped.push(e);
-            let last = i + 1 == self.by_weight.len() || self.by_weight[i + 1].0 != w;
-            if last {
-                self.bounds
-                    .push((f64::from(f32::from_bits(w)), start, i + 1));
-                start = i + 1;
-            }
+        self.weighed.clear();
+        self.weighed
+            .extend(self.pairs.iter().map(|&(e, s)| (e, table.idf(s))));
+        self.weighed.sort_unstable_by_key(|x| x.0);
+        self.weighed.dedup_by_key(|x| x.0);
+        // Group by weight: a document has few distinct weights (most shingles are rare and
+        // share the maximum), so a linear search over the groups is the fast path.
+        for g in &mut self.groups[..self.used] {
+            g.1.clear();
         }
-        let mut sorted: Vec<(u64, u32)> = self.by_weight.iter().map(|&(w, e)| (e, w)).collect();
-        sorted.sort_unstable();
-        sorted.dedup_by_key(|x| x.0);
+        self.used = 0;
         self.elements.clear();
         self.weights.clear();
         self.total = 0.0;
-        for (e, w) in sorted {
-            let w = f32::from_bits(w);
+        for &(e, w) in &self.weighed {
             self.elements.push(e);
             self.weights.push(w);
             self.total += f64::from(w);
+            let bits = w.to_bits();
+            match self.groups[..self.used].iter().position(|g| g.0 == bits) {
+                Some(i) => self.groups[i].1.push(e),
+                None => {
+                    if self.used == self.groups.len() {
+                        self.groups.push((bits, Vec::new()));
+                    }
+                    self.groups[self.used].0 = bits;
+                    self.groups[self.used].1.push(e);
+                    self.used += 1;
+                }
+            }
         }
+        // Heaviest group first (total weight, then weight; positive floats order as their
+        // bits): it sets each lane's minimum early so the signer's bound skips most lanes of
+        // the others. The order is canonical, so ties break the same way in every document.
+        self.groups[..self.used].sort_unstable_by(|a, b| {
+            let total = |g: &(u32, Vec<u64>)| f64::from(f32::from_bits(g.0)) * g.1.len() as f64;
+            total(b).total_cmp(&total(a)).then(b.0.cmp(&a.0))
+        });
     }
 
     /// The elements grouped by weight, for [`crate::minhash::Signer::sign_weighted_into`].
     pub fn groups(&self) -> Vec<(f64, &[u64])> {
-        self.bounds
+        self.groups[..self.used]
             .iter()
-            .map(|&(w, a, b)| (w, &self.grouped[a..b]))
+            .map(|(w, e)| (f64::from(f32::from_bits(*w)), &e[..]))
             .collect()
     }
 }
@@ -405,6 +426,11 @@ mod tests {
         assert!((f64::from(t.idf(99)) - (4f64.ln() + 1.0)).abs() < 1e-6);
         assert!(t.idf(2) > t.idf(3) && t.idf(99) > t.idf(2));
         assert!(DfCounter::default().finish(5, String::new()).idf(7) == 1.0);
+        // Read back, the table computes the same weights.
+        let mut bytes = Vec::new();
+        t.write_to(&mut bytes).unwrap();
+        let back = IdfTable::read_from(&bytes[..], "x").unwrap();
+        assert_eq!((back.idf(2), back.idf(99)), (t.idf(2), t.idf(99)));
     }
 
     #[test]
@@ -414,7 +440,10 @@ mod tests {
         t.write_to(&mut bytes).unwrap();
         assert_eq!(IdfTable::read_from(&bytes[..], "x").unwrap(), t);
         for cut in [0, 5, 8, 20, bytes.len() - 1] {
-            assert!(IdfTable::read_from(&bytes[..cut], "x").is_err(), "cut {cut}");
+            assert!(
+                IdfTable::read_from(&bytes[..cut], "x").is_err(),
+                "cut {cut}"
+            );
         }
         for i in 0..bytes.len() {
             let mut flipped = bytes.clone();
@@ -447,7 +476,11 @@ mod tests {
                 c.add(&[1_000_000 + d]);
             }
         }
-        assert!(c.counts.len() < 2 * DF_BUCKET_DOCS as usize, "{}", c.counts.len());
+        assert!(
+            c.counts.len() < 2 * DF_BUCKET_DOCS as usize,
+            "{}",
+            c.counts.len()
+        );
         let t = c.finish(100, String::new());
         let err = 250_000 / DF_BUCKET_DOCS as u32;
         assert!(t.df(7) <= 62_500 && t.df(7) + err >= 62_500, "{}", t.df(7));
