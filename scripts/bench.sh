@@ -22,6 +22,11 @@ if [ ! -s "$corpus" ]; then
   python3 scripts/make_corpus.py --mb "$mb" > "$corpus.tmp" && mv "$corpus.tmp" "$corpus"
 fi
 docs=$(wc -l < "$corpus")
+idf=$data/corpus-${mb}mb.idf
+if [ ! -s "$idf" ]; then
+  echo "counting document frequencies into $idf ..." >&2
+  /usr/bin/time -f 'neardup idf: %e s, %M KB' "$bin" idf "$corpus" > "$idf"
+fi
 bytes=$(wc -c < "$corpus")
 cores=$(nproc)
 
@@ -65,6 +70,11 @@ run "--threads $cores (all cores)" "$corpus" -j 0
 run "-t 0.5, --threads $cores" "$corpus" -j 0 -t 0.5
 run "--verify none, --threads $cores" "$corpus" -j 0 --verify none
 run "--bag, --threads $cores" "$corpus" -j 0 --bag
+run "--weights set, --threads 1" "$corpus" -j 1 --weights set
+run "--weights tf, --threads 1" "$corpus" -j 1 --weights tf
+run "--weights tfidf --idf FILE, --threads 1" "$corpus" -j 1 --weights tfidf --idf "$idf"
+run "--weights tfidf --idf FILE, --threads $cores" "$corpus" -j 0 --weights tfidf --idf "$idf"
+run "--weights tfidf --idf-warmup 50000, --threads $cores" "$corpus" -j 0 --weights tfidf --idf-warmup 50000
 run "--annotate, --threads $cores" "$corpus" -j 0 --annotate
 run "stdin stream, --window 20000, 1x corpus" "cat $corpus" -j 0 --window 20000
 run "stdin stream, --window 20000, 3x corpus" "cat $corpus $corpus $corpus" -j 0 --window 20000

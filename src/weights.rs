@@ -73,9 +73,8 @@ type Map<V> = HashMap<u64, V, BuildHasherDefault<MixHasher>>;
 pub struct IdfTable {
     docs: u64,
     settings: String,
-    df: Map<u32>,
-    /// idf of each stored shingle, computed once.
-    idf: Map<f32>,
+    /// Document frequency and idf (computed once) of each stored shingle.
+    terms: TermTable,
     /// idf of a shingle the table does not know.
     unseen: f32,
 }
@@ -88,12 +87,12 @@ impl IdfTable {
 
     /// Shingles with a stored document frequency.
     pub fn len(&self) -> usize {
-        self.df.len()
+        self.terms.len()
     }
 
     /// True when no shingle has a stored frequency.
     pub fn is_empty(&self) -> bool {
-        self.df.is_empty()
+        self.terms.is_empty()
     }
 
     /// The settings the table was made with.
@@ -103,29 +102,33 @@ impl IdfTable {
 
     /// Document frequency of a shingle hash (0 when unknown).
     pub fn df(&self, shingle: u64) -> u32 {
-        self.df.get(&shingle).copied().unwrap_or(0)
+        self.terms.get(shingle).map_or(0, |t| t.0)
     }
 
     /// `ln((1 + N) / (1 + df)) + 1`, as the f32 every weight is stored in.
     pub fn idf(&self, shingle: u64) -> f32 {
-        self.idf.get(&shingle).copied().unwrap_or(self.unseen)
+        self.terms.get(shingle).map_or(self.unseen, |t| t.1)
     }
 
-    fn new(docs: u64, settings: String, df: Map<u32>) -> IdfTable {
+    /// Hints the memory system that `shingle` will be looked up soon.
+    #[inline]
+    pub fn prefetch(&self, shingle: u64) {
+        self.terms.prefetch(shingle);
+    }
+
+    fn new(docs: u64, settings: String, df: impl IntoIterator<Item = (u64, u32)>) -> IdfTable {
         let formula = |df: u32| (((1.0 + docs as f64) / (1.0 + f64::from(df))).ln() + 1.0) as f32;
-        let idf = df.iter().map(|(&h, &d)| (h, formula(d))).collect();
         IdfTable {
             docs,
             settings,
-            df,
-            idf,
+            terms: TermTable::new(df.into_iter().map(|(h, d)| (h, d, formula(d))).collect()),
             unseen: formula(0),
         }
     }
 
     /// Writes the table in the file format above.
     pub fn write_to<W: Write>(&self, mut w: W) -> std::io::Result<()> {
-        let mut entries: Vec<(u64, u32)> = self.df.iter().map(|(&h, &d)| (h, d)).collect();
+        let mut entries: Vec<(u64, u32)> = self.terms.iter().map(|(h, d, _)| (h, d)).collect();
         entries.sort_unstable();
         let mut buf = Vec::with_capacity(40 + self.settings.len() + entries.len() * 12);
         buf.extend_from_slice(MAGIC);
@@ -180,8 +183,7 @@ impl IdfTable {
         if count.checked_mul(12) != Some((body.len() - at) as u64) {
             return Err(bad("entry count does not match the file length"));
         }
-        let mut df = Map::default();
-        df.reserve(count as usize);
+        let mut df = Vec::with_capacity(count as usize);
         let mut last = None;
         for chunk in body[at..].chunks_exact(12) {
             let h = u64::from_le_bytes(chunk[..8].try_into().expect("8 bytes"));
@@ -193,7 +195,7 @@ impl IdfTable {
                 return Err(bad(&format!("document frequency {d} outside 1..={docs}")));
             }
             last = Some(h);
-            df.insert(h, d);
+            df.push((h, d));
         }
         Ok(IdfTable::new(docs, settings, df))
     }
@@ -215,6 +217,82 @@ impl IdfTable {
             ));
         }
         Ok(table)
+    }
+}
+
+/// Open addressing with linear probing over the shingle hashes (already uniform, so their low
+/// bits are the slot), at most half full; slots can be prefetched before a batch of lookups,
+/// which overlaps the cache misses of a large table.
+#[derive(Clone, Debug, PartialEq)]
+struct TermTable {
+    mask: usize,
+    count: usize,
+    /// (shingle, df, idf); df = 0 marks an empty slot.
+    slots: Vec<(u64, u32, f32)>,
+}
+
+impl TermTable {
+    fn new(entries: Vec<(u64, u32, f32)>) -> TermTable {
+        let size = (entries.len() * 2).next_power_of_two().max(16);
+        let mut table = TermTable {
+            mask: size - 1,
+            count: 0,
+            slots: vec![(0, 0, 0.0); size],
+        };
+        for (h, d, idf) in entries {
+            debug_assert!(d > 0);
+            let mut i = h as usize & table.mask;
+            while table.slots[i].1 != 0 && table.slots[i].0 != h {
+                i = (i + 1) & table.mask;
+            }
+            table.count += (table.slots[i].1 == 0) as usize;
+            table.slots[i] = (h, d, idf);
+        }
+        table
+    }
+
+    #[inline]
+    fn get(&self, h: u64) -> Option<(u32, f32)> {
+        let mut i = h as usize & self.mask;
+        loop {
+            let (key, df, idf) = self.slots[i];
+            if df == 0 {
+                return None;
+            }
+            if key == h {
+                return Some((df, idf));
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, h: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let slot = &self.slots[h as usize & self.mask];
+            // SAFETY: prefetching is a hint; the pointer is valid.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch(
+                    (slot as *const (u64, u32, f32)).cast::<i8>(),
+                    std::arch::x86_64::_MM_HINT_T0,
+                );
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = h;
+    }
+
+    fn len(&self) -> usize {
+        self.count
+    }
+
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (u64, u32, f32)> + '_ {
+        self.slots.iter().copied().filter(|s| s.1 != 0)
     }
 }
 
@@ -271,7 +349,7 @@ impl DfCounter {
         IdfTable::new(
             self.docs,
             settings,
-            entries.into_iter().map(|(c, h)| (h, c)).collect(),
+            entries.into_iter().map(|(c, h)| (h, c)),
         )
     }
 }
@@ -355,8 +433,17 @@ impl Weigher {
     pub fn weigh(&mut self, shingler: &Shingler, doc: &Normalized, table: &IdfTable) {
         shingler.elements_with_shingles_into(doc, &mut self.scratch, &mut self.pairs);
         self.weighed.clear();
-        self.weighed
-            .extend(self.pairs.iter().map(|&(e, s)| (e, table.idf(s))));
+        for &(_, s) in &self.pairs {
+            table.prefetch(s);
+        }
+        // Repeats of a shingle are adjacent: one lookup per distinct shingle.
+        let mut last = (None, 0.0f32);
+        self.weighed.extend(self.pairs.iter().map(|&(e, s)| {
+            if last.0 != Some(s) {
+                last = (Some(s), table.idf(s));
+            }
+            (e, last.1)
+        }));
         self.weighed.sort_unstable_by_key(|x| x.0);
         self.weighed.dedup_by_key(|x| x.0);
         // Group by weight: a document has few distinct weights (most shingles are rare and

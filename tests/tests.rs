@@ -8,3 +8,4 @@ mod docs;
 mod graph;
 mod modes;
 mod unix;
+mod weights;
