@@ -75,6 +75,33 @@ pub enum Command {
     /// twice). Shingles it does not list get the maximum IDF. Use the same --ngram,
     /// --char-ngram, --seed and normalisation flags as the runs that load it.
     Idf(IdfArgs),
+    /// Show the LSH bands x rows for a threshold and K: the S-curve P(candidate | J), the
+    /// false-positive and false-negative areas, every alternative b x r = K, and an SVG plot.
+    Tune(TuneArgs),
+}
+
+/// Arguments of `neardup tune`.
+#[derive(clap::Args, Debug)]
+pub struct TuneArgs {
+    /// Jaccard similarity cut-off, in (0, 1].
+    #[arg(short, long, default_value_t = DEFAULT_THRESHOLD, value_name = "T")]
+    pub threshold: f64,
+
+    /// Number of MinHash values per document (K).
+    #[arg(short = 'k', long, default_value_t = DEFAULT_NUM_PERM, value_name = "K")]
+    pub num_perm: usize,
+
+    /// LSH bands [default: chosen from --threshold].
+    #[arg(long, value_name = "B")]
+    pub bands: Option<usize>,
+
+    /// LSH rows per band [default: chosen from --threshold].
+    #[arg(long, value_name = "R")]
+    pub rows: Option<usize>,
+
+    /// Also write the S-curves as an SVG plot to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 }
 
 /// Arguments of `neardup idf`.
@@ -504,6 +531,13 @@ pub enum Job {
         /// Shingles kept.
         max_terms: usize,
     },
+    /// `neardup tune`.
+    Tune {
+        /// Threshold, K and the resolved banding.
+        config: Config,
+        /// SVG output path.
+        plot: Option<PathBuf>,
+    },
     /// `neardup explain`.
     Explain {
         /// Engine settings (mode: graph).
@@ -550,6 +584,17 @@ impl Args {
                 config: Config {
                     snippet_chars: 0,
                     ..c.common.config(c.input, Mode::Graph)
+                }
+                .validate()?,
+            },
+            Command::Tune(t) => Job::Tune {
+                plot: t.plot,
+                config: Config {
+                    threshold: t.threshold,
+                    num_perm: t.num_perm,
+                    bands: t.bands,
+                    rows: t.rows,
+                    ..Config::default()
                 }
                 .validate()?,
             },

@@ -13,7 +13,7 @@
 //! | shingle → 64-bit hashes | [`shingle`] |
 //! | TF / TF-IDF weights, IDF table | [`weights`] |
 //! | MinHash signature (multiply-shift lanes) | [`minhash`] |
-//! | LSH bands × rows | [`lsh`] |
+//! | LSH bands × rows (and `neardup tune`) | [`lsh`], [`tune`] |
 //! | bounded window of recent documents | [`window`] |
 //! | exact verification | [`verify`] |
 //! | similarity graph (petgraph) | [`graph`] |
@@ -60,6 +60,7 @@ pub mod normalize;
 pub mod output;
 pub mod pipeline;
 pub mod shingle;
+pub mod tune;
 pub mod verify;
 pub mod weights;
 pub mod window;

@@ -68,6 +68,19 @@ fn run(job: Job) -> Result<()> {
             graph_stats(&config, &summary, &graph, &clustering, &mut stderr);
             Ok(())
         }
+        Job::Tune { config, plot } => {
+            let mut out = std::io::BufWriter::new(stdout);
+            let report = neardup::tune::report(config.lsh, config.threshold, config.num_perm);
+            out.write_all(report.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| Error::io("writing output", e))?;
+            if let Some(path) = plot {
+                let svg = neardup::tune::svg(config.lsh, config.threshold, config.num_perm);
+                std::fs::write(&path, svg)
+                    .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
+            }
+            Ok(())
+        }
         Job::Idf { config, max_terms } => {
             use std::io::IsTerminal;
             if std::io::stdout().is_terminal() {

@@ -5,7 +5,14 @@ use crate::util::neardup;
 /// Long flags of `neardup --help` and of every command's `--help`.
 fn long_flags() -> Vec<String> {
     let mut help = String::new();
-    for command in [&[][..], &["graph"], &["clusters"], &["explain"], &["idf"]] {
+    for command in [
+        &[][..],
+        &["graph"],
+        &["clusters"],
+        &["explain"],
+        &["idf"],
+        &["tune"],
+    ] {
         help += &neardup(&[command, &["--help"]].concat(), b"").ok().out();
     }
     let mut flags: Vec<String> = help
@@ -32,7 +39,7 @@ fn readme_and_man_page_name_every_command() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let man =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/neardup.1")).unwrap();
-    for command in ["graph", "clusters", "explain", "idf"] {
+    for command in ["graph", "clusters", "explain", "idf", "tune"] {
         assert!(
             readme.contains(&format!("neardup {command}")),
             "README: {command}"

@@ -360,3 +360,36 @@ fn crlf_lines_are_kept_byte_for_byte() {
         b"alpha beta gamma delta epsilon\r\nother line here\r\n"
     );
 }
+
+#[test]
+fn tune_prints_the_banding_and_plots_it() {
+    let plot = std::env::temp_dir().join(format!("neardup-tune-{}.svg", std::process::id()));
+    let run = neardup(
+        &[
+            "tune",
+            "-t",
+            "0.8",
+            "-k",
+            "128",
+            "--plot",
+            plot.to_str().unwrap(),
+        ],
+        b"",
+    )
+    .ok();
+    assert!(
+        run.out()
+            .starts_with("threshold 0.8, K = 128: 16 bands x 8 rows")
+    );
+    assert!(run.out().contains("16 x 8\t") && run.out().contains("<- used"));
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("<polyline"));
+    let explicit = neardup(&["tune", "-t", "0.8", "--bands", "32"], b"").ok();
+    assert!(
+        explicit
+            .out()
+            .starts_with("threshold 0.8, K = 128: 32 bands x 4 rows")
+    );
+    assert_eq!(neardup(&["tune", "-t", "1.5"], b"").code, 2);
+    let _ = std::fs::remove_file(plot);
+}

@@ -1,0 +1,240 @@
+//! `neardup tune`: what bands × rows a threshold and K give, and what they cost.
+//!
+//! Prints the chosen banding ([`LshParams::from_threshold`] unless `--bands`/`--rows` are
+//! given), the S-curve P(candidate | J) on a grid of J, the false-positive and
+//! false-negative areas, the alternatives with b·r = K ranked by the same weighted cost, and
+//! can write the S-curves as an SVG plot.
+
+use crate::lsh::{FN_WEIGHT, FP_WEIGHT, LshParams};
+use std::fmt::Write as _;
+
+/// One banding and its error areas.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Banding {
+    /// Bands × rows.
+    pub params: LshParams,
+    /// ∫₀ᵀ P(s) ds.
+    pub fp_area: f64,
+    /// ∫ₜ¹ (1 − P(s)) ds.
+    pub fn_area: f64,
+    /// The weighted cost the default choice minimises.
+    pub cost: f64,
+}
+
+fn option(params: LshParams, threshold: f64) -> Banding {
+    let fp_area = params.false_positive_area(threshold);
+    let fn_area = params.false_negative_area(threshold);
+    Banding {
+        params,
+        fp_area,
+        fn_area,
+        cost: FP_WEIGHT * fp_area + FN_WEIGHT * fn_area,
+    }
+}
+
+/// Every banding with b·r = K, cheapest first.
+pub fn alternatives(threshold: f64, num_perm: usize) -> Vec<Banding> {
+    let mut all: Vec<Banding> = (1..=num_perm)
+        .filter(|r| num_perm % r == 0)
+        .map(|rows| {
+            option(
+                LshParams {
+                    bands: num_perm / rows,
+                    rows,
+                },
+                threshold,
+            )
+        })
+        .collect();
+    all.sort_by(|a, b| a.cost.total_cmp(&b.cost));
+    all
+}
+
+/// The text report.
+pub fn report(params: LshParams, threshold: f64, num_perm: usize) -> String {
+    let chosen = option(params, threshold);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "threshold {threshold}, K = {num_perm}: {} bands x {} rows ({} of {} values used)",
+        params.bands,
+        params.rows,
+        params.bands * params.rows,
+        num_perm
+    );
+    let _ = writeln!(
+        s,
+        "steepest at J = (1/b)^(1/r) = {:.3}; P(candidate | J = T) = {:.4}",
+        params.effective_threshold(),
+        params.probability(threshold)
+    );
+    let _ = writeln!(
+        s,
+        "false-positive area (J < T) {:.4}, false-negative area (J >= T) {:.4}, \
+         cost {FP_WEIGHT}*FP + {FN_WEIGHT}*FN = {:.4}",
+        chosen.fp_area, chosen.fn_area, chosen.cost
+    );
+    let _ = writeln!(s, "\nJ\tP(candidate)\tP(missed)");
+    for i in 0..=20 {
+        let j = i as f64 / 20.0;
+        let p = params.probability(j);
+        let _ = writeln!(s, "{j:.2}\t{p:.6}\t{:.6}", 1.0 - p);
+    }
+    let _ = writeln!(s, "\nbands x rows\tFP area\tFN area\tcost\tP(T)");
+    for o in alternatives(threshold, num_perm) {
+        let mark = if o.params == params { "  <- used" } else { "" };
+        let _ = writeln!(
+            s,
+            "{} x {}\t{:.4}\t{:.4}\t{:.4}\t{:.4}{mark}",
+            o.params.bands,
+            o.params.rows,
+            o.fp_area,
+            o.fn_area,
+            o.cost,
+            o.params.probability(threshold)
+        );
+    }
+    s
+}
+
+/// An SVG plot of the S-curve of `params` (bold) and of the two neighbouring bandings, with
+/// the threshold marked.
+pub fn svg(params: LshParams, threshold: f64, num_perm: usize) -> String {
+    let (w, h, m) = (640.0, 420.0, 50.0);
+    let x = |j: f64| m + j * (w - 2.0 * m);
+    let y = |p: f64| h - m - p * (h - 2.0 * m);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+    // Axes, ticks and grid.
+    for i in 0..=10 {
+        let v = i as f64 / 10.0;
+        let _ = writeln!(
+            s,
+            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#eee"/><line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#eee"/>"##,
+            x(v),
+            y(0.0),
+            x(v),
+            y(1.0),
+            x(0.0),
+            y(v),
+            x(1.0),
+            y(v)
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{v:.1}</text><text x="{:.1}" y="{:.1}" text-anchor="end">{v:.1}</text>"#,
+            x(v),
+            y(0.0) + 16.0,
+            x(0.0) - 6.0,
+            y(v) + 4.0
+        );
+    }
+    let _ = writeln!(
+        s,
+        r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="black"/><line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="black"/>"#,
+        x(0.0),
+        y(0.0),
+        x(1.0),
+        y(0.0),
+        x(0.0),
+        y(0.0),
+        x(0.0),
+        y(1.0)
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">Jaccard similarity J</text><text x="14" y="{:.1}" transform="rotate(-90 14 {:.1})" text-anchor="middle">P(candidate)</text>"#,
+        x(0.5),
+        h - 12.0,
+        y(0.5),
+        y(0.5)
+    );
+    let _ = writeln!(
+        s,
+        r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#c00" stroke-dasharray="4 3"/><text x="{:.1}" y="{:.1}" fill="#c00">T = {threshold}</text>"##,
+        x(threshold),
+        y(0.0),
+        x(threshold),
+        y(1.0),
+        x(threshold) + 4.0,
+        y(0.2)
+    );
+    let mut curves = vec![(params, "#1f4e99", 2.5)];
+    let divisors: Vec<usize> = (1..=num_perm).filter(|r| num_perm % r == 0).collect();
+    if let Some(i) = divisors.iter().position(|&r| r == params.rows) {
+        for (j, colour) in [(i.wrapping_sub(1), "#7aa6d6"), (i + 1, "#e3a33b")] {
+            if let Some(&rows) = divisors.get(j) {
+                curves.push((
+                    LshParams {
+                        bands: num_perm / rows,
+                        rows,
+                    },
+                    colour,
+                    1.2,
+                ));
+            }
+        }
+    }
+    for (k, (p, colour, width)) in curves.iter().enumerate() {
+        let points: Vec<String> = (0..=200)
+            .map(|i| {
+                let j = i as f64 / 200.0;
+                format!("{:.1},{:.1}", x(j), y(p.probability(j)))
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            r#"<polyline fill="none" stroke="{colour}" stroke-width="{width}" points="{}"/>"#,
+            points.join(" ")
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" fill="{colour}">{} x {}</text>"#,
+            x(0.03),
+            y(0.95) + 16.0 * k as f64,
+            p.bands,
+            p.rows
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_names_the_choice_and_is_monotone() {
+        let p = LshParams::from_threshold(0.5, 128);
+        let r = report(p, 0.5, 128);
+        assert!(
+            r.starts_with("threshold 0.5, K = 128: 32 bands x 4 rows"),
+            "{r}"
+        );
+        assert!(r.contains("32 x 4\t") && r.contains("<- used"));
+        let probs: Vec<f64> = r
+            .lines()
+            .filter(|l| l.starts_with("0.") || l.starts_with("1.00"))
+            .map(|l| l.split('\t').nth(1).unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(probs.len(), 21);
+        assert!(probs.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(probs[0], 0.0);
+        assert_eq!(probs[20], 1.0);
+        // The default choice is the cheapest alternative.
+        assert_eq!(alternatives(0.5, 128)[0].params, p);
+    }
+
+    #[test]
+    fn svg_has_the_curves() {
+        let s = svg(LshParams { bands: 16, rows: 8 }, 0.8, 128);
+        assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
+        assert_eq!(s.matches("<polyline").count(), 3);
+        assert!(s.contains("T = 0.8") && s.contains("16 x 8"));
+    }
+}
