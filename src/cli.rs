@@ -375,6 +375,11 @@ pub struct CommonArgs {
     )]
     pub idf_warmup: usize,
 
+    /// Only compare documents whose JSON field PATH has the same value (e.g. the date, as in
+    /// news deduplication); documents without it form one block of their own.
+    #[arg(long, value_name = "PATH", help_heading = "Similarity")]
+    pub block_by: Option<String>,
+
     /// Multiset semantics: a repeated shingle counts once per occurrence.
     #[arg(long, help_heading = "Similarity")]
     pub bag: bool,
@@ -706,6 +711,7 @@ impl CommonArgs {
                 WeightsArg::Tfidf => Weights::TfIdf,
             },
             idf_path: self.idf,
+            block_by: self.block_by,
             idf_warmup: self.idf_warmup,
             num_perm: self.num_perm,
             seed: self.seed,

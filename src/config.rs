@@ -147,6 +147,8 @@ pub struct Config {
     pub idf_warmup: usize,
     /// The frozen IDF table (loaded or learned when the run starts).
     pub idf: Option<std::sync::Arc<crate::weights::IdfTable>>,
+    /// `--block-by`: dotted JSON path; only documents with equal values are compared.
+    pub block_by: Option<String>,
     /// [`Mode::Graph`]: dotted JSON paths kept as node attributes (`--node-attr`).
     pub node_attrs: Vec<String>,
     /// [`Mode::Graph`]: characters of each document's text kept as its snippet.
@@ -198,6 +200,7 @@ impl Default for Config {
             idf_path: None,
             idf_warmup: 0,
             idf: None,
+            block_by: None,
             node_attrs: Vec::new(),
             snippet_chars: DEFAULT_SNIPPET_CHARS,
         }
@@ -257,6 +260,9 @@ impl Config {
                 "--idf-warmup",
                 "give either --idf FILE or --idf-warmup N, not both",
             ));
+        }
+        if self.block_by.as_deref() == Some("") {
+            return Err(Error::config("--block-by", "must not be empty"));
         }
         if self.max_line_bytes == 0 {
             return Err(Error::config("--max-line-bytes", "must be at least 1"));

@@ -137,6 +137,7 @@ pub struct Worker {
     verify: VerifyMode,
     seed: u64,
     graph: bool,
+    block: bool,
     snippet_chars: usize,
     attrs: Vec<Option<Value>>,
     idf: Option<Arc<IdfTable>>,
@@ -155,7 +156,14 @@ impl Worker {
                 config.id_field.as_deref(),
                 config.max_line_bytes,
             )
-            .with_attrs(&config.node_attrs),
+            .with_attrs(
+                &config
+                    .node_attrs
+                    .iter()
+                    .chain(&config.block_by)
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            ),
             normalizer: config.normalizer,
             shingler: Shingler::new(config.shingle, config.bag, config.seed),
             signer: Signer::new(config.num_perm, config.seed),
@@ -163,6 +171,7 @@ impl Worker {
             verify: config.verify,
             seed: config.seed,
             graph: config.mode == Mode::Graph,
+            block: config.block_by.is_some(),
             snippet_chars: config.snippet_chars,
             attrs: Vec::new(),
             idf: match config.weights {
@@ -183,7 +192,7 @@ impl Worker {
 
     /// Processes one line's content.
     pub fn process(&mut self, content: &[u8], format: InputFormat, number: u64) -> Doc {
-        let extracted = if self.graph {
+        let extracted = if self.graph || self.block {
             self.extractor
                 .extract_with_attrs(content, format, number, &mut self.attrs)
         } else {
@@ -197,7 +206,15 @@ impl Worker {
         if self.normalized.is_empty() {
             return Doc::Bad(BadLine::NoTokens);
         }
-        let exact = xxh3_128_with_seed(&self.normalized.text, self.seed);
+        let mut exact = xxh3_128_with_seed(&self.normalized.text, self.seed);
+        // --block-by: the block's hash is mixed into every key, so documents of different
+        // blocks never meet in the LSH buckets or the exact index.
+        let block = if self.block {
+            block_hash(self.attrs.pop().flatten().as_ref(), self.seed)
+        } else {
+            0
+        };
+        exact ^= u128::from(block) << 64 | u128::from(block);
         let (mut weights, mut total_weight) = (Vec::new(), 0.0);
         if let Some(table) = &self.idf {
             self.weigher.weigh(&self.shingler, &self.normalized, table);
@@ -215,6 +232,11 @@ impl Worker {
         }
         let mut band_keys = Vec::with_capacity(self.lsh.bands);
         self.lsh.band_keys_into(&self.values, &mut band_keys);
+        if self.block {
+            for key in &mut band_keys {
+                *key = crate::hash::mix64(*key ^ block);
+            }
+        }
         let (shingles, signature) = match self.verify {
             VerifyMode::Jaccard => (self.shingles.clone(), Vec::new()),
             VerifyMode::None => (Vec::new(), compact_signature(&self.values)),
@@ -243,6 +265,17 @@ impl Worker {
             .map(|i| self.process(batch.content(i), format, batch.lines[i].number))
             .collect()
     }
+}
+
+/// The key of a `--block-by` value: strings by their text, other JSON values by their JSON
+/// form; a missing or null value is a block of its own.
+fn block_hash(value: Option<&Value>, seed: u64) -> u64 {
+    let h = match value {
+        None => 0x6e6f_6e65,
+        Some(Value::String(s)) => xxhash_rust::xxh3::xxh3_64_with_seed(s.as_bytes(), seed),
+        Some(other) => xxhash_rust::xxh3::xxh3_64_with_seed(other.to_string().as_bytes(), seed ^ 1),
+    };
+    crate::hash::mix64(h) | 1
 }
 
 /// The signature as the window keeps it for `--verify none`: the lanes' minima are 32-bit

@@ -393,3 +393,39 @@ fn tune_prints_the_banding_and_plots_it() {
     assert_eq!(neardup(&["tune", "-t", "1.5"], b"").code, 2);
     let _ = std::fs::remove_file(plot);
 }
+
+#[test]
+fn block_by_compares_only_within_a_block() {
+    let text = Words::new(3).doc(80).join(" ");
+    let near = text.replacen("w", "x", 1);
+    let lines: Vec<String> = [
+        (1, "1987-03-01", &text),
+        (2, "1987-03-02", &text),
+        (3, "1987-03-01", &near),
+        (4, "1987-03-02", &near),
+    ]
+    .iter()
+    .map(|(id, date, t)| serde_json::json!({"id": id, "date": date, "text": t}).to_string())
+    .collect();
+    let mut input = lines.join("\n") + "\n";
+    input.push_str(&serde_json::json!({"id": 5, "text": text}).to_string());
+    input.push('\n');
+    let all = neardup(&["--pairs", "--id-field", "id"], input.as_bytes()).ok();
+    assert_eq!(all.lines().len(), 10, "{}", all.out());
+    let blocked = neardup(
+        &["--pairs", "--id-field", "id", "--block-by", "date"],
+        input.as_bytes(),
+    )
+    .ok();
+    assert_eq!(blocked.lines(), ["1\t3\t0.974", "2\t4\t0.974"]);
+    let dropped = neardup(
+        &["--id-field", "id", "--block-by", "date"],
+        input.as_bytes(),
+    )
+    .ok();
+    assert_eq!(dropped.lines().len(), 3, "1, 2 and the undated 5 stay");
+    let one = neardup(&["--block-by", "date", "-j", "1", SAMPLE], b"").ok();
+    let four = neardup(&["--block-by", "date", "-j", "4", SAMPLE], b"").ok();
+    assert_eq!(one.stdout, four.stdout);
+    assert_eq!(neardup(&["--block-by", ""], b"").code, 2);
+}
