@@ -8,6 +8,7 @@ use crate::config::{
     DEFAULT_SNIPPET_CHARS, DEFAULT_THRESHOLD, InputFormat, Mode, PairsFormat, ShingleKind,
     VerifyMode, Weights,
 };
+use crate::confirm::Stage;
 use crate::error::{Error, Result};
 use crate::export::{ExportOptions, GraphFormat};
 use crate::graph::{ClusterBy, ClusterOptions};
@@ -388,10 +389,41 @@ pub struct CommonArgs {
     #[arg(short, long, default_value_t = DEFAULT_THRESHOLD, value_name = "T", help_heading = "Similarity")]
     pub threshold: f64,
 
-    /// How candidates are confirmed: exact Jaccard of the shingle sets, or none (trust the
-    /// MinHash estimate and keep no shingles in memory).
-    #[arg(long, value_enum, default_value_t = VerifyArg::Jaccard, value_name = "METHOD", help_heading = "Similarity")]
-    pub verify: VerifyArg,
+    /// How candidates are confirmed, as a comma-separated chain: jaccard (exact Jaccard of the
+    /// shingles, at least --threshold), none alone (trust the MinHash estimate; no shingles
+    /// kept), and the text stages edit (relative edit distance at most --max-edit), cosine
+    /// (word-count cosine at least --min-cosine), lcs (longest common substring / shorter
+    /// length at least --min-lcs). Without jaccard the text stages decide alone. Text stages
+    /// keep each windowed document's normalised text.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [VerifyArg::Jaccard], value_name = "METHODS", help_heading = "Similarity")]
+    pub verify: Vec<VerifyArg>,
+
+    /// --verify edit: largest relative edit distance (distance / longer length, characters).
+    #[arg(
+        long,
+        default_value_t = 0.05,
+        value_name = "D",
+        help_heading = "Similarity"
+    )]
+    pub max_edit: f64,
+
+    /// --verify cosine: smallest cosine similarity of the word counts.
+    #[arg(
+        long,
+        default_value_t = 0.95,
+        value_name = "C",
+        help_heading = "Similarity"
+    )]
+    pub min_cosine: f64,
+
+    /// --verify lcs: smallest longest-common-substring ratio (to the shorter text).
+    #[arg(
+        long,
+        default_value_t = 0.6,
+        value_name = "R",
+        help_heading = "Similarity"
+    )]
+    pub min_lcs: f64,
 
     /// Number of MinHash values per document (K).
     #[arg(short = 'k', long, default_value_t = DEFAULT_NUM_PERM, value_name = "K", help_heading = "MinHash and LSH")]
@@ -463,12 +495,18 @@ pub enum BadLineArg {
 }
 
 /// `--verify` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum VerifyArg {
     /// Exact Jaccard of the shingle sets.
     Jaccard,
     /// Trust the MinHash estimate.
     None,
+    /// Relative edit distance.
+    Edit,
+    /// Cosine of word counts.
+    Cosine,
+    /// Longest common substring ratio.
+    Lcs,
 }
 
 /// `graph --format` values.
@@ -576,7 +614,7 @@ impl Args {
                 config: Config {
                     node_attrs: g.node_attr,
                     snippet_chars: g.snippet_chars,
-                    ..g.common.config(g.input, Mode::Graph)
+                    ..g.common.config(g.input, Mode::Graph)?
                 }
                 .validate()?,
             },
@@ -588,7 +626,7 @@ impl Args {
                 },
                 config: Config {
                     snippet_chars: 0,
-                    ..c.common.config(c.input, Mode::Graph)
+                    ..c.common.config(c.input, Mode::Graph)?
                 }
                 .validate()?,
             },
@@ -609,7 +647,7 @@ impl Args {
                     weights: Weights::Set,
                     idf_path: None,
                     idf_warmup: 0,
-                    ..i.common.config(i.input, Mode::DropDups)
+                    ..i.common.config(i.input, Mode::DropDups)?
                 }
                 .validate()?,
             },
@@ -618,7 +656,7 @@ impl Args {
                 ids: (e.id_a, e.id_b),
                 config: Config {
                     snippet_chars: 0,
-                    ..e.common.config(e.input, Mode::Graph)
+                    ..e.common.config(e.input, Mode::Graph)?
                 }
                 .validate()?,
             },
@@ -675,16 +713,42 @@ impl FilterArgs {
                     input_format: self.format,
                 },
                 mode,
-            )
+            )?
         }
         .validate()
     }
 }
 
 impl CommonArgs {
+    /// The shingle check and the text stages of `--verify`.
+    fn verify_chain(&self) -> Result<(VerifyMode, Vec<Stage>)> {
+        let mut stages = Vec::new();
+        let mut mode = VerifyMode::Stages;
+        for (i, &m) in self.verify.iter().enumerate() {
+            if self.verify[..i].contains(&m) {
+                return Err(Error::config("--verify", format!("{m:?} is given twice")));
+            }
+            match m {
+                VerifyArg::Jaccard => mode = VerifyMode::Jaccard,
+                VerifyArg::None if self.verify.len() == 1 => mode = VerifyMode::None,
+                VerifyArg::None => {
+                    return Err(Error::config(
+                        "--verify",
+                        "none (trust the estimate) cannot be chained with other methods",
+                    ));
+                }
+                VerifyArg::Edit => stages.push(Stage::Edit(self.max_edit)),
+                VerifyArg::Cosine => stages.push(Stage::Cosine(self.min_cosine)),
+                VerifyArg::Lcs => stages.push(Stage::Lcs(self.min_lcs)),
+            }
+        }
+        Ok((mode, stages))
+    }
+
     /// The engine settings these flags give (not yet validated).
-    fn config(self, input: CommandInput, mode: Mode) -> Config {
-        Config {
+    fn config(self, input: CommandInput, mode: Mode) -> Result<Config> {
+        let (verify, confirm) = self.verify_chain()?;
+        Ok(Config {
             inputs: input.files,
             mode,
             format: match input.input_format {
@@ -719,10 +783,8 @@ impl CommonArgs {
             bands: self.bands,
             rows: self.rows,
             window: self.window,
-            verify: match self.verify {
-                VerifyArg::Jaccard => VerifyMode::Jaccard,
-                VerifyArg::None => VerifyMode::None,
-            },
+            verify,
+            confirm,
             on_bad_line: match self.on_bad_line {
                 BadLineArg::Pass => BadLinePolicy::Pass,
                 BadLineArg::Skip => BadLinePolicy::Skip,
@@ -734,7 +796,7 @@ impl CommonArgs {
             quiet: self.quiet,
             progress: !self.no_progress,
             ..Config::default()
-        }
+        })
     }
 }
 

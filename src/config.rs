@@ -64,6 +64,8 @@ pub enum VerifyMode {
     Jaccard,
     /// Trust the MinHash estimate (fraction of equal signature values).
     None,
+    /// No shingle check: the text stages of [`Config::confirm`] decide alone.
+    Stages,
 }
 
 /// How shingles are weighted (see [`crate::weights`]).
@@ -147,6 +149,9 @@ pub struct Config {
     pub idf_warmup: usize,
     /// The frozen IDF table (loaded or learned when the run starts).
     pub idf: Option<std::sync::Arc<crate::weights::IdfTable>>,
+    /// Text confirmation stages run after (or, with [`VerifyMode::Stages`], instead of) the
+    /// shingle check, in order (`--verify edit,cosine,lcs`).
+    pub confirm: Vec<crate::confirm::Stage>,
     /// `--block-by`: dotted JSON path; only documents with equal values are compared.
     pub block_by: Option<String>,
     /// [`Mode::Graph`]: dotted JSON paths kept as node attributes (`--node-attr`).
@@ -200,6 +205,7 @@ impl Default for Config {
             idf_path: None,
             idf_warmup: 0,
             idf: None,
+            confirm: Vec::new(),
             block_by: None,
             node_attrs: Vec::new(),
             snippet_chars: DEFAULT_SNIPPET_CHARS,
@@ -260,6 +266,19 @@ impl Config {
                 "--idf-warmup",
                 "give either --idf FILE or --idf-warmup N, not both",
             ));
+        }
+        for stage in &self.confirm {
+            let (flag, v) = match *stage {
+                crate::confirm::Stage::Edit(v) => ("--max-edit", v),
+                crate::confirm::Stage::Cosine(v) => ("--min-cosine", v),
+                crate::confirm::Stage::Lcs(v) => ("--min-lcs", v),
+            };
+            if !(0.0..=1.0).contains(&v) {
+                return Err(Error::config(flag, format!("{v} is not in [0, 1]")));
+            }
+        }
+        if self.verify == VerifyMode::Stages && self.confirm.is_empty() {
+            return Err(Error::config("--verify", "no confirmation stage given"));
         }
         if self.block_by.as_deref() == Some("") {
             return Err(Error::config("--block-by", "must not be empty"));

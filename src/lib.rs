@@ -47,6 +47,7 @@
 pub mod cli;
 pub mod cluster;
 pub mod config;
+pub mod confirm;
 pub mod diff;
 pub mod error;
 pub mod explain;

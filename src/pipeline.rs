@@ -116,6 +116,8 @@ pub struct Signed {
     pub weights: Vec<f32>,
     /// Sum of `weights`.
     pub total_weight: f64,
+    /// The normalised text, when a text confirmation stage is on.
+    pub text: Option<Box<str>>,
     /// Compact signature (only when verification is off).
     pub signature: Vec<u32>,
     /// One key per LSH band.
@@ -138,6 +140,7 @@ pub struct Worker {
     seed: u64,
     graph: bool,
     block: bool,
+    keep_text: bool,
     snippet_chars: usize,
     attrs: Vec<Option<Value>>,
     idf: Option<Arc<IdfTable>>,
@@ -172,6 +175,7 @@ impl Worker {
             seed: config.seed,
             graph: config.mode == Mode::Graph,
             block: config.block_by.is_some(),
+            keep_text: !config.confirm.is_empty(),
             snippet_chars: config.snippet_chars,
             attrs: Vec::new(),
             idf: match config.weights {
@@ -240,7 +244,9 @@ impl Worker {
         let (shingles, signature) = match self.verify {
             VerifyMode::Jaccard => (self.shingles.clone(), Vec::new()),
             VerifyMode::None => (Vec::new(), compact_signature(&self.values)),
+            VerifyMode::Stages => (Vec::new(), Vec::new()),
         };
+        let kept_text = self.keep_text.then(|| self.normalized.as_str().into());
         let node = self.graph.then(|| {
             (
                 snippet(&text, self.snippet_chars),
@@ -253,6 +259,7 @@ impl Worker {
             shingles,
             weights,
             total_weight,
+            text: kept_text,
             signature,
             band_keys,
             node,
@@ -581,7 +588,22 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     let e = crate::minhash::estimate(&entry.signature, &signed.signature);
                     (e >= threshold).then_some(e)
                 }
+                VerifyMode::Stages => Some(f64::NAN),
             };
+            // Text stages confirm in order; alone, the first one's similarity is reported.
+            let similarity = similarity.and_then(|mut s| {
+                if self.config.confirm.is_empty() {
+                    return Some(s);
+                }
+                let (a, b) = (&*entry.text, signed.text.as_deref()?);
+                for stage in &self.config.confirm {
+                    let v = stage.check(a, b)?;
+                    if s.is_nan() {
+                        s = v;
+                    }
+                }
+                Some(s)
+            });
             if let Some(s) = similarity {
                 self.matches.push((seq, s));
             }
@@ -644,6 +666,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 id: signed.id,
                 shingles: signed.shingles.into_boxed_slice(),
                 weights: signed.weights.into_boxed_slice(),
+                text: signed.text.unwrap_or_default(),
                 total_weight: signed.total_weight,
                 signature: signed.signature.into_boxed_slice(),
                 band_keys: signed.band_keys.into_boxed_slice(),

@@ -30,6 +30,8 @@ pub struct Entry {
     pub weights: Box<[f32]>,
     /// Sum of `weights`.
     pub total_weight: f64,
+    /// Normalised text, kept only for text confirmation stages (else empty).
+    pub text: Box<str>,
     /// Compact signature (empty unless verification is off).
     pub signature: Box<[u32]>,
     /// One key per band.
@@ -44,6 +46,7 @@ impl Entry {
         std::mem::size_of::<Entry>()
             + self.shingles.len() * 8
             + self.weights.len() * 4
+            + self.text.len()
             + self.signature.len() * 4
             + self.band_keys.len() * 8
             + match &self.id {
@@ -209,6 +212,7 @@ mod tests {
             shingles: Box::new([]),
             weights: Box::new([]),
             total_weight: 0.0,
+            text: "".into(),
             signature: Box::new([]),
             band_keys: keys.into(),
             exact,

@@ -429,3 +429,49 @@ fn block_by_compares_only_within_a_block() {
     assert_eq!(one.stdout, four.stdout);
     assert_eq!(neardup(&["--block-by", ""], b"").code, 2);
 }
+
+#[test]
+fn text_stages_confirm_candidates() {
+    // SEEDS §5: same words, different order.
+    let input = "Dog bites man\nMan bites dog\n";
+    let dup = |args: &[&str]| {
+        let run = neardup(
+            &[&["--pairs", "-n", "1"][..], args].concat(),
+            input.as_bytes(),
+        )
+        .ok();
+        run.lines()
+    };
+    assert_eq!(dup(&["--verify", "cosine"]), ["1\t2\t1"]);
+    assert_eq!(dup(&["--verify", "jaccard"]), ["1\t2\t1"]);
+    assert!(dup(&["--verify", "cosine,edit"]).is_empty());
+    assert!(dup(&["--verify", "jaccard,edit"]).is_empty());
+    assert_eq!(
+        dup(&["--verify", "edit", "--max-edit", "0.5"]),
+        ["1\t2\t0.5385"]
+    );
+    assert!(dup(&["--verify", "lcs", "--min-lcs", "0.8"]).is_empty());
+    // Chains on real text: each stage can only remove pairs.
+    let count = |v: &str| {
+        neardup(&["--pairs", "-t", "0.5", "--verify", v, SAMPLE], b"")
+            .ok()
+            .lines()
+            .len()
+    };
+    let (j, je, jel) = (
+        count("jaccard"),
+        count("jaccard,edit"),
+        count("jaccard,edit,lcs"),
+    );
+    assert!(j >= je && je >= jel && jel > 0, "{j} {je} {jel}");
+    let one = neardup(&["--verify", "edit,cosine", "-j", "1", SAMPLE], b"").ok();
+    let four = neardup(&["--verify", "edit,cosine", "-j", "4", SAMPLE], b"").ok();
+    assert_eq!(one.stdout, four.stdout);
+    for bad in [
+        &["--verify", "none,edit"][..],
+        &["--verify", "jaccard,jaccard"],
+        &["--verify", "edit", "--max-edit", "2"],
+    ] {
+        assert_eq!(neardup(bad, b"").code, 2, "{bad:?}");
+    }
+}
