@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::export::{ExportOptions, GraphFormat};
 use crate::graph::{ClusterBy, ClusterOptions};
 use crate::normalize::Normalizer;
+use crate::shingle::StopWords;
 use clap::{ArgGroup, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -348,6 +349,16 @@ pub struct CommonArgs {
     #[arg(short = 'n', long, default_value_t = DEFAULT_NGRAM, value_name = "N", help_heading = "Similarity")]
     pub ngram: usize,
 
+    /// What a shingle is: words (-n consecutive words), chars (-n consecutive characters, or
+    /// --char-ngram), or stopword (spot signatures: at each stop word, the stop word and the
+    /// next -n words that are not stop words; robust to boilerplate around the text).
+    #[arg(long, value_enum, default_value_t = ShingleArg::Words, value_name = "KIND", help_heading = "Similarity")]
+    pub shingle: ShingleArg,
+
+    /// Stop words for --shingle stopword, one per line [default: a built-in English list].
+    #[arg(long, value_name = "FILE", help_heading = "Similarity")]
+    pub stopwords: Option<PathBuf>,
+
     /// Use shingles of N characters instead of words.
     #[arg(long, value_name = "N", help_heading = "Similarity")]
     pub char_ngram: Option<usize>,
@@ -520,6 +531,17 @@ pub enum GraphFormatArg {
     Json,
     /// Graphviz DOT.
     Dot,
+}
+
+/// `--shingle` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ShingleArg {
+    /// Consecutive words.
+    Words,
+    /// Consecutive characters.
+    Chars,
+    /// Spot signatures anchored at stop words.
+    Stopword,
 }
 
 /// `--weights` values.
@@ -748,6 +770,40 @@ impl CommonArgs {
     /// The engine settings these flags give (not yet validated).
     fn config(self, input: CommandInput, mode: Mode) -> Result<Config> {
         let (verify, confirm) = self.verify_chain()?;
+        let normalizer = Normalizer {
+            lowercase: !self.keep_case,
+            nfkc: !self.no_nfkc,
+            strip_html: self.strip_html,
+            strip_punct: self.strip_punct,
+        };
+        let shingle = match (self.shingle, self.char_ngram) {
+            (ShingleArg::Words | ShingleArg::Chars, Some(n)) => ShingleKind::Chars(n),
+            (ShingleArg::Words, None) => ShingleKind::Words(self.ngram),
+            (ShingleArg::Chars, None) => ShingleKind::Chars(self.ngram),
+            (ShingleArg::Stopword, None) => ShingleKind::Stopword(self.ngram),
+            (ShingleArg::Stopword, Some(_)) => {
+                return Err(Error::config(
+                    "--char-ngram",
+                    "cannot be used with --shingle stopword",
+                ));
+            }
+        };
+        let stopwords = match &self.stopwords {
+            None => std::sync::Arc::new(StopWords::english()),
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    Error::config("--stopwords", format!("{}: {e}", path.display()))
+                })?;
+                let words = StopWords::parse(&text, &normalizer);
+                if words.is_empty() {
+                    return Err(Error::config(
+                        "--stopwords",
+                        format!("{} lists no words", path.display()),
+                    ));
+                }
+                std::sync::Arc::new(words)
+            }
+        };
         Ok(Config {
             inputs: input.files,
             mode,
@@ -758,16 +814,9 @@ impl CommonArgs {
             },
             field: self.field,
             id_field: self.id_field,
-            normalizer: Normalizer {
-                lowercase: !self.keep_case,
-                nfkc: !self.no_nfkc,
-                strip_html: self.strip_html,
-                strip_punct: self.strip_punct,
-            },
-            shingle: match self.char_ngram {
-                Some(n) => ShingleKind::Chars(n),
-                None => ShingleKind::Words(self.ngram),
-            },
+            normalizer,
+            shingle,
+            stopwords,
             bag: self.bag,
             weights: match self.weights {
                 WeightsArg::Set => Weights::Set,

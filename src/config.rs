@@ -86,6 +86,9 @@ pub enum ShingleKind {
     Words(usize),
     /// `n` consecutive characters of the normalised text.
     Chars(usize),
+    /// Spot signatures (SpotSigs, SEEDS §2): at every stop word, the stop word followed by
+    /// the next `n` words that are not stop words.
+    Stopword(usize),
 }
 
 /// Every setting of a run, validated by [`Config::validate`].
@@ -152,6 +155,8 @@ pub struct Config {
     /// Text confirmation stages run after (or, with [`VerifyMode::Stages`], instead of) the
     /// shingle check, in order (`--verify edit,cosine,lcs`).
     pub confirm: Vec<crate::confirm::Stage>,
+    /// Stop words of [`ShingleKind::Stopword`] (`--stopwords FILE`, else English).
+    pub stopwords: std::sync::Arc<crate::shingle::StopWords>,
     /// `--block-by`: dotted JSON path; only documents with equal values are compared.
     pub block_by: Option<String>,
     /// [`Mode::Graph`]: dotted JSON paths kept as node attributes (`--node-attr`).
@@ -206,6 +211,7 @@ impl Default for Config {
             idf_warmup: 0,
             idf: None,
             confirm: Vec::new(),
+            stopwords: std::sync::Arc::new(crate::shingle::StopWords::english()),
             block_by: None,
             node_attrs: Vec::new(),
             snippet_chars: DEFAULT_SNIPPET_CHARS,
@@ -230,6 +236,9 @@ impl Config {
         }
         match self.shingle {
             ShingleKind::Words(0) => return Err(Error::config("--ngram", "must be at least 1")),
+            ShingleKind::Stopword(0) => {
+                return Err(Error::config("--ngram", "must be at least 1"));
+            }
             ShingleKind::Chars(0) => {
                 return Err(Error::config("--char-ngram", "must be at least 1"));
             }

@@ -61,7 +61,7 @@ pub fn fetch_texts(
 /// Exact similarity of two texts under `config`'s normalisation, shingling and weights (the
 /// measure the edges carry).
 pub fn similarity(config: &Config, a: &str, b: &str) -> f64 {
-    let shingler = Shingler::new(config.shingle, config.bag, config.seed);
+    let shingler = Shingler::for_config(config, config.bag);
     let normalize = |text: &str| {
         let mut normalized = Normalized::default();
         config.normalizer.normalize_into(text, &mut normalized);

@@ -168,7 +168,7 @@ impl Worker {
                     .collect::<Vec<_>>(),
             ),
             normalizer: config.normalizer,
-            shingler: Shingler::new(config.shingle, config.bag, config.seed),
+            shingler: Shingler::for_config(config, config.bag),
             signer: Signer::new(config.num_perm, config.seed),
             lsh: config.lsh,
             verify: config.verify,

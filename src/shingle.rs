@@ -14,20 +14,99 @@
 use crate::config::ShingleKind;
 use crate::hash::mix64;
 use crate::normalize::Normalized;
+use std::collections::HashSet;
+use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+/// Words that anchor spot signatures ([`ShingleKind::Stopword`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StopWords(HashSet<Box<str>>);
+
+/// Common English function words: the built-in anchors of `--shingle stopword`.
+const ENGLISH: &str = "a about above after again against all am an and any are as at be because \
+    been before being below between both but by can could did do does doing down during each \
+    few for from further had has have having he her here hers herself him himself his how i if \
+    in into is it its itself just me more most my myself no nor not now of off on once only or \
+    other our ours ourselves out over own same she should so some such than that the their \
+    theirs them themselves then there these they this those through to too under until up very \
+    was we were what when where which while who whom why will with would you your yours \
+    yourself yourselves said says also";
+
+impl StopWords {
+    /// The built-in English list (about 150 function words).
+    pub fn english() -> StopWords {
+        StopWords(ENGLISH.split_whitespace().map(Box::from).collect())
+    }
+
+    /// One word per line (blank lines and lines starting with `#` ignored), normalised like
+    /// the documents so that they match their tokens.
+    pub fn parse(text: &str, normalizer: &crate::normalize::Normalizer) -> StopWords {
+        let mut normalized = Normalized::default();
+        let mut set = HashSet::new();
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            normalizer.normalize_into(line, &mut normalized);
+            for i in 0..normalized.tokens.len() {
+                set.insert(Box::from(normalized.token(i)));
+            }
+        }
+        StopWords(set)
+    }
+
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// True when `word` is a stop word.
+    pub fn contains(&self, word: &str) -> bool {
+        self.0.contains(word)
+    }
+
+    /// An order-independent hash of the list (IDF files record it).
+    pub fn fingerprint(&self) -> u64 {
+        self.0
+            .iter()
+            .map(|w| mix64(xxh3_64_with_seed(w.as_bytes(), 0)))
+            .fold(0, u64::wrapping_add)
+    }
+}
+
 /// Turns normalised documents into shingle hash sets.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Shingler {
     kind: ShingleKind,
     bag: bool,
     seed: u64,
+    stopwords: Arc<StopWords>,
 }
 
 impl Shingler {
     /// A shingler of `kind`; `bag` selects multiset semantics; `seed` seeds xxh3.
     pub fn new(kind: ShingleKind, bag: bool, seed: u64) -> Shingler {
-        Shingler { kind, bag, seed }
+        Shingler {
+            kind,
+            bag,
+            seed,
+            stopwords: Arc::new(StopWords::english()),
+        }
+    }
+
+    /// The shingler a run uses: its kind, seed and stop words; `bag` as given.
+    pub fn for_config(config: &crate::config::Config, bag: bool) -> Shingler {
+        Shingler {
+            kind: config.shingle,
+            bag,
+            seed: config.seed,
+            stopwords: Arc::clone(&config.stopwords),
+        }
     }
 
     /// Writes the sorted, distinct element hashes of `doc` into `out` (cleared first).
@@ -98,6 +177,33 @@ impl Shingler {
                         (0..=t.len() - n)
                             .map(|i| xxh3_64_with_seed(&text[t[i].0..t[i + n - 1].1], self.seed)),
                     );
+                }
+            }
+            ShingleKind::Stopword(n) => {
+                let stop: Vec<bool> = (0..doc.tokens.len())
+                    .map(|i| self.stopwords.contains(doc.token(i)))
+                    .collect();
+                let mut buf = Vec::new();
+                for i in 0..stop.len() {
+                    if !stop[i] {
+                        continue;
+                    }
+                    buf.clear();
+                    buf.extend_from_slice(doc.token(i).as_bytes());
+                    let mut taken = 0;
+                    for j in (i + 1..stop.len()).filter(|&j| !stop[j]).take(n) {
+                        buf.push(b' ');
+                        buf.extend_from_slice(doc.token(j).as_bytes());
+                        taken += 1;
+                    }
+                    if taken == n {
+                        out.push(xxh3_64_with_seed(&buf, self.seed));
+                    }
+                }
+                // A text without any complete spot signature is one shingle, as a short
+                // document is in the other kinds.
+                if out.is_empty() {
+                    out.push(xxh3_64_with_seed(text, self.seed));
                 }
             }
             ShingleKind::Chars(n) => {
@@ -190,6 +296,54 @@ mod tests {
         assert_eq!(
             shingles(w, false, "The quick brown fox"),
             shingles(w, false, "the   QUICK brown\tfox")
+        );
+    }
+
+    fn spot(text: &str, n: usize, words: Option<&str>) -> Vec<u64> {
+        let mut shingler = Shingler::new(ShingleKind::Stopword(n), false, 1);
+        if let Some(w) = words {
+            shingler.stopwords = Arc::new(StopWords::parse(w, &Normalizer::default()));
+        }
+        let mut norm = Normalized::default();
+        Normalizer::default().normalize_into(text, &mut norm);
+        let mut out = Vec::new();
+        shingler.shingles_into(&norm, &mut out);
+        out
+    }
+
+    #[test]
+    fn spot_signatures_start_at_stop_words_and_skip_them() {
+        let h = |s: &str| xxh3_64_with_seed(s.as_bytes(), 1);
+        let mut expected = vec![h("the cat"), h("on mat"), h("the mat")];
+        expected.sort_unstable();
+        assert_eq!(spot("The cat sat on the mat", 1, None), expected);
+        let mut two = vec![h("the cat sat"), h("on mat ran"), h("the mat ran")];
+        two.sort_unstable();
+        assert_eq!(spot("the cat sat on the mat ran", 2, None), two);
+        // No complete signature: the whole text is one shingle.
+        assert_eq!(spot("cat sat mat", 1, None), vec![h("cat sat mat")]);
+        // Navigation words without stop words add nothing (SpotSigs' point).
+        let article = "the minister said that the budget would be cut by a third in the spring";
+        assert_eq!(
+            spot(
+                &format!("Home News Sports Login Weather {article}"),
+                2,
+                None
+            ),
+            spot(article, 2, None)
+        );
+        // A custom list, normalised like the text.
+        let mut custom = vec![h("alpha b c")];
+        custom.sort_unstable();
+        assert_eq!(spot("x alpha b c", 2, Some("# anchors\nALPHA\n")), custom);
+        assert_eq!(
+            StopWords::parse("\n# none\n", &Normalizer::default()).len(),
+            0
+        );
+        assert!(StopWords::english().contains("the"));
+        assert_ne!(
+            StopWords::english().fingerprint(),
+            StopWords::parse("the", &Normalizer::default()).fingerprint()
         );
     }
 }

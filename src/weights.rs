@@ -302,6 +302,9 @@ pub fn settings_of(config: &Config) -> String {
     let kind = match config.shingle {
         ShingleKind::Words(n) => format!("words:{n}"),
         ShingleKind::Chars(n) => format!("chars:{n}"),
+        ShingleKind::Stopword(n) => {
+            format!("stopword:{n} list:{:016x}", config.stopwords.fingerprint())
+        }
     };
     format!(
         "{kind} seed:{} lowercase:{} nfkc:{} strip_html:{} strip_punct:{}",
@@ -362,7 +365,7 @@ pub fn count(config: &Config, inputs: Vec<Input>) -> Result<(DfCounter, u64)> {
         config.id_field.as_deref(),
         config.max_line_bytes,
     );
-    let shingler = Shingler::new(config.shingle, false, config.seed);
+    let shingler = Shingler::for_config(config, false);
     let mut reader = LineReader::new(inputs, config.format);
     let mut counter = DfCounter::default();
     let mut normalized = Normalized::default();

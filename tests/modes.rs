@@ -475,3 +475,75 @@ fn text_stages_confirm_candidates() {
         assert_eq!(neardup(bad, b"").code, 2, "{bad:?}");
     }
 }
+
+#[test]
+fn stopword_shingles_and_custom_lists() {
+    let article = "the minister said that the budget would be cut by a third in the spring and \
+                   that the opposition was not told of it before the vote on the bill";
+    let input = format!("{article}\nHome | News | Sports | Login | Weather {article}\n");
+    let words = neardup(&["--pairs", "-n", "3"], input.as_bytes()).ok();
+    let spot = neardup(
+        &["--pairs", "-n", "2", "--shingle", "stopword"],
+        input.as_bytes(),
+    )
+    .ok();
+    assert_eq!(
+        spot.lines(),
+        ["1\t2\t1"],
+        "navigation text adds no spot signature"
+    );
+    assert_ne!(words.lines(), spot.lines());
+    let list = std::env::temp_dir().join(format!("neardup-stop-{}.txt", std::process::id()));
+    std::fs::write(&list, "the\nthat\n").unwrap();
+    let custom = neardup(
+        &[
+            "--pairs",
+            "--shingle",
+            "stopword",
+            "--stopwords",
+            list.to_str().unwrap(),
+        ],
+        input.as_bytes(),
+    )
+    .ok();
+    assert_eq!(custom.lines().len(), 1);
+    // An IDF file records the list: another list is refused.
+    let idf = neardup(&["idf", "--shingle", "stopword", SAMPLE], b"").ok();
+    let path = std::env::temp_dir().join(format!("neardup-stop-{}.idf", std::process::id()));
+    std::fs::write(&path, &idf.stdout).unwrap();
+    let refused = neardup(
+        &[
+            "--shingle",
+            "stopword",
+            "--stopwords",
+            list.to_str().unwrap(),
+            "--weights",
+            "tfidf",
+            "--idf",
+            path.to_str().unwrap(),
+            SAMPLE,
+        ],
+        b"",
+    );
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    let same = neardup(
+        &[
+            "--shingle",
+            "stopword",
+            "--weights",
+            "tfidf",
+            "--idf",
+            path.to_str().unwrap(),
+            SAMPLE,
+        ],
+        b"",
+    );
+    assert_eq!(same.code, 0, "{}", same.stderr);
+    assert_eq!(
+        neardup(&["--shingle", "stopword", "--char-ngram", "4"], b"").code,
+        2
+    );
+    assert_eq!(neardup(&["--stopwords", "/nonexistent"], b"").code, 2);
+    let _ = std::fs::remove_file(list);
+    let _ = std::fs::remove_file(path);
+}

@@ -176,7 +176,7 @@ fn idf_stats_and_bounded_terms() {
 fn exact_weighted_pairs(threshold: f64, table: &IdfTable) -> BTreeSet<(u64, u64)> {
     let config = Config::default().validate().unwrap();
     let extractor = Extractor::new("text", None, usize::MAX);
-    let shingler = Shingler::new(config.shingle, true, config.seed);
+    let shingler = Shingler::for_config(&config, true);
     let docs: Vec<(Vec<u64>, Vec<f32>, f64)> = sample_bytes()
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
