@@ -436,6 +436,11 @@ pub struct CommonArgs {
     )]
     pub min_lcs: f64,
 
+    /// Exact similarity join (All-Pairs prefix filtering) instead of MinHash + LSH: every pair
+    /// at or above --threshold in the window is found (set or bag semantics).
+    #[arg(long, help_heading = "MinHash and LSH")]
+    pub exact: bool,
+
     /// Number of MinHash values per document (K).
     #[arg(short = 'k', long, default_value_t = DEFAULT_NUM_PERM, value_name = "K", help_heading = "MinHash and LSH")]
     pub num_perm: usize,
@@ -825,6 +830,7 @@ impl CommonArgs {
             },
             idf_path: self.idf,
             block_by: self.block_by,
+            exact: self.exact,
             idf_warmup: self.idf_warmup,
             num_perm: self.num_perm,
             seed: self.seed,

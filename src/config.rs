@@ -157,6 +157,9 @@ pub struct Config {
     pub confirm: Vec<crate::confirm::Stage>,
     /// Stop words of [`ShingleKind::Stopword`] (`--stopwords FILE`, else English).
     pub stopwords: std::sync::Arc<crate::shingle::StopWords>,
+    /// `--exact`: find candidates with the All-Pairs prefix filter instead of MinHash + LSH,
+    /// so no pair at or above the threshold is missed.
+    pub exact: bool,
     /// `--block-by`: dotted JSON path; only documents with equal values are compared.
     pub block_by: Option<String>,
     /// [`Mode::Graph`]: dotted JSON paths kept as node attributes (`--node-attr`).
@@ -212,6 +215,7 @@ impl Default for Config {
             idf: None,
             confirm: Vec::new(),
             stopwords: std::sync::Arc::new(crate::shingle::StopWords::english()),
+            exact: false,
             block_by: None,
             node_attrs: Vec::new(),
             snippet_chars: DEFAULT_SNIPPET_CHARS,
@@ -288,6 +292,13 @@ impl Config {
         }
         if self.verify == VerifyMode::Stages && self.confirm.is_empty() {
             return Err(Error::config("--verify", "no confirmation stage given"));
+        }
+        if self.exact && (self.verify != VerifyMode::Jaccard || self.weights == Weights::TfIdf) {
+            return Err(Error::config(
+                "--exact",
+                "the exact join needs --verify jaccard (text stages may follow) and set or bag \
+                 weights",
+            ));
         }
         if self.block_by.as_deref() == Some("") {
             return Err(Error::config("--block-by", "must not be empty"));

@@ -140,6 +140,8 @@ pub struct Worker {
     seed: u64,
     graph: bool,
     block: bool,
+    exact_join: bool,
+    threshold: f64,
     keep_text: bool,
     snippet_chars: usize,
     attrs: Vec<Option<Value>>,
@@ -175,6 +177,8 @@ impl Worker {
             seed: config.seed,
             graph: config.mode == Mode::Graph,
             block: config.block_by.is_some(),
+            exact_join: config.exact,
+            threshold: config.threshold,
             keep_text: !config.confirm.is_empty(),
             snippet_chars: config.snippet_chars,
             attrs: Vec::new(),
@@ -232,10 +236,20 @@ impl Worker {
         } else {
             self.shingler
                 .shingles_into(&self.normalized, &mut self.shingles);
-            self.signer.sign_into(&self.shingles, &mut self.values);
+            if !self.exact_join {
+                self.signer.sign_into(&self.shingles, &mut self.values);
+            }
         }
         let mut band_keys = Vec::with_capacity(self.lsh.bands);
-        self.lsh.band_keys_into(&self.values, &mut band_keys);
+        if self.exact_join {
+            // All-Pairs prefix filter: shingles are sorted by hash, a global order, and two
+            // sets with Jaccard ≥ t share an element among their first |x| − ⌈t·|x|⌉ + 1.
+            band_keys.extend_from_slice(
+                &self.shingles[..prefix_length(self.shingles.len(), self.threshold)],
+            );
+        } else {
+            self.lsh.band_keys_into(&self.values, &mut band_keys);
+        }
         if self.block {
             for key in &mut band_keys {
                 *key = crate::hash::mix64(*key ^ block);
@@ -271,6 +285,33 @@ impl Worker {
         (0..batch.lines.len())
             .map(|i| self.process(batch.content(i), format, batch.lines[i].number))
             .collect()
+    }
+}
+
+/// Length of the All-Pairs prefix of a set of `size` elements for Jaccard threshold `t`:
+/// `size − ⌈t · size⌉ + 1` (at least 1 for a non-empty set, never more than `size`).
+pub fn prefix_length(size: usize, t: f64) -> usize {
+    if size == 0 {
+        return 0;
+    }
+    let needed = (t * size as f64 - 1e-9).ceil().max(0.0) as usize;
+    (size - needed.min(size) + 1).min(size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefix_length;
+
+    #[test]
+    fn prefix_lengths() {
+        // |x| − ⌈t|x|⌉ + 1, clamped to 1..=|x|.
+        assert_eq!(prefix_length(10, 0.8), 3);
+        assert_eq!(prefix_length(10, 0.5), 6);
+        assert_eq!(prefix_length(10, 1.0), 1);
+        assert_eq!(prefix_length(10, 0.05), 10);
+        assert_eq!(prefix_length(1, 0.9), 1);
+        assert_eq!(prefix_length(0, 0.5), 0);
+        assert_eq!(prefix_length(5, 0.6), 3);
     }
 }
 

@@ -122,3 +122,104 @@ fn pairs_match_exact_all_pairs_at_0_5() {
 fn pairs_match_exact_all_pairs_with_bags() {
     check(0.6, true, 0.95);
 }
+
+#[test]
+fn exact_join_equals_brute_force_on_the_sample() {
+    for (t, bag) in [
+        (0.9, false),
+        (0.5, false),
+        (0.3, false),
+        (0.2, false),
+        (0.6, true),
+    ] {
+        let truth = exact_pairs(&shingle_sets(SAMPLE, bag), t);
+        let mut extra = vec!["--exact"];
+        if bag {
+            extra.push("--bag");
+        }
+        let found = detected_pairs(&t.to_string(), &extra);
+        let keys = |m: &BTreeMap<(u64, u64), f64>| m.keys().copied().collect::<Vec<_>>();
+        assert_eq!(keys(&found), keys(&truth), "T={t} bag={bag}");
+    }
+}
+
+#[test]
+fn exact_join_equals_brute_force_on_random_corpora() {
+    use crate::util::Words;
+    for seed in 0..6u64 {
+        // Documents built from a few shared fragments, so similarities spread over 0..1.
+        let mut w = Words::new(seed + 40);
+        let fragments: Vec<Vec<String>> = (0..12).map(|_| w.doc(12)).collect();
+        let docs: Vec<String> = (0..120)
+            .map(|_| {
+                let parts = 1 + w.next_u64() as usize % 4;
+                let mut words: Vec<String> = Vec::new();
+                for _ in 0..parts {
+                    words.extend(fragments[w.next_u64() as usize % 12].iter().cloned());
+                }
+                let tail = w.next_u64() as usize % 4;
+                words.extend(w.doc(tail));
+                words.join(" ")
+            })
+            .collect();
+        let jsonl: String = docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| serde_json::json!({"id": i + 1, "text": d}).to_string() + "\n")
+            .collect();
+        let path =
+            std::env::temp_dir().join(format!("neardup-exact-{}-{seed}.jsonl", std::process::id()));
+        std::fs::write(&path, &jsonl).unwrap();
+        let rel = path.to_str().unwrap();
+        let sets: Vec<(u64, BTreeSet<u64>)> = {
+            let extractor = Extractor::new("text", Some("id"), usize::MAX);
+            let shingler =
+                Shingler::new(ShingleKind::Words(3), false, neardup::config::DEFAULT_SEED);
+            let mut norm = Normalized::default();
+            let mut hashes = Vec::new();
+            jsonl
+                .lines()
+                .enumerate()
+                .map(|(i, line)| {
+                    let (t, _) = extractor
+                        .extract(line.as_bytes(), InputFormat::Jsonl, i as u64 + 1)
+                        .unwrap();
+                    Normalizer::default().normalize_into(&t, &mut norm);
+                    shingler.shingles_into(&norm, &mut hashes);
+                    (i as u64 + 1, hashes.iter().copied().collect())
+                })
+                .collect()
+        };
+        for t in [0.3, 0.6, 0.85] {
+            // Brute force over all pairs (not the inverted index): pairs sharing nothing
+            // cannot reach t > 0 anyway.
+            let mut truth = Vec::new();
+            for j in 0..sets.len() {
+                for i in 0..j {
+                    let (a, b) = (&sets[i].1, &sets[j].1);
+                    let s = a.intersection(b).count() as f64 / a.union(b).count() as f64;
+                    if s >= t {
+                        truth.push((sets[i].0, sets[j].0));
+                    }
+                }
+            }
+            truth.sort_unstable();
+            let run = neardup(
+                &["--pairs", "--exact", "-n", "3", "-t", &t.to_string(), rel],
+                b"",
+            )
+            .ok();
+            let mut found: Vec<(u64, u64)> = run
+                .lines()
+                .iter()
+                .map(|l| {
+                    let mut f = l.split('\t').map(|x| x.parse::<u64>().unwrap());
+                    (f.next().unwrap(), f.next().unwrap())
+                })
+                .collect();
+            found.sort_unstable();
+            assert_eq!(found, truth, "seed {seed} T={t}");
+        }
+        let _ = std::fs::remove_file(path);
+    }
+}
