@@ -298,23 +298,6 @@ pub fn prefix_length(size: usize, t: f64) -> usize {
     (size - needed.min(size) + 1).min(size)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::prefix_length;
-
-    #[test]
-    fn prefix_lengths() {
-        // |x| − ⌈t|x|⌉ + 1, clamped to 1..=|x|.
-        assert_eq!(prefix_length(10, 0.8), 3);
-        assert_eq!(prefix_length(10, 0.5), 6);
-        assert_eq!(prefix_length(10, 1.0), 1);
-        assert_eq!(prefix_length(10, 0.05), 10);
-        assert_eq!(prefix_length(1, 0.9), 1);
-        assert_eq!(prefix_length(0, 0.5), 0);
-        assert_eq!(prefix_length(5, 0.6), 3);
-    }
-}
-
 /// The key of a `--block-by` value: strings by their text, other JSON values by their JSON
 /// form; a missing or null value is a block of its own.
 fn block_hash(value: Option<&Value>, seed: u64) -> u64 {
@@ -759,4 +742,21 @@ fn policy_name(p: BadLinePolicy) -> &'static str {
 /// True when standard error is a terminal (progress is shown only then).
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefix_length;
+
+    #[test]
+    fn prefix_lengths() {
+        // |x| − ⌈t|x|⌉ + 1, clamped to 1..=|x|.
+        assert_eq!(prefix_length(10, 0.8), 3);
+        assert_eq!(prefix_length(10, 0.5), 6);
+        assert_eq!(prefix_length(10, 1.0), 1);
+        assert_eq!(prefix_length(10, 0.05), 10);
+        assert_eq!(prefix_length(1, 0.9), 1);
+        assert_eq!(prefix_length(0, 0.5), 0);
+        assert_eq!(prefix_length(5, 0.6), 3);
+    }
 }
