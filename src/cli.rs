@@ -80,6 +80,36 @@ pub enum Command {
     /// Show the LSH bands x rows for a threshold and K: the S-curve P(candidate | J), the
     /// false-positive and false-negative areas, every alternative b x r = K, and an SVG plot.
     Tune(TuneArgs),
+    /// Histogram of pairwise Jaccard similarity per shingle length, to choose n and the
+    /// threshold: a reservoir sample of the documents, every sampled pair exactly, a text
+    /// table (counts and log10 per 0.05; pairs per million above common cut-offs) and an
+    /// optional SVG plot with one curve per n. Use -n LO..HI for the lengths.
+    Hist(HistArgs),
+}
+
+/// Arguments of `neardup hist`.
+#[derive(clap::Args, Debug)]
+pub struct HistArgs {
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
+
+    /// Documents to sample (all pairs of them are compared: n(n-1)/2).
+    #[arg(
+        long,
+        default_value_t = 2000,
+        value_name = "N",
+        help_heading = "Output"
+    )]
+    pub sample: usize,
+
+    /// Also write the histogram as an SVG plot to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub plot: Option<PathBuf>,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 /// Arguments of `neardup tune`.
@@ -345,9 +375,9 @@ pub struct CommonArgs {
     #[arg(long, help_heading = "Normalisation")]
     pub no_nfkc: bool,
 
-    /// Shingle length in words.
-    #[arg(short = 'n', long, default_value_t = DEFAULT_NGRAM, value_name = "N", help_heading = "Similarity")]
-    pub ngram: usize,
+    /// Shingle length in words (hist: a range such as 1..7).
+    #[arg(short = 'n', long, default_value_t = NgramArg(DEFAULT_NGRAM, DEFAULT_NGRAM), value_name = "N", help_heading = "Similarity")]
+    pub ngram: NgramArg,
 
     /// What a shingle is: words (-n consecutive words), chars (-n consecutive characters, or
     /// --char-ngram), or stopword (spot signatures: at each stop word, the stop word and the
@@ -538,6 +568,41 @@ pub enum GraphFormatArg {
     Dot,
 }
 
+/// `--ngram`: one length, or an inclusive range `LO..HI` (only `neardup hist` takes ranges).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NgramArg(pub usize, pub usize);
+
+impl std::str::FromStr for NgramArg {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let num = |t: &str| {
+            t.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("'{s}' is not a number or a range LO..HI"))
+        };
+        match s.split_once("..") {
+            None => num(s).map(|n| NgramArg(n, n)),
+            Some((lo, hi)) => {
+                let (lo, hi) = (num(lo)?, num(hi.trim_start_matches('='))?);
+                if lo > hi || lo == 0 {
+                    return Err(format!("'{s}' is not a range 1 <= LO <= HI"));
+                }
+                Ok(NgramArg(lo, hi))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for NgramArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 == self.1 {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{}..{}", self.0, self.1)
+        }
+    }
+}
+
 /// `--shingle` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ShingleArg {
@@ -601,6 +666,17 @@ pub enum Job {
         /// Shingles kept.
         max_terms: usize,
     },
+    /// `neardup hist`.
+    Hist {
+        /// Input, normalisation and seed.
+        config: Config,
+        /// Shingle lengths.
+        ngrams: (usize, usize),
+        /// Documents sampled.
+        sample: usize,
+        /// SVG output path.
+        plot: Option<PathBuf>,
+    },
     /// `neardup tune`.
     Tune {
         /// Threshold, K and the resolved banding.
@@ -657,6 +733,17 @@ impl Args {
                 }
                 .validate()?,
             },
+            Command::Hist(h) => {
+                if h.sample < 2 {
+                    return Err(Error::config("--sample", "must be at least 2"));
+                }
+                Job::Hist {
+                    ngrams: (h.common.ngram.0, h.common.ngram.1),
+                    sample: h.sample,
+                    plot: h.plot,
+                    config: h.common.config(h.input, Mode::Hist)?.validate()?,
+                }
+            }
             Command::Tune(t) => Job::Tune {
                 plot: t.plot,
                 config: Config {
@@ -774,6 +861,12 @@ impl CommonArgs {
 
     /// The engine settings these flags give (not yet validated).
     fn config(self, input: CommandInput, mode: Mode) -> Result<Config> {
+        if self.ngram.0 != self.ngram.1 && mode != Mode::Hist {
+            return Err(Error::config(
+                "--ngram",
+                "a range of lengths is only for 'neardup hist'",
+            ));
+        }
         let (verify, confirm) = self.verify_chain()?;
         let normalizer = Normalizer {
             lowercase: !self.keep_case,
@@ -783,9 +876,9 @@ impl CommonArgs {
         };
         let shingle = match (self.shingle, self.char_ngram) {
             (ShingleArg::Words | ShingleArg::Chars, Some(n)) => ShingleKind::Chars(n),
-            (ShingleArg::Words, None) => ShingleKind::Words(self.ngram),
-            (ShingleArg::Chars, None) => ShingleKind::Chars(self.ngram),
-            (ShingleArg::Stopword, None) => ShingleKind::Stopword(self.ngram),
+            (ShingleArg::Words, None) => ShingleKind::Words(self.ngram.0),
+            (ShingleArg::Chars, None) => ShingleKind::Chars(self.ngram.0),
+            (ShingleArg::Stopword, None) => ShingleKind::Stopword(self.ngram.0),
             (ShingleArg::Stopword, Some(_)) => {
                 return Err(Error::config(
                     "--char-ngram",

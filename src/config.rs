@@ -24,6 +24,8 @@ pub enum Mode {
     /// pair an edge of a [`crate::graph::DupGraph`] (the `graph`, `clusters` and `explain`
     /// commands).
     Graph,
+    /// `neardup hist`: nothing is filtered (settings only).
+    Hist,
 }
 
 /// How the `--pairs` mode formats a pair.

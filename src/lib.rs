@@ -54,6 +54,7 @@ pub mod explain;
 pub mod export;
 pub mod graph;
 pub mod hash;
+pub mod hist;
 pub mod input;
 pub mod lsh;
 pub mod minhash;

@@ -68,6 +68,30 @@ fn run(job: Job) -> Result<()> {
             graph_stats(&config, &summary, &graph, &clustering, &mut stderr);
             Ok(())
         }
+        Job::Hist {
+            config,
+            ngrams,
+            sample,
+            plot,
+        } => {
+            let inputs = Input::open_all(&config.inputs)?;
+            let (docs, seen) = neardup::hist::reservoir(&config, inputs, sample)?;
+            let hists = neardup::hist::histograms(
+                &config,
+                &docs,
+                ngrams.0..=ngrams.1,
+                config.worker_threads(),
+            );
+            let mut out = std::io::BufWriter::new(stdout);
+            out.write_all(neardup::hist::table(&hists, docs.len(), seen).as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| Error::io("writing output", e))?;
+            if let Some(path) = plot {
+                std::fs::write(&path, neardup::hist::svg(&hists))
+                    .map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
+            }
+            Ok(())
+        }
         Job::Tune { config, plot } => {
             let mut out = std::io::BufWriter::new(stdout);
             let report = neardup::tune::report(config.lsh, config.threshold, config.num_perm);

@@ -717,7 +717,7 @@ fn emit<W: Write>(
         Mode::DropDups => !is_dup,
         Mode::OnlyDups => is_dup,
         Mode::Annotate => true,
-        Mode::Pairs | Mode::Graph => false,
+        Mode::Pairs | Mode::Graph | Mode::Hist => false,
     };
     if !write {
         return Ok(());

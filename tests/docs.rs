@@ -12,6 +12,7 @@ fn long_flags() -> Vec<String> {
         &["explain"],
         &["idf"],
         &["tune"],
+        &["hist"],
     ] {
         help += &neardup(&[command, &["--help"]].concat(), b"").ok().out();
     }
@@ -39,7 +40,7 @@ fn readme_and_man_page_name_every_command() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let man =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/neardup.1")).unwrap();
-    for command in ["graph", "clusters", "explain", "idf", "tune"] {
+    for command in ["graph", "clusters", "explain", "idf", "tune", "hist"] {
         assert!(
             readme.contains(&format!("neardup {command}")),
             "README: {command}"

@@ -547,3 +547,51 @@ fn stopword_shingles_and_custom_lists() {
     let _ = std::fs::remove_file(list);
     let _ = std::fs::remove_file(path);
 }
+
+#[test]
+fn hist_samples_and_bins_every_pair() {
+    let plot = std::env::temp_dir().join(format!("neardup-hist-{}.svg", std::process::id()));
+    let args = [
+        "hist",
+        "--sample",
+        "300",
+        "-n",
+        "1..3",
+        "--plot",
+        plot.to_str().unwrap(),
+        SAMPLE,
+    ];
+    let one = neardup(&[&args[..], &["-j", "1"]].concat(), b"").ok();
+    let two = neardup(&[&args[..], &["-j", "2"]].concat(), b"").ok();
+    assert_eq!(
+        one.stdout, two.stdout,
+        "same sample and counts on any thread count"
+    );
+    let out = one.out();
+    assert!(
+        out.starts_with("300 documents sampled of 953; 44850 pairs"),
+        "{out}"
+    );
+    // Every column of counts sums to the number of pairs.
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("J from"))
+        .skip(1)
+        .take(21)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    for col in [2, 4, 6] {
+        let total: u64 = rows.iter().map(|r| r[col].parse::<u64>().unwrap()).sum();
+        assert_eq!(total, 44850, "column {col}");
+    }
+    assert!(out.contains("pairs per million at or above"));
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert_eq!(svg.matches("<polyline").count(), 3);
+    assert_eq!(
+        neardup(&["-n", "1..3", SAMPLE], b"").code,
+        2,
+        "ranges are for hist only"
+    );
+    assert_eq!(neardup(&["hist", "-n", "3..1", SAMPLE], b"").code, 2);
+    let _ = std::fs::remove_file(plot);
+}
