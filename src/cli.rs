@@ -85,6 +85,44 @@ pub enum Command {
     /// table (counts and log10 per 0.05; pairs per million above common cut-offs) and an
     /// optional SVG plot with one curve per n. Use -n LO..HI for the lengths.
     Hist(HistArgs),
+    /// Example pairs per similarity bin, each with a word diff: what a threshold means on
+    /// your data. Bins from 0.5 up are filled by LSH over all documents, lower bins from all
+    /// pairs of a reservoir sample (--sample). The input is read more than once (standard
+    /// input is held in memory).
+    Sample(SampleArgs),
+}
+
+/// Arguments of `neardup sample`.
+#[derive(clap::Args, Debug)]
+pub struct SampleArgs {
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
+
+    /// Ascending bin edges; the last bin runs to 1.
+    #[arg(long, value_delimiter = ',', default_values_t = [0.1, 0.2, 0.3, 0.5, 0.8], value_name = "EDGES", help_heading = "Output")]
+    pub bins: Vec<f64>,
+
+    /// Pairs shown per bin.
+    #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Output")]
+    pub per_bin: usize,
+
+    /// Documents sampled for the bins below 0.5.
+    #[arg(
+        long,
+        default_value_t = 2000,
+        value_name = "N",
+        help_heading = "Output"
+    )]
+    pub sample: usize,
+
+    /// Write JSON lines ({"bin", "id_a", "id_b", "similarity", "diff"}) instead of text.
+    #[arg(long, help_heading = "Output")]
+    pub jsonl: bool,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 /// Arguments of `neardup hist`.
@@ -677,6 +715,19 @@ pub enum Job {
         /// SVG output path.
         plot: Option<PathBuf>,
     },
+    /// `neardup sample`.
+    Sample {
+        /// Engine settings.
+        config: Config,
+        /// Bin edges.
+        bins: Vec<f64>,
+        /// Pairs per bin.
+        per_bin: usize,
+        /// Documents sampled.
+        sample: usize,
+        /// JSON lines output.
+        jsonl: bool,
+    },
     /// `neardup tune`.
     Tune {
         /// Threshold, K and the resolved banding.
@@ -742,6 +793,23 @@ impl Args {
                     sample: h.sample,
                     plot: h.plot,
                     config: h.common.config(h.input, Mode::Hist)?.validate()?,
+                }
+            }
+            Command::Sample(s) => {
+                crate::sample::bins_from_edges(&s.bins)?;
+                let config = s.common.config(s.input, Mode::Graph)?.validate()?;
+                if config.weights == Weights::TfIdf {
+                    return Err(Error::config(
+                        "--weights",
+                        "sample compares set or bag shingles; tfidf is not supported here",
+                    ));
+                }
+                Job::Sample {
+                    config,
+                    bins: s.bins,
+                    per_bin: s.per_bin,
+                    sample: s.sample.max(2),
+                    jsonl: s.jsonl,
                 }
             }
             Command::Tune(t) => Job::Tune {

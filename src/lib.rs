@@ -61,6 +61,7 @@ pub mod minhash;
 pub mod normalize;
 pub mod output;
 pub mod pipeline;
+pub mod sample;
 pub mod shingle;
 pub mod tune;
 pub mod verify;

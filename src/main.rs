@@ -92,6 +92,20 @@ fn run(job: Job) -> Result<()> {
             }
             Ok(())
         }
+        Job::Sample {
+            config,
+            bins,
+            per_bin,
+            sample,
+            jsonl,
+        } => {
+            let stdin_data = read_stdin_if_needed(&config)?;
+            let open = || open_inputs(&config.inputs, stdin_data.as_ref());
+            let found =
+                neardup::sample::collect(&config, &bins, per_bin, sample, &open, &mut stderr)?;
+            let mut out = std::io::BufWriter::new(stdout);
+            neardup::sample::write(&config, &found, jsonl, &open, &mut out)
+        }
         Job::Tune { config, plot } => {
             let mut out = std::io::BufWriter::new(stdout);
             let report = neardup::tune::report(config.lsh, config.threshold, config.num_perm);
@@ -143,17 +157,7 @@ fn run(job: Job) -> Result<()> {
             min_edge,
         } => {
             // The input is read twice; standard input is kept in memory for that.
-            let reads_stdin =
-                config.inputs.is_empty() || config.inputs.iter().any(|p| p.as_os_str() == "-");
-            let stdin_data: Option<Arc<[u8]>> = if reads_stdin {
-                let mut data = Vec::new();
-                std::io::stdin()
-                    .read_to_end(&mut data)
-                    .map_err(|e| Error::io("reading standard input", e))?;
-                Some(data.into())
-            } else {
-                None
-            };
+            let stdin_data = read_stdin_if_needed(&config)?;
             let open = || open_inputs(&config.inputs, stdin_data.as_ref());
             // Freeze the IDF table once, so explain measures with the weights of the graph.
             let (config, inputs) = pipeline::with_idf(&config, open()?)?;
@@ -175,6 +179,20 @@ fn run(job: Job) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Reads all of standard input when the inputs include it (for commands that read twice).
+fn read_stdin_if_needed(config: &Config) -> Result<Option<Arc<[u8]>>> {
+    let reads_stdin =
+        config.inputs.is_empty() || config.inputs.iter().any(|p| p.as_os_str() == "-");
+    if !reads_stdin {
+        return Ok(None);
+    }
+    let mut data = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut data)
+        .map_err(|e| Error::io("reading standard input", e))?;
+    Ok(Some(data.into()))
 }
 
 /// Opens the inputs, serving standard input from memory when it was read already.

@@ -13,6 +13,7 @@ fn long_flags() -> Vec<String> {
         &["idf"],
         &["tune"],
         &["hist"],
+        &["sample"],
     ] {
         help += &neardup(&[command, &["--help"]].concat(), b"").ok().out();
     }
@@ -40,7 +41,9 @@ fn readme_and_man_page_name_every_command() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let man =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/neardup.1")).unwrap();
-    for command in ["graph", "clusters", "explain", "idf", "tune", "hist"] {
+    for command in [
+        "graph", "clusters", "explain", "idf", "tune", "hist", "sample",
+    ] {
         assert!(
             readme.contains(&format!("neardup {command}")),
             "README: {command}"

@@ -595,3 +595,55 @@ fn hist_samples_and_bins_every_pair() {
     assert_eq!(neardup(&["hist", "-n", "3..1", SAMPLE], b"").code, 2);
     let _ = std::fs::remove_file(plot);
 }
+
+#[test]
+fn sample_shows_pairs_per_bin_with_diffs() {
+    let args = [
+        "sample",
+        "--jsonl",
+        "--per-bin",
+        "3",
+        "--sample",
+        "400",
+        "--id-field",
+        "id",
+    ];
+    let run = neardup(&[&args[..], &[SAMPLE]].concat(), b"").ok();
+    let rows: Vec<serde_json::Value> = run
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(rows.len() >= 10, "{}", run.out());
+    let mut per_bin = std::collections::BTreeMap::new();
+    for r in &rows {
+        let (lo, hi) = (r["bin"][0].as_f64().unwrap(), r["bin"][1].as_f64().unwrap());
+        let s = r["similarity"].as_f64().unwrap();
+        assert!(s >= lo - 1e-4 && (s < hi || hi == 1.0), "{r}");
+        assert!(r["diff"].as_str().unwrap().len() > 3);
+        *per_bin.entry(format!("{lo}")).or_insert(0) += 1;
+    }
+    assert!(per_bin.values().all(|&n| n <= 3));
+    assert_eq!(
+        per_bin.get("0.8"),
+        Some(&3),
+        "the top bin comes from LSH over all documents"
+    );
+    // Same output from standard input and with other thread counts.
+    let stdin = neardup(
+        &[&args[..], &["-j", "1"]].concat(),
+        &crate::util::sample_bytes(),
+    )
+    .ok();
+    assert_eq!(stdin.stdout, run.stdout);
+    let text = neardup(&["sample", "--per-bin", "1", SAMPLE], b"").ok();
+    assert!(
+        text.out().starts_with("== J in [0.1, 0.2): "),
+        "{}",
+        text.out()
+    );
+    assert_eq!(
+        neardup(&["sample", "--bins", "0.5,0.2", SAMPLE], b"").code,
+        2
+    );
+}

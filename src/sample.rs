@@ -1,0 +1,312 @@
+//! `neardup sample`: example pairs per similarity bin, with word diffs (SEEDS §4), to see
+//! what a threshold means on your data before choosing it.
+//!
+//! Bins whose lower edge is at least [`LSH_FROM`] are filled from the whole stream: the
+//! engine (MinHash + LSH + exact verification, every flag applies) collects all pairs above
+//! the lowest such edge. Pairs that similar are rare, so a sample of documents would hold
+//! almost none. Lower bins are filled from a seeded reservoir sample of documents (`--sample`)
+//! whose pairs are all compared exactly: those pairs are common. Within a bin, pairs are
+//! picked in a fixed pseudo-random order (a hash of the two line numbers), so runs repeat.
+//! The texts of the shown pairs are fetched by reading the input a second time.
+
+use crate::config::Config;
+use crate::diff::{diff, render};
+use crate::error::{Error, Result};
+use crate::explain::fetch_texts;
+use crate::hash::mix64;
+use crate::input::{DocId, Extractor, Input, LineReader};
+use crate::normalize::Normalized;
+use crate::output::format_similarity;
+use crate::shingle::Shingler;
+use crate::verify::jaccard;
+use std::io::Write;
+
+/// Bins starting at or above this similarity are filled by LSH over the whole stream.
+pub const LSH_FROM: f64 = 0.5;
+
+/// Words of unchanged context around each change in the diffs.
+const CONTEXT: usize = 4;
+
+/// One example pair.
+#[derive(Clone, Debug)]
+pub struct Example {
+    /// Line numbers (earlier, later).
+    pub lines: (u64, u64),
+    /// Their ids.
+    pub ids: (DocId, DocId),
+    /// Their similarity.
+    pub similarity: f64,
+}
+
+/// The pairs of one bin.
+#[derive(Clone, Debug)]
+pub struct Bin {
+    /// Lower edge (inclusive).
+    pub lo: f64,
+    /// Upper edge (exclusive, except 1.0).
+    pub hi: f64,
+    /// Pairs found in the bin (all of them, before picking).
+    pub found: u64,
+    /// Where they came from.
+    pub source: &'static str,
+    /// The picked examples, in pick order.
+    pub examples: Vec<Example>,
+}
+
+/// Bins from ascending edges: [e0, e1), …, [e_last, 1].
+pub fn bins_from_edges(edges: &[f64]) -> Result<Vec<(f64, f64)>> {
+    if edges.is_empty()
+        || edges.windows(2).any(|w| w[0] >= w[1])
+        || edges.iter().any(|e| !(0.0..1.0).contains(e))
+    {
+        return Err(Error::config(
+            "--bins",
+            "give ascending edges in [0, 1), e.g. 0.1,0.2,0.3,0.5,0.8",
+        ));
+    }
+    let mut out: Vec<(f64, f64)> = edges.windows(2).map(|w| (w[0], w[1])).collect();
+    out.push((*edges.last().expect("not empty"), 1.0));
+    Ok(out)
+}
+
+fn in_bin(s: f64, (lo, hi): (f64, f64)) -> bool {
+    s >= lo - 1e-12 && (s < hi - 1e-12 || (hi >= 1.0 && s <= 1.0 + 1e-12))
+}
+
+fn pick_key(lines: (u64, u64), seed: u64) -> u64 {
+    mix64(lines.0 ^ mix64(lines.1 ^ seed))
+}
+
+/// Collects the examples of every bin. `open` gives the inputs afresh (it is called up to
+/// three times).
+pub fn collect(
+    config: &Config,
+    edges: &[f64],
+    per_bin: usize,
+    sample: usize,
+    open: &dyn Fn() -> Result<Vec<Input>>,
+    diagnostics: &mut dyn Write,
+) -> Result<Vec<Bin>> {
+    let ranges = bins_from_edges(edges)?;
+    let mut bins: Vec<Bin> = ranges
+        .iter()
+        .map(|&(lo, hi)| Bin {
+            lo,
+            hi,
+            found: 0,
+            source: if lo >= LSH_FROM {
+                "LSH over all documents"
+            } else {
+                "all pairs of the sample"
+            },
+            examples: Vec::new(),
+        })
+        .collect();
+    let mut candidates: Vec<Vec<(u64, Example)>> = vec![Vec::new(); bins.len()];
+
+    if let Some(low) = ranges.iter().map(|r| r.0).find(|&lo| lo >= LSH_FROM) {
+        let lsh = Config {
+            threshold: low.max(1e-6),
+            bands: None,
+            rows: None,
+            ..config.clone()
+        }
+        .validate()?;
+        let mut sink = std::io::sink();
+        let (_, graph) = crate::pipeline::collect_graph(&lsh, open()?, &mut sink, false)?;
+        for (a, b, s) in graph.edges() {
+            let s = f64::from(s);
+            let lines = (graph.lines[a as usize], graph.lines[b as usize]);
+            if let Some(k) = ranges.iter().position(|&r| r.0 >= LSH_FROM && in_bin(s, r)) {
+                let ids = (graph.node(a).id.clone(), graph.node(b).id.clone());
+                candidates[k].push((
+                    pick_key(lines, config.seed),
+                    Example {
+                        lines,
+                        ids,
+                        similarity: s,
+                    },
+                ));
+            }
+        }
+    }
+
+    if ranges.iter().any(|r| r.0 < LSH_FROM) {
+        let docs = reservoir(config, open()?, sample)?;
+        let shingler = Shingler::for_config(config, config.bag);
+        let sets: Vec<Vec<u64>> = docs
+            .iter()
+            .map(|(_, _, n)| {
+                let mut v = Vec::new();
+                shingler.shingles_into(n, &mut v);
+                v
+            })
+            .collect();
+        for j in 0..sets.len() {
+            for i in 0..j {
+                let s = jaccard(&sets[i], &sets[j]);
+                if let Some(k) = ranges.iter().position(|&r| r.0 < LSH_FROM && in_bin(s, r)) {
+                    let (x, y) = if docs[i].0 < docs[j].0 {
+                        (i, j)
+                    } else {
+                        (j, i)
+                    };
+                    let lines = (docs[x].0, docs[y].0);
+                    let ids = (docs[x].1.clone(), docs[y].1.clone());
+                    candidates[k].push((
+                        pick_key(lines, config.seed),
+                        Example {
+                            lines,
+                            ids,
+                            similarity: s,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+
+    for (bin, mut found) in bins.iter_mut().zip(candidates) {
+        bin.found = found.len() as u64;
+        found.sort_by_key(|(key, e)| (*key, e.lines));
+        bin.examples = found.into_iter().take(per_bin).map(|(_, e)| e).collect();
+    }
+    let _ = diagnostics.flush();
+    Ok(bins)
+}
+
+/// A seeded reservoir sample of documents: (line number, id, normalised text).
+fn reservoir(
+    config: &Config,
+    inputs: Vec<Input>,
+    size: usize,
+) -> Result<Vec<(u64, DocId, Normalized)>> {
+    let extractor = Extractor::new(
+        &config.field,
+        config.id_field.as_deref(),
+        config.max_line_bytes,
+    );
+    let mut reader = LineReader::new(inputs, config.format);
+    let mut kept = Vec::with_capacity(size);
+    let (mut seen, mut state) = (0u64, config.seed | 1);
+    let mut normalized = Normalized::default();
+    while let Some(batch) = reader.next_batch()? {
+        for (i, line) in batch.lines.iter().enumerate() {
+            let Ok((text, id)) = extractor.extract(batch.content(i), batch.format, line.number)
+            else {
+                continue;
+            };
+            config.normalizer.normalize_into(&text, &mut normalized);
+            if normalized.is_empty() {
+                continue;
+            }
+            seen += 1;
+            let item = (line.number, id, normalized.clone());
+            if kept.len() < size {
+                kept.push(item);
+            } else {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let j = (state % seen) as usize;
+                if j < size {
+                    kept[j] = item;
+                }
+            }
+        }
+    }
+    Ok(kept)
+}
+
+/// Writes the bins as text (default) or JSON lines, with a word diff per pair.
+pub fn write<W: Write>(
+    config: &Config,
+    bins: &[Bin],
+    jsonl: bool,
+    open: &dyn Fn() -> Result<Vec<Input>>,
+    out: &mut W,
+) -> Result<()> {
+    let mut lines: Vec<u64> = bins
+        .iter()
+        .flat_map(|b| b.examples.iter().flat_map(|e| [e.lines.0, e.lines.1]))
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let texts = fetch_texts(config, open()?, &lines)?;
+    let diff_of = |e: &Example| -> String {
+        match (texts.get(&e.lines.0), texts.get(&e.lines.1)) {
+            (Some(a), Some(b)) => {
+                let wa: Vec<&str> = a.split_whitespace().collect();
+                let wb: Vec<&str> = b.split_whitespace().collect();
+                render(&diff(&wa, &wb), CONTEXT)
+            }
+            _ => "(text not found on the second reading)".to_string(),
+        }
+    };
+    let result = (|| -> std::io::Result<()> {
+        for bin in bins {
+            if !jsonl {
+                writeln!(
+                    out,
+                    "== J in [{}, {}{}: {} pairs ({}), showing {}",
+                    bin.lo,
+                    bin.hi,
+                    if bin.hi >= 1.0 { "]" } else { ")" },
+                    bin.found,
+                    bin.source,
+                    bin.examples.len()
+                )?;
+            }
+            for e in &bin.examples {
+                if jsonl {
+                    let mut line = Vec::new();
+                    line.extend_from_slice(
+                        format!("{{\"bin\":[{},{}],\"id_a\":", bin.lo, bin.hi).as_bytes(),
+                    );
+                    e.ids.0.write_json(&mut line);
+                    line.extend_from_slice(b",\"id_b\":");
+                    e.ids.1.write_json(&mut line);
+                    line.extend_from_slice(
+                        format!(
+                            ",\"similarity\":{},\"diff\":",
+                            format_similarity(e.similarity)
+                        )
+                        .as_bytes(),
+                    );
+                    crate::input::write_json_string(&diff_of(e), &mut line);
+                    line.extend_from_slice(b"}\n");
+                    out.write_all(&line)?;
+                } else {
+                    writeln!(
+                        out,
+                        "\n{} -- {}  similarity {}",
+                        e.ids.0,
+                        e.ids.1,
+                        format_similarity(e.similarity)
+                    )?;
+                    writeln!(out, "  {}", diff_of(e))?;
+                }
+            }
+            if !jsonl {
+                writeln!(out)?;
+            }
+        }
+        out.flush()
+    })();
+    result.map_err(|e| Error::io("writing output", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_and_edges() {
+        let b = bins_from_edges(&[0.1, 0.2, 0.5, 0.8]).unwrap();
+        assert_eq!(b, vec![(0.1, 0.2), (0.2, 0.5), (0.5, 0.8), (0.8, 1.0)]);
+        assert!(in_bin(1.0, (0.8, 1.0)) && in_bin(0.8, (0.8, 1.0)) && !in_bin(0.8, (0.5, 0.8)));
+        assert!(bins_from_edges(&[]).is_err());
+        assert!(bins_from_edges(&[0.5, 0.2]).is_err());
+        assert!(bins_from_edges(&[0.5, 1.0]).is_err());
+    }
+}
