@@ -9,7 +9,7 @@
 
 use crate::config::{Config, ShingleKind};
 use crate::error::Result;
-use crate::input::{Extractor, Input, LineReader};
+use crate::input::{DocId, Extractor, Input, LineReader};
 use crate::normalize::Normalized;
 use crate::shingle::Shingler;
 use crate::verify::jaccard;
@@ -48,26 +48,25 @@ fn bin(j: f64) -> usize {
     ((j * BINS as f64 + 1e-9).floor() as usize).min(BINS)
 }
 
-/// Reservoir-samples up to `size` documents of `inputs` (normalised), and counts all
+/// A sampled document: its line number, id and normalised text.
+pub type Sampled = (u64, DocId, Normalized);
+
+/// Reservoir-samples up to `size` documents of `inputs` (normalised; Vitter's algorithm R
+/// with a fixed xorshift sequence, so the sample is the same every run), and counts all
 /// documents read. Bad lines are skipped.
-pub fn reservoir(
-    config: &Config,
-    inputs: Vec<Input>,
-    size: usize,
-) -> Result<(Vec<Normalized>, u64)> {
+pub fn reservoir(config: &Config, inputs: Vec<Input>, size: usize) -> Result<(Vec<Sampled>, u64)> {
     let extractor = Extractor::new(
         &config.field,
         config.id_field.as_deref(),
         config.max_line_bytes,
     );
     let mut reader = LineReader::new(inputs, config.format);
-    let mut kept: Vec<Normalized> = Vec::with_capacity(size);
-    let mut seen = 0u64;
-    let mut state = config.seed | 1;
+    let mut kept: Vec<Sampled> = Vec::with_capacity(size);
+    let (mut seen, mut state) = (0u64, config.seed | 1);
     let mut normalized = Normalized::default();
     while let Some(batch) = reader.next_batch()? {
         for (i, line) in batch.lines.iter().enumerate() {
-            let Ok((text, _)) = extractor.extract(batch.content(i), batch.format, line.number)
+            let Ok((text, id)) = extractor.extract(batch.content(i), batch.format, line.number)
             else {
                 continue;
             };
@@ -76,16 +75,16 @@ pub fn reservoir(
                 continue;
             }
             seen += 1;
+            let item = (line.number, id, normalized.clone());
             if kept.len() < size {
-                kept.push(normalized.clone());
+                kept.push(item);
             } else {
-                // xorshift64: a fixed sequence, so the sample is the same every run.
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
-                let j = state % seen;
-                if (j as usize) < size {
-                    kept[j as usize] = normalized.clone();
+                let j = (state % seen) as usize;
+                if j < size {
+                    kept[j] = item;
                 }
             }
         }
@@ -97,7 +96,7 @@ pub fn reservoir(
 /// bag semantics if `config.bag`), using `threads` threads.
 pub fn histograms(
     config: &Config,
-    docs: &[Normalized],
+    docs: &[Sampled],
     ngrams: std::ops::RangeInclusive<usize>,
     threads: usize,
 ) -> Vec<Histogram> {
@@ -112,7 +111,7 @@ pub fn histograms(
             );
             let sets: Vec<Vec<u64>> = docs
                 .iter()
-                .map(|d| {
+                .map(|(_, _, d)| {
                     let mut v = Vec::new();
                     shingler.shingles_into(d, &mut v);
                     v
@@ -212,12 +211,7 @@ pub fn svg(hists: &[Histogram]) -> String {
         "#1f4e99", "#e3a33b", "#2e8b57", "#c0392b", "#8e44ad", "#16a085", "#7f8c8d", "#d35400",
         "#2c3e50",
     ];
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+    let mut s = crate::tune::svg_open(w, h);
     for i in 0..=10 {
         let v = i as f64 / 10.0;
         let _ = writeln!(
@@ -288,10 +282,10 @@ mod tests {
     use super::*;
     use crate::normalize::Normalizer;
 
-    fn doc(text: &str) -> Normalized {
+    fn doc(text: &str) -> Sampled {
         let mut n = Normalized::default();
         Normalizer::default().normalize_into(text, &mut n);
-        n
+        (0, DocId::Line(0), n)
     }
 
     #[test]

@@ -14,8 +14,7 @@ use crate::diff::{diff, render};
 use crate::error::{Error, Result};
 use crate::explain::fetch_texts;
 use crate::hash::mix64;
-use crate::input::{DocId, Extractor, Input, LineReader};
-use crate::normalize::Normalized;
+use crate::input::{DocId, Input};
 use crate::output::format_similarity;
 use crate::shingle::Shingler;
 use crate::verify::jaccard;
@@ -132,7 +131,7 @@ pub fn collect(
     }
 
     if ranges.iter().any(|r| r.0 < LSH_FROM) {
-        let docs = reservoir(config, open()?, sample)?;
+        let (docs, _) = crate::hist::reservoir(config, open()?, sample)?;
         let shingler = Shingler::for_config(config, config.bag);
         let sets: Vec<Vec<u64>> = docs
             .iter()
@@ -173,49 +172,6 @@ pub fn collect(
     }
     let _ = diagnostics.flush();
     Ok(bins)
-}
-
-/// A seeded reservoir sample of documents: (line number, id, normalised text).
-fn reservoir(
-    config: &Config,
-    inputs: Vec<Input>,
-    size: usize,
-) -> Result<Vec<(u64, DocId, Normalized)>> {
-    let extractor = Extractor::new(
-        &config.field,
-        config.id_field.as_deref(),
-        config.max_line_bytes,
-    );
-    let mut reader = LineReader::new(inputs, config.format);
-    let mut kept = Vec::with_capacity(size);
-    let (mut seen, mut state) = (0u64, config.seed | 1);
-    let mut normalized = Normalized::default();
-    while let Some(batch) = reader.next_batch()? {
-        for (i, line) in batch.lines.iter().enumerate() {
-            let Ok((text, id)) = extractor.extract(batch.content(i), batch.format, line.number)
-            else {
-                continue;
-            };
-            config.normalizer.normalize_into(&text, &mut normalized);
-            if normalized.is_empty() {
-                continue;
-            }
-            seen += 1;
-            let item = (line.number, id, normalized.clone());
-            if kept.len() < size {
-                kept.push(item);
-            } else {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let j = (state % seen) as usize;
-                if j < size {
-                    kept[j] = item;
-                }
-            }
-        }
-    }
-    Ok(kept)
 }
 
 /// Writes the bins as text (default) or JSON lines, with a word diff per pair.

@@ -97,18 +97,22 @@ pub fn report(params: LshParams, threshold: f64, num_perm: usize) -> String {
     s
 }
 
+/// The opening of an SVG document of `w` × `h` pixels on a white background (shared by the
+/// plots of `tune` and `hist`).
+pub fn svg_open(w: f64, h: f64) -> String {
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" \
+         font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n"
+    )
+}
+
 /// An SVG plot of the S-curve of `params` (bold) and of the two neighbouring bandings, with
 /// the threshold marked.
 pub fn svg(params: LshParams, threshold: f64, num_perm: usize) -> String {
     let (w, h, m) = (640.0, 420.0, 50.0);
     let x = |j: f64| m + j * (w - 2.0 * m);
     let y = |p: f64| h - m - p * (h - 2.0 * m);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+    let mut s = svg_open(w, h);
     // Axes, ticks and grid.
     for i in 0..=10 {
         let v = i as f64 / 10.0;
