@@ -25,7 +25,8 @@ use std::path::PathBuf;
 /// word n-gram shingles: MinHash signatures and LSH banding find candidates among the recent
 /// documents (--window), and every candidate is verified exactly before it counts.
 ///
-/// The commands graph, clusters and explain group the verified pairs instead (see
+/// Commands: graph, clusters and explain group the verified pairs; idf counts document
+/// frequencies for --weights tfidf; hist, sample and tune help choose n and the threshold (see
 /// 'neardup help COMMAND').
 ///
 /// Exit status: 0 on success (whether or not duplicates were found), 1 on a runtime error
