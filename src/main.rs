@@ -101,8 +101,7 @@ fn run(job: Job) -> Result<()> {
         } => {
             let stdin_data = read_stdin_if_needed(&config)?;
             let open = || open_inputs(&config.inputs, stdin_data.as_ref());
-            let found =
-                neardup::sample::collect(&config, &bins, per_bin, sample, &open, &mut stderr)?;
+            let found = neardup::sample::collect(&config, &bins, per_bin, sample, &open)?;
             let mut out = std::io::BufWriter::new(stdout);
             neardup::sample::write(&config, &found, jsonl, &open, &mut out)
         }

@@ -84,7 +84,6 @@ pub fn collect(
     per_bin: usize,
     sample: usize,
     open: &dyn Fn() -> Result<Vec<Input>>,
-    diagnostics: &mut dyn Write,
 ) -> Result<Vec<Bin>> {
     let ranges = bins_from_edges(edges)?;
     let mut bins: Vec<Bin> = ranges
@@ -170,7 +169,6 @@ pub fn collect(
         found.sort_by_key(|(key, e)| (*key, e.lines));
         bin.examples = found.into_iter().take(per_bin).map(|(_, e)| e).collect();
     }
-    let _ = diagnostics.flush();
     Ok(bins)
 }
 
