@@ -287,6 +287,13 @@ pub struct ClustersArgs {
     #[arg(long, value_enum, default_value_t = ByArg::Components, value_name = "METHOD", help_heading = "Output")]
     pub by: ByArg,
 
+    /// Group an edge list computed elsewhere (ID_A TAB ID_B [TAB SIMILARITY] per line, as
+    /// --pairs writes it; '-' for standard input) instead of documents: one line per id, in
+    /// order of first appearance. --on-bad-line fail stops at a malformed line; otherwise it
+    /// is skipped and reported.
+    #[arg(long, value_name = "FILE", help_heading = "Input")]
+    pub from_edges: Option<PathBuf>,
+
     /// Grouping settings.
     #[command(flatten)]
     pub grouping: GroupingArgs,
@@ -691,6 +698,8 @@ pub enum Job {
     },
     /// `neardup clusters`.
     Clusters {
+        /// `--from-edges FILE`.
+        from_edges: Option<PathBuf>,
         /// Engine settings (mode: graph).
         config: Config,
         /// Components or cliques.
@@ -774,6 +783,7 @@ impl Args {
                 .validate()?,
             },
             Command::Clusters(c) => Job::Clusters {
+                from_edges: c.from_edges,
                 grouping: c.grouping.options()?,
                 by: match c.by {
                     ByArg::Components => ClusterBy::Components,

@@ -74,6 +74,95 @@ impl GraphBuilder {
     }
 }
 
+/// Reads an edge list — `ID_A<TAB>ID_B[<TAB>SIMILARITY]` per line, as `--pairs` and
+/// `graph --format tsv` write it (ids unescaped: `\t`, `\n`, `\r`, `\\`) — into a graph
+/// whose nodes are the ids in order of first appearance. A missing similarity is 1. A line
+/// that is not an edge is an error naming `name:line` when `strict`, else it is skipped and
+/// reported through `skipped`.
+pub fn read_edges(
+    name: &str,
+    reader: impl std::io::BufRead,
+    strict: bool,
+    skipped: &mut dyn FnMut(String),
+) -> crate::Result<DupGraph> {
+    let mut index: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut graph = UnGraph::<Node, f32, u32>::default();
+    let mut lines = Vec::new();
+    for (n, line) in reader.split(b'\n').enumerate() {
+        let line = line.map_err(|e| crate::Error::io(format!("reading {name}"), e))?;
+        let place = format!("{name}:{}", n + 1);
+        let parsed = std::str::from_utf8(&line)
+            .map_err(|_| "invalid UTF-8".to_string())
+            .and_then(|text| {
+                let text = text.strip_suffix('\r').unwrap_or(text);
+                if text.trim().is_empty() {
+                    return Err("empty line".to_string());
+                }
+                let fields: Vec<&str> = text.split('\t').collect();
+                let similarity = match fields.len() {
+                    2 => 1.0,
+                    3 => fields[2]
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|s| (0.0..=1.0).contains(s))
+                        .ok_or_else(|| format!("similarity '{}' is not in [0, 1]", fields[2]))?,
+                    k => return Err(format!("{k} tab-separated fields, expected 2 or 3")),
+                };
+                Ok((unescape(fields[0]), unescape(fields[1]), similarity))
+            });
+        let (a, b, s) = match parsed {
+            Ok(edge) => edge,
+            Err(reason) if strict => {
+                return Err(crate::Error::BadLine { place, reason });
+            }
+            Err(reason) => {
+                skipped(format!("{place}: {reason}"));
+                continue;
+            }
+        };
+        let mut node_of = |id: String| -> u32 {
+            *index.entry(id.clone()).or_insert_with(|| {
+                let doc = if !id.is_empty() && id.bytes().all(|c| c.is_ascii_digit()) {
+                    DocId::Num(id.into())
+                } else {
+                    DocId::Str(id.into())
+                };
+                lines.push(n as u64 + 1);
+                graph
+                    .add_node(Node {
+                        id: doc,
+                        snippet: "".into(),
+                        attrs: Box::new([]),
+                    })
+                    .index() as u32
+            })
+        };
+        let (na, nb) = (node_of(a), node_of(b));
+        graph.add_edge(NodeIndex::new(na as usize), NodeIndex::new(nb as usize), s);
+    }
+    Ok(DupGraph { graph, lines })
+}
+
+/// Reverses the TSV escaping of ids (`\t`, `\n`, `\r`, `\\`).
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
 /// Folds white space, drops control characters and keeps the first `max_chars` characters
 /// (with "…" when cut).
 pub fn snippet(text: &str, max_chars: usize) -> Box<str> {

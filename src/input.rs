@@ -133,6 +133,12 @@ impl Input {
     }
 }
 
+impl Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.reader.read(buf)
+    }
+}
+
 /// Reads inputs one after another and cuts them into batches of whole lines.
 pub struct LineReader {
     inputs: Vec<Input>,

@@ -56,6 +56,33 @@ fn run(job: Job) -> Result<()> {
             Ok(())
         }
         Job::Clusters {
+            from_edges: Some(path),
+            config,
+            by,
+            grouping,
+        } => {
+            let input = Input::open(&path)?;
+            let strict = config.on_bad_line == neardup::config::BadLinePolicy::Fail;
+            let mut reported = 0;
+            let mut skipped = |message: String| {
+                reported += 1;
+                if !config.quiet && reported <= config.max_bad_line_reports {
+                    let _ = writeln!(std::io::stderr(), "neardup: {message} (skipped)");
+                }
+            };
+            let name = input.name.clone();
+            let graph = neardup::graph::read_edges(
+                &name,
+                std::io::BufReader::new(input),
+                strict,
+                &mut skipped,
+            )?;
+            let clustering = cluster(&graph, by, grouping)?;
+            warn(&config, &clustering, &mut stderr);
+            export::write_clusters(&graph, &clustering, by, stdout)
+        }
+        Job::Clusters {
+            from_edges: None,
             config,
             by,
             grouping,

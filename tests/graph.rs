@@ -3,7 +3,7 @@
 use crate::util::{SAMPLE, Words, neardup};
 use quick_xml::Reader;
 use quick_xml::events::Event;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Eight documents cut from one long word stream, each starting 15 words after the previous
 /// one (100 words each): neighbours share 85 words (5-gram Jaccard 0.73), documents two
@@ -529,4 +529,69 @@ fn explain_reads_standard_input_twice() {
         run.out()
     );
     assert!(run.out().contains("[-6-5/16-] {+6-1/16+}"), "{}", run.out());
+}
+
+#[test]
+fn clusters_from_an_edge_list_match_clusters_from_documents() {
+    let pairs = neardup(&["--pairs", "-t", "0.5", "--id-field", "id", SAMPLE], b"").ok();
+    let path = std::env::temp_dir().join(format!("neardup-edges-{}.tsv", std::process::id()));
+    std::fs::write(&path, &pairs.stdout).unwrap();
+    for by in ["components", "cliques"] {
+        let docs = neardup(
+            &[
+                "clusters",
+                "--by",
+                by,
+                "-t",
+                "0.5",
+                "--id-field",
+                "id",
+                SAMPLE,
+            ],
+            b"",
+        )
+        .ok();
+        let edges = neardup(
+            &[
+                "clusters",
+                "--by",
+                by,
+                "--from-edges",
+                path.to_str().unwrap(),
+            ],
+            b"",
+        )
+        .ok();
+        // Group ids by cluster in each, keeping only groups of two or more.
+        let groups = |run: &crate::util::Run| {
+            let mut by_cluster: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
+            for l in run.lines() {
+                let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+                by_cluster
+                    .entry(v["cluster"].as_u64().unwrap())
+                    .or_default()
+                    .insert(v["id"].to_string());
+            }
+            by_cluster
+                .into_values()
+                .filter(|g| g.len() > 1)
+                .collect::<BTreeSet<_>>()
+        };
+        assert_eq!(groups(&docs), groups(&edges), "--by {by}");
+    }
+    // Malformed lines: skipped and reported, or fatal under --on-bad-line fail.
+    let input = b"a\tb\t0.9\nnot an edge\nb\tc\t1.5\n";
+    let run = neardup(&["clusters", "--from-edges", "-"], input).ok();
+    assert_eq!(run.lines().len(), 2);
+    assert!(
+        run.stderr.contains("-:2:") && run.stderr.contains("-:3:"),
+        "{}",
+        run.stderr
+    );
+    let fail = neardup(
+        &["clusters", "--from-edges", "-", "--on-bad-line", "fail"],
+        input,
+    );
+    assert_eq!(fail.code, 1);
+    let _ = std::fs::remove_file(path);
 }
