@@ -26,8 +26,8 @@ use std::path::PathBuf;
 /// documents (--window), and every candidate is verified exactly before it counts.
 ///
 /// Commands: graph, clusters and explain group the verified pairs; idf counts document
-/// frequencies for --weights tfidf; hist, sample and tune help choose n and the threshold (see
-/// 'neardup help COMMAND').
+/// frequencies for --weights tfidf; hist, sample and tune help choose n and the threshold;
+/// sign writes LSH band keys for a distributed join (see 'neardup help COMMAND').
 ///
 /// Exit status: 0 on success (whether or not duplicates were found), 1 on a runtime error
 /// (I/O, or a bad line under --on-bad-line fail), 2 on a usage error.
@@ -91,6 +91,31 @@ pub enum Command {
     /// pairs of a reservoir sample (--sample). The input is read more than once (standard
     /// input is held in memory).
     Sample(SampleArgs),
+    /// Sign documents for a distributed join (a mapper for Spark's RDD.pipe or MapReduce):
+    /// one line per document and LSH band, ID TAB BAND TAB KEY (16 hex digits), in input
+    /// order; documents sharing a (BAND, KEY) are candidate pairs. --format jsonl writes one
+    /// object per document instead; --signature adds the MinHash values.
+    Sign(SignArgs),
+}
+
+/// Arguments of `neardup sign`.
+#[derive(clap::Args, Debug)]
+pub struct SignArgs {
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
+
+    /// Output: tsv (a line per band) or jsonl (an object per document).
+    #[arg(long, value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
+    pub format: PairsFormatArg,
+
+    /// Also write the K MinHash values of each document.
+    #[arg(long, help_heading = "Output")]
+    pub signature: bool,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 /// Arguments of `neardup sample`.
@@ -822,6 +847,28 @@ impl Args {
                     sample: s.sample.max(2),
                     jsonl: s.jsonl,
                 }
+            }
+            Command::Sign(s) => {
+                let mut config = Config {
+                    pairs_format: match s.format {
+                        PairsFormatArg::Tsv => PairsFormat::Tsv,
+                        PairsFormatArg::Jsonl => PairsFormat::Jsonl,
+                    },
+                    sign_values: s.signature,
+                    ..s.common.config(s.input, Mode::Sign)?
+                };
+                if config.exact
+                    || config.verify != VerifyMode::Jaccard
+                    || !config.confirm.is_empty()
+                {
+                    return Err(Error::config(
+                        "--verify",
+                        "sign writes LSH keys; verification and --exact do not apply",
+                    ));
+                }
+                // The signature is the compact one that --verify none keeps.
+                config.verify = VerifyMode::None;
+                Job::Filter(config.validate()?)
             }
             Command::Tune(t) => Job::Tune {
                 plot: t.plot,

@@ -26,6 +26,9 @@ pub enum Mode {
     Graph,
     /// `neardup hist`: nothing is filtered (settings only).
     Hist,
+    /// `neardup sign`: each document's LSH band keys (and signature), in input order; no
+    /// window.
+    Sign,
 }
 
 /// How the `--pairs` mode formats a pair.
@@ -100,8 +103,11 @@ pub struct Config {
     pub inputs: Vec<PathBuf>,
     /// Output mode.
     pub mode: Mode,
-    /// Format of `--pairs` output.
+    /// Format of `--pairs` output (and of `neardup sign`: TSV lines or one JSON object per
+    /// document).
     pub pairs_format: PairsFormat,
+    /// `neardup sign --signature`: include the MinHash values.
+    pub sign_values: bool,
     /// Input format.
     pub format: InputFormat,
     /// Dotted path of the text field in JSONL input.
@@ -189,6 +195,7 @@ impl Default for Config {
             inputs: Vec::new(),
             mode: Mode::DropDups,
             pairs_format: PairsFormat::Tsv,
+            sign_values: false,
             format: InputFormat::Auto,
             field: "text".to_string(),
             id_field: None,

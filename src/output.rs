@@ -100,6 +100,49 @@ impl<W: Write> Output<W> {
         result
     }
 
+    /// `neardup sign`: a document's band keys as `ID<TAB>BAND<TAB>KEY` lines (hexadecimal
+    /// keys), or, in JSONL, `{"id":…,"bands":["…",…],"signature":[…]}` (signature only when
+    /// given).
+    pub fn signed(&mut self, id: &DocId, bands: &[u64], signature: Option<&[u32]>) -> Result<()> {
+        use std::io::Write as _;
+        let mut s = std::mem::take(&mut self.scratch);
+        s.clear();
+        match self.pairs_format {
+            PairsFormat::Tsv => {
+                for (band, key) in bands.iter().enumerate() {
+                    let _ = writeln!(s, "{id}\t{band}\t{key:016x}");
+                }
+                if let Some(values) = signature {
+                    let _ = write!(s, "{id}\tsignature\t");
+                    for (i, v) in values.iter().enumerate() {
+                        let _ = write!(s, "{}{v}", if i == 0 { "" } else { "," });
+                    }
+                    s.push(b'\n');
+                }
+            }
+            PairsFormat::Jsonl => {
+                s.extend_from_slice(b"{\"id\":");
+                id.write_json(&mut s);
+                s.extend_from_slice(b",\"bands\":[");
+                for (band, key) in bands.iter().enumerate() {
+                    let _ = write!(s, "{}\"{key:016x}\"", if band == 0 { "" } else { "," });
+                }
+                s.push(b']');
+                if let Some(values) = signature {
+                    s.extend_from_slice(b",\"signature\":[");
+                    for (i, v) in values.iter().enumerate() {
+                        let _ = write!(s, "{}{v}", if i == 0 { "" } else { "," });
+                    }
+                    s.push(b']');
+                }
+                s.extend_from_slice(b"}\n");
+            }
+        }
+        let result = self.put(&s);
+        self.scratch = s;
+        result
+    }
+
     /// Writes one verified pair: the earlier document first.
     pub fn pair(&mut self, earlier: &DocId, later: &DocId, similarity: f64) -> Result<()> {
         let mut s = std::mem::take(&mut self.scratch);

@@ -567,6 +567,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
         };
 
+        if self.config.mode == Mode::Sign {
+            self.summary.written += 1;
+            return self.out.signed(
+                &signed.id,
+                &signed.band_keys,
+                self.config.sign_values.then_some(&signed.signature[..]),
+            );
+        }
         // --pairs and the graph want every pair, copies included.
         let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
         // Exact copies first: no LSH lookup, no verification, nothing added to the window.
@@ -717,7 +725,7 @@ fn emit<W: Write>(
         Mode::DropDups => !is_dup,
         Mode::OnlyDups => is_dup,
         Mode::Annotate => true,
-        Mode::Pairs | Mode::Graph | Mode::Hist => false,
+        Mode::Pairs | Mode::Graph | Mode::Hist | Mode::Sign => false,
     };
     if !write {
         return Ok(());

@@ -14,6 +14,7 @@ fn long_flags() -> Vec<String> {
         &["tune"],
         &["hist"],
         &["sample"],
+        &["sign"],
     ] {
         help += &neardup(&[command, &["--help"]].concat(), b"").ok().out();
     }
@@ -42,7 +43,7 @@ fn readme_and_man_page_name_every_command() {
     let man =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/neardup.1")).unwrap();
     for command in [
-        "graph", "clusters", "explain", "idf", "tune", "hist", "sample",
+        "graph", "clusters", "explain", "idf", "tune", "hist", "sample", "sign",
     ] {
         assert!(
             readme.contains(&format!("neardup {command}")),

@@ -647,3 +647,52 @@ fn sample_shows_pairs_per_bin_with_diffs() {
         2
     );
 }
+
+#[test]
+fn sign_writes_the_keys_that_make_every_pair_a_candidate() {
+    let signed = neardup(&["sign", "-t", "0.5", SAMPLE], b"").ok();
+    let mut keys: std::collections::HashMap<(String, String), Vec<u64>> = Default::default();
+    for l in signed.lines() {
+        let f: Vec<&str> = l.split('\t').collect();
+        assert_eq!(f.len(), 3, "{l}");
+        assert_eq!(f[2].len(), 16);
+        keys.entry((f[1].to_string(), f[2].to_string()))
+            .or_default()
+            .push(f[0].parse().unwrap());
+    }
+    assert_eq!(signed.lines().len(), 953 * 32, "32 bands at T = 0.5");
+    let mut candidates = std::collections::HashSet::new();
+    for docs in keys.values() {
+        for (i, &a) in docs.iter().enumerate() {
+            for &b in &docs[i + 1..] {
+                candidates.insert((a.min(b), a.max(b)));
+            }
+        }
+    }
+    let pairs = neardup(&["--pairs", "-t", "0.5", SAMPLE], b"").ok();
+    assert!(pairs.lines().len() > 200);
+    for l in pairs.lines() {
+        let mut f = l.split('\t').map(|x| x.parse::<u64>().unwrap());
+        let pair = (f.next().unwrap(), f.next().unwrap());
+        assert!(candidates.contains(&pair), "{pair:?} shares no band key");
+    }
+    let four = neardup(&["sign", "-t", "0.5", "-j", "4", SAMPLE], b"").ok();
+    assert_eq!(four.stdout, signed.stdout);
+    let json = neardup(
+        &[
+            "sign",
+            "--format",
+            "jsonl",
+            "--signature",
+            "-k",
+            "16",
+            SAMPLE,
+        ],
+        b"",
+    )
+    .ok();
+    let first: serde_json::Value = serde_json::from_str(&json.lines()[0]).unwrap();
+    assert_eq!(first["signature"].as_array().unwrap().len(), 16);
+    assert!(!first["bands"].as_array().unwrap().is_empty());
+    assert_eq!(neardup(&["sign", "--exact", SAMPLE], b"").code, 2);
+}
