@@ -28,7 +28,8 @@ pub fn find_node(graph: &DupGraph, id: &str) -> Option<u32> {
     (0..graph.node_count() as u32).find(|&v| graph.node(v).id.to_string() == id)
 }
 
-/// Reads `inputs` again and returns the text of the documents on the given lines.
+/// Reads `inputs` again and returns the text of the documents on the given lines (sorted,
+/// distinct).
 pub fn fetch_texts(
     config: &Config,
     inputs: Vec<Input>,
@@ -43,7 +44,7 @@ pub fn fetch_texts(
     let mut texts = HashMap::new();
     while let Some(batch) = reader.next_batch()? {
         for (i, line) in batch.lines.iter().enumerate() {
-            if lines.contains(&line.number) {
+            if lines.binary_search(&line.number).is_ok() {
                 if let Ok((text, _)) =
                     extractor.extract(batch.content(i), batch.format, line.number)
                 {

@@ -101,12 +101,25 @@ pub fn collect(
         })
         .collect();
     let mut candidates: Vec<Vec<(u64, Example)>> = vec![Vec::new(); bins.len()];
+    let push = |bin: &mut Vec<(u64, Example)>, lines, ids, similarity| {
+        let key = pick_key(lines, config.seed);
+        bin.push((
+            key,
+            Example {
+                lines,
+                ids,
+                similarity,
+            },
+        ));
+    };
 
     if let Some(low) = ranges.iter().map(|r| r.0).find(|&lo| lo >= LSH_FROM) {
         let lsh = Config {
             threshold: low.max(1e-6),
             bands: None,
             rows: None,
+            // Only ids are needed: no snippets kept per node.
+            snippet_chars: 0,
             ..config.clone()
         }
         .validate()?;
@@ -117,14 +130,7 @@ pub fn collect(
             let lines = (graph.lines[a as usize], graph.lines[b as usize]);
             if let Some(k) = ranges.iter().position(|&r| r.0 >= LSH_FROM && in_bin(s, r)) {
                 let ids = (graph.node(a).id.clone(), graph.node(b).id.clone());
-                candidates[k].push((
-                    pick_key(lines, config.seed),
-                    Example {
-                        lines,
-                        ids,
-                        similarity: s,
-                    },
-                ));
+                push(&mut candidates[k], lines, ids, s);
             }
         }
     }
@@ -151,14 +157,7 @@ pub fn collect(
                     };
                     let lines = (docs[x].0, docs[y].0);
                     let ids = (docs[x].1.clone(), docs[y].1.clone());
-                    candidates[k].push((
-                        pick_key(lines, config.seed),
-                        Example {
-                            lines,
-                            ids,
-                            similarity: s,
-                        },
-                    ));
+                    push(&mut candidates[k], lines, ids, s);
                 }
             }
         }
