@@ -263,6 +263,16 @@ pub struct FilterArgs {
     /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
     #[arg(long, visible_alias = "input-format", value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
     pub format: FormatArg,
+
+    /// Resume from FILE (the window, its LSH buckets and verification data, the IDF table,
+    /// the line count) when it exists, and save to it at the end of input and on
+    /// SIGINT/SIGTERM. Settings that shape the window must match the saved ones.
+    #[arg(long, value_name = "FILE", help_heading = "State")]
+    pub state: Option<PathBuf>,
+
+    /// With --state: also save after every N documents (0: only at the end).
+    #[arg(long, default_value_t = 0, value_name = "N", help_heading = "State")]
+    pub checkpoint_every: u64,
 }
 
 /// Arguments of `neardup graph`.
@@ -947,6 +957,8 @@ impl FilterArgs {
                 PairsFormatArg::Jsonl => PairsFormat::Jsonl,
             },
             line_buffered: self.line_buffered,
+            state: self.state,
+            checkpoint_every: self.checkpoint_every,
             ..common.config(
                 CommandInput {
                     files: self.files,

@@ -174,6 +174,10 @@ pub struct Config {
     pub node_attrs: Vec<String>,
     /// [`Mode::Graph`]: characters of each document's text kept as its snippet.
     pub snippet_chars: usize,
+    /// `--state FILE`: the window is loaded from FILE when it exists and saved to it.
+    pub state: Option<PathBuf>,
+    /// `--checkpoint-every N`: with `state`, also save after every N documents (0: never).
+    pub checkpoint_every: u64,
 }
 
 /// Default number of MinHash values: 128 (see README "Choosing K").
@@ -228,6 +232,8 @@ impl Default for Config {
             block_by: None,
             node_attrs: Vec::new(),
             snippet_chars: DEFAULT_SNIPPET_CHARS,
+            state: None,
+            checkpoint_every: 0,
         }
     }
 }
@@ -311,6 +317,20 @@ impl Config {
         }
         if self.block_by.as_deref() == Some("") {
             return Err(Error::config("--block-by", "must not be empty"));
+        }
+        if self.checkpoint_every > 0 && self.state.is_none() {
+            return Err(Error::config("--checkpoint-every", "needs --state FILE"));
+        }
+        if self.state.is_some()
+            && !matches!(
+                self.mode,
+                Mode::DropDups | Mode::OnlyDups | Mode::Annotate | Mode::Pairs
+            )
+        {
+            return Err(Error::config(
+                "--state",
+                "only the filter modes (--drop-dups, --only-dups, --annotate, --pairs) keep state",
+            ));
         }
         if self.max_line_bytes == 0 {
             return Err(Error::config("--max-line-bytes", "must be at least 1"));

@@ -167,6 +167,12 @@ impl LineReader {
         }
     }
 
+    /// Continues a numbering: the first line read gets number `lines + 1` (`--state`).
+    pub fn numbered_after(mut self, lines: u64) -> LineReader {
+        self.number = lines;
+        self
+    }
+
     /// The names of the inputs, indexed by [`LineSpan::input`].
     pub fn input_names(&self) -> Vec<String> {
         self.inputs.iter().map(|i| i.name.clone()).collect()

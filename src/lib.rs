@@ -63,6 +63,7 @@ pub mod output;
 pub mod pipeline;
 pub mod sample;
 pub mod shingle;
+pub mod state;
 pub mod tune;
 pub mod verify;
 pub mod weights;

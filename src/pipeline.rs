@@ -62,6 +62,8 @@ pub struct Summary {
     pub window_bytes: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// `--state`: seconds spent loading the state at the start and saving it (all saves).
+    pub state_seconds: Option<(f64, f64)>,
 }
 
 impl Summary {
@@ -73,7 +75,7 @@ impl Summary {
     /// The one-line JSON summary printed by `--stats`.
     pub fn to_json(&self) -> String {
         let secs = self.seconds.max(1e-9);
-        serde_json::json!({
+        let mut json = serde_json::json!({
             "docs_read": self.docs_read,
             "written": self.written,
             "dropped": self.duplicates(),
@@ -89,8 +91,12 @@ impl Summary {
             "seconds": (self.seconds * 1000.0).round() / 1000.0,
             "docs_per_sec": (self.docs_read as f64 / secs).round() as u64,
             "mb_per_sec": ((self.bytes_read as f64 / 1e6 / secs) * 100.0).round() / 100.0,
-        })
-        .to_string()
+        });
+        if let Some((load, save)) = self.state_seconds {
+            json["state_load_seconds"] = ((load * 1000.0).round() / 1000.0).into();
+            json["state_save_seconds"] = ((save * 1000.0).round() / 1000.0).into();
+        }
+        json.to_string()
     }
 }
 
@@ -364,10 +370,13 @@ fn run_inner<W: Write, D: Write>(
     stderr_is_terminal: bool,
 ) -> Result<(Summary, Option<GraphBuilder>)> {
     let start = Instant::now();
-    let (config, inputs) = with_idf(config, inputs)?;
+    let loading = Instant::now();
+    let (config, inputs, saved) = resume(config, inputs)?;
+    let load_seconds = loading.elapsed().as_secs_f64();
     let config = &config;
     let workers = config.worker_threads().max(1);
-    let mut reader = LineReader::new(inputs, config.format);
+    let lines_before = saved.as_ref().map_or(0, |s| s.lines);
+    let mut reader = LineReader::new(inputs, config.format).numbered_after(lines_before);
     let names = reader.input_names();
     let (work_tx, work_rx) = bounded::<(Batch, Sender<(Batch, Vec<Doc>)>)>(2 * workers);
     let (order_tx, order_rx) = bounded::<Ordered>(2 * workers + 2);
@@ -406,7 +415,11 @@ fn run_inner<W: Write, D: Write>(
         }
         drop(work_rx);
 
-        let sequencer = Sequencer::new(config, out, &names, stderr_is_terminal);
+        let mut sequencer = Sequencer::new(config, out, &names, stderr_is_terminal);
+        if let Some(saved) = saved {
+            sequencer.window = saved.window;
+        }
+        sequencer.lines = lines_before;
         let result = sequencer.run(order_rx, diagnostics);
         let bytes_read = reader_handle
             .join()
@@ -414,8 +427,49 @@ fn run_inner<W: Write, D: Write>(
         let (mut summary, graph) = result?;
         summary.bytes_read = bytes_read;
         summary.seconds = start.elapsed().as_secs_f64();
+        if let Some((load, _)) = &mut summary.state_seconds {
+            *load = load_seconds;
+        }
         Ok((summary, graph))
     })
+}
+
+/// `--state`: loads the saved window (if the file exists) and the IDF table saved with it,
+/// then freezes the IDF table as [`with_idf`] does. A table given with `--idf` must equal
+/// the saved one; `--idf-warmup` is skipped when the state brings a table.
+fn resume(
+    config: &Config,
+    inputs: Vec<Input>,
+) -> Result<(Config, Vec<Input>, Option<crate::state::Saved>)> {
+    let Some(path) = &config.state else {
+        let (config, inputs) = with_idf(config, inputs)?;
+        return Ok((config, inputs, None));
+    };
+    let mut saved = crate::state::load(path, config)?;
+    let mut config = config.clone();
+    if let Some(table) = saved.as_mut().and_then(|s| s.idf.take()) {
+        if let Some(idf_path) = &config.idf_path {
+            let given = IdfTable::load(idf_path, &config)?;
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            given
+                .write_to(&mut a)
+                .and_then(|()| table.write_to(&mut b))
+                .map_err(|e| Error::io("comparing IDF tables", e))?;
+            if a != b {
+                return Err(Error::config(
+                    "--idf",
+                    format!(
+                        "{} differs from the IDF table saved in {}",
+                        idf_path.display(),
+                        path.display()
+                    ),
+                ));
+            }
+        }
+        config.idf = Some(Arc::new(table));
+    }
+    let (config, inputs) = with_idf(&config, inputs)?;
+    Ok((config, inputs, saved))
 }
 
 /// Freezes the IDF table of `--weights tfidf` before anything is signed: loaded from
@@ -450,6 +504,10 @@ struct Sequencer<'c, W: Write> {
     bad_reported: u64,
     progress: bool,
     last_progress: Instant,
+    /// Number of the last input line handled (continues a `--state`'s count).
+    lines: u64,
+    /// `docs_read` at the last `--checkpoint-every` save.
+    checkpointed: u64,
 }
 
 impl<'c, W: Write> Sequencer<'c, W> {
@@ -466,6 +524,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             bad_reported: 0,
             progress: config.progress && !config.quiet && stderr_is_terminal,
             last_progress: Instant::now(),
+            lines: 0,
+            checkpointed: 0,
         }
     }
 
@@ -482,6 +542,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let flushed = self.out.flush();
         result?;
         flushed?;
+        self.save()?;
         if !self.config.quiet && self.bad_reported < self.summary.bad_lines {
             let _ = writeln!(
                 diag,
@@ -499,8 +560,52 @@ impl<'c, W: Write> Sequencer<'c, W> {
         Ok((self.summary, self.graph))
     }
 
+    /// `--state`: writes the window and the line count (output must be flushed first, so
+    /// that the state never covers documents whose output was lost).
+    fn save(&mut self) -> Result<()> {
+        let Some(path) = &self.config.state else {
+            return Ok(());
+        };
+        self.checkpointed = self.summary.docs_read;
+        let saving = Instant::now();
+        crate::state::save(
+            path,
+            self.config,
+            &self.window,
+            self.lines,
+            self.config.idf.as_deref(),
+        )?;
+        self.summary.state_seconds.get_or_insert((0.0, 0.0)).1 += saving.elapsed().as_secs_f64();
+        Ok(())
+    }
+
     fn consume<D: Write>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
-        for item in order {
+        let signals = match self.config.state {
+            Some(_) => termination_signals()?,
+            None => crossbeam_channel::never(),
+        };
+        loop {
+            let item = crossbeam_channel::select! {
+                recv(order) -> item => match item {
+                    Ok(item) => item,
+                    Err(_) => break,
+                },
+                recv(signals) -> signal => {
+                    let signal = signal.unwrap_or(signal_hook::consts::SIGTERM);
+                    self.out.flush()?;
+                    self.save()?;
+                    if !self.config.quiet {
+                        let _ = writeln!(
+                            diag,
+                            "neardup: interrupted (signal {signal}); state saved after line {}",
+                            self.lines
+                        );
+                    }
+                    let _ = diag.flush();
+                    // The reader may be blocked on an idle input: leave without joining it.
+                    std::process::exit(128 + signal);
+                }
+            };
             let slot = match item {
                 Ordered::Batch(slot) => slot,
                 Ordered::Failed(e) => return Err(e),
@@ -513,6 +618,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
             if self.config.line_buffered {
                 self.out.flush()?;
+            }
+            let every = self.config.checkpoint_every;
+            if every > 0 && self.summary.docs_read - self.checkpointed >= every {
+                self.out.flush()?;
+                self.save()?;
             }
             if self.progress && self.last_progress.elapsed() >= Duration::from_millis(500) {
                 self.last_progress = Instant::now();
@@ -538,6 +648,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     ) -> Result<()> {
         self.summary.docs_read += 1;
         let line = batch.lines[i];
+        self.lines = line.number;
         let mut signed = match doc {
             Doc::Good(s) => s,
             Doc::Bad(reason) => {
@@ -709,6 +820,20 @@ impl<'c, W: Write> Sequencer<'c, W> {
         );
         Ok(())
     }
+}
+
+/// SIGINT and SIGTERM, delivered on a channel instead of ending the process (`--state`).
+fn termination_signals() -> Result<Receiver<i32>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+        .map_err(|e| Error::io("installing signal handlers", e))?;
+    let (tx, rx) = bounded(1);
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let _ = tx.send(signal);
+        }
+    });
+    Ok(rx)
 }
 
 /// Writes one document's line according to the mode (not used by `--pairs`).

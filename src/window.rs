@@ -104,6 +104,13 @@ impl Window {
         }
     }
 
+    /// Makes room for `docs` more documents with `keys` band keys in all (avoids rehashing
+    /// while a saved window is loaded).
+    pub fn reserve(&mut self, docs: usize, keys: usize) {
+        self.buckets.reserve(keys);
+        self.exact.reserve(docs);
+    }
+
     /// Number of documents held.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -117,6 +124,12 @@ impl Window {
     /// Documents evicted so far.
     pub fn evictions(&self) -> u64 {
         self.evictions
+    }
+
+    /// The documents held with their sequence numbers, least recently used first: inserting
+    /// them in this order into an empty window rebuilds this one (what `--state` saves).
+    pub fn oldest_first(&self) -> impl Iterator<Item = (u64, &Entry)> {
+        self.entries.iter().rev().map(|(seq, e)| (*seq, e))
     }
 
     /// The document whose normalised text hashes to `hash`, if it is in the window.

@@ -7,5 +7,6 @@ mod bad_input;
 mod docs;
 mod graph;
 mod modes;
+mod state;
 mod unix;
 mod weights;

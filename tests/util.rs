@@ -102,3 +102,10 @@ impl Words {
         (0..words).map(|_| self.word()).collect()
     }
 }
+
+/// A path in this test run's temporary directory.
+pub fn temp_path(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("neardup-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}

@@ -1,6 +1,6 @@
 //! Weighted modes end to end: --weights tf / tfidf, neardup idf, --idf, --idf-warmup.
 
-use crate::util::{SAMPLE, Words, neardup, sample_bytes};
+use crate::util::{SAMPLE, Words, neardup, sample_bytes, temp_path};
 use neardup::config::{Config, InputFormat, Weights};
 use neardup::input::{Extractor, Input};
 use neardup::normalize::Normalized;
@@ -8,12 +8,6 @@ use neardup::shingle::Shingler;
 use neardup::verify::weighted_jaccard;
 use neardup::weights::{IdfTable, Weigher};
 use std::collections::BTreeSet;
-
-fn temp_path(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("neardup-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
 
 /// `neardup idf ARGS` written to a temporary file.
 fn idf_file(name: &str, args: &[&str], stdin: &[u8]) -> std::path::PathBuf {

@@ -1,0 +1,573 @@
+//! `--state FILE`: the window saved between runs, so a restarted stream keeps deduplicating
+//! against what it already saw.
+//!
+//! A state holds everything the sequencer needs to continue as if the stream had never
+//! stopped: every windowed document (sequence number, id, sorted shingles, weights, kept
+//! text, compact signature, band keys, exact-index hash) in least-recently-used order, the
+//! number of input lines consumed (line numbers and line ids continue from it), the frozen
+//! IDF table of `--weights tfidf`, and the settings that shaped all of it.
+//!
+//! ```text
+//! "NDSTATE\0" | u32 version | u32 len, settings (UTF-8) | u64 lines
+//!   | u64 len, IDF table (the `neardup idf` file format; 0 = none)
+//!   | u64 documents | documents… | u64 xxh3-64 of every byte before it
+//! document: u64 seq | id (u8 0 + u64 line | u8 1 string | u8 2 number; strings u32 len + UTF-8)
+//!   | u32 n + n × u64 shingles | u32 n + n × f32 weights | f64 total weight
+//!   | u32 n + UTF-8 text | u32 n + n × u32 signature | u32 n + n × u64 band keys
+//!   | u8 0, or u8 1 + u128 exact hash
+//! ```
+//! All integers are little-endian. Saving writes a temporary file beside the target, fsyncs
+//! it, renames it over the target and fsyncs the directory: a crash while saving leaves the
+//! previous state intact. Loading checks the magic, version, every length against the bytes
+//! left (a corrupted length cannot make it allocate more than the file holds), UTF-8, and
+//! finally the checksum before anything is used; every failure is a usage error naming the
+//! file and the reason.
+
+use crate::config::{Config, Mode, VerifyMode, Weights};
+use crate::error::{Error, Result};
+use crate::input::DocId;
+use crate::weights::IdfTable;
+use crate::window::{Entry, Window};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
+
+const MAGIC: &[u8; 8] = b"NDSTATE\0";
+const VERSION: u32 = 1;
+
+/// A loaded state: the window and where the stream stopped.
+pub struct Saved {
+    /// Input lines consumed by the runs that made the state; the next line is `lines + 1`.
+    pub lines: u64,
+    /// The frozen IDF table, when the state was made with `--weights tfidf`.
+    pub idf: Option<IdfTable>,
+    /// The window, as it was.
+    pub window: Window,
+}
+
+/// Everything that shapes what the window holds, as `key:value` words: shingling, weights,
+/// K, bands × rows, what verification keeps, the exact join (whose keys depend on the
+/// threshold), blocking, and whether the exact-copy index is kept (not in `--pairs`).
+pub fn settings(config: &Config) -> String {
+    let weights = match config.weights {
+        Weights::Set if config.bag => "tf",
+        Weights::Set => "set",
+        Weights::Tf => "tf",
+        Weights::TfIdf => "tfidf",
+    };
+    let verify = match config.verify {
+        VerifyMode::Jaccard => "jaccard",
+        VerifyMode::None => "none",
+        VerifyMode::Stages => "stages",
+    };
+    let mut s = format!(
+        "{} weights:{weights} k:{} bands:{}x{} verify:{verify} texts:{} block_by:{} copies:{}",
+        crate::weights::settings_of(config),
+        config.num_perm,
+        config.lsh.bands,
+        config.lsh.rows,
+        !config.confirm.is_empty(),
+        config.block_by.as_deref().unwrap_or("-"),
+        config.mode != Mode::Pairs,
+    );
+    if config.exact {
+        s.push_str(&format!(" exact:{}", config.threshold));
+    } else {
+        s.push_str(" exact:no");
+    }
+    s
+}
+
+/// Writes the state atomically to `path` (temporary file, fsync, rename, fsync directory).
+pub fn save(
+    path: &Path,
+    config: &Config,
+    window: &Window,
+    lines: u64,
+    idf: Option<&IdfTable>,
+) -> Result<()> {
+    let name = path.display().to_string();
+    let io = |what: &str, e| Error::io(format!("{what} {name}"), e);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| Error::config("--state", format!("{name} is not a file name")))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        file_name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| -> std::io::Result<()> {
+        let file = File::create(&tmp)?;
+        let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));
+        write_body(&mut w, config, window, lines, idf)?;
+        let sum = w.hash.digest();
+        let mut inner = w.inner;
+        inner.write_all(&sum.to_le_bytes())?;
+        let file = inner.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        // The rename is durable only once the directory is synced (not possible everywhere).
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io("saving state to", e));
+    }
+    Ok(())
+}
+
+fn write_body<W: Write>(
+    w: &mut Hashing<W>,
+    config: &Config,
+    window: &Window,
+    lines: u64,
+    idf: Option<&IdfTable>,
+) -> std::io::Result<()> {
+    let settings = settings(config);
+    w.put(MAGIC)?;
+    w.put(&VERSION.to_le_bytes())?;
+    w.put(&(settings.len() as u32).to_le_bytes())?;
+    w.put(settings.as_bytes())?;
+    w.put(&lines.to_le_bytes())?;
+    let mut idf_bytes = Vec::new();
+    if let Some(table) = idf {
+        table.write_to(&mut idf_bytes)?;
+    }
+    w.put(&(idf_bytes.len() as u64).to_le_bytes())?;
+    w.put(&idf_bytes)?;
+    w.put(&(window.len() as u64).to_le_bytes())?;
+    let mut buf = Vec::with_capacity(1 << 16);
+    for (seq, e) in window.oldest_first() {
+        buf.clear();
+        buf.extend_from_slice(&seq.to_le_bytes());
+        match &e.id {
+            DocId::Line(n) => {
+                buf.push(0);
+                buf.extend_from_slice(&n.to_le_bytes());
+            }
+            DocId::Str(s) | DocId::Num(s) => {
+                buf.push(if matches!(e.id, DocId::Str(_)) { 1 } else { 2 });
+                put_bytes(&mut buf, s.as_bytes());
+            }
+        }
+        buf.extend_from_slice(&(e.shingles.len() as u32).to_le_bytes());
+        for v in e.shingles.iter() {
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        buf.extend_from_slice(&(e.weights.len() as u32).to_le_bytes());
+        for v in e.weights.iter() {
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        buf.extend_from_slice(&e.total_weight.to_le_bytes());
+        put_bytes(&mut buf, e.text.as_bytes());
+        buf.extend_from_slice(&(e.signature.len() as u32).to_le_bytes());
+        for v in e.signature.iter() {
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        buf.extend_from_slice(&(e.band_keys.len() as u32).to_le_bytes());
+        for v in e.band_keys.iter() {
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        match e.exact {
+            None => buf.push(0),
+            Some(h) => {
+                buf.push(1);
+                buf.extend_from_slice(&h.to_le_bytes());
+            }
+        }
+        w.put(&buf)?;
+    }
+    Ok(())
+}
+
+fn put_bytes(buf: &mut Vec<u8>, bytes: &[u8]) {
+    buf.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    buf.extend_from_slice(bytes);
+}
+
+/// A writer that hashes what passes through it.
+struct Hashing<W> {
+    inner: W,
+    hash: Xxh3,
+}
+
+impl<W: Write> Hashing<W> {
+    fn new(inner: W) -> Self {
+        Hashing {
+            inner,
+            hash: Xxh3::new(),
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.hash.update(bytes);
+        self.inner.write_all(bytes)
+    }
+}
+
+/// Loads the state at `path` for a run with `config`: `None` when the file does not exist.
+/// The window gets `config.window` as its capacity (a smaller window evicts the least
+/// recently used documents at once). Conflicting settings, a truncated or corrupted file
+/// are usage errors.
+pub fn load(path: &Path, config: &Config) -> Result<Option<Saved>> {
+    let name = path.display().to_string();
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(format!("opening {name}"), e)),
+    };
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io(format!("reading {name}"), e))?
+        .len();
+    let bad = |why: String| Error::config("--state", format!("{name}: {why}"));
+    if len < 8 + 4 + 8 {
+        return Err(bad("not a neardup state file (too short)".into()));
+    }
+    let mut r = Reader {
+        inner: BufReader::with_capacity(1 << 20, file),
+        hash: Xxh3::new(),
+        left: len - 8,
+        name: &name,
+    };
+    if &r.array::<8>()? != MAGIC {
+        return Err(bad(
+            "not a neardup state file (made by 'neardup --state')".into()
+        ));
+    }
+    let version = u32::from_le_bytes(r.array()?);
+    if version != VERSION {
+        return Err(bad(format!(
+            "state file version {version}; this neardup reads version {VERSION}"
+        )));
+    }
+    let saved_settings = r.string()?;
+    let lines = r.u64()?;
+    let idf_len = r.u64()?;
+    let idf_bytes = r.bytes(idf_len, 1)?;
+    let count = r.u64()?;
+    // Everything is read before the checksum is known, but nothing is used before it is
+    // checked. Each document takes at least 40 bytes, so a corrupt count fails here.
+    if count > r.left / 40 {
+        return Err(bad("document count does not match the file length".into()));
+    }
+    let mut docs = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        docs.push(r.entry()?);
+    }
+    if r.left != 0 {
+        return Err(bad("trailing bytes after the last document".into()));
+    }
+    let computed = r.hash.digest();
+    let mut sum = [0u8; 8];
+    r.inner
+        .read_exact(&mut sum)
+        .map_err(|e| Error::io(format!("reading {name}"), e))?;
+    if u64::from_le_bytes(sum) != computed {
+        return Err(bad(
+            "checksum mismatch: the file is truncated or corrupted".into()
+        ));
+    }
+    let expected = settings(config);
+    if *saved_settings != *expected {
+        return Err(conflict(&name, &saved_settings, &expected));
+    }
+    let idf = if idf_bytes.is_empty() {
+        None
+    } else {
+        Some(IdfTable::read_from(
+            &idf_bytes[..],
+            &format!("{name} (IDF table)"),
+        )?)
+    };
+    if config.weights == Weights::TfIdf && idf.is_none() {
+        return Err(bad("the state has no IDF table".into()));
+    }
+    let mut window = Window::new(config.window);
+    let keep = match config.window {
+        0 => docs.len(),
+        n => n.min(docs.len()),
+    };
+    window.reserve(keep, keep * config.lsh.bands);
+    for (seq, entry) in docs {
+        window.insert(seq, entry);
+    }
+    Ok(Some(Saved { lines, idf, window }))
+}
+
+/// The error for a state made with other settings: names only the words that differ.
+fn conflict(name: &str, saved: &str, current: &str) -> Error {
+    let only = |a: &str, b: &str| {
+        a.split(' ')
+            .filter(|w| !b.split(' ').any(|x| x == *w))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    Error::config(
+        "--state",
+        format!(
+            "{name} was made with other settings ({}) than this run ({}); use the same \
+             settings or another state file",
+            only(saved, current),
+            only(current, saved)
+        ),
+    )
+}
+
+/// Reads the state file, hashing every byte and never past the checksum.
+struct Reader<'a, R> {
+    inner: R,
+    hash: Xxh3,
+    /// Bytes left before the checksum.
+    left: u64,
+    name: &'a str,
+}
+
+impl<R: Read> Reader<'_, R> {
+    fn truncated(&self) -> Error {
+        Error::config(
+            "--state",
+            format!(
+                "{}: truncated or corrupted (a length runs past the end)",
+                self.name
+            ),
+        )
+    }
+
+    fn fill(&mut self, buf: &mut [u8]) -> Result<()> {
+        if buf.len() as u64 > self.left {
+            return Err(self.truncated());
+        }
+        self.inner
+            .read_exact(buf)
+            .map_err(|e| Error::io(format!("reading {}", self.name), e))?;
+        self.left -= buf.len() as u64;
+        self.hash.update(buf);
+        Ok(())
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let mut a = [0u8; N];
+        self.fill(&mut a)?;
+        Ok(a)
+    }
+
+    fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    /// `n` items of `size` bytes, refused before allocating when they cannot fit.
+    fn bytes(&mut self, n: u64, size: u64) -> Result<Vec<u8>> {
+        let total = n.checked_mul(size).ok_or_else(|| self.truncated())?;
+        if total > self.left {
+            return Err(self.truncated());
+        }
+        let mut v = vec![0u8; total as usize];
+        self.fill(&mut v)?;
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Result<Box<str>> {
+        let n = self.u32()?;
+        let v = self.bytes(n.into(), 1)?;
+        String::from_utf8(v)
+            .map(String::into_boxed_str)
+            .map_err(|_| {
+                Error::config(
+                    "--state",
+                    format!("{}: corrupted (a string is not UTF-8)", self.name),
+                )
+            })
+    }
+
+    fn u64s(&mut self) -> Result<Box<[u64]>> {
+        let n = self.u32()?;
+        let v = self.bytes(n.into(), 8)?;
+        Ok(v.chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect())
+    }
+
+    fn entry(&mut self) -> Result<(u64, Entry)> {
+        let seq = self.u64()?;
+        let id = match self.array::<1>()?[0] {
+            0 => DocId::Line(self.u64()?),
+            1 => DocId::Str(self.string()?),
+            2 => DocId::Num(self.string()?),
+            t => {
+                return Err(Error::config(
+                    "--state",
+                    format!("{}: corrupted (id tag {t})", self.name),
+                ));
+            }
+        };
+        let shingles = self.u64s()?;
+        let n = self.u32()?;
+        let weights = self
+            .bytes(n.into(), 4)?
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        let total_weight = f64::from_le_bytes(self.array()?);
+        let text = self.string()?;
+        let n = self.u32()?;
+        let signature = self
+            .bytes(n.into(), 4)?
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        let band_keys = self.u64s()?;
+        let exact = match self.array::<1>()?[0] {
+            0 => None,
+            1 => Some(u128::from_le_bytes(self.array()?)),
+            t => {
+                return Err(Error::config(
+                    "--state",
+                    format!("{}: corrupted (exact tag {t})", self.name),
+                ));
+            }
+        };
+        Ok((
+            seq,
+            Entry {
+                id,
+                shingles,
+                weights,
+                total_weight,
+                text,
+                signature,
+                band_keys,
+                exact,
+            },
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> Config {
+        Config::default().validate().expect("valid")
+    }
+
+    fn window() -> Window {
+        let mut w = Window::new(0);
+        for seq in 1..=50u64 {
+            w.insert(
+                seq,
+                Entry {
+                    id: match seq % 3 {
+                        0 => DocId::Line(seq),
+                        1 => DocId::Str(format!("doc-{seq}-é").into()),
+                        _ => DocId::Num(format!("{seq}.5").into()),
+                    },
+                    shingles: (0..seq).map(|i| i * 7919 + seq).collect(),
+                    weights: Box::new([]),
+                    total_weight: 0.0,
+                    text: "".into(),
+                    signature: Box::new([]),
+                    band_keys: (0..16).map(|b| b * 1000 + seq % 7).collect(),
+                    exact: (seq % 5 != 0).then_some(u128::from(seq) << 70 | 3),
+                },
+            );
+            if seq % 4 == 0 {
+                w.touch(seq / 2);
+            }
+        }
+        w
+    }
+
+    fn dump(w: &Window) -> Vec<String> {
+        w.oldest_first()
+            .map(|(seq, e)| format!("{seq} {e:?}"))
+            .collect()
+    }
+
+    #[test]
+    fn round_trip_keeps_order_and_contents() {
+        let dir = std::env::temp_dir().join(format!("neardup-state-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("rt.ndstate");
+        let w = window();
+        save(&path, &config(), &w, 77, None).expect("saved");
+        let saved = load(&path, &config()).expect("loads").expect("exists");
+        assert_eq!(saved.lines, 77);
+        assert_eq!(dump(&saved.window), dump(&w));
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        w.candidates(&[1003, 15004], &mut a);
+        saved.window.candidates(&[1003, 15004], &mut b);
+        assert_eq!(a, b);
+        assert_eq!(
+            w.find_exact(7u128 << 70 | 3),
+            saved.window.find_exact(7u128 << 70 | 3)
+        );
+        assert!(load(&dir.join("missing"), &config()).expect("ok").is_none());
+
+        // Every truncation and every flipped byte is an error, never a panic or a window.
+        let bytes = std::fs::read(&path).expect("read");
+        let broken = dir.join("broken.ndstate");
+        for cut in (0..bytes.len()).step_by(7).chain([bytes.len() - 1]) {
+            std::fs::write(&broken, &bytes[..cut]).expect("write");
+            let e = load(&broken, &config())
+                .err()
+                .expect("truncation is refused");
+            assert_eq!(e.exit_code(), 2, "{e}");
+        }
+        for at in (0..bytes.len()).step_by(3) {
+            let mut b = bytes.clone();
+            b[at] ^= 0x10;
+            std::fs::write(&broken, &b).expect("write");
+            assert!(load(&broken, &config()).is_err(), "flip at {at} accepted");
+        }
+
+        // A smaller window keeps the most recently used documents.
+        let small = Config {
+            window: 10,
+            ..config()
+        };
+        let saved = load(&path, &small).expect("loads").expect("exists");
+        assert_eq!(dump(&saved.window), dump(&w)[40..].to_vec());
+        std::fs::remove_dir_all(&dir).expect("cleanup");
+    }
+
+    #[test]
+    fn other_settings_are_refused_by_name() {
+        let dir = std::env::temp_dir().join(format!("neardup-state2-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("s.ndstate");
+        save(&path, &config(), &window(), 1, None).expect("saved");
+        let other = Config {
+            num_perm: 64,
+            ..Config::default()
+        }
+        .validate()
+        .expect("valid");
+        let e = load(&path, &other).err().expect("refused").to_string();
+        assert!(e.contains("k:128") && e.contains("k:64"), "{e}");
+        // The threshold alone does not shape the window (bands are kept explicitly here).
+        let t = Config {
+            threshold: 0.5,
+            bands: Some(16),
+            rows: Some(8),
+            ..Config::default()
+        }
+        .validate()
+        .expect("valid");
+        assert!(load(&path, &t).is_ok());
+        std::fs::remove_dir_all(&dir).expect("cleanup");
+    }
+}

@@ -1,0 +1,200 @@
+//! `--state`: a stream split over several runs gives exactly the output of one run; bad
+//! state files and conflicting settings are usage errors; SIGTERM saves.
+
+use crate::util::{bin, neardup, sample_bytes, temp_path};
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+
+/// The sample's lines split after line `cut`.
+fn halves(cut: usize) -> (Vec<u8>, Vec<u8>) {
+    let data = sample_bytes();
+    let at = data
+        .split_inclusive(|&b| b == b'\n')
+        .take(cut)
+        .map(<[u8]>::len)
+        .sum();
+    (data[..at].to_vec(), data[at..].to_vec())
+}
+
+/// Output of one run over the whole sample, and of runs over its pieces sharing a state.
+fn whole_and_split(args: &[&str], cuts: &[usize], name: &str) -> (Vec<u8>, Vec<u8>) {
+    let whole = neardup(args, &sample_bytes()).ok().stdout;
+    let state = temp_path(name);
+    let _ = std::fs::remove_file(&state);
+    let with_state = [args, &["--state", state.to_str().unwrap()]].concat();
+    let mut split = Vec::new();
+    let mut done = 0;
+    let data = sample_bytes();
+    for &cut in cuts.iter().chain([&usize::MAX]) {
+        let (head, _) = halves(cut);
+        let (_, piece) = head.split_at(done);
+        split.extend(neardup(&with_state, piece).ok().stdout);
+        done = head.len();
+        if done == data.len() {
+            break;
+        }
+    }
+    (whole, split)
+}
+
+#[test]
+fn split_runs_equal_one_run() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--drop-dups"], "drop"),
+        (&["--annotate", "-t", "0.5"], "annotate"),
+        (&["--pairs", "-t", "0.5"], "pairs"),
+        (&["--only-dups", "--window", "40", "-t", "0.6"], "window"),
+        (&["--pairs", "--exact", "-t", "0.4"], "exact"),
+        (
+            // The warm-up lies inside the first run; later runs take the saved table.
+            &["--annotate", "--weights", "tfidf", "--idf-warmup", "150"],
+            "tfidf",
+        ),
+        (
+            &["--pairs", "--verify", "jaccard,edit", "-t", "0.5"],
+            "texts",
+        ),
+        (
+            &["--annotate", "--id-field", "id", "--verify", "none"],
+            "ids",
+        ),
+    ];
+    for (args, name) in cases {
+        let (whole, split) = whole_and_split(args, &[200, 201, 640], name);
+        assert!(!whole.is_empty(), "{args:?}");
+        let (whole, split) = (String::from_utf8(whole), String::from_utf8(split));
+        let (whole, split) = (whole.unwrap(), split.unwrap());
+        let first_difference = whole.lines().zip(split.lines()).position(|(a, b)| a != b);
+        assert_eq!(first_difference, None, "{args:?}");
+        assert_eq!(whole, split, "{args:?}");
+    }
+}
+
+#[test]
+fn checkpoints_and_the_final_save_agree() {
+    // A state saved by --checkpoint-every at the end of the input equals the final save.
+    let a = temp_path("ckpt-a");
+    let b = temp_path("ckpt-b");
+    for p in [&a, &b] {
+        let _ = std::fs::remove_file(p);
+    }
+    neardup(&["--state", a.to_str().unwrap()], &sample_bytes()).ok();
+    neardup(
+        &["--state", b.to_str().unwrap(), "--checkpoint-every", "100"],
+        &sample_bytes(),
+    )
+    .ok();
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let run = neardup(&["--checkpoint-every", "10"], b"x\n");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("needs --state"), "{}", run.stderr);
+}
+
+#[test]
+fn conflicting_settings_and_bad_files_are_usage_errors() {
+    let state = temp_path("conflict.ndstate");
+    let _ = std::fs::remove_file(&state);
+    let s = state.to_str().unwrap();
+    let (head, _) = halves(300);
+    neardup(&["--state", s], &head).ok();
+    for (args, word) in [
+        (&["-k", "64"][..], "k:64"),
+        (&["--ngram", "3"], "words:3"),
+        (&["--seed", "7"], "seed:7"),
+        (&["--weights", "tf"], "weights:tf"),
+        (&["--pairs"], "copies:false"),
+    ] {
+        let run = neardup(&[&["--state", s][..], args].concat(), b"a b c d e f\n");
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(word), "{args:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty());
+    }
+    // A tf-idf state keeps its table; another --idf table is refused.
+    let tfidf = temp_path("tfidf.ndstate");
+    let _ = std::fs::remove_file(&tfidf);
+    let t = tfidf.to_str().unwrap();
+    let idf_a = temp_path("a.idf");
+    let idf_b = temp_path("b.idf");
+    std::fs::write(&idf_a, neardup(&["idf"], &head).ok().stdout).unwrap();
+    std::fs::write(&idf_b, neardup(&["idf"], &sample_bytes()).ok().stdout).unwrap();
+    let tf_args = ["--weights", "tfidf", "--state", t, "--idf"];
+    neardup(&[&tf_args[..], &[idf_a.to_str().unwrap()]].concat(), &head).ok();
+    neardup(
+        &[&tf_args[..], &[idf_a.to_str().unwrap()]].concat(),
+        b"a b\n",
+    )
+    .ok();
+    let run = neardup(
+        &[&tf_args[..], &[idf_b.to_str().unwrap()]].concat(),
+        b"a b\n",
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("differs from the IDF table saved"),
+        "{}",
+        run.stderr
+    );
+
+    let run = neardup(&["graph", "--state", s], b"x\n");
+    assert_eq!(run.code, 2, "graph commands have no --state");
+
+    let good = std::fs::read(&state).unwrap();
+    let broken = temp_path("broken.ndstate");
+    let b = broken.to_str().unwrap();
+    let mut cases: Vec<Vec<u8>> = vec![Vec::new(), b"not a state".to_vec()];
+    cases.extend([9, 20, good.len() / 2, good.len() - 1].map(|n| good[..n].to_vec()));
+    for at in [0, 10, 14, 30, good.len() / 3, good.len() - 3] {
+        let mut g = good.clone();
+        g[at] ^= 0x04;
+        cases.push(g);
+    }
+    for bytes in cases {
+        std::fs::write(&broken, &bytes).unwrap();
+        let run = neardup(&["--state", b], b"a b c d e f\n");
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.contains("--state"), "{}", run.stderr);
+        assert!(!run.stderr.contains("panick"), "{}", run.stderr);
+        assert!(run.stdout.is_empty());
+    }
+}
+
+#[test]
+fn sigterm_saves_what_was_written() {
+    let whole = neardup(&["--annotate"], &sample_bytes()).ok().lines();
+    let state = temp_path("signal.ndstate");
+    let _ = std::fs::remove_file(&state);
+    let (head, tail) = halves(400);
+    let mut child = bin()
+        .args(["--annotate", "--line-buffered", "--state"])
+        .arg(&state)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&head).unwrap();
+    stdin.flush().unwrap();
+    // Wait until all 400 lines are written, then stop it with the input still open.
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = Vec::new();
+    for _ in 0..400 {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        first.push(line.trim_end().to_string());
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(output.status.code(), Some(128 + 15));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("state saved after line 400"), "{stderr}");
+    let rest = neardup(&["--annotate", "--state", state.to_str().unwrap()], &tail)
+        .ok()
+        .lines();
+    assert_eq!([first, rest].concat(), whole);
+}
