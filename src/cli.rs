@@ -96,6 +96,29 @@ pub enum Command {
     /// order; documents sharing a (BAND, KEY) are candidate pairs. --format jsonl writes one
     /// object per document instead; --signature adds the MinHash values.
     Sign(SignArgs),
+    /// Verify candidate pairs found elsewhere (e.g. by a Spark join of 'neardup sign' keys).
+    ///
+    /// Reads JSON Lines {"a": ID, "b": ID, "text_a": TEXT, "text_b": TEXT} and writes the
+    /// pairs that pass the same check as the filter's (--verify chain, --threshold,
+    /// weights), in input order, as --pairs does: A TAB B TAB SIMILARITY (or JSON with
+    /// --pairs-format jsonl), ready for 'neardup clusters --from-edges'.
+    VerifyPairs(VerifyPairsArgs),
+}
+
+/// Arguments of `neardup verify-pairs`.
+#[derive(clap::Args, Debug)]
+pub struct VerifyPairsArgs {
+    /// Candidate files ('-' or none: standard input).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Output: tsv (A TAB B TAB SIMILARITY) or jsonl.
+    #[arg(long, value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
+    pub pairs_format: PairsFormatArg,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 /// Arguments of `neardup sign`.
@@ -742,6 +765,8 @@ pub enum Job {
         /// Edge pruning and size limits.
         grouping: ClusterOptions,
     },
+    /// `neardup verify-pairs`.
+    VerifyPairs(Config),
     /// `neardup idf`.
     Idf {
         /// Engine settings (shingling and input).
@@ -867,18 +892,46 @@ impl Args {
                     sign_values: s.signature,
                     ..s.common.config(s.input, Mode::Sign)?
                 };
-                if config.exact
-                    || config.verify != VerifyMode::Jaccard
-                    || !config.confirm.is_empty()
-                {
+                if config.exact {
                     return Err(Error::config(
-                        "--verify",
-                        "sign writes LSH keys; verification and --exact do not apply",
+                        "--exact",
+                        "sign writes MinHash LSH keys; the exact join does not apply",
                     ));
                 }
-                // The signature is the compact one that --verify none keeps.
+                // Verification flags are accepted (the same flags can go to sign and to
+                // verify-pairs) but do not change the keys. The signature is the compact one
+                // that --verify none keeps.
                 config.verify = VerifyMode::None;
+                config.confirm.clear();
                 Job::Filter(config.validate()?)
+            }
+            Command::VerifyPairs(v) => {
+                if v.common.idf_warmup > 0 {
+                    return Err(Error::config(
+                        "--idf-warmup",
+                        "verify-pairs needs the IDF table of the run that signed: use --idf FILE",
+                    ));
+                }
+                let config = Config {
+                    pairs_format: match v.pairs_format {
+                        PairsFormatArg::Tsv => PairsFormat::Tsv,
+                        PairsFormatArg::Jsonl => PairsFormat::Jsonl,
+                    },
+                    ..v.common.config(
+                        CommandInput {
+                            files: v.files,
+                            input_format: FormatArg::Jsonl,
+                        },
+                        Mode::Pairs,
+                    )?
+                };
+                if config.exact {
+                    return Err(Error::config(
+                        "--exact",
+                        "verify-pairs checks given candidates; --exact does not apply",
+                    ));
+                }
+                Job::VerifyPairs(config.validate()?)
             }
             Command::Tune(t) => Job::Tune {
                 plot: t.plot,

@@ -145,6 +145,25 @@ fn run(job: Job) -> Result<()> {
             }
             Ok(())
         }
+        Job::VerifyPairs(config) => {
+            let start = std::time::Instant::now();
+            let inputs = Input::open_all(&config.inputs)?;
+            let (config, inputs) = pipeline::with_idf(&config, inputs)?;
+            let counts = neardup::candidates::verify_pairs(&config, inputs, stdout, &mut stderr)?;
+            if config.stats {
+                let _ = writeln!(
+                    stderr,
+                    "{}",
+                    serde_json::json!({
+                        "candidates_read": counts.read,
+                        "verified": counts.verified,
+                        "bad_lines": counts.bad,
+                        "seconds": (start.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
+                    })
+                );
+            }
+            Ok(())
+        }
         Job::Idf { config, max_terms } => {
             use std::io::IsTerminal;
             if std::io::stdout().is_terminal() {

@@ -294,6 +294,79 @@ impl Worker {
     }
 }
 
+/// What verification compares of one document (from the window or just signed).
+#[derive(Clone, Copy, Debug)]
+pub struct Compared<'a> {
+    /// Sorted shingle hashes (or weighted elements).
+    pub shingles: &'a [u64],
+    /// `--weights tfidf`: each element's weight (else empty).
+    pub weights: &'a [f32],
+    /// Sum of `weights`.
+    pub total_weight: f64,
+    /// Normalised text (text stages only).
+    pub text: Option<&'a str>,
+    /// Compact signature (`--verify none`).
+    pub signature: &'a [u32],
+}
+
+impl<'a> Compared<'a> {
+    /// A windowed document.
+    pub fn of_entry(e: &'a Entry) -> Compared<'a> {
+        Compared {
+            shingles: &e.shingles,
+            weights: &e.weights,
+            total_weight: e.total_weight,
+            text: Some(&e.text),
+            signature: &e.signature,
+        }
+    }
+
+    /// A document as a worker signed it.
+    pub fn of_signed(s: &'a Signed) -> Compared<'a> {
+        Compared {
+            shingles: &s.shingles,
+            weights: &s.weights,
+            total_weight: s.total_weight,
+            text: s.text.as_deref(),
+            signature: &s.signature,
+        }
+    }
+}
+
+/// The verification of a candidate pair: `Some(similarity)` when it is a duplicate under
+/// `config` (`--verify` chain and threshold), `None` otherwise. The same decision for the
+/// window's candidates and for `neardup verify-pairs`.
+pub fn confirm(config: &Config, a: Compared<'_>, b: Compared<'_>) -> Option<f64> {
+    let threshold = config.threshold;
+    let similarity = match config.verify {
+        VerifyMode::Jaccard if !a.weights.is_empty() => weighted_jaccard_at_least(
+            (a.shingles, a.weights, a.total_weight),
+            (b.shingles, b.weights, b.total_weight),
+            threshold,
+        ),
+        VerifyMode::Jaccard => jaccard_at_least(a.shingles, b.shingles, threshold),
+        VerifyMode::None => {
+            let e = crate::minhash::estimate(a.signature, b.signature);
+            (e >= threshold).then_some(e)
+        }
+        VerifyMode::Stages => Some(f64::NAN),
+    };
+    // Text stages confirm in order; alone, the first one's similarity is reported.
+    similarity.and_then(|mut s| {
+        if config.confirm.is_empty() {
+            return Some(s);
+        }
+        let (a, b) = (a.text?, b.text?);
+        for stage in &config.confirm {
+            let v = stage.check(a, b)?;
+            if s.is_nan() {
+                s = v;
+            }
+        }
+        Some(s)
+    })
+}
+
 /// Length of the All-Pairs prefix of a set of `size` elements for Jaccard threshold `t`:
 /// `size − ⌈t · size⌉ + 1` (at least 1 for a non-empty set, never more than `size`).
 pub fn prefix_length(size: usize, t: f64) -> usize {
@@ -715,38 +788,13 @@ impl<'c, W: Write> Sequencer<'c, W> {
             .candidates(&signed.band_keys, &mut self.candidates);
         self.summary.candidates += self.candidates.len() as u64;
         self.matches.clear();
-        let threshold = self.config.threshold;
         for &seq in &self.candidates {
             let entry = self.window.get(seq).expect("candidates are in the window");
-            let similarity = match self.config.verify {
-                VerifyMode::Jaccard if !entry.weights.is_empty() => weighted_jaccard_at_least(
-                    (&entry.shingles, &entry.weights, entry.total_weight),
-                    (&signed.shingles, &signed.weights, signed.total_weight),
-                    threshold,
-                ),
-                VerifyMode::Jaccard => {
-                    jaccard_at_least(&entry.shingles, &signed.shingles, threshold)
-                }
-                VerifyMode::None => {
-                    let e = crate::minhash::estimate(&entry.signature, &signed.signature);
-                    (e >= threshold).then_some(e)
-                }
-                VerifyMode::Stages => Some(f64::NAN),
-            };
-            // Text stages confirm in order; alone, the first one's similarity is reported.
-            let similarity = similarity.and_then(|mut s| {
-                if self.config.confirm.is_empty() {
-                    return Some(s);
-                }
-                let (a, b) = (&*entry.text, signed.text.as_deref()?);
-                for stage in &self.config.confirm {
-                    let v = stage.check(a, b)?;
-                    if s.is_nan() {
-                        s = v;
-                    }
-                }
-                Some(s)
-            });
+            let similarity = confirm(
+                self.config,
+                Compared::of_entry(entry),
+                Compared::of_signed(&signed),
+            );
             if let Some(s) = similarity {
                 self.matches.push((seq, s));
             }

@@ -15,6 +15,7 @@ fn long_flags() -> Vec<String> {
         &["hist"],
         &["sample"],
         &["sign"],
+        &["verify-pairs"],
     ] {
         help += &neardup(&[command, &["--help"]].concat(), b"").ok().out();
     }
@@ -43,7 +44,15 @@ fn readme_and_man_page_name_every_command() {
     let man =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/neardup.1")).unwrap();
     for command in [
-        "graph", "clusters", "explain", "idf", "tune", "hist", "sample", "sign",
+        "graph",
+        "clusters",
+        "explain",
+        "idf",
+        "tune",
+        "hist",
+        "sample",
+        "sign",
+        "verify-pairs",
     ] {
         assert!(
             readme.contains(&format!("neardup {command}")),

@@ -531,6 +531,100 @@ fn explain_reads_standard_input_twice() {
     assert!(run.out().contains("[-6-5/16-] {+6-1/16+}"), "{}", run.out());
 }
 
+/// The groups of two or more ids of a `clusters` output.
+fn groups(run: &crate::util::Run) -> BTreeSet<BTreeSet<String>> {
+    let mut by_cluster: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
+    for l in run.lines() {
+        let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+        by_cluster
+            .entry(v["cluster"].as_u64().unwrap())
+            .or_default()
+            .insert(v["id"].to_string());
+    }
+    by_cluster.into_values().filter(|g| g.len() > 1).collect()
+}
+
+/// The scale-out path run by hand: `sign`, a join on (band, key), `verify-pairs` on the
+/// candidates with their texts, `clusters --from-edges` — the same groups as `clusters` on
+/// the documents, for several engine settings.
+#[test]
+fn a_join_of_sign_keys_verified_by_verify_pairs_gives_the_same_clusters() {
+    let idf = std::env::temp_dir().join(format!("neardup-join-{}.idf", std::process::id()));
+    std::fs::write(&idf, neardup(&["idf", SAMPLE], b"").ok().stdout).unwrap();
+    let idf_flag = ["--weights", "tfidf", "--idf", idf.to_str().unwrap()];
+    let settings: Vec<Vec<&str>> = vec![
+        vec!["-t", "0.5"],
+        vec!["-t", "0.8", "-n", "3"],
+        vec!["-t", "0.5", "--verify", "jaccard,edit", "--max-edit", "0.3"],
+        [&["-t", "0.6"][..], &idf_flag].concat(),
+    ];
+    let texts: BTreeMap<String, String> = std::fs::read_to_string(SAMPLE)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (v["id"].to_string(), v["text"].as_str().unwrap().to_string())
+        })
+        .collect();
+    for flags in settings {
+        let with = |head: &[&'static str]| -> Vec<&str> {
+            [head, &flags[..], &["--id-field", "id"]].concat()
+        };
+        let signed = neardup(&[with(&["sign"]), vec![SAMPLE]].concat(), b"").ok();
+        let mut buckets: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+        for l in signed.lines() {
+            let f: Vec<&str> = l.split('\t').collect();
+            buckets
+                .entry((f[1].to_string(), f[2].to_string()))
+                .or_default()
+                .push(f[0].to_string());
+        }
+        let mut candidates = BTreeSet::new();
+        for ids in buckets.values() {
+            for (i, a) in ids.iter().enumerate() {
+                for b in &ids[i + 1..] {
+                    candidates.insert((a.clone(), b.clone()));
+                }
+            }
+        }
+        let mut lines = String::new();
+        for (a, b) in &candidates {
+            let line = serde_json::json!({
+                "a": a.parse::<u64>().unwrap(), "b": b.parse::<u64>().unwrap(),
+                "text_a": texts[a], "text_b": texts[b],
+            });
+            lines.push_str(&format!("{line}\n"));
+        }
+        let edges = neardup(&with(&["verify-pairs"]), lines.as_bytes()).ok();
+        assert!(!edges.stdout.is_empty(), "{flags:?}");
+        let path = std::env::temp_dir().join(format!("neardup-join-{}.tsv", std::process::id()));
+        std::fs::write(&path, &edges.stdout).unwrap();
+        let from_edges = ["clusters", "--from-edges", path.to_str().unwrap()];
+        let joined = neardup(&from_edges, b"").ok();
+        let direct = neardup(&[with(&["clusters"]), vec![SAMPLE]].concat(), b"").ok();
+        assert_eq!(groups(&joined), groups(&direct), "{flags:?}");
+        assert!(!groups(&direct).is_empty());
+    }
+    // Lines that are not candidates are reported and skipped, or fatal.
+    let input =
+        b"{\"a\": 1, \"b\": 2, \"text_a\": \"x y\", \"text_b\": \"x y\"}\n{\"a\": 1}\nnot json\n";
+    let run = neardup(&["verify-pairs"], input).ok();
+    assert_eq!(run.out(), "1\t2\t1\n");
+    assert!(
+        run.stderr.contains("-:2: missing field 'text_a'"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("-:3:"), "{}", run.stderr);
+    let fail = neardup(&["verify-pairs", "--on-bad-line", "fail"], input);
+    assert_eq!(fail.code, 1);
+    let warmup = neardup(
+        &["verify-pairs", "--weights", "tfidf", "--idf-warmup", "5"],
+        b"",
+    );
+    assert_eq!(warmup.code, 2);
+}
+
 #[test]
 fn clusters_from_an_edge_list_match_clusters_from_documents() {
     let pairs = neardup(&["--pairs", "-t", "0.5", "--id-field", "id", SAMPLE], b"").ok();
@@ -562,21 +656,6 @@ fn clusters_from_an_edge_list_match_clusters_from_documents() {
             b"",
         )
         .ok();
-        // Group ids by cluster in each, keeping only groups of two or more.
-        let groups = |run: &crate::util::Run| {
-            let mut by_cluster: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
-            for l in run.lines() {
-                let v: serde_json::Value = serde_json::from_str(&l).unwrap();
-                by_cluster
-                    .entry(v["cluster"].as_u64().unwrap())
-                    .or_default()
-                    .insert(v["id"].to_string());
-            }
-            by_cluster
-                .into_values()
-                .filter(|g| g.len() > 1)
-                .collect::<BTreeSet<_>>()
-        };
         assert_eq!(groups(&docs), groups(&edges), "--by {by}");
     }
     // Malformed lines: skipped and reported, or fatal under --on-bad-line fail.

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs scripts/spark/neardup_spark.py with PySpark in local mode (local[2]) on the bundled
+# Reuters sample and checks that its clusters equal `neardup clusters` byte for byte, for
+# several engine settings. PySpark comes from PyPI into a venv (target/spark-venv); Java 17
+# must be installed. Usage: scripts/spark/test_spark.sh [path/to/neardup]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+neardup=${1:-target/debug/neardup}
+[ -x "$neardup" ] || cargo build --quiet
+neardup=$(realpath "$neardup")
+venv=target/spark-venv
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import pyspark' 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'pyspark>=4.0,<5'
+fi
+java -version >/dev/null 2>&1 || { echo "test_spark: Java (17+) is needed by Spark" >&2; exit 1; }
+export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
+corpus=tests/data/reuters-sample.jsonl
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$neardup" idf "$corpus" > "$work/sample.idf"
+
+check() {
+    local name=$1 idfield=$2; shift 2
+    local idargs=()
+    [ -n "$idfield" ] && idargs=(--id-field "$idfield")
+    "$neardup" clusters "${idargs[@]}" "$@" "$corpus" > "$work/$name.expected"
+    local start=$SECONDS
+    "$venv/bin/spark-submit" --master 'local[2]' --conf spark.ui.enabled=false \
+        --conf spark.default.parallelism=2 \
+        scripts/spark/neardup_spark.py --input "$corpus" --output "$work/$name.out" \
+        --neardup "$neardup" "${idargs[@]}" --stats -- "$@" > "$work/$name.stats" \
+        2> "$work/$name.log" || { cat "$work/$name.log" >&2; exit 1; }
+    cat "$work/$name.out"/part-* > "$work/$name.got"
+    local groups
+    groups=$(grep -vc '"size":1}' "$work/$name.expected" || true)
+    if cmp -s "$work/$name.expected" "$work/$name.got"; then
+        echo "spark $name: same clusters as neardup clusters ($(wc -l < "$work/$name.got") documents, $groups in groups of 2+; $((SECONDS - start)) s; $(grep '^{' "$work/$name.stats"))"
+    else
+        echo "spark $name: clusters differ from neardup clusters" >&2
+        diff "$work/$name.expected" "$work/$name.got" | head -20 >&2
+        exit 1
+    fi
+}
+
+check default ""
+check ids-t0.5 id -t 0.5
+check edit id -t 0.5 --verify jaccard,edit --max-edit 0.3
+check tfidf id -t 0.6 --weights tfidf --idf "$work/sample.idf"
