@@ -86,7 +86,7 @@ impl<W: Write> Output<W> {
         }
         s.extend_from_slice(b",\"similarity\":");
         if verdict.dup_of.is_some() {
-            s.extend_from_slice(format_similarity(verdict.similarity).as_bytes());
+            write_similarity(verdict.similarity, &mut s);
         } else {
             s.extend_from_slice(b"null");
         }
@@ -150,7 +150,9 @@ impl<W: Write> Output<W> {
         match self.pairs_format {
             PairsFormat::Tsv => {
                 use std::io::Write as _;
-                let _ = writeln!(s, "{earlier}\t{later}\t{}", format_similarity(similarity));
+                let _ = write!(s, "{earlier}\t{later}\t");
+                write_similarity(similarity, &mut s);
+                s.push(b'\n');
             }
             PairsFormat::Jsonl => {
                 s.extend_from_slice(b"{\"id_a\":");
@@ -158,7 +160,7 @@ impl<W: Write> Output<W> {
                 s.extend_from_slice(b",\"id_b\":");
                 later.write_json(&mut s);
                 s.extend_from_slice(b",\"similarity\":");
-                s.extend_from_slice(format_similarity(similarity).as_bytes());
+                write_similarity(similarity, &mut s);
                 s.extend_from_slice(b"}\n");
             }
         }
@@ -175,14 +177,49 @@ impl<W: Write> Output<W> {
 
 /// Similarity with 4 decimals, trailing zeros removed (`1`, `0.85`, `0.8571`).
 pub fn format_similarity(s: f64) -> String {
-    let mut t = format!("{s:.4}");
-    while t.ends_with('0') {
-        t.pop();
+    let mut out = Vec::with_capacity(8);
+    write_similarity(s, &mut out);
+    String::from_utf8(out).expect("ASCII digits")
+}
+
+/// Appends [`format_similarity`]`(s)` to `out` without allocating: a similarity in [0, 1]
+/// is rounded to 4 decimals with integer digits (the same result as `{:.4}`, which rounds the
+/// exact binary value, ties to even; values within 1e-9 of a tie go through `{:.4}` itself).
+pub fn write_similarity(s: f64, out: &mut Vec<u8>) {
+    let x = s * 10_000.0;
+    let fraction = x - x.floor();
+    if !(0.0..=1.0).contains(&s) || (fraction - 0.5).abs() < 1e-9 {
+        let mut t = format!("{s:.4}");
+        while t.ends_with('0') && t.contains('.') {
+            t.pop();
+        }
+        if t.ends_with('.') {
+            t.pop();
+        }
+        out.extend_from_slice(t.as_bytes());
+        return;
     }
-    if t.ends_with('.') {
-        t.pop();
+    let r = x.round() as u32;
+    if r >= 10_000 {
+        out.push(b'1');
+        return;
     }
-    t
+    out.push(b'0');
+    if r == 0 {
+        return;
+    }
+    out.push(b'.');
+    let digits = [
+        b'0' + (r / 1000) as u8,
+        b'0' + (r / 100 % 10) as u8,
+        b'0' + (r / 10 % 10) as u8,
+        b'0' + (r % 10) as u8,
+    ];
+    let mut len = 4;
+    while digits[len - 1] == b'0' {
+        len -= 1;
+    }
+    out.extend_from_slice(&digits[..len]);
 }
 
 fn trim_ascii_end(s: &[u8]) -> &[u8] {
@@ -240,6 +277,34 @@ mod tests {
             assert_eq!(got, format!("{expected}\n"));
             serde_json::from_str::<serde_json::Value>(&got).unwrap();
         }
+    }
+
+    #[test]
+    fn integer_formatting_equals_exact_decimal_rounding() {
+        let reference = |s: f64| {
+            let mut t = format!("{s:.4}");
+            while t.ends_with('0') {
+                t.pop();
+            }
+            if t.ends_with('.') {
+                t.pop();
+            }
+            t
+        };
+        let mut values: Vec<f64> = vec![0.0, 1.0, 0.5, 0.99995, 0.00005, 0.12345, 1e-300];
+        // Jaccard values a / b (ties at 4 decimals among them, e.g. 1/32 = 0.03125).
+        for b in 1..=400u32 {
+            values.extend((0..=b).map(|a| f64::from(a) / f64::from(b)));
+        }
+        let mut state = 1u64;
+        for _ in 0..100_000 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            values.push((state >> 11) as f64 / (1u64 << 53) as f64);
+        }
+        for s in values {
+            assert_eq!(format_similarity(s), reference(s), "{s:e}");
+        }
+        assert_eq!(format_similarity(f64::NAN), "NaN");
     }
 
     #[test]
