@@ -199,6 +199,7 @@ fn stages(c: &mut Criterion) {
                             signature: Box::new([]),
                             band_keys: k.clone().into_boxed_slice(),
                             exact: None,
+                            text_hash: i as u128,
                         },
                     );
                 }

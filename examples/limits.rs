@@ -48,7 +48,10 @@ fn main() {
     report("read (page cache)", start.elapsed().as_secs_f64());
 
     let start = Instant::now();
-    let lines: Vec<&[u8]> = data.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&[u8]> = data
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
     report("split lines", start.elapsed().as_secs_f64());
 
     let start = Instant::now();
@@ -80,7 +83,11 @@ fn main() {
         "  the same with NFKC",
     ];
     for (depth, name) in stages.iter().enumerate() {
-        let normalizer = if depth == 4 { Normalizer::default() } else { plain };
+        let normalizer = if depth == 4 {
+            Normalizer::default()
+        } else {
+            plain
+        };
         let start = Instant::now();
         for (i, l) in lines.iter().enumerate() {
             let Ok((text, _)) = extractor.extract(l, InputFormat::Jsonl, i as u64) else {

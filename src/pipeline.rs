@@ -307,6 +307,8 @@ pub struct Compared<'a> {
     pub text: Option<&'a str>,
     /// Compact signature (`--verify none`).
     pub signature: &'a [u32],
+    /// Hash of the normalised text (with the `--block-by` value mixed in).
+    pub text_hash: u128,
 }
 
 impl<'a> Compared<'a> {
@@ -318,6 +320,7 @@ impl<'a> Compared<'a> {
             total_weight: e.total_weight,
             text: Some(&e.text),
             signature: &e.signature,
+            text_hash: e.text_hash,
         }
     }
 
@@ -329,6 +332,7 @@ impl<'a> Compared<'a> {
             total_weight: s.total_weight,
             text: s.text.as_deref(),
             signature: &s.signature,
+            text_hash: s.exact,
         }
     }
 }
@@ -337,6 +341,11 @@ impl<'a> Compared<'a> {
 /// `config` (`--verify` chain and threshold), `None` otherwise. The same decision for the
 /// window's candidates and for `neardup verify-pairs`.
 pub fn confirm(config: &Config, a: Compared<'_>, b: Compared<'_>) -> Option<f64> {
+    // Equal normalised texts have equal shingles, weights, signatures and texts: every check
+    // gives 1 (copies of boilerplate are most of the candidates on some corpora).
+    if a.text_hash == b.text_hash {
+        return Some(1.0);
+    }
     let threshold = config.threshold;
     let similarity = match config.verify {
         VerifyMode::Jaccard if !a.weights.is_empty() => weighted_jaccard_at_least(
@@ -864,6 +873,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 // --pairs never asks the exact index (copies go through LSH to find all
                 // their pairs), so it is not kept there.
                 exact: (!pairs_mode).then_some(signed.exact),
+                text_hash: signed.exact,
             },
         );
         Ok(())

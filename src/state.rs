@@ -14,7 +14,7 @@
 //! document: u64 seq | id (u8 0 + u64 line | u8 1 string | u8 2 number; strings u32 len + UTF-8)
 //!   | u32 n + n × u64 shingles | u32 n + n × f32 weights | f64 total weight
 //!   | u32 n + UTF-8 text | u32 n + n × u32 signature | u32 n + n × u64 band keys
-//!   | u8 0, or u8 1 + u128 exact hash
+//!   | u8 0, or u8 1 (in the exact-copy index) | u128 hash of the normalised text
 //! ```
 //! All integers are little-endian. Saving writes a temporary file beside the target, fsyncs
 //! it, renames it over the target and fsyncs the directory: a crash while saving leaves the
@@ -176,13 +176,8 @@ fn write_body<W: Write>(
         for v in e.band_keys.iter() {
             buf.extend_from_slice(&v.to_le_bytes());
         }
-        match e.exact {
-            None => buf.push(0),
-            Some(h) => {
-                buf.push(1);
-                buf.extend_from_slice(&h.to_le_bytes());
-            }
-        }
+        buf.push(u8::from(e.exact.is_some()));
+        buf.extend_from_slice(&e.text_hash.to_le_bytes());
         w.put(&buf)?;
     }
     Ok(())
@@ -429,9 +424,8 @@ impl<R: Read> Reader<'_, R> {
             .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
             .collect();
         let band_keys = self.u64s()?;
-        let exact = match self.array::<1>()?[0] {
-            0 => None,
-            1 => Some(u128::from_le_bytes(self.array()?)),
+        let indexed = match self.array::<1>()?[0] {
+            t @ (0 | 1) => t == 1,
             t => {
                 return Err(Error::config(
                     "--state",
@@ -439,6 +433,8 @@ impl<R: Read> Reader<'_, R> {
                 ));
             }
         };
+        let text_hash = u128::from_le_bytes(self.array()?);
+        let exact = indexed.then_some(text_hash);
         Ok((
             seq,
             Entry {
@@ -450,6 +446,7 @@ impl<R: Read> Reader<'_, R> {
                 signature,
                 band_keys,
                 exact,
+                text_hash,
             },
         ))
     }
@@ -481,6 +478,7 @@ mod tests {
                     signature: Box::new([]),
                     band_keys: (0..16).map(|b| b * 1000 + seq % 7).collect(),
                     exact: (seq % 5 != 0).then_some(u128::from(seq) << 70 | 3),
+                    text_hash: u128::from(seq) << 70 | 3,
                 },
             );
             if seq % 4 == 0 {

@@ -38,6 +38,8 @@ pub struct Entry {
     pub band_keys: Box<[u64]>,
     /// Hash of the normalised text, when the document is in the exact index.
     pub exact: Option<u128>,
+    /// Hash of the normalised text (always; verification skips the merge when two are equal).
+    pub text_hash: u128,
 }
 
 impl Entry {
@@ -229,6 +231,7 @@ mod tests {
             signature: Box::new([]),
             band_keys: keys.into(),
             exact,
+            text_hash: 0,
         }
     }
 

@@ -20,6 +20,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$neardup" idf "$corpus" > "$work/sample.idf"
 
+# check NAME IDFIELD [ENGINE FLAGS...]: the job on $input (format $input_format) against
+# `neardup clusters` on the JSON Lines corpus.
+input=$corpus input_format=jsonl
 check() {
     local name=$1 idfield=$2; shift 2
     local idargs=()
@@ -28,7 +31,8 @@ check() {
     local start=$SECONDS
     "$venv/bin/spark-submit" --master 'local[2]' --conf spark.ui.enabled=false \
         --conf spark.default.parallelism=2 \
-        scripts/spark/neardup_spark.py --input "$corpus" --output "$work/$name.out" \
+        scripts/spark/neardup_spark.py --input "$input" --input-format "$input_format" \
+        --output "$work/$name.out" \
         --neardup "$neardup" "${idargs[@]}" --stats -- "$@" > "$work/$name.stats" \
         2> "$work/$name.log" || { cat "$work/$name.log" >&2; exit 1; }
     cat "$work/$name.out"/part-* > "$work/$name.got"
@@ -47,3 +51,14 @@ check default ""
 check ids-t0.5 id -t 0.5
 check edit id -t 0.5 --verify jaccard,edit --max-edit 0.3
 check tfidf id -t 0.6 --weights tfidf --idf "$work/sample.idf"
+
+# The same corpus as Parquet (one file, rows in input order).
+"$venv/bin/python" - "$corpus" "$work/sample.parquet" <<'PY'
+import sys
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+spark.read.json(sys.argv[1]).select("id", "text").coalesce(1).write.parquet(sys.argv[2])
+spark.stop()
+PY
+input=$work/sample.parquet input_format=parquet
+check parquet id -t 0.5
