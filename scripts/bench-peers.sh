@@ -7,7 +7,7 @@
 # SetSimilaritySearch from PyPI; then, per threshold, runs each peer from a Python script as its
 # users do (scripts/bench_peers.py: lower-case, whitespace split, word 5-gram sets, K = 128,
 # stream of sign / LSH query / exact-Jaccard verification / insert) and neardup at --threshold
-# T with --pairs, one thread and all cores. The exact pair set is SetSimilaritySearch's All-Pairs
+# T with --pairs on one core (taskset), with one signing thread, and on all cores. The exact pair set is SetSimilaritySearch's All-Pairs
 # join; every tool's pairs are scored against it. Prints one markdown table per threshold:
 # tool | docs/s | MB/s | peak RSS | precision | recall.
 #
@@ -85,10 +85,16 @@ for t in "${thresholds[@]}"; do
     echo >&2 "T = $t: $peer ..."
     timed "$peer" "$venv/bin/python" scripts/bench_peers.py "$peer" "$corpus" "$t" "$work/$peer.pairs" --bands "$bands" > /dev/null
   done
-  for j in 1 "$cores"; do
-    echo >&2 "T = $t: neardup -j $j ..."
-    timed "neardup-$j" "$bin" --pairs --id-field id --no-nfkc -t "$t" -j "$j" "$corpus" > "$work/neardup-$j.raw"
-    cut -f1,2 "$work/neardup-$j.raw" | awk -F'\t' '{ if ($1 + 0 < $2 + 0) print $1 "\t" $2; else print $2 "\t" $1 }' | sort -u > "$work/neardup-$j.pairs"
+  # One core (taskset: reader, worker and sequencer share it, as a Python peer has one
+  # core), one signing thread on all cores, and all cores.
+  for run in core1 j1 "j$cores"; do
+    echo >&2 "T = $t: neardup $run ..."
+    case $run in
+      core1) cmd=(taskset -c 0 "$bin" -j 1) ;;
+      *) cmd=("$bin" -j "${run#j}") ;;
+    esac
+    timed "neardup-$run" "${cmd[@]}" --pairs --id-field id --no-nfkc -t "$t" "$corpus" > "$work/neardup-$run.raw"
+    cut -f1,2 "$work/neardup-$run.raw" | awk -F'\t' '{ if ($1 + 0 < $2 + 0) print $1 "\t" $2; else print $2 "\t" $1 }' | sort -u > "$work/neardup-$run.pairs"
   done
   echo
   echo "T = $t (K = 128, word 5-grams; neardup $bands bands; $(wc -l < "$truth") exact pairs)"
@@ -97,17 +103,20 @@ for t in "${thresholds[@]}"; do
   echo "|---|---|---|---|---|---|"
   for peer in $peers; do row "$peer" "$peer" "$truth"; done
   row sss "SetSimilaritySearch (exact All-Pairs)" "$truth"
-  row neardup-1 "**neardup, 1 thread**" "$truth"
-  row neardup-"$cores" "**neardup, $cores threads**" "$truth"
+  row neardup-core1 "**neardup, 1 core**" "$truth"
+  row neardup-j1 "neardup, \`-j 1\` ($cores cores: signing on one, the sequencer beside it)" "$truth"
+  row neardup-j"$cores" "**neardup, \`-j $cores\` ($cores cores)**" "$truth"
   python3 - "$work/speeds" <<'PY'
 import sys
 rows = [l.rsplit(" ", 1) for l in open(sys.argv[1]) if l.strip()]
 secs = {name: float(s) for name, s in rows}
-one = next(v for k, v in secs.items() if "1 thread" in k)
-many = next(v for k, v in secs.items() if "threads" in k)
-peers = {k: v for k, v in secs.items() if "neardup" not in k}
+one = next(v for k, v in secs.items() if "1 core" in k)
+j1 = next(v for k, v in secs.items() if "-j 1" in k)
+many = list(secs.values())[-1]
+peers = {k: v for k, v in secs.items() if "neardup" not in k and "exact" not in k}
 fastest = min(peers, key=peers.get)
-print(f"\nneardup 1 thread is {peers[fastest] / one:.1f}x the fastest peer ({fastest}); "
-      f"all cores {one / many:.2f}x one thread.")
+print(f"\nneardup on 1 core is {peers[fastest] / one:.1f}x the fastest peer ({fastest}) and "
+      f"{peers[fastest] / many:.1f}x on all cores; all cores {one / many:.2f}x one core, "
+      f"{j1 / many:.2f}x -j 1.")
 PY
 done
