@@ -158,29 +158,25 @@ fn write_body<W: Write>(
                 put_bytes(&mut buf, s.as_bytes());
             }
         }
-        buf.extend_from_slice(&(e.shingles.len() as u32).to_le_bytes());
-        for v in e.shingles.iter() {
-            buf.extend_from_slice(&v.to_le_bytes());
-        }
-        buf.extend_from_slice(&(e.weights.len() as u32).to_le_bytes());
-        for v in e.weights.iter() {
-            buf.extend_from_slice(&v.to_le_bytes());
-        }
+        put_items(&mut buf, &e.shingles, u64::to_le_bytes);
+        put_items(&mut buf, &e.weights, f32::to_le_bytes);
         buf.extend_from_slice(&e.total_weight.to_le_bytes());
         put_bytes(&mut buf, e.text.as_bytes());
-        buf.extend_from_slice(&(e.signature.len() as u32).to_le_bytes());
-        for v in e.signature.iter() {
-            buf.extend_from_slice(&v.to_le_bytes());
-        }
-        buf.extend_from_slice(&(e.band_keys.len() as u32).to_le_bytes());
-        for v in e.band_keys.iter() {
-            buf.extend_from_slice(&v.to_le_bytes());
-        }
+        put_items(&mut buf, &e.signature, u32::to_le_bytes);
+        put_items(&mut buf, &e.band_keys, u64::to_le_bytes);
         buf.push(u8::from(e.exact.is_some()));
         buf.extend_from_slice(&e.text_hash.to_le_bytes());
         w.put(&buf)?;
     }
     Ok(())
+}
+
+/// A u32 count, then each item little-endian.
+fn put_items<T: Copy, const N: usize>(buf: &mut Vec<u8>, items: &[T], to_le: fn(T) -> [u8; N]) {
+    buf.extend_from_slice(&(items.len() as u32).to_le_bytes());
+    for &v in items {
+        buf.extend_from_slice(&to_le(v));
+    }
 }
 
 fn put_bytes(buf: &mut Vec<u8>, bytes: &[u8]) {
@@ -387,11 +383,12 @@ impl<R: Read> Reader<'_, R> {
             })
     }
 
-    fn u64s(&mut self) -> Result<Box<[u64]>> {
+    /// What [`put_items`] wrote.
+    fn items<T, const N: usize>(&mut self, from_le: fn([u8; N]) -> T) -> Result<Box<[T]>> {
         let n = self.u32()?;
-        let v = self.bytes(n.into(), 8)?;
-        Ok(v.chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        let v = self.bytes(n.into(), N as u64)?;
+        Ok(v.chunks_exact(N)
+            .map(|c| from_le(c.try_into().expect("N bytes")))
             .collect())
     }
 
@@ -408,22 +405,12 @@ impl<R: Read> Reader<'_, R> {
                 ));
             }
         };
-        let shingles = self.u64s()?;
-        let n = self.u32()?;
-        let weights = self
-            .bytes(n.into(), 4)?
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
+        let shingles = self.items(u64::from_le_bytes)?;
+        let weights = self.items(f32::from_le_bytes)?;
         let total_weight = f64::from_le_bytes(self.array()?);
         let text = self.string()?;
-        let n = self.u32()?;
-        let signature = self
-            .bytes(n.into(), 4)?
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
-        let band_keys = self.u64s()?;
+        let signature = self.items(u32::from_le_bytes)?;
+        let band_keys = self.items(u64::from_le_bytes)?;
         let indexed = match self.array::<1>()?[0] {
             t @ (0 | 1) => t == 1,
             t => {

@@ -1,9 +1,8 @@
 //! `--state`: a stream split over several runs gives exactly the output of one run; bad
 //! state files and conflicting settings are usage errors; SIGTERM saves.
 
-use crate::util::{bin, neardup, sample_bytes, temp_path};
+use crate::util::{bin, neardup, sample_bytes, spawn_piped, temp_path};
 use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
 
 /// The sample's lines split after line `cut`.
 fn halves(cut: usize) -> (Vec<u8>, Vec<u8>) {
@@ -164,14 +163,11 @@ fn sigterm_saves_what_was_written() {
     let state = temp_path("signal.ndstate");
     let _ = std::fs::remove_file(&state);
     let (head, tail) = halves(400);
-    let mut child = bin()
-        .args(["--annotate", "--line-buffered", "--state"])
-        .arg(&state)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(
+        bin()
+            .args(["--annotate", "--line-buffered", "--state"])
+            .arg(&state),
+    );
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(&head).unwrap();
     stdin.flush().unwrap();

@@ -1,6 +1,6 @@
 //! Unix citizenship: exit codes, closed pipes, usage errors, missing files.
 
-use crate::util::{bin, neardup};
+use crate::util::{bin, neardup, spawn_piped};
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 
@@ -8,13 +8,7 @@ use std::process::Stdio;
 fn closed_stdout_is_a_quiet_success() {
     // Like `neardup big.txt | head -1`: read one line, close the pipe, expect exit 0 and
     // nothing on stderr.
-    let mut child = bin()
-        .args(["--format", "text"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(bin().args(["--format", "text"]));
     let mut stdin = child.stdin.take().unwrap();
     let feeder = std::thread::spawn(move || {
         for i in 0..400_000u64 {

@@ -44,6 +44,15 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_neardup"))
 }
 
+/// Starts `cmd` with piped standard input, output and error.
+pub fn spawn_piped(cmd: &mut Command) -> std::process::Child {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start neardup")
+}
+
 /// Runs neardup with `args`, writing `stdin` to its standard input.
 pub fn neardup(args: &[&str], stdin: &[u8]) -> Run {
     let mut child = bin()
