@@ -282,6 +282,21 @@ impl LineReader {
     }
 }
 
+/// Appends `n` in decimal.
+fn write_decimal(mut n: u64, out: &mut Vec<u8>) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
 /// A document's identifier: the line number, or the value of `--id-field`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DocId {
@@ -294,10 +309,30 @@ pub enum DocId {
 }
 
 impl DocId {
+    /// Appends the id as TSV shows it (the same text as its `Display`), without the
+    /// formatting machinery: this is on the path of every `--pairs` line.
+    pub fn write_tsv(&self, out: &mut Vec<u8>) {
+        match self {
+            DocId::Line(n) => write_decimal(*n, out),
+            DocId::Num(s) => out.extend_from_slice(s.as_bytes()),
+            DocId::Str(s) => {
+                for &b in s.as_bytes() {
+                    match b {
+                        b'\t' => out.extend_from_slice(b"\\t"),
+                        b'\n' => out.extend_from_slice(b"\\n"),
+                        b'\r' => out.extend_from_slice(b"\\r"),
+                        b'\\' => out.extend_from_slice(b"\\\\"),
+                        b => out.push(b),
+                    }
+                }
+            }
+        }
+    }
+
     /// Writes the id as a JSON value (number or string).
     pub fn write_json(&self, out: &mut Vec<u8>) {
         match self {
-            DocId::Line(n) => out.extend_from_slice(n.to_string().as_bytes()),
+            DocId::Line(n) => write_decimal(*n, out),
             DocId::Num(s) => out.extend_from_slice(s.as_bytes()),
             DocId::Str(s) => write_json_string(s, out),
         }
@@ -307,22 +342,9 @@ impl DocId {
 impl fmt::Display for DocId {
     /// Plain text for TSV: tabs, newlines and backslashes in string ids are escaped.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DocId::Line(n) => write!(f, "{n}"),
-            DocId::Num(s) => f.write_str(s),
-            DocId::Str(s) => {
-                for c in s.chars() {
-                    match c {
-                        '\t' => f.write_str("\\t")?,
-                        '\n' => f.write_str("\\n")?,
-                        '\r' => f.write_str("\\r")?,
-                        '\\' => f.write_str("\\\\")?,
-                        c => write!(f, "{c}")?,
-                    }
-                }
-                Ok(())
-            }
-        }
+        let mut out = Vec::new();
+        self.write_tsv(&mut out);
+        f.write_str(std::str::from_utf8(&out).expect("escapes keep UTF-8"))
     }
 }
 
@@ -506,6 +528,29 @@ fn lookup_mut<'v>(mut value: &'v mut Value, path: &[String]) -> Option<&'v mut V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_as_tsv() {
+        let tsv = |id: DocId| {
+            let mut out = Vec::new();
+            id.write_tsv(&mut out);
+            assert_eq!(String::from_utf8(out.clone()).unwrap(), id.to_string());
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(tsv(DocId::Line(0)), "0");
+        assert_eq!(
+            tsv(DocId::Line(18_446_744_073_709_551_615)),
+            "18446744073709551615"
+        );
+        assert_eq!(tsv(DocId::Num("2.50".into())), "2.50");
+        assert_eq!(
+            tsv(DocId::Str("a\tb\\c\nd\ré".into())),
+            "a\\tb\\\\c\\nd\\ré"
+        );
+        let mut json = Vec::new();
+        DocId::Line(907).write_json(&mut json);
+        assert_eq!(json, b"907");
+    }
 
     fn reader(parts: &[&[u8]], format: InputFormat) -> LineReader {
         let inputs = parts

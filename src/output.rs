@@ -149,8 +149,10 @@ impl<W: Write> Output<W> {
         s.clear();
         match self.pairs_format {
             PairsFormat::Tsv => {
-                use std::io::Write as _;
-                let _ = write!(s, "{earlier}\t{later}\t");
+                earlier.write_tsv(&mut s);
+                s.push(b'\t');
+                later.write_tsv(&mut s);
+                s.push(b'\t');
                 write_similarity(similarity, &mut s);
                 s.push(b'\n');
             }
