@@ -339,7 +339,7 @@ impl Config {
             (None, None) => LshParams::from_threshold(self.threshold, self.num_perm),
             (Some(b), Some(r)) => LshParams { bands: b, rows: r },
             (Some(b), None) => {
-                if b == 0 || self.num_perm % b != 0 {
+                if b == 0 || !self.num_perm.is_multiple_of(b) {
                     return Err(Error::config(
                         "--bands",
                         format!("{b} does not divide --num-perm {}", self.num_perm),
@@ -351,7 +351,7 @@ impl Config {
                 }
             }
             (None, Some(r)) => {
-                if r == 0 || self.num_perm % r != 0 {
+                if r == 0 || !self.num_perm.is_multiple_of(r) {
                     return Err(Error::config(
                         "--rows",
                         format!("{r} does not divide --num-perm {}", self.num_perm),

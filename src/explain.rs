@@ -44,12 +44,11 @@ pub fn fetch_texts(
     let mut texts = HashMap::new();
     while let Some(batch) = reader.next_batch()? {
         for (i, line) in batch.lines.iter().enumerate() {
-            if lines.binary_search(&line.number).is_ok() {
-                if let Ok((text, _)) =
+            if lines.binary_search(&line.number).is_ok()
+                && let Ok((text, _)) =
                     extractor.extract(batch.content(i), batch.format, line.number)
-                {
-                    texts.insert(line.number, text.into_owned());
-                }
+            {
+                texts.insert(line.number, text.into_owned());
             }
         }
         if texts.len() == lines.len() {

@@ -46,7 +46,7 @@ impl LshParams {
             rows: 1,
         };
         let mut best_cost = f64::INFINITY;
-        for rows in (1..=num_perm).filter(|r| num_perm % r == 0) {
+        for rows in (1..=num_perm).filter(|r| num_perm.is_multiple_of(*r)) {
             let p = LshParams {
                 bands: num_perm / rows,
                 rows,

@@ -279,14 +279,14 @@ pub fn strip_html_into(input: &str, out: &mut String) {
         match bytes[i] {
             b'<' => {
                 let next = bytes.get(i + 1).copied().unwrap_or(b' ');
-                if next.is_ascii_alphabetic() || matches!(next, b'/' | b'!' | b'?') {
-                    if let Some(end) = memchr::memchr(b'>', &bytes[i..]) {
-                        out.push_str(&input[copied..i]);
-                        out.push(' ');
-                        i += end + 1;
-                        copied = i;
-                        continue;
-                    }
+                if (next.is_ascii_alphabetic() || matches!(next, b'/' | b'!' | b'?'))
+                    && let Some(end) = memchr::memchr(b'>', &bytes[i..])
+                {
+                    out.push_str(&input[copied..i]);
+                    out.push(' ');
+                    i += end + 1;
+                    copied = i;
+                    continue;
                 }
                 i += 1;
             }

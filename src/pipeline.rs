@@ -771,26 +771,24 @@ impl<'c, W: Write> Sequencer<'c, W> {
         // --pairs and the graph want every pair, copies included.
         let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
         // Exact copies first: no LSH lookup, no verification, nothing added to the window.
-        if !pairs_mode {
-            if let Some(seq) = self.window.find_exact(signed.exact) {
-                self.window.touch(seq);
-                self.summary.dropped_exact += 1;
-                self.summary.pairs += 1;
-                let id = &self.window.get(seq).expect("indexed entries exist").id;
-                let verdict = Verdict {
-                    dup_of: Some(id),
-                    similarity: 1.0,
-                    exact: true,
-                };
-                return emit(
-                    &mut self.out,
-                    &mut self.summary,
-                    self.config,
-                    batch,
-                    i,
-                    verdict,
-                );
-            }
+        if !pairs_mode && let Some(seq) = self.window.find_exact(signed.exact) {
+            self.window.touch(seq);
+            self.summary.dropped_exact += 1;
+            self.summary.pairs += 1;
+            let id = &self.window.get(seq).expect("indexed entries exist").id;
+            let verdict = Verdict {
+                dup_of: Some(id),
+                similarity: 1.0,
+                exact: true,
+            };
+            return emit(
+                &mut self.out,
+                &mut self.summary,
+                self.config,
+                batch,
+                i,
+                verdict,
+            );
         }
 
         self.window

@@ -35,7 +35,7 @@ fn option(params: LshParams, threshold: f64) -> Banding {
 /// Every banding with b·r = K, cheapest first.
 pub fn alternatives(threshold: f64, num_perm: usize) -> Vec<Banding> {
     let mut all: Vec<Banding> = (1..=num_perm)
-        .filter(|r| num_perm % r == 0)
+        .filter(|r| num_perm.is_multiple_of(*r))
         .map(|rows| {
             option(
                 LshParams {
@@ -168,7 +168,9 @@ pub fn svg(params: LshParams, threshold: f64, num_perm: usize) -> String {
         y(0.2)
     );
     let mut curves = vec![(params, "#1f4e99", 2.5)];
-    let divisors: Vec<usize> = (1..=num_perm).filter(|r| num_perm % r == 0).collect();
+    let divisors: Vec<usize> = (1..=num_perm)
+        .filter(|r| num_perm.is_multiple_of(*r))
+        .collect();
     if let Some(i) = divisors.iter().position(|&r| r == params.rows) {
         for (j, colour) in [(i.wrapping_sub(1), "#7aa6d6"), (i + 1, "#e3a33b")] {
             if let Some(&rows) = divisors.get(j) {

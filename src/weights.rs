@@ -328,7 +328,7 @@ impl DfCounter {
         for &h in shingles {
             self.counts.entry(h).or_insert((0, bucket - 1)).0 += 1;
         }
-        if self.docs % DF_BUCKET_DOCS == 0 {
+        if self.docs.is_multiple_of(DF_BUCKET_DOCS) {
             self.counts.retain(|_, (c, d)| *c + *d > bucket);
         }
     }
