@@ -633,6 +633,15 @@ pub enum PairsFormatArg {
     Jsonl,
 }
 
+impl From<PairsFormatArg> for PairsFormat {
+    fn from(arg: PairsFormatArg) -> PairsFormat {
+        match arg {
+            PairsFormatArg::Tsv => PairsFormat::Tsv,
+            PairsFormatArg::Jsonl => PairsFormat::Jsonl,
+        }
+    }
+}
+
 /// `--on-bad-line` values.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum BadLineArg {
@@ -885,10 +894,7 @@ impl Args {
             }
             Command::Sign(s) => {
                 let mut config = Config {
-                    pairs_format: match s.format {
-                        PairsFormatArg::Tsv => PairsFormat::Tsv,
-                        PairsFormatArg::Jsonl => PairsFormat::Jsonl,
-                    },
+                    pairs_format: s.format.into(),
                     sign_values: s.signature,
                     ..s.common.config(s.input, Mode::Sign)?
                 };
@@ -913,10 +919,7 @@ impl Args {
                     ));
                 }
                 let config = Config {
-                    pairs_format: match v.pairs_format {
-                        PairsFormatArg::Tsv => PairsFormat::Tsv,
-                        PairsFormatArg::Jsonl => PairsFormat::Jsonl,
-                    },
+                    pairs_format: v.pairs_format.into(),
                     ..v.common.config(
                         CommandInput {
                             files: v.files,
@@ -1005,10 +1008,7 @@ impl FilterArgs {
             Mode::DropDups
         };
         Config {
-            pairs_format: match self.pairs_format {
-                PairsFormatArg::Tsv => PairsFormat::Tsv,
-                PairsFormatArg::Jsonl => PairsFormat::Jsonl,
-            },
+            pairs_format: self.pairs_format.into(),
             line_buffered: self.line_buffered,
             state: self.state,
             checkpoint_every: self.checkpoint_every,

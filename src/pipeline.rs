@@ -452,9 +452,8 @@ fn run_inner<W: Write, D: Write>(
     stderr_is_terminal: bool,
 ) -> Result<(Summary, Option<GraphBuilder>)> {
     let start = Instant::now();
-    let loading = Instant::now();
     let (config, inputs, saved) = resume(config, inputs)?;
-    let load_seconds = loading.elapsed().as_secs_f64();
+    let load_seconds = start.elapsed().as_secs_f64();
     let config = &config;
     let workers = config.worker_threads().max(1);
     let lines_before = saved.as_ref().map_or(0, |s| s.lines);
@@ -530,23 +529,17 @@ fn resume(
     let mut saved = crate::state::load(path, config)?;
     let mut config = config.clone();
     if let Some(table) = saved.as_mut().and_then(|s| s.idf.take()) {
-        if let Some(idf_path) = &config.idf_path {
-            let given = IdfTable::load(idf_path, &config)?;
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            given
-                .write_to(&mut a)
-                .and_then(|()| table.write_to(&mut b))
-                .map_err(|e| Error::io("comparing IDF tables", e))?;
-            if a != b {
-                return Err(Error::config(
-                    "--idf",
-                    format!(
-                        "{} differs from the IDF table saved in {}",
-                        idf_path.display(),
-                        path.display()
-                    ),
-                ));
-            }
+        if let Some(idf_path) = &config.idf_path
+            && IdfTable::load(idf_path, &config)? != table
+        {
+            return Err(Error::config(
+                "--idf",
+                format!(
+                    "{} differs from the IDF table saved in {}",
+                    idf_path.display(),
+                    path.display()
+                ),
+            ));
         }
         config.idf = Some(Arc::new(table));
     }
