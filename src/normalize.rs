@@ -12,7 +12,9 @@
 //!
 //! The result is the tokens joined by one space, with each token's byte range, so shingles are
 //! contiguous slices of one string and exact duplicates are found by hashing it once. ASCII
-//! input (most of it, in practice) takes fast paths that skip NFKC and Unicode case mapping.
+//! input (most of it, in practice) takes fast paths that skip NFKC and Unicode case mapping,
+//! and text that is already single-spaced (with non-ASCII characters that lower-casing keeps)
+//! is copied whole.
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -89,9 +91,10 @@ const fn separator_table(strip_punct: bool) -> [bool; 128] {
 
 const SEPARATORS: [bool; 128] = separator_table(false);
 
-/// True when non-empty ASCII `bytes` has no white space but single spaces between tokens:
-/// no tab, line feed, vertical tab, form feed or carriage return (bytes 9 to 13), no space at
-/// either end and no two spaces in a row. Branch-free over the bytes, so it vectorises.
+/// True when non-empty UTF-8 `bytes` has no ASCII white space but single spaces between
+/// tokens: no tab, line feed, vertical tab, form feed or carriage return (bytes 9 to 13), no
+/// space at either end and no two spaces in a row (these bytes never occur inside a multi-byte
+/// character). Branch-free over the bytes, so it vectorises.
 fn single_spaced(bytes: &[u8]) -> bool {
     let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
         return false;
@@ -101,6 +104,28 @@ fn single_spaced(bytes: &[u8]) -> bool {
         .fold(0u8, |acc, &b| acc | u8::from(b.wrapping_sub(9) < 5));
     first != b' ' && last != b' ' && controls == 0 && memchr::memmem::find(bytes, b"  ").is_none()
 }
+/// Text already in normal form but for ASCII case (single-spaced tokens; see
+/// [`Normalizer::keeps_non_ascii`]): copied and ASCII-lower-cased whole, the spaces found with
+/// SIMD (memchr).
+fn copy_single_spaced(bytes: &[u8], lowercase: bool, out: &mut Normalized) {
+    out.text.extend_from_slice(bytes);
+    if lowercase {
+        out.text.make_ascii_lowercase();
+    }
+    let mut start = 0;
+    for space in memchr::memchr_iter(b' ', bytes) {
+        out.tokens.push((start, space));
+        start = space + 1;
+    }
+    out.tokens.push((start, bytes.len()));
+}
+
+/// True when `c` lower-cases to exactly itself.
+fn lowercases_to_itself(c: char) -> bool {
+    let mut lower = c.to_lowercase();
+    lower.next() == Some(c) && lower.next().is_none()
+}
+
 const SEPARATORS_PUNCT: [bool; 128] = separator_table(true);
 
 impl Normalizer {
@@ -127,7 +152,12 @@ impl Normalizer {
             nfkc.extend(text.nfkc());
             text = &nfkc;
         }
-        if text.is_ascii() {
+        if !self.strip_punct
+            && single_spaced(text.as_bytes())
+            && (text.is_ascii() || self.keeps_non_ascii(text))
+        {
+            copy_single_spaced(text.as_bytes(), self.lowercase, out);
+        } else if text.is_ascii() {
             self.tokenize_ascii(text.as_bytes(), out);
         } else {
             self.tokenize_mixed(text, out);
@@ -144,23 +174,39 @@ impl Normalizer {
         }
     }
 
+    /// True when no non-ASCII character of `text` is white space or (when lower-casing)
+    /// changes under lower-casing: then a single-spaced `text` is already normal but for its
+    /// ASCII letters. Only the non-ASCII characters are decoded (curly quotes, accented
+    /// lower-case letters: a few per document in most text).
+    fn keeps_non_ascii(&self, text: &str) -> bool {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            // Skip eight ASCII bytes at a time.
+            if let Some(chunk) = bytes.get(i..i + 8) {
+                let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+                if word & 0x8080_8080_8080_8080 == 0 {
+                    i += 8;
+                    continue;
+                }
+            }
+            if bytes[i] < 0x80 {
+                i += 1;
+                continue;
+            }
+            // `i` is on a character boundary: every byte before it was ASCII or a whole
+            // character.
+            let c = text[i..].chars().next().expect("i is on a char boundary");
+            if c.is_whitespace() || (self.lowercase && !lowercases_to_itself(c)) {
+                return false;
+            }
+            i += c.len_utf8();
+        }
+        true
+    }
+
     /// Pure ASCII: whole tokens are copied and lower-cased in place.
     fn tokenize_ascii(&self, bytes: &[u8], out: &mut Normalized) {
-        if !self.strip_punct && single_spaced(bytes) {
-            // Already in normal form (tokens separated by single spaces, as most text is):
-            // copy and lower-case it whole, and find the spaces with SIMD (memchr).
-            out.text.extend_from_slice(bytes);
-            if self.lowercase {
-                out.text.make_ascii_lowercase();
-            }
-            let mut start = 0;
-            for space in memchr::memchr_iter(b' ', bytes) {
-                out.tokens.push((start, space));
-                start = space + 1;
-            }
-            out.tokens.push((start, bytes.len()));
-            return;
-        }
         let sep = self.separators();
         let n = bytes.len();
         let mut i = 0;
@@ -347,8 +393,48 @@ mod tests {
     #[test]
     fn single_spaced_fast_path_equals_the_general_one() {
         // A trailing tab sends the same text down the general path; the tokens must agree.
+        // Non-ASCII words: unchanged ones (quotes, lower-case accents) keep the fast path;
+        // upper-case ones, a no-break space, a ligature (NFKC) and İ (two characters when
+        // lower-cased) must leave it.
+        let words = [
+            "The",
+            "QUICK",
+            "brown",
+            "fox,",
+            "a",
+            "",
+            "x-y",
+            "Zz9",
+            "\u{201c}café\u{201d}",
+            "naïve",
+            "ÉCOLE",
+            "a\u{a0}b",
+            "\u{fb01}ne",
+            "İstanbul",
+            "日本語",
+            "\u{2019}s",
+        ];
+        let keep_case = Normalizer {
+            lowercase: false,
+            ..Normalizer::default()
+        };
+        let no_nfkc = Normalizer {
+            nfkc: false,
+            ..Normalizer::default()
+        };
+        for n in [Normalizer::default(), keep_case, no_nfkc] {
+            compare_fast_and_general(n, &words);
+        }
+        assert!(single_spaced(b"a b c"));
+        assert!(!single_spaced(b"a  b") && !single_spaced(b" a") && !single_spaced(b"a\tb"));
+        assert!(!single_spaced(b""));
         let n = Normalizer::default();
-        let words = ["The", "QUICK", "brown", "fox,", "a", "", "x-y", "Zz9"];
+        assert!(n.keeps_non_ascii("“a” b naïve 日本語 plain ascii text longer than eight"));
+        assert!(!n.keeps_non_ascii("plain ascii text longer than eight ÉCOLE"));
+        assert!(!n.keeps_non_ascii("a\u{2003}b") && keep_case.keeps_non_ascii("ÉCOLE"));
+    }
+
+    fn compare_fast_and_general(n: Normalizer, words: &[&str]) {
         let mut state = 7u64;
         for _ in 0..2000 {
             let mut text = String::new();
@@ -370,9 +456,6 @@ mod tests {
             assert_eq!(fast.text, slow.text, "{text:?}");
             assert_eq!(fast.tokens, slow.tokens, "{text:?}");
         }
-        assert!(single_spaced(b"a b c"));
-        assert!(!single_spaced(b"a  b") && !single_spaced(b" a") && !single_spaced(b"a\tb"));
-        assert!(!single_spaced(b""));
     }
 
     #[test]
