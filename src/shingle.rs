@@ -113,7 +113,7 @@ impl Shingler {
     /// An empty document gives an empty set.
     pub fn shingles_into(&self, doc: &Normalized, out: &mut Vec<u64>) {
         self.raw_into(doc, out);
-        out.sort_unstable();
+        SCRATCH.with_borrow_mut(|scratch| crate::hash::sort_hashes(out, scratch));
         if self.bag {
             let mut i = 0;
             while i < out.len() {
@@ -126,7 +126,7 @@ impl Shingler {
                     i += 1;
                 }
             }
-            out.sort_unstable();
+            SCRATCH.with_borrow_mut(|scratch| crate::hash::sort_hashes(out, scratch));
         }
         out.dedup();
     }
@@ -143,7 +143,7 @@ impl Shingler {
     ) {
         out.clear();
         self.raw_into(doc, scratch);
-        scratch.sort_unstable();
+        SCRATCH.with_borrow_mut(|buffer| crate::hash::sort_hashes(scratch, buffer));
         let mut i = 0;
         while i < scratch.len() {
             let h = scratch[i];
@@ -229,6 +229,11 @@ impl Shingler {
             }
         }
     }
+}
+
+thread_local! {
+    /// The sort's scratch buffer, one per thread (`Shingler` is shared between threads).
+    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The element standing for the k-th repeat (k ≥ 1) of shingle hash `h` in bag semantics:
