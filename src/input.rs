@@ -11,6 +11,7 @@
 
 use crate::config::InputFormat;
 use crate::error::{Error, Result};
+use compact_str::CompactString;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
@@ -297,15 +298,17 @@ fn write_decimal(mut n: u64, out: &mut Vec<u8>) {
     out.extend_from_slice(&digits[at..]);
 }
 
-/// A document's identifier: the line number, or the value of `--id-field`.
+/// A document's identifier: the line number, or the value of `--id-field`. Ids of up to 24
+/// bytes are stored inline (`CompactString`): writing a pair reads the earlier id from the
+/// window entry itself instead of a cold heap allocation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DocId {
     /// 1-based line number over all inputs.
     Line(u64),
     /// A JSON string id.
-    Str(Box<str>),
+    Str(CompactString),
     /// A JSON number id, kept as written.
-    Num(Box<str>),
+    Num(CompactString),
 }
 
 impl DocId {

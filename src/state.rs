@@ -396,8 +396,8 @@ impl<R: Read> Reader<'_, R> {
         let seq = self.u64()?;
         let id = match self.array::<1>()?[0] {
             0 => DocId::Line(self.u64()?),
-            1 => DocId::Str(self.string()?),
-            2 => DocId::Num(self.string()?),
+            1 => DocId::Str(self.string()?.into()),
+            2 => DocId::Num(self.string()?.into()),
             t => {
                 return Err(Error::config(
                     "--state",

@@ -52,7 +52,8 @@ impl Entry {
             + self.signature.len() * 4
             + self.band_keys.len() * 8
             + match &self.id {
-                DocId::Str(s) | DocId::Num(s) => s.len(),
+                DocId::Str(s) | DocId::Num(s) if s.is_heap_allocated() => s.len(),
+                DocId::Str(_) | DocId::Num(_) => 0,
                 DocId::Line(_) => 0,
             }
     }
