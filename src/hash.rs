@@ -75,7 +75,13 @@ mod tests {
                 // Spread: hashes; clustered: small integers (one bucket: the fallback), with
                 // repeats.
                 let mut v: Vec<u64> = (0..n as u64)
-                    .map(|i| if spread { mix64(i % 997 + n as u64) } else { i % 300 })
+                    .map(|i| {
+                        if spread {
+                            mix64(i % 997 + n as u64)
+                        } else {
+                            i % 300
+                        }
+                    })
                     .collect();
                 let mut expected = v.clone();
                 expected.sort_unstable();

@@ -199,12 +199,44 @@ unsafe fn lanes_avx2(a: &[u64], b: &[u64], elements: &[u64], mins: &mut [u32]) {
     lanes_generic(a, b, elements, mins)
 }
 
-/// The same loop compiled for AVX-512 (F, DQ, VL, BW): twice the lanes per instruction.
+/// The lanes for AVX-512 (F, DQ, VL, BW), which has a 64 × 64-bit multiply (`vpmullq`) and
+/// an unsigned 64-bit minimum (`vpminuq`): for a 32-bit key, `a · x mod 2^64` is the same
+/// product the two 32-bit halves give, and the minimum of `(a · x + b) >> 32` is the minimum
+/// of `a · x + b` shifted, so each lane costs a multiply, an add and a minimum per element.
+/// The lanes go in groups of [`WIDE`] whose constants and minima stay in registers while
+/// every element passes; the last group takes the rest.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512bw")]
 unsafe fn lanes_avx512(a: &[u64], b: &[u64], elements: &[u64], mins: &mut [u32]) {
-    lanes_generic(a, b, elements, mins)
+    let mut a_groups = a.chunks_exact(WIDE);
+    let mut b_groups = b.chunks_exact(WIDE);
+    let mut m_groups = mins.chunks_exact_mut(WIDE);
+    for ((ag, bg), mg) in (&mut a_groups).zip(&mut b_groups).zip(&mut m_groups) {
+        let ag: &[u64; WIDE] = ag.try_into().expect("a group of WIDE lanes");
+        let bg: &[u64; WIDE] = bg.try_into().expect("a group of WIDE lanes");
+        let mut low = [u64::MAX; WIDE];
+        for &e in elements {
+            let x = e >> 32;
+            for l in 0..WIDE {
+                low[l] = low[l].min(ag[l].wrapping_mul(x).wrapping_add(bg[l]));
+            }
+        }
+        for (m, v) in mg.iter_mut().zip(low) {
+            *m = (*m).min((v >> 32) as u32);
+        }
+    }
+    lanes_generic(
+        a_groups.remainder(),
+        b_groups.remainder(),
+        elements,
+        m_groups.into_remainder(),
+    );
 }
+
+/// Lanes per group in [`lanes_avx512`]: four 512-bit registers each of constants a, b and
+/// running minima.
+#[cfg(target_arch = "x86_64")]
+const WIDE: usize = 32;
 
 /// The lanes with the widest vectors this CPU has (detected once per call; the check is a
 /// cached load).
@@ -280,21 +312,34 @@ mod tests {
 
     #[test]
     fn every_instruction_set_gives_the_same_minima() {
-        let signer = Signer::new(128, 9);
         let mut rng = WyRand::new(3);
-        for n in [0usize, 1, 3, 4, 5, 17, 200] {
-            let elements: Vec<u64> = (0..n).map(|_| rng.next()).collect();
-            let mut generic = vec![u32::MAX; 128];
-            lanes_generic(&signer.a, &signer.b, &elements, &mut generic);
-            let mut dispatched = vec![u32::MAX; 128];
-            lanes(&signer.a, &signer.b, &elements, &mut dispatched);
-            assert_eq!(generic, dispatched, "n = {n}");
-            #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                let mut avx2 = vec![u32::MAX; 128];
-                // SAFETY: AVX2 is available (checked).
-                unsafe { lanes_avx2(&signer.a, &signer.b, &elements, &mut avx2) };
-                assert_eq!(generic, avx2, "n = {n}");
+        for k in [128usize, 100, 7, 64] {
+            let signer = Signer::new(k, 9);
+            for n in [0usize, 1, 3, 4, 5, 17, 200] {
+                let elements: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+                let mut generic = vec![u32::MAX; k];
+                lanes_generic(&signer.a, &signer.b, &elements, &mut generic);
+                let mut dispatched = vec![u32::MAX; k];
+                lanes(&signer.a, &signer.b, &elements, &mut dispatched);
+                assert_eq!(generic, dispatched, "k = {k}, n = {n}");
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    let mut avx2 = vec![u32::MAX; k];
+                    // SAFETY: AVX2 is available (checked).
+                    unsafe { lanes_avx2(&signer.a, &signer.b, &elements, &mut avx2) };
+                    assert_eq!(generic, avx2, "k = {k}, n = {n}");
+                }
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512dq")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                {
+                    let mut wide = vec![u32::MAX; k];
+                    // SAFETY: the AVX-512 subsets are available (checked).
+                    unsafe { lanes_avx512(&signer.a, &signer.b, &elements, &mut wide) };
+                    assert_eq!(generic, wide, "k = {k}, n = {n}");
+                }
             }
         }
     }
