@@ -26,7 +26,7 @@ use crate::output::{Output, Verdict};
 use crate::shingle::Shingler;
 use crate::verify::{jaccard_at_least, weighted_jaccard_at_least};
 use crate::weights::{IdfTable, Weigher};
-use crate::window::{Entry, Window};
+use crate::window::{Entry, Held, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use serde_json::Value;
 use std::io::{IsTerminal, Write};
@@ -573,8 +573,8 @@ struct Sequencer<'c, W: Write> {
     out: Output<W>,
     window: Window,
     summary: Summary,
-    candidates: Vec<u64>,
-    matches: Vec<(u64, f64)>,
+    candidates: Vec<Held>,
+    matches: Vec<(Held, f64)>,
     graph: Option<GraphBuilder>,
     bad_reported: u64,
     progress: bool,
@@ -764,11 +764,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
         // --pairs and the graph want every pair, copies included.
         let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
         // Exact copies first: no LSH lookup, no verification, nothing added to the window.
-        if !pairs_mode && let Some(seq) = self.window.find_exact(signed.exact) {
-            self.window.touch(seq);
+        if !pairs_mode && let Some(held) = self.window.find_exact(signed.exact) {
+            self.window.touch(held);
             self.summary.dropped_exact += 1;
             self.summary.pairs += 1;
-            let id = &self.window.get(seq).expect("indexed entries exist").id;
+            let id = &self.window.entry(held).id;
             let verdict = Verdict {
                 dup_of: Some(id),
                 similarity: 1.0,
@@ -788,15 +788,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
             .candidates(&signed.band_keys, &mut self.candidates);
         self.summary.candidates += self.candidates.len() as u64;
         self.matches.clear();
-        for &seq in &self.candidates {
-            let entry = self.window.get(seq).expect("candidates are in the window");
+        for &held in &self.candidates {
             let similarity = confirm(
                 self.config,
-                Compared::of_entry(entry),
+                Compared::of_entry(self.window.entry(held)),
                 Compared::of_signed(&signed),
             );
             if let Some(s) = similarity {
-                self.matches.push((seq, s));
+                self.matches.push((held, s));
             }
         }
         self.summary.pairs += self.matches.len() as u64;
@@ -805,12 +804,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
             .matches
             .iter()
             .copied()
-            .fold(None::<(u64, f64)>, |best, m| match best {
+            .fold(None::<(Held, f64)>, |best, m| match best {
                 Some(b) if b.1 >= m.1 => Some(b),
                 _ => Some(m),
             });
-        for &(seq, _) in &self.matches {
-            self.window.touch(seq);
+        for &(held, _) in &self.matches {
+            self.window.touch(held);
         }
 
         if let Some(graph) = &mut self.graph {
@@ -823,12 +822,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     attrs,
                 },
             );
-            for &(seq, similarity) in &self.matches {
-                graph.add_edge(seq, node, similarity);
+            for &(held, similarity) in &self.matches {
+                graph.add_edge(held.seq, node, similarity);
             }
         } else if pairs_mode {
-            for &(seq, similarity) in &self.matches {
-                let earlier = &self.window.get(seq).expect("matched entries exist").id;
+            for &(held, similarity) in &self.matches {
+                let earlier = &self.window.entry(held).id;
                 self.out.pair(earlier, &signed.id, similarity)?;
                 self.summary.written += 1;
             }
@@ -837,7 +836,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 self.summary.dropped_near += 1;
             }
             let verdict = Verdict {
-                dup_of: best.map(|(seq, _)| &self.window.get(seq).expect("matched").id),
+                dup_of: best.map(|(held, _)| &self.window.entry(held).id),
                 similarity: best.map_or(0.0, |b| b.1),
                 exact: false,
             };

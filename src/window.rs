@@ -6,15 +6,19 @@
 //! - `buckets`: band key → the documents with that key (the LSH tables; one table serves all
 //!   bands because band keys already include the band number);
 //! - `exact`: 128-bit hash of the normalised text → the first document with it;
-//! - `entries`: an LRU list (the `lru` crate) keyed by sequence number. Inserting or matching a
-//!   document moves it to the front; when the window is full the least recently inserted or
-//!   matched document is evicted from all three indexes.
+//! - the recency list: inserting or matching a document moves it to the front; when the
+//!   window is full the least recently inserted or matched document is evicted from all
+//!   three indexes.
 //!
-//! Candidates come back as sorted sequence numbers, so the order in which they are verified,
-//! and therefore the output, never depends on hash-map iteration order.
+//! Documents live in slots of one vector, linked into the recency list by slot number, and the
+//! indexes hold slot numbers: a candidate's entry, its recency update and its id are reached
+//! without a hash lookup (a keyed LRU map cost three probes per candidate, each a likely cache
+//! miss). A freed slot is reused only after every index has forgotten it.
+//!
+//! Candidates come back sorted by sequence number, so the order in which they are verified,
+//! and therefore the output, never depends on hash-map iteration order or slot reuse.
 
 use crate::input::DocId;
-use lru::LruCache;
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -53,8 +57,7 @@ impl Entry {
             + self.band_keys.len() * 8
             + match &self.id {
                 DocId::Str(s) | DocId::Num(s) if s.is_heap_allocated() => s.len(),
-                DocId::Str(_) | DocId::Num(_) => 0,
-                DocId::Line(_) => 0,
+                _ => 0,
             }
     }
 }
@@ -86,13 +89,46 @@ impl Hasher for MixHasher {
 
 type Mix = BuildHasherDefault<MixHasher>;
 
+/// A document in the window: its sequence number and its slot. Valid until the window next
+/// inserts (an insert may evict it); [`Window::entry`] and [`Window::touch`] take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Held {
+    /// The document's sequence number.
+    pub seq: u64,
+    slot: u32,
+}
+
+/// No slot (ends of the recency list).
+const NIL: u32 = u32::MAX;
+
+/// A slot: a document and its neighbours in the recency list.
+#[derive(Debug)]
+struct Slot {
+    entry: Option<Entry>,
+    /// Towards the most recent document.
+    newer: u32,
+    /// Towards the least recent document.
+    older: u32,
+}
+
 /// The bounded window of recent documents.
 pub struct Window {
     capacity: usize,
-    entries: LruCache<u64, Entry, Mix>,
-    buckets: HashMap<u64, SmallVec<[u64; 2]>, Mix>,
-    exact: HashMap<u128, u64, Mix>,
+    slots: Vec<Slot>,
+    /// Each slot's sequence number, apart from the slots so that sorting candidates reads
+    /// one dense array.
+    seqs: Vec<u64>,
+    free: Vec<u32>,
+    /// The most recently inserted or matched document.
+    newest: u32,
+    /// The least recently inserted or matched document (evicted first).
+    oldest: u32,
+    len: usize,
+    buckets: HashMap<u64, SmallVec<[u32; 4]>, Mix>,
+    exact: HashMap<u128, u32, Mix>,
     evictions: u64,
+    /// Slots gathered from the buckets, reused by [`Window::candidates`].
+    gathered: std::cell::RefCell<Vec<u32>>,
 }
 
 impl Window {
@@ -100,10 +136,16 @@ impl Window {
     pub fn new(capacity: usize) -> Window {
         Window {
             capacity,
-            entries: LruCache::unbounded_with_hasher(Mix::default()),
+            slots: Vec::new(),
+            seqs: Vec::new(),
+            free: Vec::new(),
+            newest: NIL,
+            oldest: NIL,
+            len: 0,
             buckets: HashMap::default(),
             exact: HashMap::default(),
             evictions: 0,
+            gathered: std::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -112,16 +154,18 @@ impl Window {
     pub fn reserve(&mut self, docs: usize, keys: usize) {
         self.buckets.reserve(keys);
         self.exact.reserve(docs);
+        self.slots.reserve(docs);
+        self.seqs.reserve(docs);
     }
 
     /// Number of documents held.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     /// True when no document is held.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
     }
 
     /// Documents evicted so far.
@@ -129,71 +173,157 @@ impl Window {
         self.evictions
     }
 
+    fn held(&self, slot: u32) -> Held {
+        Held {
+            seq: self.seqs[slot as usize],
+            slot,
+        }
+    }
+
     /// The documents held with their sequence numbers, least recently used first: inserting
     /// them in this order into an empty window rebuilds this one (what `--state` saves).
     pub fn oldest_first(&self) -> impl Iterator<Item = (u64, &Entry)> {
-        self.entries.iter().rev().map(|(seq, e)| (*seq, e))
+        let mut slot = self.oldest;
+        std::iter::from_fn(move || {
+            if slot == NIL {
+                return None;
+            }
+            let s = &self.slots[slot as usize];
+            let item = (
+                self.seqs[slot as usize],
+                s.entry.as_ref().expect("listed slots hold a document"),
+            );
+            slot = s.newer;
+            Some(item)
+        })
     }
 
     /// The document whose normalised text hashes to `hash`, if it is in the window.
-    pub fn find_exact(&self, hash: u128) -> Option<u64> {
-        self.exact.get(&hash).copied()
+    pub fn find_exact(&self, hash: u128) -> Option<Held> {
+        self.exact.get(&hash).map(|&slot| self.held(slot))
     }
 
-    /// Writes into `out` (cleared first) the sorted, distinct sequence numbers of documents
-    /// sharing at least one band key.
-    pub fn candidates(&self, band_keys: &[u64], out: &mut Vec<u64>) {
+    /// Writes into `out` (cleared first) the documents sharing at least one band key, sorted
+    /// by sequence number, each once.
+    pub fn candidates(&self, band_keys: &[u64], out: &mut Vec<Held>) {
         out.clear();
+        let mut gathered = self.gathered.borrow_mut();
+        gathered.clear();
         for key in band_keys {
             if let Some(bucket) = self.buckets.get(key) {
-                out.extend_from_slice(bucket);
+                gathered.extend_from_slice(bucket);
             }
         }
+        gathered.sort_unstable();
+        gathered.dedup();
+        out.extend(gathered.iter().map(|&slot| self.held(slot)));
         out.sort_unstable();
-        out.dedup();
     }
 
-    /// The entry of document `seq`, without changing its recency.
-    pub fn get(&self, seq: u64) -> Option<&Entry> {
-        self.entries.peek(&seq)
+    /// The entry of a held document, without changing its recency.
+    pub fn entry(&self, held: Held) -> &Entry {
+        debug_assert_eq!(self.seqs[held.slot as usize], held.seq, "stale handle");
+        self.slots[held.slot as usize]
+            .entry
+            .as_ref()
+            .expect("held documents are in the window")
     }
 
-    /// Marks document `seq` as just matched, protecting it from eviction.
-    pub fn touch(&mut self, seq: u64) {
-        self.entries.promote(&seq);
+    /// Marks a held document as just matched, protecting it from eviction.
+    pub fn touch(&mut self, held: Held) {
+        debug_assert_eq!(self.seqs[held.slot as usize], held.seq, "stale handle");
+        if self.newest != held.slot {
+            self.unlink(held.slot);
+            self.link_newest(held.slot);
+        }
+    }
+
+    fn unlink(&mut self, slot: u32) {
+        let (newer, older) = {
+            let s = &self.slots[slot as usize];
+            (s.newer, s.older)
+        };
+        match newer {
+            NIL => self.newest = older,
+            n => self.slots[n as usize].older = older,
+        }
+        match older {
+            NIL => self.oldest = newer,
+            o => self.slots[o as usize].newer = newer,
+        }
+    }
+
+    fn link_newest(&mut self, slot: u32) {
+        let previous = self.newest;
+        {
+            let s = &mut self.slots[slot as usize];
+            s.newer = NIL;
+            s.older = previous;
+        }
+        match previous {
+            NIL => self.oldest = slot,
+            p => self.slots[p as usize].newer = slot,
+        }
+        self.newest = slot;
     }
 
     /// Adds document `seq` (larger than every earlier one), evicting the least recently
     /// used document when the window is full. `entry.exact` is indexed when it is set and no
     /// document with the same text is held.
     pub fn insert(&mut self, seq: u64, mut entry: Entry) {
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                let slot = u32::try_from(self.slots.len())
+                    .ok()
+                    .filter(|&s| s != NIL)
+                    .expect("fewer than 2^32 - 1 documents in the window");
+                self.slots.push(Slot {
+                    entry: None,
+                    newer: NIL,
+                    older: NIL,
+                });
+                self.seqs.push(0);
+                slot
+            }
+        };
         for &key in entry.band_keys.iter() {
-            self.buckets.entry(key).or_default().push(seq);
+            self.buckets.entry(key).or_default().push(slot);
         }
         if let Some(h) = entry.exact {
             match self.exact.entry(h) {
                 std::collections::hash_map::Entry::Occupied(_) => entry.exact = None,
                 std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(seq);
+                    v.insert(slot);
                 }
             }
         }
-        self.entries.push(seq, entry);
+        self.seqs[slot as usize] = seq;
+        self.slots[slot as usize].entry = Some(entry);
+        self.link_newest(slot);
+        self.len += 1;
         if self.capacity > 0 {
-            while self.entries.len() > self.capacity {
-                self.evict_one();
+            while self.len > self.capacity {
+                self.evict_oldest();
             }
         }
     }
 
-    fn evict_one(&mut self) {
-        let Some((seq, entry)) = self.entries.pop_lru() else {
+    fn evict_oldest(&mut self) {
+        let slot = self.oldest;
+        if slot == NIL {
             return;
-        };
+        }
+        self.unlink(slot);
+        let entry = self.slots[slot as usize]
+            .entry
+            .take()
+            .expect("listed slots hold a document");
+        self.len -= 1;
         self.evictions += 1;
         for key in entry.band_keys.iter() {
             if let Some(bucket) = self.buckets.get_mut(key) {
-                bucket.retain(|s| *s != seq);
+                bucket.retain(|s| *s != slot);
                 if bucket.is_empty() {
                     self.buckets.remove(key);
                 }
@@ -202,19 +332,30 @@ impl Window {
         if let Some(h) = entry.exact {
             self.exact.remove(&h);
         }
+        self.free.push(slot);
     }
 
     /// Approximate bytes held by entries and indexes (for `--stats`).
     pub fn approx_bytes(&self) -> usize {
         let entries: usize = self
-            .entries
-            .iter()
-            .map(|(_, e)| e.approx_bytes() + 48)
+            .oldest_first()
+            .map(|(_, e)| e.approx_bytes() - std::mem::size_of::<Entry>())
             .sum();
+        let slots = self.slots.capacity() * (std::mem::size_of::<Slot>() + 8);
         let bucket_bytes =
-            self.buckets.capacity() * (8 + std::mem::size_of::<SmallVec<[u64; 2]>>() + 1);
-        let exact_bytes = self.exact.capacity() * (16 + 8 + 1);
-        entries + bucket_bytes + exact_bytes
+            self.buckets.capacity() * (8 + std::mem::size_of::<SmallVec<[u32; 4]>>() + 1);
+        let exact_bytes = self.exact.capacity() * (16 + 4 + 1);
+        entries + slots + bucket_bytes + exact_bytes
+    }
+
+    /// The held document with sequence number `seq` (a scan: for tests).
+    #[cfg(test)]
+    pub(crate) fn find_seq(&self, seq: u64) -> Option<Held> {
+        (0..self.slots.len() as u32)
+            .find(|&slot| {
+                self.slots[slot as usize].entry.is_some() && self.seqs[slot as usize] == seq
+            })
+            .map(|slot| self.held(slot))
     }
 }
 
@@ -236,6 +377,10 @@ mod tests {
         }
     }
 
+    fn seqs(held: &[Held]) -> Vec<u64> {
+        held.iter().map(|h| h.seq).collect()
+    }
+
     #[test]
     fn candidates_are_sorted_and_distinct() {
         let mut w = Window::new(0);
@@ -244,7 +389,7 @@ mod tests {
         w.insert(9, entry(&[7], None));
         let mut c = Vec::new();
         w.candidates(&[3, 2, 1], &mut c);
-        assert_eq!(c, vec![3, 5]);
+        assert_eq!(seqs(&c), vec![3, 5]);
         w.candidates(&[42], &mut c);
         assert!(c.is_empty());
     }
@@ -254,17 +399,17 @@ mod tests {
         let mut w = Window::new(2);
         w.insert(1, entry(&[10], Some(100)));
         w.insert(2, entry(&[20], None));
-        w.touch(1);
+        w.touch(w.find_seq(1).expect("held"));
         w.insert(3, entry(&[30], None));
         assert_eq!(w.len(), 2);
         assert_eq!(w.evictions(), 1);
-        assert!(w.get(2).is_none());
-        assert!(w.get(1).is_some());
+        assert!(w.find_seq(2).is_none());
+        assert!(w.find_seq(1).is_some());
         let mut c = Vec::new();
         w.candidates(&[20], &mut c);
         assert!(c.is_empty(), "evicted documents leave the buckets");
         w.insert(4, entry(&[40], None));
-        assert!(w.get(1).is_none());
+        assert!(w.find_seq(1).is_none());
         assert_eq!(
             w.find_exact(100),
             None,
@@ -277,7 +422,61 @@ mod tests {
         let mut w = Window::new(0);
         w.insert(1, entry(&[1], Some(7)));
         w.insert(2, entry(&[1], Some(7)));
-        assert_eq!(w.find_exact(7), Some(1));
+        assert_eq!(w.find_exact(7).map(|h| h.seq), Some(1));
+    }
+
+    /// The window against a plain model (a list in recency order, scanned): random inserts,
+    /// queries and touches with slot reuse must give the same candidates, evictions, exact
+    /// matches and order.
+    #[test]
+    fn equals_a_scanned_recency_list() {
+        let mut state = 5u64;
+        let mut next = move |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        };
+        for capacity in [0usize, 1, 3, 20] {
+            let mut w = Window::new(capacity);
+            // (seq, keys, exact hash), most recent last.
+            let mut model: Vec<(u64, Vec<u64>, u128)> = Vec::new();
+            let mut found = Vec::new();
+            for seq in 1..600u64 {
+                let keys: Vec<u64> = (0..3).map(|b| b * 100 + next(12)).collect();
+                w.candidates(&keys, &mut found);
+                let mut expected: Vec<u64> = model
+                    .iter()
+                    .filter(|(_, k, _)| k.iter().any(|x| keys.contains(x)))
+                    .map(|(s, _, _)| *s)
+                    .collect();
+                expected.sort_unstable();
+                assert_eq!(seqs(&found), expected, "capacity {capacity}, seq {seq}");
+                // Match about half of the candidates, in a scrambled order.
+                for h in found.iter().rev().filter(|h| h.seq % 2 == seq % 2) {
+                    assert_eq!(w.entry(*h).band_keys.len(), 3);
+                    w.touch(*h);
+                    let at = model.iter().position(|m| m.0 == h.seq).expect("held");
+                    let m = model.remove(at);
+                    model.push(m);
+                }
+                let exact = u128::from(next(40));
+                w.insert(seq, entry(&keys, Some(exact)));
+                model.push((seq, keys, exact));
+                if capacity > 0 && model.len() > capacity {
+                    model.remove(0);
+                }
+                // The exact index names a held document with that text.
+                if let Some(h) = w.find_exact(exact) {
+                    assert!(model.iter().any(|m| m.0 == h.seq && m.2 == exact));
+                }
+                assert_eq!(w.len(), model.len());
+                let order: Vec<u64> = w.oldest_first().map(|(s, _)| s).collect();
+                let order_model: Vec<u64> = model.iter().map(|m| m.0).collect();
+                assert_eq!(order, order_model, "capacity {capacity}, seq {seq}");
+            }
+            assert_eq!(w.evictions() as usize, 599 - w.len());
+        }
     }
 
     #[test]
@@ -289,5 +488,6 @@ mod tests {
         assert_eq!(w.len(), 100);
         assert!(w.buckets.len() <= 300);
         assert!(w.exact.len() <= 100);
+        assert!(w.slots.len() <= 101, "freed slots are reused");
     }
 }
