@@ -789,6 +789,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
         self.summary.candidates += self.candidates.len() as u64;
         self.matches.clear();
         for &held in &self.candidates {
+            self.window.prefetch_slot(held);
+        }
+        for (k, &held) in self.candidates.iter().enumerate() {
+            if let Some(&next) = self.candidates.get(k + 1) {
+                self.window.prefetch(next);
+            }
             let similarity = confirm(
                 self.config,
                 Compared::of_entry(self.window.entry(held)),
