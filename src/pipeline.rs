@@ -583,6 +583,8 @@ struct Sequencer<'c, W: Write> {
     lines: u64,
     /// `docs_read` at the last `--checkpoint-every` save.
     checkpointed: u64,
+    /// Threads that verify a batch's candidates (`--threads`).
+    verify_threads: usize,
 }
 
 impl<'c, W: Write> Sequencer<'c, W> {
@@ -601,6 +603,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             last_progress: Instant::now(),
             lines: 0,
             checkpointed: 0,
+            verify_threads: config.worker_threads(),
         }
     }
 
@@ -688,8 +691,18 @@ impl<'c, W: Write> Sequencer<'c, W> {
             let (batch, docs) = slot
                 .recv()
                 .map_err(|_| Error::Internal("a signing worker panicked".into()))?;
-            for (i, doc) in docs.into_iter().enumerate() {
-                self.document(&batch, i, doc, diag)?;
+            // A batch that cannot evict anything is verified on all threads; otherwise each
+            // document's matches must be refreshed before the next insert may evict.
+            let capacity = self.config.window;
+            if self.verify_threads > 1
+                && self.config.mode != Mode::Sign
+                && (capacity == 0 || self.window.len() + docs.len() <= capacity)
+            {
+                self.batch_in_parallel(&batch, docs, diag)?;
+            } else {
+                for (i, doc) in docs.into_iter().enumerate() {
+                    self.document(&batch, i, doc, diag)?;
+                }
             }
             if self.config.line_buffered {
                 self.out.flush()?;
@@ -726,31 +739,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         self.lines = line.number;
         let mut signed = match doc {
             Doc::Good(s) => s,
-            Doc::Bad(reason) => {
-                self.summary.bad_lines += 1;
-                let place = format!("{}:{}", self.names[line.input as usize], line.input_line);
-                if self.config.on_bad_line == BadLinePolicy::Fail {
-                    return Err(Error::BadLine {
-                        place,
-                        reason: reason.to_string(),
-                    });
-                }
-                if !self.config.quiet && self.bad_reported < self.config.max_bad_line_reports as u64
-                {
-                    self.bad_reported += 1;
-                    let action = match self.config.on_bad_line {
-                        BadLinePolicy::Pass => "passed through",
-                        _ => "skipped",
-                    };
-                    let _ = writeln!(diag, "neardup: {place}: {reason} ({action})");
-                }
-                let writes_lines = matches!(self.config.mode, Mode::DropDups | Mode::Annotate);
-                if self.config.on_bad_line == BadLinePolicy::Pass && writes_lines {
-                    self.out.line(batch.raw(i))?;
-                    self.summary.written += 1;
-                }
-                return Ok(());
-            }
+            Doc::Bad(reason) => return self.bad_line(batch, i, &reason, diag),
         };
 
         if self.config.mode == Mode::Sign {
@@ -765,23 +754,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
         // Exact copies first: no LSH lookup, no verification, nothing added to the window.
         if !pairs_mode && let Some(held) = self.window.find_exact(signed.exact) {
-            self.window.touch(held);
-            self.summary.dropped_exact += 1;
-            self.summary.pairs += 1;
-            let id = &self.window.entry(held).id;
-            let verdict = Verdict {
-                dup_of: Some(id),
-                similarity: 1.0,
-                exact: true,
-            };
-            return emit(
-                &mut self.out,
-                &mut self.summary,
-                self.config,
-                batch,
-                i,
-                verdict,
-            );
+            return self.exact_copy(batch, i, held);
         }
 
         self.window
@@ -804,6 +777,161 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 self.matches.push((held, s));
             }
         }
+        self.report(batch, i, &signed.id, signed.node.take())?;
+        self.window
+            .insert(line.number, into_entry(signed, pairs_mode));
+        Ok(())
+    }
+
+    /// The documents of a batch that cannot evict anything, with verification on
+    /// `verify_threads` threads. Same output, window and recency order as [`Self::document`]
+    /// one by one:
+    /// 1. in order, each document is looked up (exact index, then LSH) and inserted; with no
+    ///    eviction every handle stays valid, and each lookup sees the batch's earlier
+    ///    documents as it would one by one (inserts do not depend on verification);
+    /// 2. every (candidate, document) pair is verified, on all threads;
+    /// 3. in order, each document's outcome is written and its matches refreshed, then the
+    ///    document itself: the same sequence of move-to-front operations as one by one (the
+    ///    inserts' own moves in step 1 are all repeated here), so the same recency order.
+    fn batch_in_parallel<D: Write>(
+        &mut self,
+        batch: &Batch,
+        docs: Vec<Doc>,
+        diag: &mut D,
+    ) -> Result<()> {
+        enum Plan {
+            Bad(BadLine),
+            Exact(Held),
+            Near {
+                held: Held,
+                pairs: std::ops::Range<usize>,
+                node: Option<NodeExtras>,
+            },
+        }
+        let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
+        let mut plans = Vec::with_capacity(docs.len());
+        let mut pairs: Vec<(Held, Held)> = Vec::new();
+        for (i, doc) in docs.into_iter().enumerate() {
+            let mut signed = match doc {
+                Doc::Good(s) => s,
+                Doc::Bad(reason) => {
+                    plans.push(Plan::Bad(reason));
+                    continue;
+                }
+            };
+            if !pairs_mode && let Some(held) = self.window.find_exact(signed.exact) {
+                plans.push(Plan::Exact(held));
+                continue;
+            }
+            self.window
+                .candidates(&signed.band_keys, &mut self.candidates);
+            let node = signed.node.take();
+            let held = self
+                .window
+                .insert(batch.lines[i].number, into_entry(signed, pairs_mode));
+            let start = pairs.len();
+            pairs.extend(self.candidates.iter().map(|&earlier| (earlier, held)));
+            plans.push(Plan::Near {
+                held,
+                pairs: start..pairs.len(),
+                node,
+            });
+        }
+        let verdicts = verify_held(self.config, &self.window, &pairs, self.verify_threads);
+        for (i, plan) in plans.into_iter().enumerate() {
+            self.summary.docs_read += 1;
+            self.lines = batch.lines[i].number;
+            match plan {
+                Plan::Bad(reason) => self.bad_line(batch, i, &reason, diag)?,
+                Plan::Exact(held) => self.exact_copy(batch, i, held)?,
+                Plan::Near {
+                    held,
+                    pairs: range,
+                    node,
+                } => {
+                    self.summary.candidates += range.len() as u64;
+                    self.matches.clear();
+                    self.matches.extend(
+                        pairs[range.clone()]
+                            .iter()
+                            .zip(&verdicts[range])
+                            .filter_map(|(&(earlier, _), v)| v.map(|s| (earlier, s))),
+                    );
+                    let id = self.window.entry(held).id.clone();
+                    self.report(batch, i, &id, node)?;
+                    self.window.touch(held);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A line that is not a document: counted, reported (up to the limit), and passed
+    /// through, skipped or fatal as `--on-bad-line` says.
+    fn bad_line<D: Write>(
+        &mut self,
+        batch: &Batch,
+        i: usize,
+        reason: &BadLine,
+        diag: &mut D,
+    ) -> Result<()> {
+        let line = batch.lines[i];
+        self.summary.bad_lines += 1;
+        let place = format!("{}:{}", self.names[line.input as usize], line.input_line);
+        if self.config.on_bad_line == BadLinePolicy::Fail {
+            return Err(Error::BadLine {
+                place,
+                reason: reason.to_string(),
+            });
+        }
+        if !self.config.quiet && self.bad_reported < self.config.max_bad_line_reports as u64 {
+            self.bad_reported += 1;
+            let action = match self.config.on_bad_line {
+                BadLinePolicy::Pass => "passed through",
+                _ => "skipped",
+            };
+            let _ = writeln!(diag, "neardup: {place}: {reason} ({action})");
+        }
+        let writes_lines = matches!(self.config.mode, Mode::DropDups | Mode::Annotate);
+        if self.config.on_bad_line == BadLinePolicy::Pass && writes_lines {
+            self.out.line(batch.raw(i))?;
+            self.summary.written += 1;
+        }
+        Ok(())
+    }
+
+    /// Line `i` is a copy of the held document (same normalised text): refreshed, and the
+    /// line dropped or annotated. Nothing is added to the window.
+    fn exact_copy(&mut self, batch: &Batch, i: usize, held: Held) -> Result<()> {
+        self.window.touch(held);
+        self.summary.dropped_exact += 1;
+        self.summary.pairs += 1;
+        let verdict = Verdict {
+            dup_of: Some(&self.window.entry(held).id),
+            similarity: 1.0,
+            exact: true,
+        };
+        emit(
+            &mut self.out,
+            &mut self.summary,
+            self.config,
+            batch,
+            i,
+            verdict,
+        )
+    }
+
+    /// Writes what line `i` (document `id`) gets once its verified matches are in
+    /// `self.matches`: pairs, graph edges, or its line with the verdict; the matched documents
+    /// are refreshed. The caller then inserts (or refreshes) the document itself.
+    fn report(
+        &mut self,
+        batch: &Batch,
+        i: usize,
+        id: &DocId,
+        node: Option<NodeExtras>,
+    ) -> Result<()> {
+        let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
         self.summary.pairs += self.matches.len() as u64;
         // The most similar earlier document; ties go to the earliest (candidates are sorted).
         let best = self
@@ -819,11 +947,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
         }
 
         if let Some(graph) = &mut self.graph {
-            let (snippet, attrs) = signed.node.take().unwrap_or_default();
+            let (snippet, attrs) = node.unwrap_or_default();
             let node = graph.add_node(
-                line.number,
+                batch.lines[i].number,
                 Node {
-                    id: signed.id.clone(),
+                    id: id.clone(),
                     snippet,
                     attrs,
                 },
@@ -834,7 +962,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         } else if pairs_mode {
             for &(held, similarity) in &self.matches {
                 let earlier = &self.window.entry(held).id;
-                self.out.pair(earlier, &signed.id, similarity)?;
+                self.out.pair(earlier, id, similarity)?;
                 self.summary.written += 1;
             }
         } else {
@@ -855,24 +983,96 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 verdict,
             )?;
         }
-
-        self.window.insert(
-            line.number,
-            Entry {
-                id: signed.id,
-                shingles: signed.shingles.into_boxed_slice(),
-                weights: signed.weights.into_boxed_slice(),
-                text: signed.text.unwrap_or_default(),
-                total_weight: signed.total_weight,
-                signature: signed.signature.into_boxed_slice(),
-                band_keys: signed.band_keys.into_boxed_slice(),
-                // --pairs never asks the exact index (copies go through LSH to find all
-                // their pairs), so it is not kept there.
-                exact: (!pairs_mode).then_some(signed.exact),
-                text_hash: signed.exact,
-            },
-        );
         Ok(())
+    }
+}
+
+/// Verifies `(earlier, later)` pairs of held documents on up to `threads` threads (this one
+/// included; one for fewer than [`PARALLEL_PAIRS`] pairs). The threads take runs of
+/// [`PAIRS_PER_TAKE`] pairs from a shared counter until none is left, so a helper that starts
+/// late (the signing workers hold the cores) costs nothing: this thread does the rest. The
+/// results are in the pairs' order, so they do not depend on the thread count or timing.
+fn verify_held(
+    config: &Config,
+    window: &Window,
+    pairs: &[(Held, Held)],
+    threads: usize,
+) -> Vec<Option<f64>> {
+    let check = |run: &[(Held, Held)], out: &mut Vec<Option<f64>>| {
+        for k in 0..run.len() {
+            // Window entries are rarely in cache: ask for the slot two pairs ahead and the
+            // shingles one pair ahead while this pair is merged.
+            if let Some(&(ahead, _)) = run.get(k + 2) {
+                window.prefetch_slot(ahead);
+            }
+            if let Some(&(next, _)) = run.get(k + 1) {
+                window.prefetch(next);
+            }
+            let (earlier, later) = run[k];
+            out.push(confirm(
+                config,
+                Compared::of_entry(window.entry(earlier)),
+                Compared::of_entry(window.entry(later)),
+            ));
+        }
+    };
+    if threads <= 1 || pairs.len() < PARALLEL_PAIRS {
+        let mut verdicts = Vec::with_capacity(pairs.len());
+        check(pairs, &mut verdicts);
+        return verdicts;
+    }
+    let runs = pairs.len().div_ceil(PAIRS_PER_TAKE);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Each thread's verdicts by run: (run number, verdicts).
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let run = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if run >= runs {
+                return done;
+            }
+            let share = &pairs[run * PAIRS_PER_TAKE..((run + 1) * PAIRS_PER_TAKE).min(pairs.len())];
+            let mut verdicts = Vec::with_capacity(share.len());
+            check(share, &mut verdicts);
+            done.push((run, verdicts));
+        }
+    };
+    let work = &work;
+    let mut by_run: Vec<Vec<Option<f64>>> = vec![Vec::new(); runs];
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads.min(runs)).map(|_| scope.spawn(work)).collect();
+        let mine = work();
+        for (run, verdicts) in helpers
+            .into_iter()
+            .flat_map(|h| h.join().expect("verification does not panic"))
+            .chain(mine)
+        {
+            by_run[run] = verdicts;
+        }
+    });
+    by_run.concat()
+}
+
+/// Fewer pairs than this in a batch are verified on the sequencer alone (a thread costs more
+/// to start than they take).
+const PARALLEL_PAIRS: usize = 64;
+
+/// Pairs a verifying thread takes at a time.
+const PAIRS_PER_TAKE: usize = 32;
+
+/// What the window keeps of a signed document. `--pairs` never asks the exact index (copies
+/// go through LSH to find all their pairs), so the text hash is not indexed there.
+fn into_entry(signed: Signed, pairs_mode: bool) -> Entry {
+    Entry {
+        id: signed.id,
+        shingles: signed.shingles.into_boxed_slice(),
+        weights: signed.weights.into_boxed_slice(),
+        text: signed.text.unwrap_or_default(),
+        total_weight: signed.total_weight,
+        signature: signed.signature.into_boxed_slice(),
+        band_keys: signed.band_keys.into_boxed_slice(),
+        exact: (!pairs_mode).then_some(signed.exact),
+        text_hash: signed.exact,
     }
 }
 

@@ -486,9 +486,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("neardup-state-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("rt.ndstate");
-        let w = window();
+        let mut w = window();
         save(&path, &config(), &w, 77, None).expect("saved");
-        let saved = load(&path, &config()).expect("loads").expect("exists");
+        let mut saved = load(&path, &config()).expect("loads").expect("exists");
         assert_eq!(saved.lines, 77);
         assert_eq!(dump(&saved.window), dump(&w));
         let mut a = Vec::new();

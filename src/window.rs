@@ -131,7 +131,7 @@ pub struct Window {
     exact: HashMap<u128, u32, Mix>,
     evictions: u64,
     /// Slots gathered from the buckets, reused by [`Window::candidates`].
-    gathered: std::cell::RefCell<Vec<u32>>,
+    gathered: Vec<u32>,
 }
 
 impl Window {
@@ -148,7 +148,7 @@ impl Window {
             buckets: HashMap::default(),
             exact: HashMap::default(),
             evictions: 0,
-            gathered: std::cell::RefCell::new(Vec::new()),
+            gathered: Vec::new(),
         }
     }
 
@@ -208,9 +208,9 @@ impl Window {
 
     /// Writes into `out` (cleared first) the documents sharing at least one band key, sorted
     /// by sequence number, each once.
-    pub fn candidates(&self, band_keys: &[u64], out: &mut Vec<Held>) {
+    pub fn candidates(&mut self, band_keys: &[u64], out: &mut Vec<Held>) {
         out.clear();
-        let mut gathered = self.gathered.borrow_mut();
+        let mut gathered = std::mem::take(&mut self.gathered);
         gathered.clear();
         for key in band_keys {
             if let Some(bucket) = self.buckets.get(key) {
@@ -221,6 +221,7 @@ impl Window {
         gathered.dedup();
         out.extend(gathered.iter().map(|&slot| self.held(slot)));
         out.sort_unstable();
+        self.gathered = gathered;
     }
 
     /// The entry of a held document, without changing its recency.
@@ -300,8 +301,9 @@ impl Window {
 
     /// Adds document `seq` (larger than every earlier one), evicting the least recently
     /// used document when the window is full. `entry.exact` is indexed when it is set and no
-    /// document with the same text is held.
-    pub fn insert(&mut self, seq: u64, mut entry: Entry) {
+    /// document with the same text is held. Returns the new document's handle (valid while
+    /// it is held: with a capacity of 1 it is evicted by the next insert).
+    pub fn insert(&mut self, seq: u64, mut entry: Entry) -> Held {
         let slot = match self.free.pop() {
             Some(slot) => slot,
             None => {
@@ -338,6 +340,7 @@ impl Window {
                 self.evict_oldest();
             }
         }
+        Held { seq, slot }
     }
 
     fn evict_oldest(&mut self) {

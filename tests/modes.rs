@@ -696,3 +696,75 @@ fn sign_writes_the_keys_that_make_every_pair_a_candidate() {
     assert!(!first["bands"].as_array().unwrap().is_empty());
     assert_eq!(neardup(&["sign", "--exact", SAMPLE], b"").code, 2);
 }
+
+/// Many near-duplicates per batch, so that the sequencer verifies each batch on several
+/// threads (it does when the batch cannot evict anything): every mode, with windows that
+/// never fill, fill in the middle of the run and stay full, must give the same bytes and the
+/// same saved state (recency order included) on 1 and 4 threads. Blank lines and an exact
+/// copy are mixed in to cover the other kinds of lines on that path.
+#[test]
+fn parallel_verification_equals_one_thread() {
+    let mut words = Words::new(41);
+    let mut input = String::new();
+    for doc in 0..900 {
+        let base = words.doc(60);
+        for variant in 0..3 {
+            let mut w = base.clone();
+            if variant > 0 {
+                w[(doc * 7 + variant * 13) % 60] = words.word();
+            }
+            if variant == 2 {
+                w.push(words.word());
+            }
+            input.push_str(&format!(
+                "{{\"id\": \"d{doc}-{variant}\", \"text\": \"{}\"}}\n",
+                w.join(" ")
+            ));
+        }
+        if doc % 97 == 0 {
+            input.push('\n');
+            input.push_str(&format!(
+                "{{\"id\": \"copy{doc}\", \"text\": \"{}\"}}\n",
+                base.join(" ")
+            ));
+        }
+    }
+    let modes: [&[&str]; 5] = [
+        &["--drop-dups"],
+        &["--only-dups", "-t", "0.6"],
+        &["--annotate", "-t", "0.5"],
+        &["--pairs", "-t", "0.6"],
+        &["--pairs", "--verify", "jaccard,edit", "-t", "0.5"],
+    ];
+    for mode in modes {
+        for window in ["0", "2000", "5000"] {
+            let mut outputs = Vec::new();
+            for threads in ["1", "4"] {
+                let state =
+                    crate::util::temp_path(&format!("par-{}-{window}-{threads}", mode.join("")));
+                let _ = std::fs::remove_file(&state);
+                let args = [
+                    mode,
+                    &[
+                        "--id-field",
+                        "id",
+                        "--window",
+                        window,
+                        "-j",
+                        threads,
+                        "--state",
+                    ],
+                    &[state.to_str().unwrap()],
+                ]
+                .concat();
+                let run = neardup(&args, input.as_bytes()).ok();
+                outputs.push((run.stdout, std::fs::read(&state).expect("state saved")));
+            }
+            assert!(!outputs[0].0.is_empty(), "{mode:?} --window {window}");
+            assert!(
+                outputs[0] == outputs[1],
+                "{mode:?} --window {window}: 1 vs 4 threads differ"
+            );
+        }
+    }
+}
