@@ -26,7 +26,8 @@ with open(sys.argv[1]) as src, open(sys.argv[2], "w") as out:
 PY
 fi
 for n in 1000000 5000000; do
-  for _ in 1 2 3 4 5; do cat "$chunks"; done | head -n "$n" |
+  # head closes the pipe early: the writer's SIGPIPE is expected, not a failure.
+  (for _ in 1 2 3 4 5; do cat "$chunks"; done || true) | head -n "$n" |
     /usr/bin/time -f "$n documents: %e s, peak RSS %M KB" \
       target/release/neardup --window "$window" --quiet > /dev/null
 done
