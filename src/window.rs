@@ -89,8 +89,9 @@ impl Hasher for MixHasher {
 
 type Mix = BuildHasherDefault<MixHasher>;
 
-/// A document in the window: its sequence number and its slot. Valid until the window next
-/// inserts (an insert may evict it); [`Window::entry`] and [`Window::touch`] take it.
+/// A document in the window: its sequence number and its slot. Valid while the document is
+/// held: touches never invalidate it, an insert into a full window may (it evicts).
+/// [`Window::entry`], [`Window::touch`] and the prefetches take it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Held {
     /// The document's sequence number.
