@@ -44,6 +44,7 @@
 
 #![warn(missing_docs)]
 
+pub mod buckets;
 pub mod candidates;
 pub mod cli;
 pub mod cluster;

@@ -700,7 +700,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
             {
                 self.batch_in_parallel(&batch, docs, diag)?;
             } else {
-                for (i, doc) in docs.into_iter().enumerate() {
+                let mut docs = docs.into_iter().enumerate().peekable();
+                while let Some((i, doc)) = docs.next() {
+                    if let Some((_, Doc::Good(next))) = docs.peek() {
+                        self.window.prefetch_buckets(&next.band_keys);
+                    }
                     self.document(&batch, i, doc, diag)?;
                 }
             }
@@ -811,7 +815,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
         let mut plans = Vec::with_capacity(docs.len());
         let mut pairs: Vec<(Held, Held)> = Vec::new();
-        for (i, doc) in docs.into_iter().enumerate() {
+        let mut docs = docs.into_iter().enumerate().peekable();
+        while let Some((i, doc)) = docs.next() {
+            if let Some((_, Doc::Good(next))) = docs.peek() {
+                self.window.prefetch_buckets(&next.band_keys);
+            }
             let mut signed = match doc {
                 Doc::Good(s) => s,
                 Doc::Bad(reason) => {

@@ -3,8 +3,8 @@
 //! Holds, for at most `capacity` documents (0 = unbounded), what verification needs (sorted
 //! shingle hashes, or a compact signature when verification is off), each document's band
 //! keys, and three indexes:
-//! - `buckets`: band key → the documents with that key (the LSH tables; one table serves all
-//!   bands because band keys already include the band number);
+//! - `buckets` ([`crate::buckets`]): band key → the documents with that key (the LSH
+//!   tables; one table serves all bands because band keys already include the band number);
 //! - `exact`: 128-bit hash of the normalised text → the first document with it;
 //! - the recency list: inserting or matching a document moves it to the front; when the
 //!   window is full the least recently inserted or matched document is evicted from all
@@ -18,8 +18,8 @@
 //! Candidates come back sorted by sequence number, so the order in which they are verified,
 //! and therefore the output, never depends on hash-map iteration order or slot reuse.
 
+use crate::buckets::Buckets;
 use crate::input::DocId;
-use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -128,7 +128,7 @@ pub struct Window {
     /// The least recently inserted or matched document (evicted first).
     oldest: u32,
     len: usize,
-    buckets: HashMap<u64, SmallVec<[u32; 4]>, Mix>,
+    buckets: Buckets,
     exact: HashMap<u128, u32, Mix>,
     evictions: u64,
     /// Slots gathered from the buckets, reused by [`Window::candidates`].
@@ -146,7 +146,7 @@ impl Window {
             newest: NIL,
             oldest: NIL,
             len: 0,
-            buckets: HashMap::default(),
+            buckets: Buckets::new(),
             exact: HashMap::default(),
             evictions: 0,
             gathered: Vec::new(),
@@ -213,16 +213,23 @@ impl Window {
         out.clear();
         let mut gathered = std::mem::take(&mut self.gathered);
         gathered.clear();
-        for key in band_keys {
-            if let Some(bucket) = self.buckets.get(key) {
-                gathered.extend_from_slice(bucket);
-            }
+        for &key in band_keys {
+            gathered.extend_from_slice(self.buckets.get(key));
         }
         gathered.sort_unstable();
         gathered.dedup();
         out.extend(gathered.iter().map(|&slot| self.held(slot)));
         out.sort_unstable();
         self.gathered = gathered;
+    }
+
+    /// Asks the CPU to start loading the buckets of these band keys (call it one document
+    /// ahead of [`Window::candidates`]: the bucket table is far larger than the caches).
+    #[inline]
+    pub fn prefetch_buckets(&self, band_keys: &[u64]) {
+        for &key in band_keys {
+            self.buckets.prefetch(key);
+        }
     }
 
     /// The entry of a held document, without changing its recency.
@@ -322,7 +329,7 @@ impl Window {
             }
         };
         for &key in entry.band_keys.iter() {
-            self.buckets.entry(key).or_default().push(slot);
+            self.buckets.push(key, slot);
         }
         if let Some(h) = entry.exact {
             match self.exact.entry(h) {
@@ -356,13 +363,8 @@ impl Window {
             .expect("listed slots hold a document");
         self.len -= 1;
         self.evictions += 1;
-        for key in entry.band_keys.iter() {
-            if let Some(bucket) = self.buckets.get_mut(key) {
-                bucket.retain(|s| *s != slot);
-                if bucket.is_empty() {
-                    self.buckets.remove(key);
-                }
-            }
+        for &key in entry.band_keys.iter() {
+            self.buckets.remove(key, slot);
         }
         if let Some(h) = entry.exact {
             self.exact.remove(&h);
@@ -377,8 +379,7 @@ impl Window {
             .map(|(_, e)| e.approx_bytes() - std::mem::size_of::<Entry>())
             .sum();
         let slots = self.slots.capacity() * (std::mem::size_of::<Slot>() + 8);
-        let bucket_bytes =
-            self.buckets.capacity() * (8 + std::mem::size_of::<SmallVec<[u32; 4]>>() + 1);
+        let bucket_bytes = self.buckets.approx_bytes();
         let exact_bytes = self.exact.capacity() * (16 + 4 + 1);
         entries + slots + bucket_bytes + exact_bytes
     }
