@@ -220,6 +220,29 @@ fn stages(c: &mut Criterion) {
             }
         })
     });
+    // Near-duplicate pairs, what the window's candidates mostly are: each document against
+    // a copy with every tenth shingle replaced.
+    let edited: Vec<Vec<u64>> = corpus
+        .set
+        .iter()
+        .map(|s| {
+            let mut e: Vec<u64> = s
+                .iter()
+                .enumerate()
+                .map(|(k, &h)| if k % 10 == 3 { h ^ 0x5bd1_e995 } else { h })
+                .collect();
+            e.sort_unstable();
+            e.dedup();
+            e
+        })
+        .collect();
+    g.bench_function("jaccard near-duplicates", |b| {
+        b.iter(|| {
+            for (x, y) in corpus.set.iter().zip(&edited) {
+                black_box(jaccard_at_least(x, y, 0.8));
+            }
+        })
+    });
     g.finish();
 
     // The whole worker: extract, normalise, shingle, sign, band keys.
