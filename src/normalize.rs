@@ -120,6 +120,97 @@ fn copy_single_spaced(bytes: &[u8], lowercase: bool, out: &mut Normalized) {
     out.tokens.push((start, bytes.len()));
 }
 
+/// Copies single-spaced `bytes` (see [`single_spaced`]) into `out` as
+/// [`copy_single_spaced`] does, and says whether any byte was non-ASCII; `None` when `bytes`
+/// is not single-spaced (`out` then holds a partial copy). With AVX2 (detected at run time)
+/// the checks, the lower-casing and the token boundaries take one pass over 32-byte blocks.
+fn scan_single_spaced(bytes: &[u8], lowercase: bool, out: &mut Normalized) -> Option<bool> {
+    let (&first, &last) = (bytes.first()?, bytes.last()?);
+    if first == b' ' || last == b' ' {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 is available (checked above).
+        return unsafe { scan_single_spaced_avx2(bytes, lowercase, out) };
+    }
+    if !single_spaced(bytes) {
+        return None;
+    }
+    copy_single_spaced(bytes, lowercase, out);
+    Some(!bytes.is_ascii())
+}
+
+/// [`scan_single_spaced`] on 32-byte blocks: a block's spaces, control bytes (9 to 13),
+/// high bytes and upper-case letters are bit masks; a space right after a space (within the
+/// block, or carried from the previous one) rejects the text. Ends are checked by the caller.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_single_spaced_avx2(
+    bytes: &[u8],
+    lowercase: bool,
+    out: &mut Normalized,
+) -> Option<bool> {
+    use std::arch::x86_64::*;
+    out.text.extend_from_slice(bytes);
+    let text = out.text.as_mut_slice();
+    let tokens = &mut out.tokens;
+    let n = text.len();
+    let space = _mm256_set1_epi8(b' ' as i8);
+    let tab = _mm256_set1_epi8(9);
+    let four = _mm256_set1_epi8(4);
+    let upper_a = _mm256_set1_epi8(b'A' as i8);
+    let twenty_five = _mm256_set1_epi8(25);
+    let case_bit = _mm256_set1_epi8(0x20);
+    let (mut high, mut carry, mut start, mut i) = (0u32, 0u32, 0usize, 0usize);
+    while i + 32 <= n {
+        // SAFETY: i + 32 <= n = text.len(); unaligned load.
+        let v = unsafe { _mm256_loadu_si256(text.as_ptr().add(i).cast()) };
+        let spaces = _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, space)) as u32;
+        // Unsigned v − 9 ≤ 4: bytes 9 to 13.
+        let d = _mm256_sub_epi8(v, tab);
+        let controls = _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(d, four), d));
+        if controls != 0 || spaces & ((spaces << 1) | carry) != 0 {
+            return None;
+        }
+        carry = spaces >> 31;
+        high |= _mm256_movemask_epi8(v) as u32;
+        if lowercase {
+            // Unsigned v − 'A' ≤ 25: ASCII upper-case letters get the case bit.
+            let u = _mm256_sub_epi8(v, upper_a);
+            let upper = _mm256_cmpeq_epi8(_mm256_min_epu8(u, twenty_five), u);
+            let lower = _mm256_or_si256(v, _mm256_and_si256(upper, case_bit));
+            // SAFETY: as for the load.
+            unsafe { _mm256_storeu_si256(text.as_mut_ptr().add(i).cast(), lower) };
+        }
+        let mut m = spaces;
+        while m != 0 {
+            let at = i + m.trailing_zeros() as usize;
+            tokens.push((start, at));
+            start = at + 1;
+            m &= m - 1;
+        }
+        i += 32;
+    }
+    let mut after_space = carry != 0;
+    for (k, b) in text.iter_mut().enumerate().skip(i) {
+        if b.wrapping_sub(9) < 5 || (*b == b' ' && after_space) {
+            return None;
+        }
+        after_space = *b == b' ';
+        if after_space {
+            tokens.push((start, k));
+            start = k + 1;
+        }
+        high |= u32::from(*b >> 7);
+        if lowercase {
+            b.make_ascii_lowercase();
+        }
+    }
+    tokens.push((start, n));
+    Some(high != 0)
+}
+
 /// True when `c` lower-cases to exactly itself.
 fn lowercases_to_itself(c: char) -> bool {
     let mut lower = c.to_lowercase();
@@ -152,11 +243,8 @@ impl Normalizer {
             nfkc.extend(text.nfkc());
             text = &nfkc;
         }
-        if !self.strip_punct
-            && single_spaced(text.as_bytes())
-            && (text.is_ascii() || self.keeps_non_ascii(text))
-        {
-            copy_single_spaced(text.as_bytes(), self.lowercase, out);
+        if !self.strip_punct && self.fast_single_spaced(text, out) {
+            // Done: copied, lower-cased and split in one pass.
         } else if text.is_ascii() {
             self.tokenize_ascii(text.as_bytes(), out);
         } else {
@@ -164,6 +252,21 @@ impl Normalizer {
         }
         out.html = html;
         out.nfkc = nfkc;
+    }
+
+    /// The fast path for text already in normal form but for ASCII case: true when taken
+    /// (`out` holds the result), false when `text` must take the general path (`out` is left
+    /// empty).
+    fn fast_single_spaced(&self, text: &str, out: &mut Normalized) -> bool {
+        let taken = match scan_single_spaced(text.as_bytes(), self.lowercase, out) {
+            None => false,
+            Some(non_ascii) => !non_ascii || self.keeps_non_ascii(text),
+        };
+        if !taken {
+            out.text.clear();
+            out.tokens.clear();
+        }
+        taken
     }
 
     fn separators(&self) -> &'static [bool; 128] {
@@ -390,6 +493,45 @@ mod tests {
         (out.as_str().to_string(), toks)
     }
 
+    /// The one-pass scan against the check, the copy and `is_ascii`, on random texts long
+    /// enough for several 32-byte blocks, with spaces (single and double, at block edges),
+    /// tabs, upper case and non-ASCII bytes.
+    fn scan_equals_check_and_copy() {
+        let mut state = 3u64;
+        let mut next = move |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        };
+        let alphabet: &[&str] = &["a", "Q", "z", "Z", "@", "[", "`", "{", "7", " ", "é", "\t"];
+        for round in 0..20_000 {
+            let len = next(140) as usize;
+            let mut s = String::new();
+            for _ in 0..len {
+                // Spaces one in twelve; tabs and é only in some rounds.
+                let piece = match next(alphabet.len() as u64) as usize {
+                    11 if round % 7 != 0 => "x",
+                    10 if round % 3 != 0 => "y",
+                    p => alphabet[p],
+                };
+                s.push_str(piece);
+            }
+            for lowercase in [true, false] {
+                let mut scanned = Normalized::default();
+                let got = scan_single_spaced(s.as_bytes(), lowercase, &mut scanned);
+                let expected = single_spaced(s.as_bytes()).then(|| !s.is_ascii());
+                assert_eq!(got, expected, "{s:?}");
+                if got.is_some() {
+                    let mut copied = Normalized::default();
+                    copy_single_spaced(s.as_bytes(), lowercase, &mut copied);
+                    assert_eq!(scanned.text, copied.text, "{s:?}");
+                    assert_eq!(scanned.tokens, copied.tokens, "{s:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn single_spaced_fast_path_equals_the_general_one() {
         // A trailing tab sends the same text down the general path; the tokens must agree.
@@ -426,6 +568,7 @@ mod tests {
             compare_fast_and_general(n, &words);
         }
         assert!(single_spaced(b"a b c"));
+        scan_equals_check_and_copy();
         assert!(!single_spaced(b"a  b") && !single_spaced(b" a") && !single_spaced(b"a\tb"));
         assert!(!single_spaced(b""));
         let n = Normalizer::default();
