@@ -7,9 +7,10 @@
 # SetSimilaritySearch from PyPI; then, per threshold, runs each peer from a Python script as its
 # users do (scripts/bench_peers.py: lower-case, whitespace split, word 5-gram sets, K = 128,
 # stream of sign / LSH query / exact-Jaccard verification / insert) and neardup at --threshold
-# T with --pairs on one core (taskset), with one signing thread, and on all cores. The exact pair set is SetSimilaritySearch's All-Pairs
-# join; every tool's pairs are scored against it. Prints one markdown table per threshold:
-# tool | docs/s | MB/s | peak RSS | precision | recall.
+# T with --pairs on one core (taskset), with one signing thread, and on all cores (each the
+# median of NEARDUP_RUNS runs after a warm-up). The exact pair set is SetSimilaritySearch's
+# All-Pairs join; every tool's pairs are scored against it. Prints one markdown table per
+# threshold: tool | docs/s | MB/s | peak RSS | precision | recall.
 #
 # neardup runs with --no-nfkc so that its tokens are exactly Python's str.lower().split().
 # rensa and gaoya get neardup's bands for T (16 x 8 at 0.8, 32 x 4 at 0.5); datasketch picks
@@ -17,11 +18,13 @@
 #
 # Usage: scripts/bench-peers.sh [THRESHOLD...]   (default 0.8 0.5)
 #        PEERS="rensa gaoya" scripts/bench-peers.sh 0.8   (a subset of the peers)
+#        NEARDUP_RUNS=5 scripts/bench-peers.sh   (median of 5 neardup runs; default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 thresholds=("$@")
 [ ${#thresholds[@]} -gt 0 ] || thresholds=(0.8 0.5)
 peers=${PEERS:-datasketch rensa gaoya}
+runs=${NEARDUP_RUNS:-3}
 corpus=${CORPUS:-bench-data/peers-130mb.jsonl}
 mkdir -p bench-data
 cargo build --release --quiet
@@ -93,7 +96,15 @@ for t in "${thresholds[@]}"; do
       core1) cmd=(taskset -c 0 "$bin" -j 1) ;;
       *) cmd=("$bin" -j "${run#j}") ;;
     esac
-    timed "neardup-$run" "${cmd[@]}" --pairs --id-field id --no-nfkc -t "$t" "$corpus" > "$work/neardup-$run.raw"
+    # A neardup run takes seconds, a peer's minutes: one run is at the mercy of a moment's
+    # load on the machine, so each is run $runs times after a warm-up, and the median kept.
+    if [ "$run" = core1 ]; then
+      "${cmd[@]}" --pairs --id-field id --no-nfkc -t "$t" "$corpus" > /dev/null
+    fi
+    for k in $(seq "$runs"); do
+      timed "neardup-$run-$k" "${cmd[@]}" --pairs --id-field id --no-nfkc -t "$t" "$corpus" > "$work/neardup-$run.raw"
+    done
+    cat "$work"/neardup-"$run"-*.time | sort -n | sed -n "$(((runs + 1) / 2))p" > "$work/neardup-$run.time"
     cut -f1,2 "$work/neardup-$run.raw" | awk -F'\t' '{ if ($1 + 0 < $2 + 0) print $1 "\t" $2; else print $2 "\t" $1 }' | sort -u > "$work/neardup-$run.pairs"
   done
   echo
