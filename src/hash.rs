@@ -21,15 +21,27 @@ pub fn mix64(mut x: u64) -> u64 {
 /// stays O(n log n).
 pub fn sort_hashes(v: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     const MAX_BITS: u32 = 12;
-    const MAX_BUCKET: u32 = 32;
     let n = v.len();
     if n < 64 {
         v.sort_unstable();
         return;
     }
     let bits = (usize::BITS - (n - 1).leading_zeros()).min(MAX_BITS);
+    // Counters on the stack, zeroed only as far as needed: a document's few hundred
+    // shingles need 257 of them, and zeroing all 4,097 cost as much as the counting.
+    if bits <= 8 {
+        scatter_sort(v, scratch, bits, &mut [0u32; (1 << 8) + 1]);
+    } else {
+        scatter_sort(v, scratch, bits, &mut [0u32; (1 << MAX_BITS) + 1]);
+    }
+}
+
+/// [`sort_hashes`] for `v.len() >= 64` with `bits` bits of bucket number; `starts` is zeroed
+/// and holds at least 2^bits + 1 counters.
+fn scatter_sort(v: &mut Vec<u64>, scratch: &mut Vec<u64>, bits: u32, starts: &mut [u32]) {
+    const MAX_BUCKET: u32 = 32;
+    let n = v.len();
     let shift = 64 - bits;
-    let mut starts = [0u32; (1 << MAX_BITS) + 1];
     let starts = &mut starts[..(1 << bits) + 1];
     for &x in v.iter() {
         starts[(x >> shift) as usize + 1] += 1;
