@@ -26,7 +26,7 @@ use crate::output::{Output, Verdict};
 use crate::shingle::Shingler;
 use crate::verify::{jaccard_at_least, weighted_jaccard_at_least};
 use crate::weights::{IdfTable, Weigher};
-use crate::window::{Entry, Held, Window};
+use crate::window::{Entry, Held, Marks, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use serde_json::Value;
 use std::io::{IsTerminal, Write};
@@ -583,8 +583,10 @@ struct Sequencer<'c, W: Write> {
     lines: u64,
     /// `docs_read` at the last `--checkpoint-every` save.
     checkpointed: u64,
-    /// Threads that verify a batch's candidates (`--threads`).
+    /// Threads that look up and verify a batch's documents (`--threads`).
     verify_threads: usize,
+    /// Candidate marks, one per such thread.
+    thread_marks: Vec<Marks>,
 }
 
 impl<'c, W: Write> Sequencer<'c, W> {
@@ -604,6 +606,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
             lines: 0,
             checkpointed: 0,
             verify_threads: config.worker_threads(),
+            thread_marks: (0..config.worker_threads().max(1))
+                .map(|_| Marks::default())
+                .collect(),
         }
     }
 
@@ -787,13 +792,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
         Ok(())
     }
 
-    /// The documents of a batch that cannot evict anything, with verification on
-    /// `verify_threads` threads. Same output, window and recency order as [`Self::document`]
-    /// one by one:
-    /// 1. in order, each document is looked up (exact index, then LSH) and inserted; with no
-    ///    eviction every handle stays valid, and each lookup sees the batch's earlier
-    ///    documents as it would one by one (inserts do not depend on verification);
-    /// 2. every (candidate, document) pair is verified, on all threads;
+    /// The documents of a batch that cannot evict anything, with the LSH lookups and
+    /// verification on `verify_threads` threads. Same output, window and recency order as
+    /// [`Self::document`] one by one:
+    /// 1. in order, each document is checked against the exact index and inserted; with no
+    ///    eviction every handle stays valid (inserts depend on neither lookup nor verdict);
+    /// 2. on all threads, each inserted document finds its candidates among the documents
+    ///    with smaller sequence numbers (exactly the window it would have seen one by one:
+    ///    nothing was evicted, and later ones are filtered out) and verifies them;
     /// 3. in order, each document's outcome is written and its matches refreshed, then the
     ///    document itself: the same sequence of move-to-front operations as one by one (the
     ///    inserts' own moves in step 1 are all repeated here), so the same recency order.
@@ -806,20 +812,23 @@ impl<'c, W: Write> Sequencer<'c, W> {
         enum Plan {
             Bad(BadLine),
             Exact(Held),
-            Near {
-                held: Held,
-                pairs: std::ops::Range<usize>,
-                node: Option<NodeExtras>,
-            },
+            Near(Held, Option<NodeExtras>),
         }
         let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
         let mut plans = Vec::with_capacity(docs.len());
-        let mut pairs: Vec<(Held, Held)> = Vec::new();
-        let mut docs = docs.into_iter().enumerate().peekable();
-        while let Some((i, doc)) = docs.next() {
-            if let Some((_, Doc::Good(next))) = docs.peek() {
-                self.window.prefetch_buckets(&next.band_keys);
+        let mut inserted = Vec::with_capacity(docs.len());
+        let mut docs: Vec<Option<Doc>> = docs.into_iter().map(Some).collect();
+        for doc in docs.iter().take(INSERTS_AHEAD) {
+            if let Some(Doc::Good(first)) = doc {
+                self.window.prefetch_buckets(&first.band_keys);
             }
+        }
+        for i in 0..docs.len() {
+            // An insert is short: its bucket cells are asked for a few documents ahead.
+            if let Some(Some(Doc::Good(ahead))) = docs.get(i + INSERTS_AHEAD) {
+                self.window.prefetch_buckets(&ahead.band_keys);
+            }
+            let doc = docs[i].take().expect("each document is taken once");
             let mut signed = match doc {
                 Doc::Good(s) => s,
                 Doc::Bad(reason) => {
@@ -831,40 +840,27 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 plans.push(Plan::Exact(held));
                 continue;
             }
-            self.window
-                .candidates(&signed.band_keys, &mut self.candidates);
             let node = signed.node.take();
             let held = self
                 .window
                 .insert(batch.lines[i].number, into_entry(signed, pairs_mode));
-            let start = pairs.len();
-            pairs.extend(self.candidates.iter().map(|&earlier| (earlier, held)));
-            plans.push(Plan::Near {
-                held,
-                pairs: start..pairs.len(),
-                node,
-            });
+            inserted.push(held);
+            plans.push(Plan::Near(held, node));
         }
-        let verdicts = verify_held(self.config, &self.window, &pairs, self.verify_threads);
+        let mut looked =
+            look_up_and_verify(self.config, &self.window, &inserted, &mut self.thread_marks)
+                .into_iter();
         for (i, plan) in plans.into_iter().enumerate() {
             self.summary.docs_read += 1;
             self.lines = batch.lines[i].number;
             match plan {
                 Plan::Bad(reason) => self.bad_line(batch, i, &reason, diag)?,
                 Plan::Exact(held) => self.exact_copy(batch, i, held)?,
-                Plan::Near {
-                    held,
-                    pairs: range,
-                    node,
-                } => {
-                    self.summary.candidates += range.len() as u64;
-                    self.matches.clear();
-                    self.matches.extend(
-                        pairs[range.clone()]
-                            .iter()
-                            .zip(&verdicts[range])
-                            .filter_map(|(&(earlier, _), v)| v.map(|s| (earlier, s))),
-                    );
+                Plan::Near(held, node) => {
+                    let (candidates, matches) =
+                        looked.next().expect("one outcome per inserted document");
+                    self.summary.candidates += candidates;
+                    self.matches = matches;
                     let id = self.window.entry(held).id.clone();
                     self.report(batch, i, &id, node)?;
                     self.window.touch(held);
@@ -995,78 +991,107 @@ impl<'c, W: Write> Sequencer<'c, W> {
     }
 }
 
-/// Verifies `(earlier, later)` pairs of held documents on up to `threads` threads (this one
-/// included; one for fewer than [`PARALLEL_PAIRS`] pairs). The threads take runs of
-/// [`PAIRS_PER_TAKE`] pairs from a shared counter until none is left, so a helper that starts
-/// late (the signing workers hold the cores) costs nothing: this thread does the rest. The
-/// results are in the pairs' order, so they do not depend on the thread count or timing.
-fn verify_held(
+/// A document's number of candidates and its matches (earlier document, similarity), in
+/// sequence order.
+type Outcome = (u64, Vec<(Held, f64)>);
+
+/// For each of `docs` (held, in sequence order): its candidates among the held documents
+/// with smaller sequence numbers, and those that pass verification, on as many threads as
+/// there are `marks` (this one included; one for fewer than [`PARALLEL_DOCS`] documents).
+/// Returns (number of candidates, matches in sequence order) per document. The threads take
+/// runs of [`DOCS_PER_TAKE`] documents from a shared counter until none is left, so a helper
+/// that starts late (the signing workers hold the cores) costs nothing: this thread does the
+/// rest. The results are in the documents' order, so they depend on neither the thread
+/// count nor timing.
+fn look_up_and_verify(
     config: &Config,
     window: &Window,
-    pairs: &[(Held, Held)],
-    threads: usize,
-) -> Vec<Option<f64>> {
-    let check = |run: &[(Held, Held)], out: &mut Vec<Option<f64>>| {
-        for k in 0..run.len() {
-            // Window entries are rarely in cache: ask for the slot two pairs ahead and the
-            // shingles one pair ahead while this pair is merged.
-            if let Some(&(ahead, _)) = run.get(k + 2) {
-                window.prefetch_slot(ahead);
+    docs: &[Held],
+    marks: &mut [Marks],
+) -> Vec<Outcome> {
+    let check = |run: &[Held], marks: &mut Marks, out: &mut Vec<Outcome>| {
+        let mut candidates = Vec::new();
+        for (k, &doc) in run.iter().enumerate() {
+            if let Some(&next) = run.get(k + 1) {
+                window.prefetch_buckets(&window.entry(next).band_keys);
             }
-            if let Some(&(next, _)) = run.get(k + 1) {
-                window.prefetch(next);
+            let entry = window.entry(doc);
+            window.candidates_before(&entry.band_keys, doc.seq, marks, &mut candidates);
+            for &held in &candidates {
+                window.prefetch_slot(held);
             }
-            let (earlier, later) = run[k];
-            out.push(confirm(
-                config,
-                Compared::of_entry(window.entry(earlier)),
-                Compared::of_entry(window.entry(later)),
-            ));
+            let mut matches = Vec::new();
+            for (c, &earlier) in candidates.iter().enumerate() {
+                // Window entries are rarely in cache: ask for the next candidate's shingles
+                // while this one is merged.
+                if let Some(&next) = candidates.get(c + 1) {
+                    window.prefetch(next);
+                }
+                let verdict = confirm(
+                    config,
+                    Compared::of_entry(window.entry(earlier)),
+                    Compared::of_entry(entry),
+                );
+                if let Some(similarity) = verdict {
+                    matches.push((earlier, similarity));
+                }
+            }
+            out.push((candidates.len() as u64, matches));
         }
     };
-    if threads <= 1 || pairs.len() < PARALLEL_PAIRS {
-        let mut verdicts = Vec::with_capacity(pairs.len());
-        check(pairs, &mut verdicts);
-        return verdicts;
+    let (mine, helpers) = marks
+        .split_first_mut()
+        .expect("at least one thread's marks");
+    if helpers.is_empty() || docs.len() < PARALLEL_DOCS {
+        let mut outcomes = Vec::with_capacity(docs.len());
+        check(docs, mine, &mut outcomes);
+        return outcomes;
     }
-    let runs = pairs.len().div_ceil(PAIRS_PER_TAKE);
+    let runs = docs.len().div_ceil(DOCS_PER_TAKE);
     let next = std::sync::atomic::AtomicUsize::new(0);
-    // Each thread's verdicts by run: (run number, verdicts).
-    let work = || {
+    // Each thread's outcomes by run: (run number, outcomes).
+    let work = |marks: &mut Marks| {
         let mut done = Vec::new();
         loop {
             let run = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if run >= runs {
                 return done;
             }
-            let share = &pairs[run * PAIRS_PER_TAKE..((run + 1) * PAIRS_PER_TAKE).min(pairs.len())];
-            let mut verdicts = Vec::with_capacity(share.len());
-            check(share, &mut verdicts);
-            done.push((run, verdicts));
+            let share = &docs[run * DOCS_PER_TAKE..((run + 1) * DOCS_PER_TAKE).min(docs.len())];
+            let mut outcomes = Vec::with_capacity(share.len());
+            check(share, marks, &mut outcomes);
+            done.push((run, outcomes));
         }
     };
     let work = &work;
-    let mut by_run: Vec<Vec<Option<f64>>> = vec![Vec::new(); runs];
+    let mut by_run: Vec<Vec<Outcome>> = (0..runs).map(|_| Vec::new()).collect();
     std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads.min(runs)).map(|_| scope.spawn(work)).collect();
-        let mine = work();
-        for (run, verdicts) in helpers
+        let spawned: Vec<_> = helpers
+            .iter_mut()
+            .take(runs - 1)
+            .map(|marks| scope.spawn(move || work(marks)))
+            .collect();
+        let own = work(mine);
+        for (run, outcomes) in spawned
             .into_iter()
             .flat_map(|h| h.join().expect("verification does not panic"))
-            .chain(mine)
+            .chain(own)
         {
-            by_run[run] = verdicts;
+            by_run[run] = outcomes;
         }
     });
-    by_run.concat()
+    by_run.into_iter().flatten().collect()
 }
 
-/// Fewer pairs than this in a batch are verified on the sequencer alone (a thread costs more
-/// to start than they take).
-const PARALLEL_PAIRS: usize = 64;
+/// How many documents ahead a batch's inserts prefetch their bucket cells.
+const INSERTS_AHEAD: usize = 4;
 
-/// Pairs a verifying thread takes at a time.
-const PAIRS_PER_TAKE: usize = 32;
+/// Fewer documents than this in a batch are looked up and verified on the sequencer alone (a
+/// thread costs more to start than they take).
+const PARALLEL_DOCS: usize = 16;
+
+/// Documents a thread takes at a time.
+const DOCS_PER_TAKE: usize = 4;
 
 /// What the window keeps of a signed document. `--pairs` never asks the exact index (copies
 /// go through LSH to find all their pairs), so the text hash is not indexed there.

@@ -131,11 +131,33 @@ pub struct Window {
     buckets: Buckets,
     exact: HashMap<u128, u32, Mix>,
     evictions: u64,
-    /// Per slot, the last query of [`Window::candidates`] that found it (a query finds the
-    /// same document in most of its bands: ten times as many hits as documents at 16 × 8).
+    /// Marks for [`Window::candidates`] (other threads bring their own).
+    marks: Marks,
+}
+
+/// Per slot, the last query that found it: a query finds the same document in most of its
+/// bands (ten times as many hits as documents at 16 × 8), and the marks let each document
+/// through once without sorting the hits. One per querying thread, reused across queries.
+#[derive(Debug, Default)]
+pub struct Marks {
     marks: Vec<u32>,
     /// Number of the current query (never 0 once a query ran; marks restart when it wraps).
     query: u32,
+}
+
+impl Marks {
+    /// Starts a query over a window of `slots` slots; returns its number.
+    fn start(&mut self, slots: usize) -> u32 {
+        if self.marks.len() < slots {
+            self.marks.resize(slots, 0);
+        }
+        self.query = self.query.wrapping_add(1);
+        if self.query == 0 {
+            self.marks.fill(0);
+            self.query = 1;
+        }
+        self.query
+    }
 }
 
 impl Window {
@@ -152,8 +174,7 @@ impl Window {
             buckets: Buckets::new(),
             exact: HashMap::default(),
             evictions: 0,
-            marks: Vec::new(),
-            query: 0,
+            marks: Marks::default(),
         }
     }
 
@@ -164,7 +185,6 @@ impl Window {
         self.exact.reserve(docs);
         self.slots.reserve(docs);
         self.seqs.reserve(docs);
-        self.marks.reserve(docs);
     }
 
     /// Number of documents held.
@@ -215,22 +235,31 @@ impl Window {
     /// Writes into `out` (cleared first) the documents sharing at least one band key, sorted
     /// by sequence number, each once.
     pub fn candidates(&mut self, band_keys: &[u64], out: &mut Vec<Held>) {
+        let mut marks = std::mem::take(&mut self.marks);
+        self.candidates_before(band_keys, u64::MAX, &mut marks, out);
+        self.marks = marks;
+    }
+
+    /// [`Window::candidates`] among the documents with a sequence number below `before`,
+    /// with the caller's marks (so that threads can query at once).
+    pub fn candidates_before(
+        &self,
+        band_keys: &[u64],
+        before: u64,
+        marks: &mut Marks,
+        out: &mut Vec<Held>,
+    ) {
         out.clear();
-        self.query = self.query.wrapping_add(1);
-        if self.query == 0 {
-            self.marks.fill(0);
-            self.query = 1;
-        }
-        let query = self.query;
+        let query = marks.start(self.slots.len());
         for &key in band_keys {
             for &slot in self.buckets.get(key) {
-                let mark = &mut self.marks[slot as usize];
+                let mark = &mut marks.marks[slot as usize];
                 if *mark != query {
                     *mark = query;
-                    out.push(Held {
-                        seq: self.seqs[slot as usize],
-                        slot,
-                    });
+                    let seq = self.seqs[slot as usize];
+                    if seq < before {
+                        out.push(Held { seq, slot });
+                    }
                 }
             }
         }
@@ -339,7 +368,6 @@ impl Window {
                     older: NIL,
                 });
                 self.seqs.push(0);
-                self.marks.push(0);
                 slot
             }
         };
@@ -446,17 +474,32 @@ mod tests {
     }
 
     #[test]
+    fn candidates_before_a_sequence_number_leave_out_later_documents() {
+        let mut w = Window::new(0);
+        for seq in [2, 4, 6, 8] {
+            w.insert(seq, entry(&[1, seq], None));
+        }
+        let (mut marks, mut c) = (Marks::default(), Vec::new());
+        w.candidates_before(&[1], 6, &mut marks, &mut c);
+        assert_eq!(seqs(&c), vec![2, 4]);
+        w.candidates_before(&[8, 1], 9, &mut marks, &mut c);
+        assert_eq!(seqs(&c), vec![2, 4, 6, 8]);
+        w.candidates_before(&[6], 6, &mut marks, &mut c);
+        assert!(c.is_empty());
+    }
+
+    #[test]
     fn candidates_survive_the_query_counter_wrapping() {
         let mut w = Window::new(0);
         w.insert(1, entry(&[1, 2], None));
         w.insert(2, entry(&[2], None));
-        w.query = u32::MAX - 1;
+        w.marks.query = u32::MAX - 1;
         let mut c = Vec::new();
         for _ in 0..4 {
             w.candidates(&[1, 2], &mut c);
             assert_eq!(seqs(&c), vec![1, 2]);
         }
-        assert!(w.query < 10, "the counter wrapped");
+        assert!(w.marks.query < 10, "the counter wrapped");
     }
 
     #[test]
