@@ -1,6 +1,7 @@
 //! The LSH bucket table: band key → the window slots of the documents with that key.
 //!
-//! One open-addressing table (linear probing, at most 3/4 full) of 16-byte cells: the key,
+//! One open-addressing table (linear probing, at most 3/4 full) of 16-byte cells, four to a
+//! cache line, a probe starting at the first cell of a line: the key,
 //! and either the one slot of a single-member bucket (most buckets: a key shared by nothing
 //! else) or the index of a list of slots for a bucket of two or more. Removal shifts the
 //! following cells back, so there are no tombstones and probe runs stay short under churn.
@@ -26,13 +27,55 @@ const EMPTY: u32 = 0;
 const ONE: u32 = 1;
 const MANY: u32 = 2;
 
+/// Cells in a 64-byte cache line.
+const LINE_CELLS: usize = 4;
+
+/// One cache line of cells (the table is an array of them, so it is line-aligned).
+#[derive(Clone, Copy, Default, Debug)]
+#[repr(C, align(64))]
+struct Line([Cell; LINE_CELLS]);
+
+/// The cells, indexed one by one.
+#[derive(Debug)]
+struct Table(Box<[Line]>);
+
+impl Table {
+    /// `cells` empty cells (a multiple of [`LINE_CELLS`]).
+    fn new(cells: usize) -> Table {
+        Table(vec![Line::default(); cells / LINE_CELLS].into_boxed_slice())
+    }
+
+    fn len(&self) -> usize {
+        self.0.len() * LINE_CELLS
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Cell> {
+        self.0.iter().flat_map(|line| line.0.iter())
+    }
+}
+
+impl std::ops::Index<usize> for Table {
+    type Output = Cell;
+    #[inline]
+    fn index(&self, i: usize) -> &Cell {
+        &self.0[i / LINE_CELLS].0[i % LINE_CELLS]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Table {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut Cell {
+        &mut self.0[i / LINE_CELLS].0[i % LINE_CELLS]
+    }
+}
+
 /// Smallest table, in cells.
 const MIN_CELLS: usize = 16;
 
 /// Band key → slots.
 #[derive(Debug)]
 pub struct Buckets {
-    cells: Box<[Cell]>,
+    cells: Table,
     /// 64 − log2(cells.len()).
     shift: u32,
     /// Occupied cells (distinct keys).
@@ -53,7 +96,7 @@ impl Buckets {
     /// An empty table.
     pub fn new() -> Buckets {
         Buckets {
-            cells: vec![Cell::default(); MIN_CELLS].into_boxed_slice(),
+            cells: Table::new(MIN_CELLS),
             shift: 64 - MIN_CELLS.trailing_zeros(),
             keys: 0,
             lists: Vec::new(),
@@ -71,9 +114,11 @@ impl Buckets {
         self.keys == 0
     }
 
+    /// The first cell of the 64-byte line where `key`'s probe starts: a probe run usually
+    /// stays in that one line, which [`Buckets::prefetch`] asks for.
     #[inline]
     fn home(&self, key: u64) -> usize {
-        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize & !(LINE_CELLS - 1)
     }
 
     #[inline]
@@ -234,10 +279,7 @@ impl Buckets {
     }
 
     fn resize(&mut self, cells: usize) {
-        let old = std::mem::replace(
-            &mut self.cells,
-            vec![Cell::default(); cells].into_boxed_slice(),
-        );
+        let old = std::mem::replace(&mut self.cells, Table::new(cells));
         self.shift = 64 - cells.trailing_zeros();
         let mask = self.mask();
         for c in old.iter().filter(|c| c.tag != EMPTY) {
