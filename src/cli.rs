@@ -602,7 +602,8 @@ pub struct CommonArgs {
     )]
     pub window: usize,
 
-    /// Signing threads, and threads verifying a batch's candidates; 0 uses all cores.
+    /// Signing threads, and threads looking up and verifying a batch's candidates; 0 uses all
+    /// cores.
     #[arg(
         short = 'j',
         long,
