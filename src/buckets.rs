@@ -311,13 +311,7 @@ mod tests {
     /// against a map of vectors.
     #[test]
     fn equals_a_map_of_lists() {
-        let mut state = 11u64;
-        let mut next = move |m: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % m
-        };
+        let mut next = crate::hash::test_rng(11u64);
         for keys in [3u64, 40, 3000] {
             let mut b = Buckets::new();
             let mut model: HashMap<u64, Vec<u32>> = HashMap::new();

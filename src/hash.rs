@@ -75,6 +75,19 @@ fn scatter_sort(v: &mut Vec<u64>, scratch: &mut Vec<u64>, bits: u32, starts: &mu
     }
 }
 
+/// A small deterministic generator for tests (a 64-bit LCG, high bits): each call of the
+/// returned closure gives a value in `0..m`.
+#[cfg(test)]
+pub(crate) fn test_rng(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut state = seed;
+    move |m| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{mix64, sort_hashes};

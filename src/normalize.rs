@@ -497,13 +497,7 @@ mod tests {
     /// enough for several 32-byte blocks, with spaces (single and double, at block edges),
     /// tabs, upper case and non-ASCII bytes.
     fn scan_equals_check_and_copy() {
-        let mut state = 3u64;
-        let mut next = move |m: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % m
-        };
+        let mut next = crate::hash::test_rng(3u64);
         let alphabet: &[&str] = &["a", "Q", "z", "Z", "@", "[", "`", "{", "7", " ", "é", "\t"];
         for round in 0..20_000 {
             let len = next(140) as usize;

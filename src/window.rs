@@ -538,13 +538,7 @@ mod tests {
     /// matches and order.
     #[test]
     fn equals_a_scanned_recency_list() {
-        let mut state = 5u64;
-        let mut next = move |m: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % m
-        };
+        let mut next = crate::hash::test_rng(5u64);
         for capacity in [0usize, 1, 3, 20] {
             let mut w = Window::new(capacity);
             // (seq, keys, exact hash), most recent last.
