@@ -583,9 +583,8 @@ struct Sequencer<'c, W: Write> {
     lines: u64,
     /// `docs_read` at the last `--checkpoint-every` save.
     checkpointed: u64,
-    /// Threads that look up and verify a batch's documents (`--threads`).
-    verify_threads: usize,
-    /// Candidate marks, one per such thread.
+    /// Candidate marks, one per thread that looks up and verifies a batch's documents
+    /// (`--threads`).
     thread_marks: Vec<Marks>,
 }
 
@@ -605,7 +604,6 @@ impl<'c, W: Write> Sequencer<'c, W> {
             last_progress: Instant::now(),
             lines: 0,
             checkpointed: 0,
-            verify_threads: config.worker_threads(),
             thread_marks: (0..config.worker_threads().max(1))
                 .map(|_| Marks::default())
                 .collect(),
@@ -699,7 +697,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             // A batch that cannot evict anything is verified on all threads; otherwise each
             // document's matches must be refreshed before the next insert may evict.
             let capacity = self.config.window;
-            if self.verify_threads > 1
+            if self.thread_marks.len() > 1
                 && self.config.mode != Mode::Sign
                 && (capacity == 0 || self.window.len() + docs.len() <= capacity)
             {
@@ -793,8 +791,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
     }
 
     /// The documents of a batch that cannot evict anything, with the LSH lookups and
-    /// verification on `verify_threads` threads. Same output, window and recency order as
-    /// [`Self::document`] one by one:
+    /// verification on one thread per entry of `thread_marks`. Same output, window and
+    /// recency order as [`Self::document`] one by one:
     /// 1. in order, each document is checked against the exact index and inserted; with no
     ///    eviction every handle stays valid (inserts depend on neither lookup nor verdict);
     /// 2. on all threads, each inserted document finds its candidates among the documents
