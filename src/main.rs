@@ -15,6 +15,12 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+/// jemalloc: 12% faster on one core and 8% on two than glibc's malloc on the peer corpus,
+/// mostly fewer system calls while the signing threads' memory grows (README, Performance).
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let job = match Args::parse().into_job() {
         Ok(j) => j,
