@@ -15,7 +15,7 @@ use crate::input::{Extractor, Input, LineReader};
 use crate::normalize::Normalized;
 use crate::output::format_similarity;
 use crate::shingle::Shingler;
-use crate::verify::{jaccard, weighted_jaccard};
+use crate::verify::{fingerprints, jaccard, weighted_fingerprints, weighted_jaccard};
 use crate::weights::Weigher;
 use std::collections::HashMap;
 use std::io::Write;
@@ -72,15 +72,14 @@ pub fn similarity(config: &Config, a: &str, b: &str) -> f64 {
         let (mut wa, mut wb) = (Weigher::default(), Weigher::default());
         wa.weigh(&shingler, &na, table);
         wb.weigh(&shingler, &nb, table);
-        return weighted_jaccard(
-            (&wa.elements, &wa.weights, wa.total),
-            (&wb.elements, &wb.weights, wb.total),
-        );
+        let (fa, ga) = weighted_fingerprints(&wa.elements, &wa.weights);
+        let (fb, gb) = weighted_fingerprints(&wb.elements, &wb.weights);
+        return weighted_jaccard((&fa, &ga, wa.total), (&fb, &gb, wb.total));
     }
     let shingles = |normalized: &Normalized| {
         let mut out = Vec::new();
         shingler.shingles_into(normalized, &mut out);
-        out
+        fingerprints(&out)
     };
     jaccard(&shingles(&na), &shingles(&nb))
 }

@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::input::{DocId, Extractor, Input, LineReader};
 use crate::normalize::Normalized;
 use crate::shingle::Shingler;
-use crate::verify::jaccard;
+use crate::verify::{Fingerprint, fingerprints, jaccard};
 use std::fmt::Write as _;
 
 /// Bins per unit of similarity (bin `i` holds J in [i/100, (i+1)/100); J = 1 is bin 100).
@@ -109,12 +109,12 @@ pub fn histograms(
                 },
                 config.bag,
             );
-            let sets: Vec<Vec<u64>> = docs
+            let sets: Vec<Vec<Fingerprint>> = docs
                 .iter()
                 .map(|(_, _, d)| {
                     let mut v = Vec::new();
                     shingler.shingles_into(d, &mut v);
-                    v
+                    fingerprints(&v)
                 })
                 .collect();
             let threads = threads.max(1);

@@ -24,7 +24,10 @@ use crate::minhash::Signer;
 use crate::normalize::{Normalized, Normalizer};
 use crate::output::{Output, Verdict};
 use crate::shingle::Shingler;
-use crate::verify::{jaccard_at_least, weighted_jaccard_at_least};
+use crate::verify::{
+    Fingerprint, fingerprints_into, jaccard_at_least, weighted_fingerprints_into,
+    weighted_jaccard_at_least,
+};
 use crate::weights::{IdfTable, Weigher};
 use crate::window::{Entry, Held, Marks, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
@@ -116,8 +119,8 @@ pub struct Signed {
     pub id: DocId,
     /// xxh3-128 of the normalised text.
     pub exact: u128,
-    /// Sorted distinct shingle hashes (empty when verification is off).
-    pub shingles: Vec<u64>,
+    /// Sorted distinct shingle fingerprints (empty when verification is off).
+    pub shingles: Vec<Fingerprint>,
     /// `--weights tfidf`: the weight of each shingle element (else empty).
     pub weights: Vec<f32>,
     /// Sum of `weights`.
@@ -229,14 +232,18 @@ impl Worker {
             0
         };
         exact ^= u128::from(block) << 64 | u128::from(block);
-        let (mut weights, mut total_weight) = (Vec::new(), 0.0);
+        let (mut fingerprints, mut weights, mut total_weight) = (Vec::new(), Vec::new(), 0.0);
         if let Some(table) = &self.idf {
             self.weigher.weigh(&self.shingler, &self.normalized, table);
             self.signer
                 .sign_weighted_into(&self.weigher.groups(), &mut self.values);
             if self.verify == VerifyMode::Jaccard {
-                self.shingles.clone_from(&self.weigher.elements);
-                weights.clone_from(&self.weigher.weights);
+                weighted_fingerprints_into(
+                    &self.weigher.elements,
+                    &self.weigher.weights,
+                    &mut fingerprints,
+                    &mut weights,
+                );
                 total_weight = self.weigher.total;
             }
         } else {
@@ -261,10 +268,13 @@ impl Worker {
                 *key = crate::hash::mix64(*key ^ block);
             }
         }
-        let (shingles, signature) = match self.verify {
-            VerifyMode::Jaccard => (self.shingles.clone(), Vec::new()),
-            VerifyMode::None => (Vec::new(), compact_signature(&self.values)),
-            VerifyMode::Stages => (Vec::new(), Vec::new()),
+        let signature = match self.verify {
+            VerifyMode::Jaccard if self.idf.is_none() => {
+                fingerprints_into(&self.shingles, &mut fingerprints);
+                Vec::new()
+            }
+            VerifyMode::None => compact_signature(&self.values),
+            _ => Vec::new(),
         };
         let kept_text = self.keep_text.then(|| self.normalized.as_str().into());
         let node = self.graph.then(|| {
@@ -276,7 +286,7 @@ impl Worker {
         Doc::Good(Signed {
             id,
             exact,
-            shingles,
+            shingles: fingerprints,
             weights,
             total_weight,
             text: kept_text,
@@ -297,8 +307,8 @@ impl Worker {
 /// What verification compares of one document (from the window or just signed).
 #[derive(Clone, Copy, Debug)]
 pub struct Compared<'a> {
-    /// Sorted shingle hashes (or weighted elements).
-    pub shingles: &'a [u64],
+    /// Sorted shingle fingerprints (or weighted elements).
+    pub shingles: &'a [Fingerprint],
     /// `--weights tfidf`: each element's weight (else empty).
     pub weights: &'a [f32],
     /// Sum of `weights`.

@@ -17,7 +17,7 @@ use crate::hash::mix64;
 use crate::input::{DocId, Input};
 use crate::output::format_similarity;
 use crate::shingle::Shingler;
-use crate::verify::jaccard;
+use crate::verify::{Fingerprint, fingerprints, jaccard};
 use std::io::Write;
 
 /// Bins starting at or above this similarity are filled by LSH over the whole stream.
@@ -138,12 +138,12 @@ pub fn collect(
     if ranges.iter().any(|r| r.0 < LSH_FROM) {
         let (docs, _) = crate::hist::reservoir(config, open()?, sample)?;
         let shingler = Shingler::for_config(config, config.bag);
-        let sets: Vec<Vec<u64>> = docs
+        let sets: Vec<Vec<Fingerprint>> = docs
             .iter()
             .map(|(_, _, n)| {
                 let mut v = Vec::new();
                 shingler.shingles_into(n, &mut v);
-                v
+                fingerprints(&v)
             })
             .collect();
         for j in 0..sets.len() {

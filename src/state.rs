@@ -2,7 +2,7 @@
 //! against what it already saw.
 //!
 //! A state holds everything the sequencer needs to continue as if the stream had never
-//! stopped: every windowed document (sequence number, id, sorted shingles, weights, kept
+//! stopped: every windowed document (sequence number, id, sorted shingle fingerprints, weights, kept
 //! text, compact signature, band keys, exact-index hash) in least-recently-used order, the
 //! number of input lines consumed (line numbers and line ids continue from it), the frozen
 //! IDF table of `--weights tfidf`, and the settings that shaped all of it.
@@ -12,7 +12,7 @@
 //!   | u64 len, IDF table (the `neardup idf` file format; 0 = none)
 //!   | u64 documents | documents… | u64 xxh3-64 of every byte before it
 //! document: u64 seq | id (u8 0 + u64 line | u8 1 string | u8 2 number; strings u32 len + UTF-8)
-//!   | u32 n + n × u64 shingles | u32 n + n × f32 weights | f64 total weight
+//!   | u32 n + n × u32 shingle fingerprints | u32 n + n × f32 weights | f64 total weight
 //!   | u32 n + UTF-8 text | u32 n + n × u32 signature | u32 n + n × u64 band keys
 //!   | u8 0, or u8 1 (in the exact-copy index) | u128 hash of the normalised text
 //! ```
@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 const MAGIC: &[u8; 8] = b"NDSTATE\0";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// A loaded state: the window and where the stream stopped.
 pub struct Saved {
@@ -158,7 +158,7 @@ fn write_body<W: Write>(
                 put_bytes(&mut buf, s.as_bytes());
             }
         }
-        put_items(&mut buf, &e.shingles, u64::to_le_bytes);
+        put_items(&mut buf, &e.shingles, u32::to_le_bytes);
         put_items(&mut buf, &e.weights, f32::to_le_bytes);
         buf.extend_from_slice(&e.total_weight.to_le_bytes());
         put_bytes(&mut buf, e.text.as_bytes());
@@ -405,7 +405,7 @@ impl<R: Read> Reader<'_, R> {
                 ));
             }
         };
-        let shingles = self.items(u64::from_le_bytes)?;
+        let shingles = self.items(u32::from_le_bytes)?;
         let weights = self.items(f32::from_le_bytes)?;
         let total_weight = f64::from_le_bytes(self.array()?);
         let text = self.string()?;
@@ -458,7 +458,7 @@ mod tests {
                         1 => DocId::Str(format!("doc-{seq}-é").into()),
                         _ => DocId::Num(format!("{seq}.5").into()),
                     },
-                    shingles: (0..seq).map(|i| i * 7919 + seq).collect(),
+                    shingles: (0..seq).map(|i| (i * 7919 + seq) as u32).collect(),
                     weights: Box::new([]),
                     total_weight: 0.0,
                     text: "".into(),

@@ -20,6 +20,7 @@
 
 use crate::buckets::Buckets;
 use crate::input::DocId;
+use crate::verify::Fingerprint;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -28,8 +29,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 pub struct Entry {
     /// The document's id, for `dup_of` and pairs.
     pub id: DocId,
-    /// Sorted distinct shingle hashes (empty when verification is off).
-    pub shingles: Box<[u64]>,
+    /// Sorted distinct shingle fingerprints (empty when verification is off).
+    pub shingles: Box<[Fingerprint]>,
     /// `--weights tfidf`: each shingle element's weight (else empty).
     pub weights: Box<[f32]>,
     /// Sum of `weights`.
@@ -50,7 +51,7 @@ impl Entry {
     /// Heap and inline bytes this entry holds (not counting the index entries).
     pub fn approx_bytes(&self) -> usize {
         std::mem::size_of::<Entry>()
-            + self.shingles.len() * 8
+            + std::mem::size_of_val(&*self.shingles)
             + self.weights.len() * 4
             + self.text.len()
             + self.signature.len() * 4
@@ -305,7 +306,8 @@ impl Window {
         if let Some(entry) = &self.slots[held.slot as usize].entry {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
             let start = entry.shingles.as_ptr().cast::<i8>();
-            for line in 0..entry.shingles.len().div_ceil(8).min(PREFETCH_LINES) {
+            let lines = std::mem::size_of_val(&*entry.shingles).div_ceil(64);
+            for line in 0..lines.min(PREFETCH_LINES) {
                 // SAFETY: a prefetch never faults, and the address is inside the slice.
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(line * 64)) };
             }

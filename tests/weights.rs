@@ -5,7 +5,7 @@ use neardup::config::{Config, InputFormat, Weights};
 use neardup::input::{Extractor, Input};
 use neardup::normalize::Normalized;
 use neardup::shingle::Shingler;
-use neardup::verify::weighted_jaccard;
+use neardup::verify::{weighted_fingerprints, weighted_jaccard};
 use neardup::weights::{IdfTable, Weigher};
 use std::collections::BTreeSet;
 
@@ -171,7 +171,7 @@ fn exact_weighted_pairs(threshold: f64, table: &IdfTable) -> BTreeSet<(u64, u64)
     let config = Config::default().validate().unwrap();
     let extractor = Extractor::new("text", None, usize::MAX);
     let shingler = Shingler::for_config(&config, true);
-    let docs: Vec<(Vec<u64>, Vec<f32>, f64)> = sample_bytes()
+    let docs: Vec<(Vec<u32>, Vec<f32>, f64)> = sample_bytes()
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
         .map(|line| {
@@ -180,7 +180,8 @@ fn exact_weighted_pairs(threshold: f64, table: &IdfTable) -> BTreeSet<(u64, u64)
             config.normalizer.normalize_into(&text, &mut n);
             let mut w = Weigher::default();
             w.weigh(&shingler, &n, table);
-            (w.elements.clone(), w.weights.clone(), w.total)
+            let (elements, weights) = weighted_fingerprints(&w.elements, &w.weights);
+            (elements, weights, w.total)
         })
         .collect();
     let mut out = BTreeSet::new();
