@@ -14,7 +14,7 @@ use neardup::minhash::Signer;
 use neardup::normalize::{Normalized, Normalizer};
 use neardup::pipeline::Worker;
 use neardup::shingle::Shingler;
-use neardup::verify::jaccard_at_least;
+use neardup::verify::{Fingerprint, fingerprints, jaccard_at_least};
 use neardup::weights::{DfCounter, Weigher};
 use neardup::window::{Entry, Window};
 use std::hint::black_box;
@@ -213,32 +213,38 @@ fn stages(c: &mut Criterion) {
     // Verification: each document against its successor (mostly unrelated, some copies).
     let mut g = c.benchmark_group("verify");
     g.throughput(Throughput::Elements(docs));
+    let prints: Vec<Vec<Fingerprint>> = corpus.set.iter().map(|s| fingerprints(s)).collect();
     g.bench_function("jaccard", |b| {
         b.iter(|| {
-            for w in corpus.set.windows(2) {
+            for w in prints.windows(2) {
                 black_box(jaccard_at_least(&w[0], &w[1], 0.8));
             }
         })
     });
     // Near-duplicate pairs, what the window's candidates mostly are: each document against
     // a copy with every tenth shingle replaced.
-    let edited: Vec<Vec<u64>> = corpus
+    let edited: Vec<Vec<Fingerprint>> = corpus
         .set
         .iter()
         .map(|s| {
             let mut e: Vec<u64> = s
                 .iter()
                 .enumerate()
-                .map(|(k, &h)| if k % 10 == 3 { h ^ 0x5bd1_e995 } else { h })
+                .map(|(k, &h)| {
+                    if k % 10 == 3 {
+                        h ^ (0x5bd1_e995 << 32)
+                    } else {
+                        h
+                    }
+                })
                 .collect();
             e.sort_unstable();
-            e.dedup();
-            e
+            fingerprints(&e)
         })
         .collect();
     g.bench_function("jaccard near-duplicates", |b| {
         b.iter(|| {
-            for (x, y) in corpus.set.iter().zip(&edited) {
+            for (x, y) in prints.iter().zip(&edited) {
                 black_box(jaccard_at_least(x, y, 0.8));
             }
         })
