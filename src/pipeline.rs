@@ -34,6 +34,7 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use serde_json::Value;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -506,7 +507,10 @@ fn run_inner<W: Write, D: Write>(
         }
         drop(work_rx);
 
-        let mut sequencer = Sequencer::new(config, out, &names, stderr_is_terminal);
+        // `--sign` never looks up; otherwise the other threads help verify batches.
+        let helpers = (workers > 1 && config.mode != Mode::Sign)
+            .then(|| Helpers::start(scope, config, workers - 1));
+        let mut sequencer = Sequencer::new(config, out, &names, stderr_is_terminal, helpers);
         if let Some(saved) = saved {
             sequencer.window = saved.window;
         }
@@ -593,13 +597,21 @@ struct Sequencer<'c, W: Write> {
     lines: u64,
     /// `docs_read` at the last `--checkpoint-every` save.
     checkpointed: u64,
-    /// Candidate marks, one per thread that looks up and verifies a batch's documents
-    /// (`--threads`).
-    thread_marks: Vec<Marks>,
+    /// The sequencer's candidate marks for a batch's lookups (each helper has its own).
+    marks: Marks,
+    /// Threads that look up and verify a batch's documents with the sequencer (none with
+    /// `--threads 1`).
+    helpers: Option<Helpers>,
 }
 
 impl<'c, W: Write> Sequencer<'c, W> {
-    fn new(config: &'c Config, out: W, names: &'c [String], stderr_is_terminal: bool) -> Self {
+    fn new(
+        config: &'c Config,
+        out: W,
+        names: &'c [String],
+        stderr_is_terminal: bool,
+        helpers: Option<Helpers>,
+    ) -> Self {
         Sequencer {
             config,
             names,
@@ -614,9 +626,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             last_progress: Instant::now(),
             lines: 0,
             checkpointed: 0,
-            thread_marks: (0..config.worker_threads().max(1))
-                .map(|_| Marks::default())
-                .collect(),
+            marks: Marks::default(),
+            helpers,
         }
     }
 
@@ -707,7 +718,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             // A batch that cannot evict anything is verified on all threads; otherwise each
             // document's matches must be refreshed before the next insert may evict.
             let capacity = self.config.window;
-            if self.thread_marks.len() > 1
+            if self.helpers.is_some()
                 && self.config.mode != Mode::Sign
                 && (capacity == 0 || self.window.len() + docs.len() <= capacity)
             {
@@ -855,9 +866,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
             inserted.push(held);
             plans.push(Plan::Near(held, node));
         }
-        let mut looked =
-            look_up_and_verify(self.config, &self.window, &inserted, &mut self.thread_marks)
-                .into_iter();
+        let mut looked = look_up_and_verify(
+            self.config,
+            &mut self.window,
+            inserted,
+            &mut self.marks,
+            self.helpers.as_ref(),
+        )?
+        .into_iter();
         for (i, plan) in plans.into_iter().enumerate() {
             self.summary.docs_read += 1;
             self.lines = batch.lines[i].number;
@@ -1003,99 +1019,176 @@ impl<'c, W: Write> Sequencer<'c, W> {
 /// sequence order.
 type Outcome = (u64, Vec<(Held, f64)>);
 
-/// For each of `docs` (held, in sequence order): its candidates among the held documents
-/// with smaller sequence numbers, and those that pass verification, on as many threads as
-/// there are `marks` (this one included; one for fewer than [`PARALLEL_DOCS`] documents).
-/// Returns (number of candidates, matches in sequence order) per document. The threads take
-/// runs of [`DOCS_PER_TAKE`] documents from a shared counter until none is left, so a helper
-/// that starts late (the signing workers hold the cores) costs nothing: this thread does the
-/// rest. The results are in the documents' order, so they depend on neither the thread
-/// count nor timing.
-fn look_up_and_verify(
+/// Runs of a batch's documents looked up and verified, by run number: (run, outcomes).
+type Runs = Vec<(usize, Vec<Outcome>)>;
+
+/// The candidates of each of `docs` (held, in sequence order) among the held documents with
+/// smaller sequence numbers, and those that pass verification: (number of candidates,
+/// matches in sequence order) per document.
+fn check_docs(config: &Config, window: &Window, docs: &[Held], marks: &mut Marks) -> Vec<Outcome> {
+    let mut out = Vec::with_capacity(docs.len());
+    let mut candidates = Vec::new();
+    for (k, &doc) in docs.iter().enumerate() {
+        if let Some(&next) = docs.get(k + 1) {
+            window.prefetch_buckets(&window.entry(next).band_keys);
+        }
+        let entry = window.entry(doc);
+        window.candidates_before(&entry.band_keys, doc.seq, marks, &mut candidates);
+        for &held in &candidates {
+            window.prefetch_slot(held);
+        }
+        let mut matches = Vec::new();
+        for (c, &earlier) in candidates.iter().enumerate() {
+            // Window entries are rarely in cache: ask for the next candidate's shingles
+            // while this one is merged.
+            if let Some(&next) = candidates.get(c + 1) {
+                window.prefetch(next);
+            }
+            let verdict = confirm(
+                config,
+                Compared::of_entry(window.entry(earlier)),
+                Compared::of_entry(entry),
+            );
+            if let Some(similarity) = verdict {
+                matches.push((earlier, similarity));
+            }
+        }
+        out.push((candidates.len() as u64, matches));
+    }
+    out
+}
+
+/// Takes runs of [`DOCS_PER_TAKE`] of `docs` from the shared counter `next` until none is
+/// left, and checks them ([`check_docs`]).
+fn take_runs(
     config: &Config,
     window: &Window,
     docs: &[Held],
-    marks: &mut [Marks],
-) -> Vec<Outcome> {
-    let check = |run: &[Held], marks: &mut Marks, out: &mut Vec<Outcome>| {
-        let mut candidates = Vec::new();
-        for (k, &doc) in run.iter().enumerate() {
-            if let Some(&next) = run.get(k + 1) {
-                window.prefetch_buckets(&window.entry(next).band_keys);
-            }
-            let entry = window.entry(doc);
-            window.candidates_before(&entry.band_keys, doc.seq, marks, &mut candidates);
-            for &held in &candidates {
-                window.prefetch_slot(held);
-            }
-            let mut matches = Vec::new();
-            for (c, &earlier) in candidates.iter().enumerate() {
-                // Window entries are rarely in cache: ask for the next candidate's shingles
-                // while this one is merged.
-                if let Some(&next) = candidates.get(c + 1) {
-                    window.prefetch(next);
-                }
-                let verdict = confirm(
-                    config,
-                    Compared::of_entry(window.entry(earlier)),
-                    Compared::of_entry(entry),
-                );
-                if let Some(similarity) = verdict {
-                    matches.push((earlier, similarity));
-                }
-            }
-            out.push((candidates.len() as u64, matches));
-        }
-    };
-    let (mine, helpers) = marks
-        .split_first_mut()
-        .expect("at least one thread's marks");
-    if helpers.is_empty() || docs.len() < PARALLEL_DOCS {
-        let mut outcomes = Vec::with_capacity(docs.len());
-        check(docs, mine, &mut outcomes);
-        return outcomes;
-    }
+    next: &AtomicUsize,
+    marks: &mut Marks,
+) -> Runs {
     let runs = docs.len().div_ceil(DOCS_PER_TAKE);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    // Each thread's outcomes by run: (run number, outcomes).
-    let work = |marks: &mut Marks| {
-        let mut done = Vec::new();
-        loop {
-            let run = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if run >= runs {
-                return done;
-            }
-            let share = &docs[run * DOCS_PER_TAKE..((run + 1) * DOCS_PER_TAKE).min(docs.len())];
-            let mut outcomes = Vec::with_capacity(share.len());
-            check(share, marks, &mut outcomes);
-            done.push((run, outcomes));
+    let mut done = Vec::new();
+    loop {
+        let run = next.fetch_add(1, Ordering::Relaxed);
+        if run >= runs {
+            return done;
         }
+        let share = &docs[run * DOCS_PER_TAKE..((run + 1) * DOCS_PER_TAKE).min(docs.len())];
+        done.push((run, check_docs(config, window, share, marks)));
+    }
+}
+
+/// One batch's lookups for a helper: the window, shared read-only until every helper has
+/// dropped its job, the inserted documents, and the counter of runs taken.
+struct Job {
+    window: Arc<Window>,
+    docs: Arc<[Held]>,
+    next: Arc<AtomicUsize>,
+}
+
+/// Threads that help the sequencer look up and verify a batch (`--threads` − 1 of them),
+/// started once for the whole run. A thread started per batch cost a `clone` and its stack,
+/// and, at its exit, jemalloc's release of its caches: `madvise` calls whose TLB
+/// shoot-downs reached the other core.
+pub(crate) struct Helpers {
+    jobs: Sender<Job>,
+    done: Receiver<std::thread::Result<Runs>>,
+    count: usize,
+}
+
+impl Helpers {
+    /// Starts `count` helpers in `scope`; they stop when the returned handle is dropped.
+    fn start<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        config: &'scope Config,
+        count: usize,
+    ) -> Helpers {
+        let (jobs, job_rx) = bounded::<Job>(count);
+        let (done_tx, done) = bounded(count);
+        for _ in 0..count {
+            let (job_rx, done_tx) = (job_rx.clone(), done_tx.clone());
+            scope.spawn(move || {
+                let mut marks = Marks::default();
+                for job in job_rx {
+                    let runs = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        take_runs(config, &job.window, &job.docs, &job.next, &mut marks)
+                    }));
+                    // The window goes back to the sequencer before it hears of the result.
+                    drop(job);
+                    if done_tx.send(runs).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        Helpers { jobs, done, count }
+    }
+}
+
+/// For each of `docs` (held, in sequence order): [`check_docs`], on this thread and the
+/// `helpers` (this thread alone for fewer than [`PARALLEL_DOCS`] documents). The threads take
+/// runs of [`DOCS_PER_TAKE`] documents from a shared counter until none is left, so a helper
+/// that starts late (the signing workers hold the cores) costs nothing: this thread does the
+/// rest. The results are in the documents' order, so they depend on neither the thread
+/// count nor timing. The window is lent to the helpers and back.
+fn look_up_and_verify(
+    config: &Config,
+    window: &mut Window,
+    docs: Vec<Held>,
+    marks: &mut Marks,
+    helpers: Option<&Helpers>,
+) -> Result<Vec<Outcome>> {
+    let helpers = match helpers {
+        Some(h) if docs.len() >= PARALLEL_DOCS => h,
+        _ => return Ok(check_docs(config, window, &docs, marks)),
     };
-    let work = &work;
+    let runs = docs.len().div_ceil(DOCS_PER_TAKE);
+    let lent = Arc::new(std::mem::replace(window, Window::new(0)));
+    let docs: Arc<[Held]> = docs.into();
+    let next = Arc::new(AtomicUsize::new(0));
+    let asked = helpers.count.min(runs - 1);
+    for _ in 0..asked {
+        let job = Job {
+            window: Arc::clone(&lent),
+            docs: Arc::clone(&docs),
+            next: Arc::clone(&next),
+        };
+        helpers
+            .jobs
+            .send(job)
+            .map_err(|_| Error::Internal("a verification thread stopped".into()))?;
+    }
+    let own = take_runs(config, &lent, &docs, &next, marks);
     let mut by_run: Vec<Vec<Outcome>> = (0..runs).map(|_| Vec::new()).collect();
-    std::thread::scope(|scope| {
-        let spawned: Vec<_> = helpers
-            .iter_mut()
-            .take(runs - 1)
-            .map(|marks| scope.spawn(move || work(marks)))
-            .collect();
-        let own = work(mine);
-        for (run, outcomes) in spawned
-            .into_iter()
-            .flat_map(|h| h.join().expect("verification does not panic"))
-            .chain(own)
-        {
-            by_run[run] = outcomes;
+    for (run, outcomes) in own {
+        by_run[run] = outcomes;
+    }
+    let mut failed = false;
+    for _ in 0..asked {
+        match helpers.done.recv() {
+            Ok(Ok(done)) => {
+                for (run, outcomes) in done {
+                    by_run[run] = outcomes;
+                }
+            }
+            Ok(Err(_)) => failed = true,
+            Err(_) => return Err(Error::Internal("a verification thread stopped".into())),
         }
-    });
-    by_run.into_iter().flatten().collect()
+    }
+    *window = Arc::try_unwrap(lent)
+        .map_err(|_| Error::Internal("a verification thread kept the window".into()))?;
+    if failed {
+        return Err(Error::Internal("a verification thread panicked".into()));
+    }
+    Ok(by_run.into_iter().flatten().collect())
 }
 
 /// How many documents ahead a batch's inserts prefetch their bucket cells.
 const INSERTS_AHEAD: usize = 4;
 
-/// Fewer documents than this in a batch are looked up and verified on the sequencer alone (a
-/// thread costs more to start than they take).
+/// Fewer documents than this in a batch are looked up and verified on the sequencer alone
+/// (waking a helper costs more than they take).
 const PARALLEL_DOCS: usize = 16;
 
 /// Documents a thread takes at a time.

@@ -137,14 +137,8 @@ unsafe fn intersection_avx2(
         let bb = &b[j..j + 8];
         let eq = |k: usize| _mm256_cmpeq_epi32(va, _mm256_set1_epi32(bb[k] as i32));
         let m = _mm256_or_si256(
-            _mm256_or_si256(
-                _mm256_or_si256(eq(0), eq(1)),
-                _mm256_or_si256(eq(2), eq(3)),
-            ),
-            _mm256_or_si256(
-                _mm256_or_si256(eq(4), eq(5)),
-                _mm256_or_si256(eq(6), eq(7)),
-            ),
+            _mm256_or_si256(_mm256_or_si256(eq(0), eq(1)), _mm256_or_si256(eq(2), eq(3))),
+            _mm256_or_si256(_mm256_or_si256(eq(4), eq(5)), _mm256_or_si256(eq(6), eq(7))),
         );
         n += _mm256_movemask_ps(_mm256_castsi256_ps(m)).count_ones() as usize;
         let (amax, bmax) = (a[i + 7], b[j + 7]);
@@ -203,11 +197,7 @@ pub fn weighted_jaccard(a: Weighted<'_>, b: Weighted<'_>) -> f64 {
 
 /// Weighted Jaccard if it can reach `threshold`: the weight-sum bound
 /// min(total) / max(total) is tried first, then the merge.
-pub fn weighted_jaccard_at_least(
-    a: Weighted<'_>,
-    b: Weighted<'_>,
-    threshold: f64,
-) -> Option<f64> {
+pub fn weighted_jaccard_at_least(a: Weighted<'_>, b: Weighted<'_>, threshold: f64) -> Option<f64> {
     let (small, large) = if a.2 <= b.2 { (a.2, b.2) } else { (b.2, a.2) };
     if large <= 0.0 || small < threshold * large * (1.0 - 1e-9) {
         return None;
