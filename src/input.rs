@@ -486,6 +486,22 @@ impl Extractor {
         number: u64,
         attrs: &mut [Option<Value>],
     ) -> std::result::Result<(Cow<'a, str>, DocId), BadLine> {
+        if attrs.is_empty()
+            && let Some(found) = self.extract_json_flat(line, number)
+        {
+            return Ok(found);
+        }
+        self.extract_json_value(line, number, attrs)
+    }
+
+    /// [`Extractor::extract_json`] through the whole parsed value: any path, the attributes,
+    /// and the reason a line is bad.
+    fn extract_json_value<'a>(
+        &self,
+        line: &'a [u8],
+        number: u64,
+        attrs: &mut [Option<Value>],
+    ) -> std::result::Result<(Cow<'a, str>, DocId), BadLine> {
         let mut value: Value = serde_json::from_slice(line).map_err(|e| {
             if std::str::from_utf8(line).is_err() {
                 BadLine::InvalidUtf8
@@ -516,6 +532,108 @@ impl Extractor {
     }
 }
 
+impl Extractor {
+    /// The fast path of [`Extractor::extract_json`] for top-level fields and no attributes:
+    /// one pass over the object that borrows the text when it has no escapes and skips every
+    /// other field, instead of building the whole value. `None` for anything unusual (invalid
+    /// UTF-8 or JSON, not an object, a missing or mistyped field, a nested path): the caller
+    /// then parses the full value, which finds the reason, so bad lines are reported exactly
+    /// as before. Duplicate keys keep the last value, as the full value does.
+    fn extract_json_flat<'a>(&self, line: &'a [u8], number: u64) -> Option<(Cow<'a, str>, DocId)> {
+        let [field] = self.field.as_slice() else {
+            return None;
+        };
+        let id_key = match &self.id_field {
+            None => None,
+            Some((path, _)) => match path.as_slice() {
+                [key] => Some(key.as_str()),
+                _ => return None,
+            },
+        };
+        // Validated here, so the parser need not check each string's UTF-8 again.
+        let text = std::str::from_utf8(line).ok()?;
+        let mut de = serde_json::Deserializer::from_str(text);
+        let visitor = FlatObject {
+            field,
+            id_key,
+            text: None,
+            id: None,
+        };
+        let (found, id) = serde::Deserializer::deserialize_map(&mut de, visitor).ok()?;
+        de.end().ok()?;
+        let id = match (id_key, id) {
+            (None, _) => DocId::Line(number),
+            (Some(_), Some(Value::String(s))) => DocId::Str(s.as_str().into()),
+            (Some(_), Some(Value::Number(n))) => DocId::Num(n.to_string().into()),
+            (Some(_), _) => return None,
+        };
+        Some((found?, id))
+    }
+}
+
+/// Visits a JSON object for [`Extractor::extract_json_flat`]: the text field's string (or
+/// `None` if it is missing or not a string) and the id field's value.
+struct FlatObject<'k, 'de> {
+    field: &'k str,
+    id_key: Option<&'k str>,
+    text: Option<Option<Cow<'de, str>>>,
+    id: Option<Value>,
+}
+
+impl<'de> serde::de::Visitor<'de> for FlatObject<'_, 'de> {
+    type Value = (Option<Cow<'de, str>>, Option<Value>);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        mut self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        use serde::de::IgnoredAny;
+        while let Some(TextValue(key)) = map.next_key::<TextValue<'de>>()? {
+            if key == self.field {
+                self.text = Some(map.next_value::<Option<TextValue<'de>>>()?.map(|t| t.0));
+            } else if Some(key.as_ref()) == self.id_key {
+                self.id = Some(map.next_value()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok((self.text.flatten(), self.id))
+    }
+}
+
+/// A JSON string (a key or the text), borrowed from the line when it holds no escapes.
+struct TextValue<'de>(Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for TextValue<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = TextValue<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+                Ok(TextValue(Cow::Borrowed(v)))
+            }
+
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                Ok(TextValue(Cow::Owned(v.to_owned())))
+            }
+
+            fn visit_string<E>(self, v: String) -> std::result::Result<Self::Value, E> {
+                Ok(TextValue(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}
+
 fn lookup<'v>(mut value: &'v Value, path: &[String]) -> Option<&'v Value> {
     for key in path {
         value = value.as_object()?.get(key)?;
@@ -533,6 +651,63 @@ fn lookup_mut<'v>(mut value: &'v mut Value, path: &[String]) -> Option<&'v mut V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flat_json_path_agrees_with_the_full_value() {
+        let lines: &[&[u8]] = &[
+            br#"{"text":"plain words","id":"a"}"#,
+            br#"  {"id": 7, "text": "esc\u00e9ped \"quoted\"\n"}  "#,
+            br#"{"te\u0078t":"escaped key","id":1.50}"#,
+            br#"{"text":"first","text":"last wins","id":-0}"#,
+            br#"{"text":"x","id":"first","id":1e3}"#,
+            br#"{"meta":{"text":"nested, not it","a":[1,{"b":null}]},"text":"top","id":"m"}"#,
+            br#"{"text":null,"id":"n"}"#,
+            br#"{"text":5,"id":"n"}"#,
+            br#"{"text":"no id"}"#,
+            br#"{"text":"null id","id":null}"#,
+            br#"{"text":"bool id","id":true}"#,
+            br#"{"id":"no text"}"#,
+            br#"["text","not an object"]"#,
+            br#"{"text":"trailing"} x"#,
+            br#"{"text":"unterminated"#,
+            b"{\"text\":\"ok\",\"other\":\"bad \xff byte\",\"id\":\"u\"}",
+            b"{\"text\":\"bad \xfe text\",\"id\":\"u\"}",
+            br#"{}"#,
+            br#"{"text":"","id":""}"#,
+        ];
+        for id_field in [None, Some("id")] {
+            let e = Extractor::new("text", id_field, usize::MAX);
+            let mut answered = 0;
+            for &line in lines {
+                let full = e.extract_json_value(line, 9, &mut []);
+                let got = e.extract(line, InputFormat::Jsonl, 9);
+                assert_eq!(
+                    format!("{got:?}"),
+                    format!("{full:?}"),
+                    "{}",
+                    String::from_utf8_lossy(line)
+                );
+                if let Some((text, _)) = e.extract_json_flat(line, 9) {
+                    // The fast path only answers for good lines, and borrows unescaped text.
+                    assert!(full.is_ok());
+                    if !line.contains(&b'\\') {
+                        assert!(matches!(text, Cow::Borrowed(_)));
+                    }
+                    answered += 1;
+                }
+            }
+            // The good lines: all but the bad ones of each kind.
+            assert_eq!(answered, if id_field.is_some() { 7 } else { 10 });
+        }
+        // Nested paths go the full way.
+        let nested = Extractor::new("meta.text", None, usize::MAX);
+        let line = br#"{"meta":{"text":"deep"}}"#;
+        assert!(nested.extract_json_flat(line, 1).is_none());
+        assert_eq!(
+            nested.extract(line, InputFormat::Jsonl, 1).unwrap().0,
+            "deep"
+        );
+    }
 
     #[test]
     fn ids_as_tsv() {
