@@ -29,7 +29,7 @@ use crate::verify::{
     weighted_jaccard_at_least,
 };
 use crate::weights::{IdfTable, Weigher};
-use crate::window::{Entry, Held, Marks, Window};
+use crate::window::{Entry, Held, Marks, SHARDS, Tables, Window, index_keys};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use serde_json::Value;
 use std::io::{IsTerminal, Write};
@@ -811,15 +811,19 @@ impl<'c, W: Write> Sequencer<'c, W> {
         Ok(())
     }
 
-    /// The documents of a batch that cannot evict anything, with the LSH lookups and
-    /// verification on one thread per entry of `thread_marks`. Same output, window and
+    /// The documents of a batch that cannot evict anything, with the bucket inserts, the LSH
+    /// lookups and verification on this thread and the helpers. Same output, window and
     /// recency order as [`Self::document`] one by one:
-    /// 1. in order, each document is checked against the exact index and inserted; with no
-    ///    eviction every handle stays valid (inserts depend on neither lookup nor verdict);
-    /// 2. on all threads, each inserted document finds its candidates among the documents
+    /// 1. in order, each document is checked against the exact index and inserted without
+    ///    its band keys; with no eviction every handle stays valid (inserts depend on neither
+    ///    lookup nor verdict);
+    /// 2. on all threads, each owning some of the bucket tables, the batch's band keys are
+    ///    added in sequence order ([`index_batch`]): each bucket gets its documents in the
+    ///    order one-by-one inserts give;
+    /// 3. on all threads, each inserted document finds its candidates among the documents
     ///    with smaller sequence numbers (exactly the window it would have seen one by one:
     ///    nothing was evicted, and later ones are filtered out) and verifies them;
-    /// 3. in order, each document's outcome is written and its matches refreshed, then the
+    /// 4. in order, each document's outcome is written and its matches refreshed, then the
     ///    document itself: the same sequence of move-to-front operations as one by one (the
     ///    inserts' own moves in step 1 are all repeated here), so the same recency order.
     fn batch_in_parallel<D: Write>(
@@ -836,18 +840,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
         let mut plans = Vec::with_capacity(docs.len());
         let mut inserted = Vec::with_capacity(docs.len());
-        let mut docs: Vec<Option<Doc>> = docs.into_iter().map(Some).collect();
-        for doc in docs.iter().take(INSERTS_AHEAD) {
-            if let Some(Doc::Good(first)) = doc {
-                self.window.prefetch_buckets(&first.band_keys);
-            }
-        }
-        for i in 0..docs.len() {
-            // An insert is short: its bucket cells are asked for a few documents ahead.
-            if let Some(Some(Doc::Good(ahead))) = docs.get(i + INSERTS_AHEAD) {
-                self.window.prefetch_buckets(&ahead.band_keys);
-            }
-            let doc = docs[i].take().expect("each document is taken once");
+        for (i, doc) in docs.into_iter().enumerate() {
             let mut signed = match doc {
                 Doc::Good(s) => s,
                 Doc::Bad(reason) => {
@@ -862,10 +855,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
             let node = signed.node.take();
             let held = self
                 .window
-                .insert(batch.lines[i].number, into_entry(signed, pairs_mode));
+                .insert_unindexed(batch.lines[i].number, into_entry(signed, pairs_mode));
             inserted.push(held);
             plans.push(Plan::Near(held, node));
         }
+        let inserted: Arc<[Held]> = inserted.into();
+        index_batch(&mut self.window, &inserted, self.helpers.as_ref())?;
         let mut looked = look_up_and_verify(
             self.config,
             &mut self.window,
@@ -1079,21 +1074,36 @@ fn take_runs(
     }
 }
 
-/// One batch's lookups for a helper: the window, shared read-only until every helper has
-/// dropped its job, the inserted documents, and the counter of runs taken.
-struct Job {
-    window: Arc<Window>,
-    docs: Arc<[Held]>,
-    next: Arc<AtomicUsize>,
+/// Work for a helper on one batch. The window is shared read-only until every helper has
+/// dropped its job; the inserted documents are in sequence order.
+enum Job {
+    /// Add the documents' keys to these bucket tables ([`index_keys`]) and send them back.
+    Index {
+        window: Arc<Window>,
+        docs: Arc<[Held]>,
+        tables: Tables,
+    },
+    /// Look up and verify runs of the documents, taken from the counter `next`.
+    Verify {
+        window: Arc<Window>,
+        docs: Arc<[Held]>,
+        next: Arc<AtomicUsize>,
+    },
 }
 
-/// Threads that help the sequencer look up and verify a batch (`--threads` − 1 of them),
+/// What a helper sends back for a [`Job`].
+enum Done {
+    Indexed(Tables),
+    Verified(Runs),
+}
+
+/// Threads that help the sequencer index, look up and verify a batch (`--threads` − 1 of them),
 /// started once for the whole run. A thread started per batch cost a `clone` and its stack,
 /// and, at its exit, jemalloc's release of its caches: `madvise` calls whose TLB
 /// shoot-downs reached the other core.
 pub(crate) struct Helpers {
     jobs: Sender<Job>,
-    done: Receiver<std::thread::Result<Runs>>,
+    done: Receiver<std::thread::Result<Done>>,
     count: usize,
 }
 
@@ -1111,12 +1121,24 @@ impl Helpers {
             scope.spawn(move || {
                 let mut marks = Marks::default();
                 for job in job_rx {
-                    let runs = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        take_runs(config, &job.window, &job.docs, &job.next, &mut marks)
+                    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        match job {
+                            Job::Index {
+                                window,
+                                docs,
+                                mut tables,
+                            } => {
+                                index_keys(&window, &docs, &mut tables);
+                                Done::Indexed(tables)
+                            }
+                            Job::Verify { window, docs, next } => {
+                                Done::Verified(take_runs(config, &window, &docs, &next, &mut marks))
+                            }
+                        }
+                        // The job's window handle is dropped here, before the sequencer
+                        // hears of the result.
                     }));
-                    // The window goes back to the sequencer before it hears of the result.
-                    drop(job);
-                    if done_tx.send(runs).is_err() {
+                    if done_tx.send(done).is_err() {
                         break;
                     }
                 }
@@ -1135,7 +1157,7 @@ impl Helpers {
 fn look_up_and_verify(
     config: &Config,
     window: &mut Window,
-    docs: Vec<Held>,
+    docs: Arc<[Held]>,
     marks: &mut Marks,
     helpers: Option<&Helpers>,
 ) -> Result<Vec<Outcome>> {
@@ -1144,48 +1166,114 @@ fn look_up_and_verify(
         _ => return Ok(check_docs(config, window, &docs, marks)),
     };
     let runs = docs.len().div_ceil(DOCS_PER_TAKE);
-    let lent = Arc::new(std::mem::replace(window, Window::new(0)));
-    let docs: Arc<[Held]> = docs.into();
     let next = Arc::new(AtomicUsize::new(0));
-    let asked = helpers.count.min(runs - 1);
-    for _ in 0..asked {
-        let job = Job {
-            window: Arc::clone(&lent),
-            docs: Arc::clone(&docs),
-            next: Arc::clone(&next),
-        };
-        helpers
-            .jobs
-            .send(job)
-            .map_err(|_| Error::Internal("a verification thread stopped".into()))?;
-    }
-    let own = take_runs(config, &lent, &docs, &next, marks);
     let mut by_run: Vec<Vec<Outcome>> = (0..runs).map(|_| Vec::new()).collect();
-    for (run, outcomes) in own {
-        by_run[run] = outcomes;
-    }
-    let mut failed = false;
-    for _ in 0..asked {
-        match helpers.done.recv() {
-            Ok(Ok(done)) => {
+    lend(
+        window,
+        helpers,
+        |lent| {
+            (0..helpers.count.min(runs - 1))
+                .map(|_| Job::Verify {
+                    window: Arc::clone(lent),
+                    docs: Arc::clone(&docs),
+                    next: Arc::clone(&next),
+                })
+                .collect()
+        },
+        |lent| Done::Verified(take_runs(config, lent, &docs, &next, marks)),
+        |done| {
+            if let Done::Verified(done) = done {
                 for (run, outcomes) in done {
                     by_run[run] = outcomes;
                 }
             }
-            Ok(Err(_)) => failed = true,
-            Err(_) => return Err(Error::Internal("a verification thread stopped".into())),
+        },
+    )?;
+    Ok(by_run.into_iter().flatten().collect())
+}
+
+/// Adds the band keys of a batch's `docs` (inserted unindexed, in sequence order) to the
+/// window's bucket tables: on this thread and the `helpers`, each owning some of the
+/// [`SHARDS`] tables (this thread alone for fewer than [`PARALLEL_DOCS`] documents).
+fn index_batch(window: &mut Window, docs: &Arc<[Held]>, helpers: Option<&Helpers>) -> Result<()> {
+    let mut tables = window.take_tables();
+    let helpers = match helpers {
+        Some(h) if docs.len() >= PARALLEL_DOCS => h,
+        _ => {
+            index_keys(window, docs, &mut tables);
+            window.put_tables(tables);
+            return Ok(());
+        }
+    };
+    let threads = (helpers.count + 1).min(SHARDS);
+    // Table k goes to thread k mod threads; this thread keeps group 0.
+    let mut groups: Vec<Tables> = (0..threads).map(|_| Vec::new()).collect();
+    for (number, table) in tables {
+        groups[number % threads].push((number, table));
+    }
+    let mut own = groups.swap_remove(0);
+    let mut back = Vec::with_capacity(SHARDS);
+    lend(
+        window,
+        helpers,
+        |lent| {
+            groups
+                .into_iter()
+                .map(|tables| Job::Index {
+                    window: Arc::clone(lent),
+                    docs: Arc::clone(docs),
+                    tables,
+                })
+                .collect()
+        },
+        |lent| {
+            index_keys(lent, docs, &mut own);
+            Done::Indexed(own)
+        },
+        |done| {
+            if let Done::Indexed(tables) = done {
+                back.extend(tables);
+            }
+        },
+    )?;
+    window.put_tables(back);
+    Ok(())
+}
+
+/// Lends `window` to helpers for one step of a batch: the jobs `jobs` makes are sent first,
+/// then `own` runs on this thread, and every result (this thread's too) goes to `take`. The
+/// window comes back once each helper has dropped its job. A helper's panic is an error.
+fn lend(
+    window: &mut Window,
+    helpers: &Helpers,
+    jobs: impl FnOnce(&Arc<Window>) -> Vec<Job>,
+    own: impl FnOnce(&Window) -> Done,
+    mut take: impl FnMut(Done),
+) -> Result<()> {
+    let stopped = || Error::Internal("a verification thread stopped".into());
+    let lent = Arc::new(std::mem::replace(window, Window::placeholder()));
+    let jobs = jobs(&lent);
+    let asked = jobs.len();
+    for job in jobs {
+        // A send fails only when every helper has gone: no result is pending then.
+        helpers.jobs.send(job).map_err(|_| stopped())?;
+    }
+    take(own(&lent));
+    let mut panicked = false;
+    for _ in 0..asked {
+        match helpers.done.recv() {
+            Ok(Ok(done)) => take(done),
+            Ok(Err(_)) => panicked = true,
+            Err(_) => return Err(stopped()),
         }
     }
     *window = Arc::try_unwrap(lent)
         .map_err(|_| Error::Internal("a verification thread kept the window".into()))?;
-    if failed {
+    if panicked {
         return Err(Error::Internal("a verification thread panicked".into()));
     }
-    Ok(by_run.into_iter().flatten().collect())
+    Ok(())
 }
-
-/// How many documents ahead a batch's inserts prefetch their bucket cells.
-const INSERTS_AHEAD: usize = 4;
 
 /// Fewer documents than this in a batch are looked up and verified on the sequencer alone
 /// (waking a helper costs more than they take).

@@ -4,7 +4,10 @@
 //! shingle hashes, or a compact signature when verification is off), each document's band
 //! keys, and three indexes:
 //! - `buckets` ([`crate::buckets`]): band key → the documents with that key (the LSH
-//!   tables; one table serves all bands because band keys already include the band number);
+//!   tables; band keys already include the band number, so any table can hold any band).
+//!   The keys are spread over [`SHARDS`] tables by their low bits, so that a batch's keys can
+//!   be added on several threads at once, each thread owning some of the tables
+//!   ([`Window::insert_unindexed`], [`Window::take_tables`], [`index_keys`]);
 //! - `exact`: 128-bit hash of the normalised text → the first document with it;
 //! - the recency list: inserting or matching a document moves it to the front; when the
 //!   window is full the least recently inserted or matched document is evicted from all
@@ -116,6 +119,19 @@ struct Slot {
     older: u32,
 }
 
+/// Number of bucket tables; a key's table is its low bits (each table's own probing starts
+/// from its top bits).
+pub const SHARDS: usize = 16;
+
+/// The table of a band key.
+#[inline]
+fn shard(key: u64) -> usize {
+    (key as usize) & (SHARDS - 1)
+}
+
+/// Bucket tables taken out of a window, each with its number.
+pub type Tables = Vec<(usize, Buckets)>;
+
 /// The bounded window of recent documents.
 pub struct Window {
     capacity: usize,
@@ -129,7 +145,8 @@ pub struct Window {
     /// The least recently inserted or matched document (evicted first).
     oldest: u32,
     len: usize,
-    buckets: Buckets,
+    /// [`SHARDS`] bucket tables (empty while [`Window::take_tables`] has them).
+    buckets: Vec<Buckets>,
     exact: HashMap<u128, u32, Mix>,
     evictions: u64,
     /// Marks for [`Window::candidates`] (other threads bring their own).
@@ -166,13 +183,22 @@ impl Window {
     pub fn new(capacity: usize) -> Window {
         Window {
             capacity,
+            buckets: (0..SHARDS).map(|_| Buckets::new()).collect(),
+            ..Window::placeholder()
+        }
+    }
+
+    /// An empty stand-in that allocates nothing (while a window is lent to other threads).
+    pub fn placeholder() -> Window {
+        Window {
+            capacity: 0,
             slots: Vec::new(),
             seqs: Vec::new(),
             free: Vec::new(),
             newest: NIL,
             oldest: NIL,
             len: 0,
-            buckets: Buckets::new(),
+            buckets: Vec::new(),
             exact: HashMap::default(),
             evictions: 0,
             marks: Marks::default(),
@@ -182,7 +208,11 @@ impl Window {
     /// Makes room for `docs` more documents with `keys` band keys in all (avoids rehashing
     /// while a saved window is loaded).
     pub fn reserve(&mut self, docs: usize, keys: usize) {
-        self.buckets.reserve(keys);
+        // Keys spread evenly over the tables, give or take a few percent.
+        let per_table = keys.div_ceil(SHARDS);
+        for table in &mut self.buckets {
+            table.reserve(per_table + per_table / 8 + 16);
+        }
         self.exact.reserve(docs);
         self.slots.reserve(docs);
         self.seqs.reserve(docs);
@@ -253,7 +283,7 @@ impl Window {
         out.clear();
         let query = marks.start(self.slots.len());
         for &key in band_keys {
-            for &slot in self.buckets.get(key) {
+            for &slot in self.buckets[shard(key)].get(key) {
                 let mark = &mut marks.marks[slot as usize];
                 if *mark != query {
                     *mark = query;
@@ -272,7 +302,7 @@ impl Window {
     #[inline]
     pub fn prefetch_buckets(&self, band_keys: &[u64]) {
         for &key in band_keys {
-            self.buckets.prefetch(key);
+            self.buckets[shard(key)].prefetch(key);
         }
     }
 
@@ -356,8 +386,45 @@ impl Window {
     /// used document when the window is full. `entry.exact` is indexed when it is set and no
     /// document with the same text is held. Returns the new document's handle (valid while
     /// it is held: with a capacity of 1 it is evicted by the next insert).
-    pub fn insert(&mut self, seq: u64, mut entry: Entry) -> Held {
-        let slot = match self.free.pop() {
+    pub fn insert(&mut self, seq: u64, entry: Entry) -> Held {
+        let slot = self.free_slot();
+        for &key in entry.band_keys.iter() {
+            self.buckets[shard(key)].push(key, slot);
+        }
+        self.place(seq, slot, entry)
+    }
+
+    /// [`Window::insert`] without adding the band keys to the buckets: for a batch whose keys
+    /// [`index_keys`] adds afterwards, before any lookup. The window must have room (nothing
+    /// is evicted).
+    pub fn insert_unindexed(&mut self, seq: u64, entry: Entry) -> Held {
+        assert!(
+            self.capacity == 0 || self.len < self.capacity,
+            "an unindexed insert never evicts"
+        );
+        let slot = self.free_slot();
+        self.place(seq, slot, entry)
+    }
+
+    /// Takes the bucket tables out (for [`index_keys`] on other threads); lookups and
+    /// inserts need them back ([`Window::put_tables`]).
+    pub fn take_tables(&mut self) -> Tables {
+        std::mem::take(&mut self.buckets)
+            .into_iter()
+            .enumerate()
+            .collect()
+    }
+
+    /// Puts back the tables [`Window::take_tables`] took, in any order.
+    pub fn put_tables(&mut self, mut tables: Tables) {
+        assert_eq!(tables.len(), SHARDS, "every table comes back");
+        tables.sort_unstable_by_key(|(number, _)| *number);
+        self.buckets = tables.into_iter().map(|(_, table)| table).collect();
+    }
+
+    /// A free slot (reused or new).
+    fn free_slot(&mut self) -> u32 {
+        match self.free.pop() {
             Some(slot) => slot,
             None => {
                 let slot = u32::try_from(self.slots.len())
@@ -372,10 +439,12 @@ impl Window {
                 self.seqs.push(0);
                 slot
             }
-        };
-        for &key in entry.band_keys.iter() {
-            self.buckets.push(key, slot);
         }
+    }
+
+    /// Stores `entry` in `slot` as the newest document: exact index, recency, and eviction
+    /// of the oldest while over capacity.
+    fn place(&mut self, seq: u64, slot: u32, mut entry: Entry) -> Held {
         if let Some(h) = entry.exact {
             match self.exact.entry(h) {
                 std::collections::hash_map::Entry::Occupied(_) => entry.exact = None,
@@ -409,7 +478,7 @@ impl Window {
         self.len -= 1;
         self.evictions += 1;
         for &key in entry.band_keys.iter() {
-            self.buckets.remove(key, slot);
+            self.buckets[shard(key)].remove(key, slot);
         }
         if let Some(h) = entry.exact {
             self.exact.remove(&h);
@@ -424,7 +493,7 @@ impl Window {
             .map(|(_, e)| e.approx_bytes() - std::mem::size_of::<Entry>())
             .sum();
         let slots = self.slots.capacity() * (std::mem::size_of::<Slot>() + 8);
-        let bucket_bytes = self.buckets.approx_bytes();
+        let bucket_bytes: usize = self.buckets.iter().map(Buckets::approx_bytes).sum();
         let exact_bytes = self.exact.capacity() * (16 + 4 + 1);
         entries + slots + bucket_bytes + exact_bytes
     }
@@ -437,6 +506,39 @@ impl Window {
                 self.slots[slot as usize].entry.is_some() && self.seqs[slot as usize] == seq
             })
             .map(|slot| self.held(slot))
+    }
+}
+
+/// Adds the band keys of `docs` (inserted with [`Window::insert_unindexed`], in sequence
+/// order) that belong to `tables` (some of the tables [`Window::take_tables`] took from
+/// `window`). Each bucket receives its documents in sequence order, as one-by-one inserts
+/// give, whichever thread owns its table.
+pub fn index_keys(window: &Window, docs: &[Held], tables: &mut Tables) {
+    let mut mine: [Option<&mut Buckets>; SHARDS] = std::array::from_fn(|_| None);
+    for (number, table) in tables.iter_mut() {
+        mine[*number] = Some(table);
+    }
+    /// Documents ahead whose keys are asked for while one is added.
+    const AHEAD: usize = 4;
+    let prefetch = |mine: &[Option<&mut Buckets>; SHARDS], held: Held| {
+        for &key in window.entry(held).band_keys.iter() {
+            if let Some(table) = &mine[shard(key)] {
+                table.prefetch(key);
+            }
+        }
+    };
+    for &held in docs.iter().take(AHEAD) {
+        prefetch(&mine, held);
+    }
+    for (i, &held) in docs.iter().enumerate() {
+        if let Some(&ahead) = docs.get(i + AHEAD) {
+            prefetch(&mine, ahead);
+        }
+        for &key in window.entry(held).band_keys.iter() {
+            if let Some(table) = &mut mine[shard(key)] {
+                table.push(key, held.slot);
+            }
+        }
     }
 }
 
@@ -488,6 +590,56 @@ mod tests {
         assert_eq!(seqs(&c), vec![2, 4, 6, 8]);
         w.candidates_before(&[6], 6, &mut marks, &mut c);
         assert!(c.is_empty());
+    }
+
+    #[test]
+    fn tables_indexed_in_groups_equal_one_by_one_inserts() {
+        // Keys from a small range, so that buckets hold several documents and every table
+        // is used; two batches, the second indexed with the tables split three ways.
+        let mut rng = crate::hash::test_rng(5);
+        let keys: Vec<Vec<u64>> = (0..300)
+            .map(|_| {
+                (0..6)
+                    .map(|_| rng(200).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                    .collect()
+            })
+            .collect();
+        let mut one_by_one = Window::new(0);
+        let mut batched = Window::new(0);
+        for (batch, range) in [(0..120), (120..300)].into_iter().enumerate() {
+            let mut held = Vec::new();
+            for i in range {
+                one_by_one.insert(i as u64, entry(&keys[i], Some(i as u128)));
+                held.push(batched.insert_unindexed(i as u64, entry(&keys[i], Some(i as u128))));
+            }
+            let mut groups: Vec<Tables> = (0..batch * 2 + 1).map(|_| Vec::new()).collect();
+            for (number, table) in batched.take_tables() {
+                let n = groups.len();
+                groups[number % n].push((number, table));
+            }
+            let mut back = Vec::new();
+            for mut group in groups {
+                index_keys(&batched, &held, &mut group);
+                back.extend(group);
+            }
+            batched.put_tables(back);
+        }
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for k in &keys {
+            one_by_one.candidates(k, &mut a);
+            batched.candidates(k, &mut b);
+            assert_eq!(a, b);
+            assert!(!a.is_empty());
+        }
+        assert_eq!(
+            (0..SHARDS)
+                .map(|t| one_by_one.buckets[t].len())
+                .collect::<Vec<_>>(),
+            (0..SHARDS)
+                .map(|t| batched.buckets[t].len())
+                .collect::<Vec<_>>()
+        );
+        assert!(one_by_one.buckets.iter().all(|t| !t.is_empty()));
     }
 
     #[test]
