@@ -26,6 +26,9 @@ use std::path::{Path, PathBuf};
 pub const BATCH_BYTES: usize = 1 << 20;
 /// Size of one read from an input.
 const READ_BYTES: usize = 256 << 10;
+/// Size of a new batch buffer: a batch ends at the first line end past [`BATCH_BYTES`], so
+/// its last read ends before this, unless a line is longer (then the buffer grows).
+const BUFFER_BYTES: usize = BATCH_BYTES + READ_BYTES;
 
 /// One line of a batch.
 #[derive(Clone, Copy, Debug)]
@@ -47,7 +50,8 @@ pub struct LineSpan {
 /// Whole lines read together, with their bytes.
 #[derive(Debug)]
 pub struct Batch {
-    /// The raw bytes of all lines, terminators included.
+    /// The raw bytes of all lines, terminators included, then unused bytes (the buffer is
+    /// reused whole: see [`LineReader::recycling`]).
     pub data: Vec<u8>,
     /// The lines, in input order.
     pub lines: Vec<LineSpan>,
@@ -147,6 +151,8 @@ pub struct LineReader {
     inputs: Vec<Input>,
     current: usize,
     carry: Vec<u8>,
+    /// Buffers of batches that were consumed ([`LineReader::recycling`]).
+    recycled: Option<crossbeam_channel::Receiver<Vec<u8>>>,
     format: InputFormat,
     number: u64,
     input_line: u64,
@@ -162,6 +168,7 @@ impl LineReader {
             inputs,
             current: 0,
             carry: Vec::new(),
+            recycled: None,
             format,
             number: 0,
             input_line: 0,
@@ -173,6 +180,14 @@ impl LineReader {
     /// Continues a numbering: the first line read gets number `lines + 1` (`--state`).
     pub fn numbered_after(mut self, lines: u64) -> LineReader {
         self.number = lines;
+        self
+    }
+
+    /// Takes the buffers of consumed batches from `recycled` instead of allocating: a new
+    /// buffer costs page faults and zeroing, a used one neither (its length is kept, so it is
+    /// never zeroed again).
+    pub fn recycling(mut self, recycled: crossbeam_channel::Receiver<Vec<u8>>) -> LineReader {
+        self.recycled = Some(recycled);
         self
     }
 
@@ -191,8 +206,19 @@ impl LineReader {
         if self.done {
             return Ok(None);
         }
+        let mut data = self
+            .recycled
+            .as_ref()
+            .and_then(|r| r.try_recv().ok())
+            .unwrap_or_else(|| vec![0; BUFFER_BYTES]);
+        // The bytes of `data` in use: the unfinished line carried over, then what was read.
+        let mut filled = self.carry.len();
+        if data.len() < filled {
+            data.resize(filled, 0);
+        }
+        data[..filled].copy_from_slice(&self.carry);
         let mut batch = Batch {
-            data: std::mem::take(&mut self.carry),
+            data,
             lines: Vec::new(),
             format: InputFormat::Text,
         };
@@ -200,7 +226,7 @@ impl LineReader {
         let mut scan = 0;
         let mut hand_out = false;
         loop {
-            while let Some(pos) = memchr::memchr(b'\n', &batch.data[scan..]) {
+            while let Some(pos) = memchr::memchr(b'\n', &batch.data[scan..filled]) {
                 let end = scan + pos + 1;
                 self.push_line(&mut batch, line_start, end, true);
                 line_start = end;
@@ -213,17 +239,19 @@ impl LineReader {
                 self.done = true;
                 break;
             }
-            let old = batch.data.len();
-            batch.data.resize(old + READ_BYTES, 0);
+            let old = filled;
+            if batch.data.len() < old + READ_BYTES {
+                batch.data.resize(old + READ_BYTES, 0);
+            }
             let input = &mut self.inputs[self.current];
             let n = loop {
-                match input.reader.read(&mut batch.data[old..]) {
+                match input.reader.read(&mut batch.data[old..old + READ_BYTES]) {
                     Ok(n) => break n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(e) => return Err(Error::io(format!("reading {}", input.name), e)),
                 }
             };
-            batch.data.truncate(old + n);
+            filled = old + n;
             self.bytes_read += n as u64;
             // A short read from a pipe means no more data is waiting: once the lines read so
             // far are split off, hand them out rather than block for more, so a slow stream is
@@ -232,18 +260,18 @@ impl LineReader {
             scan = old;
             if n == 0 {
                 // End of this input: its unterminated last line is still a line.
-                if line_start < batch.data.len() {
-                    let end = batch.data.len();
-                    self.push_line(&mut batch, line_start, end, false);
-                    line_start = end;
+                if line_start < filled {
+                    self.push_line(&mut batch, line_start, filled, false);
+                    line_start = filled;
                 }
-                scan = batch.data.len();
+                scan = filled;
                 self.current += 1;
                 self.input_line = 0;
             }
         }
-        self.carry = batch.data[line_start..].to_vec();
-        batch.data.truncate(line_start);
+        self.carry.clear();
+        self.carry
+            .extend_from_slice(&batch.data[line_start..filled]);
         batch.format = match self.format {
             InputFormat::Auto => InputFormat::Text,
             f => f,
@@ -730,6 +758,50 @@ mod tests {
         let mut json = Vec::new();
         DocId::Line(907).write_json(&mut json);
         assert_eq!(json, b"907");
+    }
+
+    #[test]
+    fn recycled_buffers_give_the_same_lines() {
+        // Lines of every length up to past a buffer, in two inputs, the second without a final
+        // LF; the recycled buffers are full of stale bytes (newlines among them).
+        let mut rng = crate::hash::test_rng(3);
+        let mut parts: Vec<Vec<u8>> = vec![Vec::new(), Vec::new()];
+        for (k, part) in parts.iter_mut().enumerate() {
+            for i in 0..400 {
+                let len = if i % 97 == 5 {
+                    BUFFER_BYTES + 123
+                } else {
+                    rng(3000) as usize
+                };
+                part.extend((0..len).map(|j| b'a' + ((i + j + k) % 26) as u8));
+                part.push(b'\n');
+            }
+        }
+        parts[1].extend_from_slice(b"last, unterminated");
+        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        let expected = all_lines(&mut reader(&parts, InputFormat::Text));
+        let (tx, rx) = crossbeam_channel::bounded(4);
+        let mut r = reader(&parts, InputFormat::Text).recycling(rx);
+        let mut got = Vec::new();
+        let mut batches = 0;
+        while let Some(b) = r.next_batch().unwrap() {
+            batches += 1;
+            for (i, l) in b.lines.iter().enumerate() {
+                got.push((
+                    b.content(i).to_vec(),
+                    b.raw(i).to_vec(),
+                    l.number,
+                    l.input,
+                    l.input_line,
+                ));
+            }
+            let mut stale = b.data;
+            stale.fill(b'\n');
+            tx.send(stale).unwrap();
+        }
+        assert!(batches > 3);
+        assert_eq!(got.len(), 801);
+        assert_eq!(got, expected);
     }
 
     fn reader(parts: &[&[u8]], format: InputFormat) -> LineReader {

@@ -468,7 +468,11 @@ fn run_inner<W: Write, D: Write>(
     let config = &config;
     let workers = config.worker_threads().max(1);
     let lines_before = saved.as_ref().map_or(0, |s| s.lines);
-    let mut reader = LineReader::new(inputs, config.format).numbered_after(lines_before);
+    // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
+    let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(4 * workers + 4);
+    let mut reader = LineReader::new(inputs, config.format)
+        .numbered_after(lines_before)
+        .recycling(recycle_rx);
     let names = reader.input_names();
     let (work_tx, work_rx) = bounded::<(Batch, Sender<(Batch, Vec<Doc>)>)>(2 * workers);
     let (order_tx, order_rx) = bounded::<Ordered>(2 * workers + 2);
@@ -515,6 +519,7 @@ fn run_inner<W: Write, D: Write>(
             sequencer.window = saved.window;
         }
         sequencer.lines = lines_before;
+        sequencer.recycle = Some(recycle_tx);
         let result = sequencer.run(order_rx, diagnostics);
         let bytes_read = reader_handle
             .join()
@@ -602,6 +607,8 @@ struct Sequencer<'c, W: Write> {
     /// Threads that look up and verify a batch's documents with the sequencer (none with
     /// `--threads 1`).
     helpers: Option<Helpers>,
+    /// Where consumed batches' buffers go back to the reader.
+    recycle: Option<Sender<Vec<u8>>>,
 }
 
 impl<'c, W: Write> Sequencer<'c, W> {
@@ -628,6 +635,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             checkpointed: 0,
             marks: Marks::default(),
             helpers,
+            recycle: None,
         }
     }
 
@@ -750,6 +758,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     self.window.len()
                 );
                 let _ = diag.flush();
+            }
+            // The reader fills the buffer again (when its pool is full, it is freed).
+            if let Some(recycle) = &self.recycle {
+                let _ = recycle.try_send(batch.data);
             }
         }
         Ok(())
