@@ -33,8 +33,8 @@ use crate::window::{Entry, Held, Marks, SHARDS, Tables, Window, index_keys};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use serde_json::Value;
 use std::io::{IsTerminal, Write};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -1087,8 +1087,8 @@ fn take_runs(
 }
 
 /// Work for a helper on one batch. The window is shared read-only until every helper has
-/// dropped its job; the inserted documents are in sequence order.
-enum Job {
+/// dropped its work; the inserted documents are in sequence order.
+enum Work {
     /// Add the documents' keys to these bucket tables ([`index_keys`]) and send them back.
     Index {
         window: Arc<Window>,
@@ -1103,7 +1103,19 @@ enum Job {
     },
 }
 
-/// What a helper sends back for a [`Job`].
+/// A job offered to the helpers: its work is taken by the first helper to look (which
+/// then sends back a [`Done`]) or, if none has by the time the sequencer has done its own
+/// share, by the sequencer. So the sequencer never waits for a helper that the signing
+/// threads keep from running; it waits only for work a helper has begun.
+struct Job(Arc<Mutex<Option<Work>>>);
+
+impl Job {
+    fn take(&self) -> Option<Work> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// What a helper sends back for the [`Work`] it took.
 enum Done {
     Indexed(Tables),
     Verified(Runs),
@@ -1133,9 +1145,13 @@ impl Helpers {
             scope.spawn(move || {
                 let mut marks = Marks::default();
                 for job in job_rx {
+                    // Taken back by the sequencer already: nothing to do or to answer.
+                    let Some(work) = job.take() else {
+                        continue;
+                    };
                     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        match job {
-                            Job::Index {
+                        match work {
+                            Work::Index {
                                 window,
                                 docs,
                                 mut tables,
@@ -1143,11 +1159,11 @@ impl Helpers {
                                 index_keys(&window, &docs, &mut tables);
                                 Done::Indexed(tables)
                             }
-                            Job::Verify { window, docs, next } => {
+                            Work::Verify { window, docs, next } => {
                                 Done::Verified(take_runs(config, &window, &docs, &next, &mut marks))
                             }
                         }
-                        // The job's window handle is dropped here, before the sequencer
+                        // The work's window handle is dropped here, before the sequencer
                         // hears of the result.
                     }));
                     if done_tx.send(done).is_err() {
@@ -1185,7 +1201,7 @@ fn look_up_and_verify(
         helpers,
         |lent| {
             (0..helpers.count.min(runs - 1))
-                .map(|_| Job::Verify {
+                .map(|_| Work::Verify {
                     window: Arc::clone(lent),
                     docs: Arc::clone(&docs),
                     next: Arc::clone(&next),
@@ -1193,6 +1209,8 @@ fn look_up_and_verify(
                 .collect()
         },
         |lent| Done::Verified(take_runs(config, lent, &docs, &next, marks)),
+        // Work no helper took finds no run left: this thread took them all.
+        |_, _| None,
         |done| {
             if let Done::Verified(done) = done {
                 for (run, outcomes) in done {
@@ -1231,7 +1249,7 @@ fn index_batch(window: &mut Window, docs: &Arc<[Held]>, helpers: Option<&Helpers
         |lent| {
             groups
                 .into_iter()
-                .map(|tables| Job::Index {
+                .map(|tables| Work::Index {
                     window: Arc::clone(lent),
                     docs: Arc::clone(docs),
                     tables,
@@ -1241,6 +1259,14 @@ fn index_batch(window: &mut Window, docs: &Arc<[Held]>, helpers: Option<&Helpers
         |lent| {
             index_keys(lent, docs, &mut own);
             Done::Indexed(own)
+        },
+        // Tables no helper took are filled here.
+        |lent, work| match work {
+            Work::Index { mut tables, .. } => {
+                index_keys(lent, docs, &mut tables);
+                Some(Done::Indexed(tables))
+            }
+            Work::Verify { .. } => None,
         },
         |done| {
             if let Done::Indexed(tables) = done {
@@ -1252,27 +1278,45 @@ fn index_batch(window: &mut Window, docs: &Arc<[Held]>, helpers: Option<&Helpers
     Ok(())
 }
 
-/// Lends `window` to helpers for one step of a batch: the jobs `jobs` makes are sent first,
-/// then `own` runs on this thread, and every result (this thread's too) goes to `take`. The
-/// window comes back once each helper has dropped its job. A helper's panic is an error.
+/// Lends `window` to helpers for one step of a batch: the work `jobs` makes is offered
+/// first, then `own` runs on this thread, then work no helper has taken is taken back and
+/// given to `reclaim`, and every result (this thread's too) goes to `take`. The window comes
+/// back once each helper has finished what it took. A helper's panic is an error.
 fn lend(
     window: &mut Window,
     helpers: &Helpers,
-    jobs: impl FnOnce(&Arc<Window>) -> Vec<Job>,
+    jobs: impl FnOnce(&Arc<Window>) -> Vec<Work>,
     own: impl FnOnce(&Window) -> Done,
+    mut reclaim: impl FnMut(&Window, Work) -> Option<Done>,
     mut take: impl FnMut(Done),
 ) -> Result<()> {
     let stopped = || Error::Internal("a verification thread stopped".into());
     let lent = Arc::new(std::mem::replace(window, Window::placeholder()));
-    let jobs = jobs(&lent);
-    let asked = jobs.len();
-    for job in jobs {
-        // A send fails only when every helper has gone: no result is pending then.
-        helpers.jobs.send(job).map_err(|_| stopped())?;
+    let offered: Vec<Job> = jobs(&lent)
+        .into_iter()
+        .map(|work| Job(Arc::new(Mutex::new(Some(work)))))
+        .collect();
+    for job in &offered {
+        // A send fails only when every helper has gone: nothing was taken then.
+        helpers
+            .jobs
+            .send(Job(Arc::clone(&job.0)))
+            .map_err(|_| stopped())?;
     }
     take(own(&lent));
+    let mut begun = 0;
+    for job in &offered {
+        match job.take() {
+            Some(work) => {
+                if let Some(done) = reclaim(&lent, work) {
+                    take(done);
+                }
+            }
+            None => begun += 1,
+        }
+    }
     let mut panicked = false;
-    for _ in 0..asked {
+    for _ in 0..begun {
         match helpers.done.recv() {
             Ok(Ok(done)) => take(done),
             Ok(Err(_)) => panicked = true,
