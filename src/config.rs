@@ -65,7 +65,7 @@ pub enum BadLinePolicy {
 /// How a candidate pair is confirmed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VerifyMode {
-    /// Exact (multi)set Jaccard of the stored shingle hashes.
+    /// Exact (multi)set Jaccard of the stored shingle fingerprints (32-bit).
     Jaccard,
     /// Trust the MinHash estimate (fraction of equal signature values).
     None,

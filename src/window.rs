@@ -1,7 +1,7 @@
 //! The LSH window: the recent documents a new one is compared with.
 //!
 //! Holds, for at most `capacity` documents (0 = unbounded), what verification needs (sorted
-//! shingle hashes, or a compact signature when verification is off), each document's band
+//! shingle fingerprints, or a compact signature when verification is off), each document's band
 //! keys, and three indexes:
 //! - `buckets` ([`crate::buckets`]): band key → the documents with that key (the LSH
 //!   tables; band keys already include the band number, so any table can hold any band).
