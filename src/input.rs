@@ -786,15 +786,7 @@ mod tests {
         let mut batches = 0;
         while let Some(b) = r.next_batch().unwrap() {
             batches += 1;
-            for (i, l) in b.lines.iter().enumerate() {
-                got.push((
-                    b.content(i).to_vec(),
-                    b.raw(i).to_vec(),
-                    l.number,
-                    l.input,
-                    l.input_line,
-                ));
-            }
+            push_lines(&b, &mut got);
             let mut stale = b.data;
             stale.fill(b'\n');
             tx.send(stale).unwrap();
@@ -818,18 +810,22 @@ mod tests {
     /// (content, raw bytes, number, input index, line within input)
     type Line = (Vec<u8>, Vec<u8>, u64, u32, u64);
 
+    fn push_lines(b: &Batch, out: &mut Vec<Line>) {
+        for (i, l) in b.lines.iter().enumerate() {
+            out.push((
+                b.content(i).to_vec(),
+                b.raw(i).to_vec(),
+                l.number,
+                l.input,
+                l.input_line,
+            ));
+        }
+    }
+
     fn all_lines(r: &mut LineReader) -> Vec<Line> {
         let mut out = Vec::new();
         while let Some(b) = r.next_batch().unwrap() {
-            for (i, l) in b.lines.iter().enumerate() {
-                out.push((
-                    b.content(i).to_vec(),
-                    b.raw(i).to_vec(),
-                    l.number,
-                    l.input,
-                    l.input_line,
-                ));
-            }
+            push_lines(&b, &mut out);
         }
         out
     }
