@@ -1138,7 +1138,9 @@ impl Helpers {
         config: &'scope Config,
         count: usize,
     ) -> Helpers {
-        let (jobs, job_rx) = bounded::<Job>(count);
+        // Unbounded: jobs the sequencer took back stay queued (empty) until a helper skips
+        // them, and sending must never wait for a helper.
+        let (jobs, job_rx) = crossbeam_channel::unbounded::<Job>();
         let (done_tx, done) = bounded(count);
         for _ in 0..count {
             let (job_rx, done_tx) = (job_rx.clone(), done_tx.clone());
