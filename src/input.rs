@@ -542,12 +542,7 @@ impl Extractor {
         }
         let id = match &self.id_field {
             None => DocId::Line(number),
-            Some((path, name)) => match lookup(&value, path) {
-                None | Some(Value::Null) => return Err(BadLine::MissingId(name.clone())),
-                Some(Value::String(s)) => DocId::Str(s.as_str().into()),
-                Some(Value::Number(n)) => DocId::Num(n.to_string().into()),
-                Some(_) => return Err(BadLine::BadId(name.clone())),
-            },
+            Some((path, name)) => id_of(lookup(&value, path), name)?,
         };
         for (slot, path) in attrs.iter_mut().zip(&self.attrs) {
             *slot = lookup(&value, path).filter(|v| !v.is_null()).cloned();
@@ -589,11 +584,9 @@ impl Extractor {
         };
         let (found, id) = serde::Deserializer::deserialize_map(&mut de, visitor).ok()?;
         de.end().ok()?;
-        let id = match (id_key, id) {
-            (None, _) => DocId::Line(number),
-            (Some(_), Some(Value::String(s))) => DocId::Str(s.as_str().into()),
-            (Some(_), Some(Value::Number(n))) => DocId::Num(n.to_string().into()),
-            (Some(_), _) => return None,
+        let id = match &self.id_field {
+            None => DocId::Line(number),
+            Some((_, name)) => id_of(id.as_ref(), name).ok()?,
         };
         Some((found?, id))
     }
@@ -604,7 +597,7 @@ impl Extractor {
 struct FlatObject<'k, 'de> {
     field: &'k str,
     id_key: Option<&'k str>,
-    text: Option<Option<Cow<'de, str>>>,
+    text: Option<Cow<'de, str>>,
     id: Option<Value>,
 }
 
@@ -622,14 +615,14 @@ impl<'de> serde::de::Visitor<'de> for FlatObject<'_, 'de> {
         use serde::de::IgnoredAny;
         while let Some(TextValue(key)) = map.next_key::<TextValue<'de>>()? {
             if key == self.field {
-                self.text = Some(map.next_value::<Option<TextValue<'de>>>()?.map(|t| t.0));
+                self.text = map.next_value::<Option<TextValue<'de>>>()?.map(|t| t.0);
             } else if Some(key.as_ref()) == self.id_key {
                 self.id = Some(map.next_value()?);
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
         }
-        Ok((self.text.flatten(), self.id))
+        Ok((self.text, self.id))
     }
 }
 
@@ -659,6 +652,16 @@ impl<'de> serde::Deserialize<'de> for TextValue<'de> {
             }
         }
         d.deserialize_str(Visit)
+    }
+}
+
+/// The id a JSON value gives (`name` is the id field, for the reason a line is bad).
+fn id_of(value: Option<&Value>, name: &str) -> std::result::Result<DocId, BadLine> {
+    match value {
+        None | Some(Value::Null) => Err(BadLine::MissingId(name.to_string())),
+        Some(Value::String(s)) => Ok(DocId::Str(s.as_str().into())),
+        Some(Value::Number(n)) => Ok(DocId::Num(n.to_string().into())),
+        Some(_) => Err(BadLine::BadId(name.to_string())),
     }
 }
 

@@ -253,6 +253,9 @@ impl Worker {
             if !self.exact_join {
                 self.signer.sign_into(&self.shingles, &mut self.values);
             }
+            if self.verify == VerifyMode::Jaccard {
+                fingerprints_into(&self.shingles, &mut fingerprints);
+            }
         }
         let mut band_keys = Vec::with_capacity(self.lsh.bands);
         if self.exact_join {
@@ -270,10 +273,6 @@ impl Worker {
             }
         }
         let signature = match self.verify {
-            VerifyMode::Jaccard if self.idf.is_none() => {
-                fingerprints_into(&self.shingles, &mut fingerprints);
-                Vec::new()
-            }
             VerifyMode::None => compact_signature(&self.values),
             _ => Vec::new(),
         };

@@ -2,10 +2,10 @@
 //! against what it already saw.
 //!
 //! A state holds everything the sequencer needs to continue as if the stream had never
-//! stopped: every windowed document (sequence number, id, sorted shingle fingerprints, weights, kept
-//! text, compact signature, band keys, exact-index hash) in least-recently-used order, the
-//! number of input lines consumed (line numbers and line ids continue from it), the frozen
-//! IDF table of `--weights tfidf`, and the settings that shaped all of it.
+//! stopped: every windowed document (sequence number, id, sorted shingle fingerprints,
+//! weights, kept text, compact signature, band keys, exact-index hash) in least-recently-used
+//! order, the number of input lines consumed (line numbers and line ids continue from it), the
+//! frozen IDF table of `--weights tfidf`, and the settings that shaped all of it.
 //!
 //! ```text
 //! "NDSTATE\0" | u32 version | u32 len, settings (UTF-8) | u64 lines
