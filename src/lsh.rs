@@ -83,16 +83,75 @@ impl LshParams {
 
     /// Writes one 64-bit key per band into `out` (cleared first). Keys of different bands
     /// differ even for equal values, so all bands can share one hash table.
+    ///
+    /// Each key is a chain of `rows` [`mix64`] steps, so one band is a chain of dependent
+    /// multiplies; [`KEY_LANES`] bands are computed side by side (one vector register on
+    /// AVX-512), the same arithmetic per band as [`band_key`].
     pub fn band_keys_into(&self, values: &[u64], out: &mut Vec<u64>) {
         out.clear();
-        for (band, chunk) in values.chunks_exact(self.rows).take(self.bands).enumerate() {
-            let mut h = mix64(0x243f_6a88_85a3_08d3 ^ band as u64);
-            for &v in chunk {
-                h = mix64(h ^ v).wrapping_add(0x9e37_79b9_7f4a_7c15);
-            }
-            out.push(h);
+        let bands = self.bands.min(values.len() / self.rows.max(1));
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+        {
+            // SAFETY: the CPU has AVX-512 F and DQ, checked just above.
+            unsafe { band_keys_avx512(values, self.rows, bands, out) };
+            return;
         }
+        band_keys_lanes(values, self.rows, bands, out);
     }
+}
+
+/// Bands keyed side by side in [`LshParams::band_keys_into`].
+const KEY_LANES: usize = 8;
+
+/// The key of one band's `rows` values: [`mix64`] chained over them from a per-band start
+/// (the reference the side-by-side lanes are tested against).
+#[cfg(test)]
+fn band_key(band: usize, rows: &[u64]) -> u64 {
+    let mut h = band_start(band);
+    for &v in rows {
+        h = band_step(h, v);
+    }
+    h
+}
+
+#[inline(always)]
+fn band_start(band: usize) -> u64 {
+    mix64(0x243f_6a88_85a3_08d3 ^ band as u64)
+}
+
+#[inline(always)]
+fn band_step(h: u64, v: u64) -> u64 {
+    mix64(h ^ v).wrapping_add(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The keys of bands `0..bands` of `values` (`rows` values each), [`KEY_LANES`] bands at a
+/// time; the last group's missing bands are computed on a repeat of its last band and
+/// dropped.
+#[inline(always)]
+fn band_keys_lanes(values: &[u64], rows: usize, bands: usize, out: &mut Vec<u64>) {
+    let mut first = 0;
+    while first < bands {
+        let last = bands - 1;
+        let band = |l: usize| (first + l).min(last);
+        let mut h: [u64; KEY_LANES] = std::array::from_fn(|l| band_start(first + l));
+        for r in 0..rows {
+            let v: [u64; KEY_LANES] = std::array::from_fn(|l| values[band(l) * rows + r]);
+            for l in 0..KEY_LANES {
+                h[l] = band_step(h[l], v[l]);
+            }
+        }
+        out.extend_from_slice(&h[..KEY_LANES.min(bands - first)]);
+        first += KEY_LANES;
+    }
+}
+
+/// [`band_keys_lanes`] compiled for AVX-512, where a 64-bit multiply is one instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+unsafe fn band_keys_avx512(values: &[u64], rows: usize, bands: usize, out: &mut Vec<u64>) {
+    band_keys_lanes(values, rows, bands, out);
 }
 
 /// Composite Simpson's rule with 512 intervals: the integrands are smooth polynomials.
@@ -188,5 +247,33 @@ mod tests {
         p.band_keys_into(&[1, 1, 1, 1, 1, 1, 1, 2], &mut other);
         assert_eq!(&keys[..3], &other[..3]);
         assert_ne!(keys[3], other[3]);
+    }
+
+    #[test]
+    fn side_by_side_keys_equal_one_band_at_a_time() {
+        let mut rng = crate::hash::test_rng(11);
+        let values: Vec<u64> = (0..300).map(|_| rng(u64::MAX)).collect();
+        for (bands, rows) in [
+            (16, 8),
+            (32, 4),
+            (1, 128),
+            (128, 1),
+            (3, 5),
+            (13, 9),
+            (9, 7),
+        ] {
+            let p = LshParams { bands, rows };
+            let expected: Vec<u64> = (0..bands)
+                .map(|b| band_key(b, &values[b * rows..(b + 1) * rows]))
+                .collect();
+            let mut keys = Vec::new();
+            p.band_keys_into(&values[..bands * rows], &mut keys);
+            assert_eq!(keys, expected, "{bands} x {rows}");
+            band_keys_lanes(&values, rows, bands, &mut keys);
+            assert_eq!(keys[bands..], expected, "{bands} x {rows}, portable lanes");
+            // Fewer values than bands × rows: only the whole bands.
+            p.band_keys_into(&values[..bands * rows - 1], &mut keys);
+            assert_eq!(keys, expected[..bands - 1], "{bands} x {rows}, short");
+        }
     }
 }

@@ -160,6 +160,10 @@ pub struct Worker {
     normalized: Normalized,
     shingles: Vec<u64>,
     values: Vec<u64>,
+    /// The document's fingerprints (and weights), copied out at their exact size: the window
+    /// boxes them without another copy, where a fresh vector was regrown several times.
+    fingerprints: Vec<Fingerprint>,
+    fingerprint_weights: Vec<f32>,
 }
 
 impl Worker {
@@ -205,6 +209,8 @@ impl Worker {
             normalized: Normalized::default(),
             shingles: Vec::new(),
             values: vec![0; config.num_perm],
+            fingerprints: Vec::new(),
+            fingerprint_weights: Vec::new(),
         }
     }
 
@@ -242,9 +248,11 @@ impl Worker {
                 weighted_fingerprints_into(
                     &self.weigher.elements,
                     &self.weigher.weights,
-                    &mut fingerprints,
-                    &mut weights,
+                    &mut self.fingerprints,
+                    &mut self.fingerprint_weights,
                 );
+                fingerprints = self.fingerprints.to_vec();
+                weights = self.fingerprint_weights.to_vec();
                 total_weight = self.weigher.total;
             }
         } else {
@@ -254,7 +262,8 @@ impl Worker {
                 self.signer.sign_into(&self.shingles, &mut self.values);
             }
             if self.verify == VerifyMode::Jaccard {
-                fingerprints_into(&self.shingles, &mut fingerprints);
+                fingerprints_into(&self.shingles, &mut self.fingerprints);
+                fingerprints = self.fingerprints.to_vec();
             }
         }
         let mut band_keys = Vec::with_capacity(self.lsh.bands);
