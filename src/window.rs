@@ -13,8 +13,9 @@
 //!   window is full the least recently inserted or matched document is evicted from all
 //!   three indexes.
 //!
-//! Documents live in slots of one vector, linked into the recency list by slot number, and the
-//! indexes hold slot numbers: a candidate's entry, its recency update and its id are reached
+//! Documents live in numbered slots (in chunks that never move, so a growing window never
+//! copies its documents), linked into the recency list by slot number, and the indexes hold
+//! slot numbers: a candidate's entry, its recency update and its id are reached
 //! without a hash lookup (a keyed LRU map cost three probes per candidate, each a likely cache
 //! miss). A freed slot is reused only after every index has forgotten it.
 //!
@@ -119,6 +120,70 @@ struct Slot {
     older: u32,
 }
 
+/// A vector that grows by whole chunks of [`CHUNK`] items, so items never move. A slot is
+/// about 180 bytes: a doubling vector of them copied its whole content at each growth, on the
+/// sequencer, between batches (1.2% of the CPU of a `-j 2` run, plus the page faults of each
+/// new copy).
+#[derive(Debug)]
+struct Chunked<T> {
+    chunks: Vec<Vec<T>>,
+    len: usize,
+}
+
+/// Items per chunk of a [`Chunked`] vector.
+const CHUNK: usize = 4096;
+
+impl<T> Default for Chunked<T> {
+    fn default() -> Self {
+        Chunked {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T> Chunked<T> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Items the allocated chunks hold.
+    fn capacity(&self) -> usize {
+        self.chunks.len() * CHUNK
+    }
+
+    fn push(&mut self, item: T) {
+        if self.len == self.capacity() {
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        self.chunks[self.len / CHUNK].push(item);
+        self.len += 1;
+    }
+
+    /// Allocates the chunks for `additional` more items.
+    fn reserve(&mut self, additional: usize) {
+        let chunks = (self.len + additional).div_ceil(CHUNK);
+        while self.chunks.len() < chunks {
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+    }
+}
+
+impl<T> std::ops::Index<usize> for Chunked<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, i: usize) -> &T {
+        &self.chunks[i / CHUNK][i % CHUNK]
+    }
+}
+
+impl<T> std::ops::IndexMut<usize> for Chunked<T> {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self.chunks[i / CHUNK][i % CHUNK]
+    }
+}
+
 /// Number of bucket tables; a key's table is its low bits (each table's own probing starts
 /// from its top bits).
 pub const SHARDS: usize = 16;
@@ -135,7 +200,7 @@ pub type Tables = Vec<(usize, Buckets)>;
 /// The bounded window of recent documents.
 pub struct Window {
     capacity: usize,
-    slots: Vec<Slot>,
+    slots: Chunked<Slot>,
     /// Each slot's sequence number, apart from the slots so that sorting candidates reads
     /// one dense array.
     seqs: Vec<u64>,
@@ -192,7 +257,7 @@ impl Window {
     pub fn placeholder() -> Window {
         Window {
             capacity: 0,
-            slots: Vec::new(),
+            slots: Chunked::default(),
             seqs: Vec::new(),
             free: Vec::new(),
             newest: NIL,
@@ -745,5 +810,26 @@ mod tests {
         assert!(w.buckets.len() <= 300);
         assert!(w.exact.len() <= 100);
         assert!(w.slots.len() <= 101, "freed slots are reused");
+    }
+
+    #[test]
+    fn chunked_items_stay_in_place_across_chunks() {
+        let mut v = Chunked::default();
+        v.reserve(10);
+        assert_eq!((v.len(), v.capacity()), (0, CHUNK));
+        for i in 0..2 * CHUNK + 3 {
+            v.push(i as u64 * 3);
+        }
+        let first = std::ptr::from_ref(&v[0]);
+        v.reserve(5 * CHUNK);
+        v.push(7);
+        assert_eq!(std::ptr::from_ref(&v[0]), first, "growth moves nothing");
+        assert_eq!((v.len(), v.capacity()), (2 * CHUNK + 4, 8 * CHUNK));
+        v[CHUNK] = 1;
+        let expected: Vec<u64> = (0..2 * CHUNK + 3)
+            .map(|i| if i == CHUNK { 1 } else { i as u64 * 3 })
+            .chain([7])
+            .collect();
+        assert!((0..v.len()).all(|i| v[i] == expected[i]));
     }
 }
