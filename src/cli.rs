@@ -5,8 +5,8 @@
 
 use crate::config::{
     BadLinePolicy, Config, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED,
-    DEFAULT_SNIPPET_CHARS, DEFAULT_THRESHOLD, InputFormat, Mode, PairsFormat, ShingleKind,
-    VerifyMode, Weights,
+    DEFAULT_SNIPPET_CHARS, DEFAULT_THRESHOLD, HelperPolicy, InputFormat, Mode, PairsFormat,
+    ShingleKind, VerifyMode, Weights,
 };
 use crate::confirm::Stage;
 use crate::error::{Error, Result};
@@ -612,6 +612,29 @@ pub struct CommonArgs {
         help_heading = "Performance"
     )]
     pub threads: usize,
+
+    /// When the sequencer shares a batch's LSH lookups and verification with helper threads
+    /// (with more than one thread): auto (when signed batches queue up behind it: it is then
+    /// the slower stage), always, or never. The output is the same.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = HelpersArg::Auto,
+        value_name = "WHEN",
+        help_heading = "Performance"
+    )]
+    pub helpers: HelpersArg,
+}
+
+/// `--helpers` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum HelpersArg {
+    /// When signed batches queue up behind the sequencer.
+    Auto,
+    /// On every batch.
+    Always,
+    /// Never.
+    Never,
 }
 
 /// `--format` values.
@@ -1132,6 +1155,11 @@ impl CommonArgs {
             },
             max_line_bytes: self.max_line_bytes,
             threads: self.threads,
+            helpers: match self.helpers {
+                HelpersArg::Auto => HelperPolicy::Auto,
+                HelpersArg::Always => HelperPolicy::Always,
+                HelpersArg::Never => HelperPolicy::Never,
+            },
             stats: self.stats,
             quiet: self.quiet,
             progress: !self.no_progress,

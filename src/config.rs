@@ -62,6 +62,21 @@ pub enum BadLinePolicy {
     Fail,
 }
 
+/// When the sequencer shares a batch's lookups and verification with helper threads
+/// (`--helpers`; only with more than one thread, and only for a batch that cannot evict).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum HelperPolicy {
+    /// When signed batches queue up behind the one the sequencer takes: it is then the
+    /// slower stage. Alone it spends less CPU per document, so while it keeps up the cores
+    /// are better left to the signing threads.
+    #[default]
+    Auto,
+    /// On every batch.
+    Always,
+    /// Never.
+    Never,
+}
+
 /// How a candidate pair is confirmed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VerifyMode {
@@ -142,6 +157,8 @@ pub struct Config {
     pub max_line_bytes: usize,
     /// Worker threads for signing; 0 = all cores.
     pub threads: usize,
+    /// When the sequencer calls on helper threads.
+    pub helpers: HelperPolicy,
     /// Print a JSON summary to stderr at the end.
     pub stats: bool,
     /// No warnings or progress on stderr.
@@ -217,6 +234,7 @@ impl Default for Config {
             on_bad_line: BadLinePolicy::Pass,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             threads: 0,
+            helpers: HelperPolicy::Auto,
             stats: false,
             quiet: false,
             line_buffered: false,

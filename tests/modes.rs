@@ -136,9 +136,18 @@ fn output_does_not_depend_on_thread_count() {
     let input = sample_bytes();
     for mode in ["--drop-dups", "--only-dups", "--annotate", "--pairs"] {
         let one = neardup(&[mode, "-t", "0.5", "-j", "1"], &input).ok();
-        let four = neardup(&[mode, "-t", "0.5", "-j", "4"], &input).ok();
         assert!(!one.stdout.is_empty());
-        assert_eq!(one.stdout, four.stdout, "{mode}: 1 vs 4 threads differ");
+        for helpers in ["auto", "always", "never"] {
+            let four = neardup(
+                &[mode, "-t", "0.5", "-j", "4", "--helpers", helpers],
+                &input,
+            )
+            .ok();
+            assert_eq!(
+                one.stdout, four.stdout,
+                "{mode}: 1 vs 4 threads (--helpers {helpers}) differ"
+            );
+        }
     }
 }
 
@@ -697,8 +706,9 @@ fn sign_writes_the_keys_that_make_every_pair_a_candidate() {
     assert_eq!(neardup(&["sign", "--exact", SAMPLE], b"").code, 2);
 }
 
-/// Many near-duplicates per batch, so that the sequencer verifies each batch on several
-/// threads (it does when the batch cannot evict anything): every mode, with windows that
+/// Many near-duplicates per batch, and `--helpers always`, so that the sequencer verifies
+/// each batch on several threads (it does when the batch cannot evict anything; `auto` would
+/// only when it falls behind the signing threads): every mode, with windows that
 /// never fill, fill in the middle of the run and stay full, must give the same bytes and the
 /// same saved state (recency order included) on 1 and 4 threads. Blank lines and an exact
 /// copy are mixed in to cover the other kinds of lines on that path.
@@ -752,6 +762,8 @@ fn parallel_verification_equals_one_thread() {
                         window,
                         "-j",
                         threads,
+                        "--helpers",
+                        "always",
                         "--state",
                     ],
                     &[state.to_str().unwrap()],
