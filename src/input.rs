@@ -158,6 +158,9 @@ pub struct LineReader {
     input_line: u64,
     bytes_read: u64,
     done: bool,
+    /// Lines in the last batch: the next batch's line list starts with room for a few more
+    /// (it grew from empty, reallocating about ten times a batch).
+    last_lines: usize,
 }
 
 impl LineReader {
@@ -174,6 +177,7 @@ impl LineReader {
             input_line: 0,
             bytes_read: 0,
             done: false,
+            last_lines: 0,
         }
     }
 
@@ -219,7 +223,7 @@ impl LineReader {
         data[..filled].copy_from_slice(&self.carry);
         let mut batch = Batch {
             data,
-            lines: Vec::new(),
+            lines: Vec::with_capacity(self.last_lines + self.last_lines / 8),
             format: InputFormat::Text,
         };
         let mut line_start = 0;
@@ -279,6 +283,7 @@ impl LineReader {
         if batch.lines.is_empty() {
             return Ok(None);
         }
+        self.last_lines = batch.lines.len();
         Ok(Some(batch))
     }
 
