@@ -7,8 +7,8 @@
 # SetSimilaritySearch from PyPI; then, per threshold, runs each peer from a Python script as its
 # users do (scripts/bench_peers.py: lower-case, whitespace split, word 5-gram sets, K = 128,
 # stream of sign / LSH query / exact-Jaccard verification / insert) and neardup at --threshold
-# T with --pairs on one core (taskset), with one signing thread, and on all cores (each the
-# median of NEARDUP_RUNS runs after a warm-up). The exact pair set is SetSimilaritySearch's
+# T with --pairs on one core (taskset), with one thread (-j 1: the reader beside it), and on
+# all cores (each the median of NEARDUP_RUNS runs after a warm-up). The exact pair set is SetSimilaritySearch's
 # All-Pairs join; every tool's pairs are scored against it. Prints one markdown table per
 # threshold: tool | docs/s | MB/s | peak RSS | precision | recall.
 #
@@ -89,7 +89,7 @@ for t in "${thresholds[@]}"; do
     timed "$peer" "$venv/bin/python" scripts/bench_peers.py "$peer" "$corpus" "$t" "$work/$peer.pairs" --bands "$bands" > /dev/null
   done
   # One core (taskset: reader, worker and sequencer share it, as a Python peer has one
-  # core), one signing thread on all cores, and all cores.
+  # core), one thread (-j 1, the reader beside it) on all cores, and all cores.
   for run in core1 j1 "j$cores"; do
     echo >&2 "T = $t: neardup $run ..."
     case $run in
@@ -115,7 +115,7 @@ for t in "${thresholds[@]}"; do
   for peer in $peers; do row "$peer" "$peer" "$truth"; done
   row sss "SetSimilaritySearch (exact All-Pairs)" "$truth"
   row neardup-core1 "**neardup, 1 core**" "$truth"
-  row neardup-j1 "neardup, \`-j 1\` ($cores cores: signing on one, the sequencer beside it)" "$truth"
+  row neardup-j1 "neardup, \`-j 1\` ($cores cores: one thread signs and sequences, the reader beside it)" "$truth"
   row neardup-j"$cores" "**neardup, \`-j $cores\` ($cores cores)**" "$truth"
   python3 - "$work/speeds" <<'PY'
 import sys

@@ -602,7 +602,8 @@ pub struct CommonArgs {
     )]
     pub window: usize,
 
-    /// Signing threads, and threads looking up and verifying a batch's candidates; 0 uses all
+    /// Signing threads (the sequencer is one of them: it signs while the next batch in order
+    /// is not ready), and threads looking up and verifying a batch's candidates; 0 uses all
     /// cores.
     #[arg(
         short = 'j',

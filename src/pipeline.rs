@@ -1,17 +1,18 @@
 //! The pipeline: reader → signing workers → ordered sequencer → writer.
 //!
 //! ```text
-//!  reader thread ──(batch, result slot)──▶ N workers: extract, normalise, shingle, sign
+//!  reader thread ──(batch, result slot)──▶ N − 1 workers: extract, normalise, shingle, sign
 //!        │                                        │
 //!        └──(result slots, in input order)──▶ sequencer (this thread): exact index,
-//!                                              LSH window, verify, write
+//!                                              LSH window, verify, write; signs too
+//!                                              while the next batch is not ready
 //! ```
 //!
 //! The reader cuts the input into batches and sends each to the worker pool together with a
 //! one-shot result channel; it sends the receiving ends, in input order, to the sequencer
 //! (the ordered-pipeline pattern of gzp). The sequencer therefore sees documents in input
 //! order whatever the scheduling, and it alone touches the window and stdout: the output
-//! never depends on the thread count. Channels are bounded (2 × workers) for back-pressure.
+//! never depends on the thread count. Channels are bounded (2 × threads) for back-pressure.
 //! When the sequencer stops early (closed pipe, `--on-bad-line fail`), dropping its receiver
 //! makes the reader stop, which closes the work channel and lets the workers finish.
 
@@ -474,17 +475,21 @@ fn run_inner<W: Write, D: Write>(
     let (config, inputs, saved) = resume(config, inputs)?;
     let load_seconds = start.elapsed().as_secs_f64();
     let config = &config;
-    let workers = config.worker_threads().max(1);
+    let threads = config.worker_threads().max(1);
+    // The sequencer signs batches too while the next one in order is not signed yet, so it
+    // is one of the `threads` signing threads: `-j 1` runs the whole pipeline but reading on
+    // one thread, and `-j 2` keeps two cores busy with two threads.
+    let workers = threads - 1;
     let lines_before = saved.as_ref().map_or(0, |s| s.lines);
     // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
-    let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(4 * workers + 4);
+    let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(4 * threads + 4);
     let mut reader = LineReader::new(inputs, config.format)
         .numbered_after(lines_before)
         .recycling(recycle_rx);
     let names = reader.input_names();
-    let (work_tx, work_rx) = bounded::<(Batch, Sender<(Batch, Vec<Doc>)>)>(2 * workers);
-    let (order_tx, order_rx) = bounded::<Ordered>(2 * workers + 2);
-    // Batches the workers have signed (the sequencer compares it with what it has taken).
+    let (work_tx, work_rx) = bounded::<ToSign>(2 * threads);
+    let (order_tx, order_rx) = bounded::<Ordered>(2 * threads + 2);
+    // Batches signed (the sequencer compares it with what it has taken).
     let signed = AtomicUsize::new(0);
     let signed = &signed;
 
@@ -513,19 +518,15 @@ fn run_inner<W: Write, D: Write>(
             let work_rx = work_rx.clone();
             scope.spawn(move || {
                 let mut worker = Worker::new(config);
-                for (batch, slot) in work_rx {
-                    let docs = worker.process_batch(&batch);
-                    // The sequencer may have stopped; then nobody wants the result.
-                    let _ = slot.send((batch, docs));
-                    signed.fetch_add(1, Ordering::Relaxed);
+                for work in work_rx {
+                    sign(&mut worker, work, signed);
                 }
             });
         }
-        drop(work_rx);
 
         // `--sign` never looks up; otherwise the other threads help verify batches.
-        let helpers = (workers > 1 && config.mode != Mode::Sign)
-            .then(|| Helpers::start(scope, config, workers - 1));
+        let helpers = (threads > 1 && config.mode != Mode::Sign)
+            .then(|| Helpers::start(scope, config, threads - 1));
         let mut sequencer = Sequencer::new(config, out, &names, stderr_is_terminal, helpers);
         if let Some(saved) = saved {
             sequencer.window = saved.window;
@@ -533,6 +534,10 @@ fn run_inner<W: Write, D: Write>(
         sequencer.lines = lines_before;
         sequencer.recycle = Some(recycle_tx);
         sequencer.signed = Some(signed);
+        sequencer.stealer = Some(Stealer {
+            work: work_rx,
+            worker: Worker::new(config),
+        });
         let result = sequencer.run(order_rx, diagnostics);
         let bytes_read = reader_handle
             .join()
@@ -626,6 +631,8 @@ struct Sequencer<'c, W: Write> {
     /// behind the current one, the sequencer keeps up alone and the helpers are not called.
     signed: Option<&'c AtomicUsize>,
     taken: usize,
+    /// Batches waiting to be signed, taken while the next one in order is not ready.
+    stealer: Option<Stealer>,
 }
 
 impl<'c, W: Write> Sequencer<'c, W> {
@@ -655,6 +662,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             recycle: None,
             signed: None,
             taken: 0,
+            stealer: None,
         }
     }
 
@@ -744,9 +752,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 Ordered::Batch(slot) => slot,
                 Ordered::Failed(e) => return Err(e),
             };
-            let (batch, docs) = slot
-                .recv()
-                .map_err(|_| Error::Internal("a signing worker panicked".into()))?;
+            let (batch, docs) = self.wait_for(&slot)?;
             self.taken += 1;
             // A batch that cannot evict anything may be verified on all threads; otherwise
             // each document's matches must be refreshed before the next insert may evict.
@@ -791,6 +797,30 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
         }
         Ok(())
+    }
+
+    /// The next batch in order, signed: while it is not, this thread signs batches that no
+    /// worker has taken yet (later ones: their results wait in their slots), so that it
+    /// never waits while there is signing to do.
+    fn wait_for(&mut self, slot: &Slot) -> Result<(Batch, Vec<Doc>)> {
+        let lost = || Error::Internal("a signing worker panicked".into());
+        loop {
+            if let Ok(done) = slot.try_recv() {
+                return Ok(done);
+            }
+            let Some(stealer) = &mut self.stealer else {
+                return slot.recv().map_err(|_| lost());
+            };
+            let work = crossbeam_channel::select! {
+                recv(slot) -> done => return done.map_err(|_| lost()),
+                recv(stealer.work) -> work => work,
+            };
+            match work {
+                Ok(work) => sign(&mut stealer.worker, work, self.signed.unwrap_or(&NO_COUNT)),
+                // No batch is left to sign: the next one is on a worker.
+                Err(_) => return slot.recv().map_err(|_| lost()),
+            }
+        }
     }
 
     /// Whether the helpers are called for the batch just taken ([`HelperPolicy`]). `Auto`:
@@ -1387,6 +1417,26 @@ const DOCS_PER_TAKE: usize = 4;
 /// runs, 0.46 s with 1, 0.45 s with 2, 0.43 s with 4 and with no helpers at all; 0.45 s
 /// when they helped on every batch.
 const BEHIND: usize = 4;
+
+/// A batch to sign and where its result goes.
+type ToSign = (Batch, Sender<(Batch, Vec<Doc>)>);
+
+/// Signs a batch into its slot and counts it in `signed`.
+fn sign(worker: &mut Worker, (batch, slot): ToSign, signed: &AtomicUsize) {
+    let docs = worker.process_batch(&batch);
+    // The sequencer may have stopped; then nobody wants the result.
+    let _ = slot.send((batch, docs));
+    signed.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A counter for signing outside a pipeline run (nobody reads it).
+static NO_COUNT: AtomicUsize = AtomicUsize::new(0);
+
+/// What the sequencer signs with while it would wait: the work channel and a worker.
+struct Stealer {
+    work: Receiver<ToSign>,
+    worker: Worker,
+}
 
 /// What the window keeps of a signed document. `--pairs` never asks the exact index (copies
 /// go through LSH to find all their pairs), so the text hash is not indexed there.

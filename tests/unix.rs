@@ -82,35 +82,39 @@ fn help_and_version() {
 
 #[test]
 fn line_buffered_output_arrives_before_end_of_input() {
-    let mut child = bin()
-        .args(["--line-buffered", "--format", "text"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(stdin, "first document of the stream").unwrap();
-    stdin.flush().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    // With stdin still open, the line must arrive without waiting for end of input. A
-    // watchdog turns a hang into a failure.
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = stdout.read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let got = rx.recv_timeout(std::time::Duration::from_secs(30));
-    drop(stdin);
-    if got.is_err() {
-        let _ = child.kill();
+    // One thread: the sequencer signs the batch itself; two: a worker does.
+    for threads in ["1", "2"] {
+        let mut child = bin()
+            .args(["--line-buffered", "--format", "text", "-j", threads])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "first document of the stream").unwrap();
+        stdin.flush().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        // With stdin still open, the line must arrive without waiting for end of input. A
+        // watchdog turns a hang into a failure.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = stdout.read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let got = rx.recv_timeout(std::time::Duration::from_secs(30));
+        drop(stdin);
+        if got.is_err() {
+            let _ = child.kill();
+        }
+        child.wait().unwrap();
+        assert_eq!(
+            got.expect("no output within 30 s"),
+            "first document of the stream\n",
+            "-j {threads}"
+        );
     }
-    child.wait().unwrap();
-    assert_eq!(
-        got.expect("no output within 30 s"),
-        "first document of the stream\n"
-    );
 }
 
 #[test]
