@@ -161,8 +161,9 @@ pub struct Worker {
     normalized: Normalized,
     shingles: Vec<u64>,
     values: Vec<u64>,
-    /// The document's fingerprints (and weights), copied out at their exact size: the window
-    /// boxes them without another copy, where a fresh vector was regrown several times.
+    /// The document's fingerprints (and weights), copied out at their exact size so that the
+    /// window boxes them as they are (a vector sized before de-duplication was shrunk on the
+    /// sequencer, with a copy when the two sizes fell in different allocation classes).
     fingerprints: Vec<Fingerprint>,
     fingerprint_weights: Vec<f32>,
 }
@@ -527,13 +528,13 @@ fn run_inner<W: Write, D: Write>(
         // `--sign` never looks up; otherwise the other threads help verify batches.
         let helpers = (threads > 1 && config.mode != Mode::Sign)
             .then(|| Helpers::start(scope, config, threads - 1));
-        let mut sequencer = Sequencer::new(config, out, &names, stderr_is_terminal, helpers);
+        let mut sequencer =
+            Sequencer::new(config, out, &names, stderr_is_terminal, helpers, signed);
         if let Some(saved) = saved {
             sequencer.window = saved.window;
         }
         sequencer.lines = lines_before;
         sequencer.recycle = Some(recycle_tx);
-        sequencer.signed = Some(signed);
         sequencer.stealer = Some(Stealer {
             work: work_rx,
             worker: Worker::new(config),
@@ -627,9 +628,9 @@ struct Sequencer<'c, W: Write> {
     helpers: Option<Helpers>,
     /// Where consumed batches' buffers go back to the reader.
     recycle: Option<Sender<Vec<u8>>>,
-    /// Batches the workers have signed, and batches taken here: while no signed batch waits
-    /// behind the current one, the sequencer keeps up alone and the helpers are not called.
-    signed: Option<&'c AtomicUsize>,
+    /// Batches signed (by the workers or here), and batches taken here
+    /// ([`Sequencer::wants_help`]).
+    signed: &'c AtomicUsize,
     taken: usize,
     /// Batches waiting to be signed, taken while the next one in order is not ready.
     stealer: Option<Stealer>,
@@ -642,6 +643,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         names: &'c [String],
         stderr_is_terminal: bool,
         helpers: Option<Helpers>,
+        signed: &'c AtomicUsize,
     ) -> Self {
         Sequencer {
             config,
@@ -660,7 +662,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             marks: Marks::default(),
             helpers,
             recycle: None,
-            signed: None,
+            signed,
             taken: 0,
             stealer: None,
         }
@@ -816,7 +818,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 recv(stealer.work) -> work => work,
             };
             match work {
-                Ok(work) => sign(&mut stealer.worker, work, self.signed.unwrap_or(&NO_COUNT)),
+                Ok(work) => sign(&mut stealer.worker, work, self.signed),
                 // No batch is left to sign: the next one is on a worker.
                 Err(_) => return slot.recv().map_err(|_| lost()),
             }
@@ -826,15 +828,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// Whether the helpers are called for the batch just taken ([`HelperPolicy`]). `Auto`:
     /// when at least [`BEHIND`] more signed batches wait. Alone, the sequencer spends less CPU
     /// per document than with the helpers; with two threads on two cores the signing is the
-    /// slower stage and helpers only took CPU from it (`-j 2` was 5% faster without them),
-    /// with many threads the sequencer falls behind and is helped on every batch.
+    /// slower stage and helpers only took CPU from it (`-j 2` was 5% faster without them);
+    /// with more threads the signing outpaces the sequencer, signed batches queue up, and it
+    /// is helped.
     fn wants_help(&self) -> bool {
         match self.config.helpers {
             HelperPolicy::Always => true,
             HelperPolicy::Never => false,
-            HelperPolicy::Auto => self
-                .signed
-                .is_some_and(|signed| signed.load(Ordering::Relaxed) >= self.taken + BEHIND),
+            HelperPolicy::Auto => self.signed.load(Ordering::Relaxed) >= self.taken + BEHIND,
         }
     }
 
@@ -1428,9 +1429,6 @@ fn sign(worker: &mut Worker, (batch, slot): ToSign, signed: &AtomicUsize) {
     let _ = slot.send((batch, docs));
     signed.fetch_add(1, Ordering::Relaxed);
 }
-
-/// A counter for signing outside a pipeline run (nobody reads it).
-static NO_COUNT: AtomicUsize = AtomicUsize::new(0);
 
 /// What the sequencer signs with while it would wait: the work channel and a worker.
 struct Stealer {
