@@ -155,7 +155,8 @@ pub struct Config {
     pub on_bad_line: BadLinePolicy,
     /// Lines longer than this many bytes are bad lines ("too long").
     pub max_line_bytes: usize,
-    /// Worker threads for signing; 0 = all cores.
+    /// Signing threads, the sequencer among them (it signs while the next batch in order is
+    /// not ready); also the number of threads verifying a batch with helpers. 0 = all cores.
     pub threads: usize,
     /// When the sequencer calls on helper threads.
     pub helpers: HelperPolicy,

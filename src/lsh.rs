@@ -85,8 +85,8 @@ impl LshParams {
     /// differ even for equal values, so all bands can share one hash table.
     ///
     /// Each key is a chain of `rows` [`mix64`] steps, so one band is a chain of dependent
-    /// multiplies; [`KEY_LANES`] bands are computed side by side (one vector register on
-    /// AVX-512), the same arithmetic per band as [`band_key`].
+    /// multiplies; eight bands are computed side by side (one vector register on AVX-512),
+    /// with the same arithmetic per band as keying one band at a time.
     pub fn band_keys_into(&self, values: &[u64], out: &mut Vec<u64>) {
         out.clear();
         let bands = self.bands.min(values.len() / self.rows.max(1));
