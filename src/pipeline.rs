@@ -698,9 +698,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
         }
         // Freeing every entry took 7 ms at the end of a run on the peer corpus, on one
         // thread with nothing else left to do: a detached thread does it, so that a process
-        // that exits next does not wait for it.
+        // that exits next does not wait for it. If no thread can be started, the refused
+        // closure is dropped here, and the window with it (`thread::spawn` would panic).
         let window = std::mem::replace(&mut self.window, Window::placeholder());
-        std::thread::spawn(move || drop(window));
+        let _ = std::thread::Builder::new().spawn(move || drop(window));
         Ok((self.summary, self.graph))
     }
 
