@@ -198,7 +198,7 @@ fn stages(c: &mut Criterion) {
                             text: "".into(),
                             signature: Box::new([]),
                             band_keys: k.clone().into_boxed_slice(),
-                            exact: None,
+                            copy_key: None,
                             text_hash: i as u128,
                         },
                     );

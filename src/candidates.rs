@@ -4,7 +4,7 @@
 //! Input: JSON Lines, one candidate per line, `{"a": ID, "b": ID, "text_a": "…", "text_b":
 //! "…"}` (ids are strings or numbers; other members are ignored). Each text is normalised,
 //! shingled and weighed exactly as a document of the stream would be, and the pair goes
-//! through [`crate::pipeline::confirm`], the same check the window applies to its candidates
+//! through [`crate::verify::decide`], the same check the window applies to its candidates
 //! (`--verify` chain, `--threshold`, weights). Verified pairs are written in input order as
 //! `--pairs` writes them (`a TAB b TAB similarity`, or JSON with `--pairs-format jsonl`), ready
 //! for `neardup clusters --from-edges`.
@@ -17,7 +17,8 @@ use crate::config::{BadLinePolicy, Config, InputFormat};
 use crate::error::{Error, Result};
 use crate::input::{Input, LineReader};
 use crate::output::Output;
-use crate::pipeline::{Compared, Doc, Worker, confirm};
+use crate::pipeline::{Doc, Worker};
+use crate::verify::decide;
 use std::io::Write;
 
 /// Counts of a `verify-pairs` run.
@@ -76,7 +77,7 @@ pub fn verify_pairs<W: Write, D: Write>(
                     continue;
                 }
             };
-            if let Some(s) = confirm(config, Compared::of_signed(&a), Compared::of_signed(&b)) {
+            if let Some(s) = decide(config, a.compared(), b.compared()) {
                 out.pair(&a.id, &b.id, s)?;
                 counts.verified += 1;
             }

@@ -3,12 +3,12 @@
 //! This is the only module that knows clap. `Args::into_config` validates everything, so a
 //! bad flag fails with exit code 2 before any input is read.
 
+use crate::config::TextStage as Stage;
 use crate::config::{
     BadLinePolicy, Config, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED,
     DEFAULT_SNIPPET_CHARS, DEFAULT_THRESHOLD, HelperPolicy, InputFormat, Mode, PairsFormat,
     ShingleKind, VerifyMode, Weights,
 };
-use crate::confirm::Stage;
 use crate::error::{Error, Result};
 use crate::export::{ExportOptions, GraphFormat};
 use crate::graph::{ClusterBy, ClusterOptions};
@@ -923,7 +923,7 @@ impl Args {
                     sign_values: s.signature,
                     ..s.common.config(s.input, Mode::Sign)?
                 };
-                if config.exact {
+                if config.all_pairs {
                     return Err(Error::config(
                         "--exact",
                         "sign writes MinHash LSH keys; the exact join does not apply",
@@ -933,7 +933,7 @@ impl Args {
                 // verify-pairs) but do not change the keys. The signature is the compact one
                 // that --verify none keeps.
                 config.verify = VerifyMode::None;
-                config.confirm.clear();
+                config.text_stages.clear();
                 Job::Filter(config.validate()?)
             }
             Command::VerifyPairs(v) => {
@@ -953,7 +953,7 @@ impl Args {
                         Mode::Pairs,
                     )?
                 };
-                if config.exact {
+                if config.all_pairs {
                     return Err(Error::config(
                         "--exact",
                         "verify-pairs checks given candidates; --exact does not apply",
@@ -1139,7 +1139,7 @@ impl CommonArgs {
             },
             idf_path: self.idf,
             block_by: self.block_by,
-            exact: self.exact,
+            all_pairs: self.exact,
             idf_warmup: self.idf_warmup,
             num_perm: self.num_perm,
             seed: self.seed,
@@ -1148,7 +1148,7 @@ impl CommonArgs {
             rows: self.rows,
             window: self.window,
             verify,
-            confirm,
+            text_stages: confirm,
             on_bad_line: match self.on_bad_line {
                 BadLineArg::Pass => BadLinePolicy::Pass,
                 BadLineArg::Skip => BadLinePolicy::Skip,

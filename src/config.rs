@@ -84,7 +84,7 @@ pub enum VerifyMode {
     Jaccard,
     /// Trust the MinHash estimate (fraction of equal signature values).
     None,
-    /// No shingle check: the text stages of [`Config::confirm`] decide alone.
+    /// No shingle check: the text stages of [`Config::text_stages`] decide alone.
     Stages,
 }
 
@@ -97,6 +97,18 @@ pub enum Weights {
     Tf,
     /// `tf · idf`: weighted Jaccard of TF-IDF vectors.
     TfIdf,
+}
+
+/// A verification stage on the normalised texts of a pair, with its bound
+/// (`--verify edit|cosine|lcs`; the measures are in [`crate::verify::text`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TextStage {
+    /// Relative edit distance at most this.
+    Edit(f64),
+    /// Cosine of word counts at least this.
+    Cosine(f64),
+    /// Longest common substring / shorter length at least this.
+    Lcs(f64),
 }
 
 /// What a shingle is made of.
@@ -178,14 +190,14 @@ pub struct Config {
     pub idf_warmup: usize,
     /// The frozen IDF table (loaded or learned when the run starts).
     pub idf: Option<std::sync::Arc<crate::weights::IdfTable>>,
-    /// Text confirmation stages run after (or, with [`VerifyMode::Stages`], instead of) the
-    /// shingle check, in order (`--verify edit,cosine,lcs`).
-    pub confirm: Vec<crate::confirm::Stage>,
+    /// Text stages run after (or, with [`VerifyMode::Stages`], instead of) the shingle
+    /// check, in order (`--verify edit,cosine,lcs`).
+    pub text_stages: Vec<TextStage>,
     /// Stop words of [`ShingleKind::Stopword`] (`--stopwords FILE`, else English).
     pub stopwords: std::sync::Arc<crate::shingle::StopWords>,
     /// `--exact`: find candidates with the All-Pairs prefix filter instead of MinHash + LSH,
     /// so no pair at or above the threshold is missed.
-    pub exact: bool,
+    pub all_pairs: bool,
     /// `--block-by`: dotted JSON path; only documents with equal values are compared.
     pub block_by: Option<String>,
     /// [`Mode::Graph`]: dotted JSON paths kept as node attributes (`--node-attr`).
@@ -245,9 +257,9 @@ impl Default for Config {
             idf_path: None,
             idf_warmup: 0,
             idf: None,
-            confirm: Vec::new(),
+            text_stages: Vec::new(),
             stopwords: std::sync::Arc::new(crate::shingle::StopWords::english()),
-            exact: false,
+            all_pairs: false,
             block_by: None,
             node_attrs: Vec::new(),
             snippet_chars: DEFAULT_SNIPPET_CHARS,
@@ -314,20 +326,21 @@ impl Config {
                 "give either --idf FILE or --idf-warmup N, not both",
             ));
         }
-        for stage in &self.confirm {
+        for stage in &self.text_stages {
             let (flag, v) = match *stage {
-                crate::confirm::Stage::Edit(v) => ("--max-edit", v),
-                crate::confirm::Stage::Cosine(v) => ("--min-cosine", v),
-                crate::confirm::Stage::Lcs(v) => ("--min-lcs", v),
+                TextStage::Edit(v) => ("--max-edit", v),
+                TextStage::Cosine(v) => ("--min-cosine", v),
+                TextStage::Lcs(v) => ("--min-lcs", v),
             };
             if !(0.0..=1.0).contains(&v) {
                 return Err(Error::config(flag, format!("{v} is not in [0, 1]")));
             }
         }
-        if self.verify == VerifyMode::Stages && self.confirm.is_empty() {
+        if self.verify == VerifyMode::Stages && self.text_stages.is_empty() {
             return Err(Error::config("--verify", "no confirmation stage given"));
         }
-        if self.exact && (self.verify != VerifyMode::Jaccard || self.weights == Weights::TfIdf) {
+        if self.all_pairs && (self.verify != VerifyMode::Jaccard || self.weights == Weights::TfIdf)
+        {
             return Err(Error::config(
                 "--exact",
                 "the exact join needs --verify jaccard (text stages may follow) and set or bag \

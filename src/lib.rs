@@ -49,7 +49,6 @@ pub mod candidates;
 pub mod cli;
 pub mod cluster;
 pub mod config;
-pub mod confirm;
 pub mod diff;
 pub mod error;
 pub mod explain;

@@ -107,6 +107,16 @@ const KEY_LANES: usize = 8;
 
 /// The key of one band's `rows` values: [`mix64`] chained over them from a per-band start
 /// (the reference the side-by-side lanes are tested against).
+/// `--exact` keys instead of band keys. Length of the All-Pairs prefix of a set of `size` elements for Jaccard threshold `t`:
+/// `size − ⌈t · size⌉ + 1` (at least 1 for a non-empty set, never more than `size`).
+pub fn prefix_length(size: usize, t: f64) -> usize {
+    if size == 0 {
+        return 0;
+    }
+    let needed = (t * size as f64 - 1e-9).ceil().max(0.0) as usize;
+    (size - needed.min(size) + 1).min(size)
+}
+
 #[cfg(test)]
 fn band_key(band: usize, rows: &[u64]) -> u64 {
     let mut h = band_start(band);
@@ -172,6 +182,18 @@ fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefix_lengths() {
+        // |x| − ⌈t|x|⌉ + 1, clamped to 1..=|x|.
+        assert_eq!(prefix_length(10, 0.8), 3);
+        assert_eq!(prefix_length(10, 0.5), 6);
+        assert_eq!(prefix_length(10, 1.0), 1);
+        assert_eq!(prefix_length(10, 0.05), 10);
+        assert_eq!(prefix_length(1, 0.9), 1);
+        assert_eq!(prefix_length(0, 0.5), 0);
+        assert_eq!(prefix_length(5, 0.6), 3);
+    }
 
     #[test]
     fn choices_table() {

@@ -17,7 +17,7 @@ pub struct Verdict<'a> {
     /// Its similarity (1.0 for exact copies).
     pub similarity: f64,
     /// True when the normalised texts are identical.
-    pub exact: bool,
+    pub copy: bool,
 }
 
 /// The buffered result writer.
@@ -90,7 +90,7 @@ impl<W: Write> Output<W> {
         } else {
             s.extend_from_slice(b"null");
         }
-        s.extend_from_slice(if verdict.exact {
+        s.extend_from_slice(if verdict.copy {
             b",\"exact\":true}}\n"
         } else {
             b",\"exact\":false}}\n"
@@ -244,7 +244,7 @@ mod tests {
             Verdict {
                 dup_of: dup,
                 similarity: 0.875,
-                exact: false,
+                copy: false,
             },
         )
         .unwrap();

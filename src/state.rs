@@ -67,11 +67,11 @@ pub fn settings(config: &Config) -> String {
         config.num_perm,
         config.lsh.bands,
         config.lsh.rows,
-        !config.confirm.is_empty(),
+        !config.text_stages.is_empty(),
         config.block_by.as_deref().unwrap_or("-"),
         config.mode != Mode::Pairs,
     );
-    if config.exact {
+    if config.all_pairs {
         s.push_str(&format!(" exact:{}", config.threshold));
     } else {
         s.push_str(" exact:no");
@@ -164,7 +164,7 @@ fn write_body<W: Write>(
         put_bytes(&mut buf, e.text.as_bytes());
         put_items(&mut buf, &e.signature, u32::to_le_bytes);
         put_items(&mut buf, &e.band_keys, u64::to_le_bytes);
-        buf.push(u8::from(e.exact.is_some()));
+        buf.push(u8::from(e.copy_key.is_some()));
         buf.extend_from_slice(&e.text_hash.to_le_bytes());
         w.put(&buf)?;
     }
@@ -421,7 +421,7 @@ impl<R: Read> Reader<'_, R> {
             }
         };
         let text_hash = u128::from_le_bytes(self.array()?);
-        let exact = indexed.then_some(text_hash);
+        let copy_key = indexed.then_some(text_hash);
         Ok((
             seq,
             Entry {
@@ -432,7 +432,7 @@ impl<R: Read> Reader<'_, R> {
                 text,
                 signature,
                 band_keys,
-                exact,
+                copy_key,
                 text_hash,
             },
         ))
@@ -464,7 +464,7 @@ mod tests {
                     text: "".into(),
                     signature: Box::new([]),
                     band_keys: (0..16).map(|b| b * 1000 + seq % 7).collect(),
-                    exact: (seq % 5 != 0).then_some(u128::from(seq) << 70 | 3),
+                    copy_key: (seq % 5 != 0).then_some(u128::from(seq) << 70 | 3),
                     text_hash: u128::from(seq) << 70 | 3,
                 },
             );
@@ -499,8 +499,8 @@ mod tests {
         assert_eq!(seqs(&a), seqs(&b));
         assert!(!a.is_empty());
         assert_eq!(
-            w.find_exact(7u128 << 70 | 3).map(|h| h.seq),
-            saved.window.find_exact(7u128 << 70 | 3).map(|h| h.seq)
+            w.find_copy(7u128 << 70 | 3).map(|h| h.seq),
+            saved.window.find_copy(7u128 << 70 | 3).map(|h| h.seq)
         );
         assert!(load(&dir.join("missing"), &config()).expect("ok").is_none());
 

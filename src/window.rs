@@ -8,7 +8,7 @@
 //!   The keys are spread over [`SHARDS`] tables by their low bits, so that a batch's keys can
 //!   be added on several threads at once, each thread owning some of the tables
 //!   ([`Window::insert_unindexed`], [`Window::take_tables`], [`index_keys`]);
-//! - `exact`: 128-bit hash of the normalised text → the first document with it;
+//! - `copies`: 128-bit hash of the normalised text → the first document with it;
 //! - the recency list: inserting or matching a document moves it to the front; when the
 //!   window is full the least recently inserted or matched document is evicted from all
 //!   three indexes.
@@ -24,7 +24,7 @@
 
 use crate::buckets::Buckets;
 use crate::input::DocId;
-use crate::verify::Fingerprint;
+use crate::verify::{Compared, Fingerprint};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -45,13 +45,25 @@ pub struct Entry {
     pub signature: Box<[u32]>,
     /// One key per band.
     pub band_keys: Box<[u64]>,
-    /// Hash of the normalised text, when the document is in the exact index.
-    pub exact: Option<u128>,
+    /// Hash of the normalised text, when the document is the one the copy index points to.
+    pub copy_key: Option<u128>,
     /// Hash of the normalised text (always; verification skips the merge when two are equal).
     pub text_hash: u128,
 }
 
 impl Entry {
+    /// What verification compares of this document.
+    pub fn compared(&self) -> Compared<'_> {
+        Compared {
+            shingles: &self.shingles,
+            weights: &self.weights,
+            total_weight: self.total_weight,
+            text: Some(&self.text),
+            signature: &self.signature,
+            text_hash: self.text_hash,
+        }
+    }
+
     /// Heap and inline bytes this entry holds (not counting the index entries).
     pub fn approx_bytes(&self) -> usize {
         std::mem::size_of::<Entry>()
@@ -212,7 +224,7 @@ pub struct Window {
     len: usize,
     /// [`SHARDS`] bucket tables (empty while [`Window::take_tables`] has them).
     buckets: Vec<Buckets>,
-    exact: HashMap<u128, u32, Mix>,
+    copies: HashMap<u128, u32, Mix>,
     evictions: u64,
     /// Marks for [`Window::candidates`] (other threads bring their own).
     marks: Marks,
@@ -264,7 +276,7 @@ impl Window {
             oldest: NIL,
             len: 0,
             buckets: Vec::new(),
-            exact: HashMap::default(),
+            copies: HashMap::default(),
             evictions: 0,
             marks: Marks::default(),
         }
@@ -278,7 +290,7 @@ impl Window {
         for table in &mut self.buckets {
             table.reserve(per_table + per_table / 8 + 16);
         }
-        self.exact.reserve(docs);
+        self.copies.reserve(docs);
         self.slots.reserve(docs);
         self.seqs.reserve(docs);
     }
@@ -324,8 +336,8 @@ impl Window {
     }
 
     /// The document whose normalised text hashes to `hash`, if it is in the window.
-    pub fn find_exact(&self, hash: u128) -> Option<Held> {
-        self.exact.get(&hash).map(|&slot| self.held(slot))
+    pub fn find_copy(&self, hash: u128) -> Option<Held> {
+        self.copies.get(&hash).map(|&slot| self.held(slot))
     }
 
     /// Writes into `out` (cleared first) the documents sharing at least one band key, sorted
@@ -448,7 +460,7 @@ impl Window {
     }
 
     /// Adds document `seq` (larger than every earlier one), evicting the least recently
-    /// used document when the window is full. `entry.exact` is indexed when it is set and no
+    /// used document when the window is full. `entry.copy_key` is indexed when it is set and no
     /// document with the same text is held. Returns the new document's handle (valid while
     /// it is held: with a capacity of 1 it is evicted by the next insert).
     pub fn insert(&mut self, seq: u64, entry: Entry) -> Held {
@@ -507,12 +519,12 @@ impl Window {
         }
     }
 
-    /// Stores `entry` in `slot` as the newest document: exact index, recency, and eviction
+    /// Stores `entry` in `slot` as the newest document: copy index, recency, and eviction
     /// of the oldest while over capacity.
     fn place(&mut self, seq: u64, slot: u32, mut entry: Entry) -> Held {
-        if let Some(h) = entry.exact {
-            match self.exact.entry(h) {
-                std::collections::hash_map::Entry::Occupied(_) => entry.exact = None,
+        if let Some(h) = entry.copy_key {
+            match self.copies.entry(h) {
+                std::collections::hash_map::Entry::Occupied(_) => entry.copy_key = None,
                 std::collections::hash_map::Entry::Vacant(v) => {
                     v.insert(slot);
                 }
@@ -545,8 +557,8 @@ impl Window {
         for &key in entry.band_keys.iter() {
             self.buckets[shard(key)].remove(key, slot);
         }
-        if let Some(h) = entry.exact {
-            self.exact.remove(&h);
+        if let Some(h) = entry.copy_key {
+            self.copies.remove(&h);
         }
         self.free.push(slot);
     }
@@ -559,8 +571,8 @@ impl Window {
             .sum();
         let slots = self.slots.capacity() * (std::mem::size_of::<Slot>() + 8);
         let bucket_bytes: usize = self.buckets.iter().map(Buckets::approx_bytes).sum();
-        let exact_bytes = self.exact.capacity() * (16 + 4 + 1);
-        entries + slots + bucket_bytes + exact_bytes
+        let copy_bytes = self.copies.capacity() * (16 + 4 + 1);
+        entries + slots + bucket_bytes + copy_bytes
     }
 
     /// The held document with sequence number `seq` (a scan: for tests).
@@ -611,7 +623,7 @@ pub fn index_keys(window: &Window, docs: &[Held], tables: &mut Tables) {
 mod tests {
     use super::*;
 
-    fn entry(keys: &[u64], exact: Option<u128>) -> Entry {
+    fn entry(keys: &[u64], copy_key: Option<u128>) -> Entry {
         Entry {
             id: DocId::Line(0),
             shingles: Box::new([]),
@@ -620,7 +632,7 @@ mod tests {
             text: "".into(),
             signature: Box::new([]),
             band_keys: keys.into(),
-            exact,
+            copy_key,
             text_hash: 0,
         }
     }
@@ -738,7 +750,7 @@ mod tests {
         w.insert(4, entry(&[40], None));
         assert!(w.find_seq(1).is_none());
         assert_eq!(
-            w.find_exact(100),
+            w.find_copy(100),
             None,
             "evicted documents leave the exact index"
         );
@@ -749,7 +761,7 @@ mod tests {
         let mut w = Window::new(0);
         w.insert(1, entry(&[1], Some(7)));
         w.insert(2, entry(&[1], Some(7)));
-        assert_eq!(w.find_exact(7).map(|h| h.seq), Some(1));
+        assert_eq!(w.find_copy(7).map(|h| h.seq), Some(1));
     }
 
     /// The window against a plain model (a list in recency order, scanned): random inserts,
@@ -788,7 +800,7 @@ mod tests {
                     model.remove(0);
                 }
                 // The exact index names a held document with that text.
-                if let Some(h) = w.find_exact(exact) {
+                if let Some(h) = w.find_copy(exact) {
                     assert!(model.iter().any(|m| m.0 == h.seq && m.2 == exact));
                 }
                 assert_eq!(w.len(), model.len());
@@ -808,7 +820,7 @@ mod tests {
         }
         assert_eq!(w.len(), 100);
         assert!(w.buckets.len() <= 300);
-        assert!(w.exact.len() <= 100);
+        assert!(w.copies.len() <= 100);
         assert!(w.slots.len() <= 101, "freed slots are reused");
     }
 

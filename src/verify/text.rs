@@ -1,4 +1,4 @@
-//! Confirmation stages on texts (`--verify edit|cosine|lcs`, SEEDS §2 and §5).
+//! Text stages of verification (`--verify edit|cosine|lcs`, SEEDS §2 and §5).
 //!
 //! Candidates can be confirmed, alone or after the Jaccard check, by measures on the
 //! normalised texts of the two documents:
@@ -15,27 +15,17 @@
 //! These need the text of every windowed document: the window keeps its normalised text only
 //! when a stage is on (about one byte per character of the document).
 
+use crate::config::TextStage;
 use std::collections::HashMap;
 
-/// One confirmation stage with its bound.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Stage {
-    /// Relative edit distance at most this.
-    Edit(f64),
-    /// Cosine of word counts at least this.
-    Cosine(f64),
-    /// Longest common substring / shorter length at least this.
-    Lcs(f64),
-}
-
-impl Stage {
+impl TextStage {
     /// The stage's similarity if the pair passes: 1 − relative distance for edit, the cosine,
     /// or the LCS ratio.
     pub fn check(&self, a: &str, b: &str) -> Option<f64> {
         match *self {
-            Stage::Edit(max) => relative_edit_at_most(a, b, max).map(|d| 1.0 - d),
-            Stage::Cosine(min) => Some(cosine(a, b)).filter(|&c| c >= min - 1e-12),
-            Stage::Lcs(min) => Some(lcs_ratio(a, b)).filter(|&r| r >= min - 1e-12),
+            TextStage::Edit(max) => relative_edit_at_most(a, b, max).map(|d| 1.0 - d),
+            TextStage::Cosine(min) => Some(cosine(a, b)).filter(|&c| c >= min - 1e-12),
+            TextStage::Lcs(min) => Some(lcs_ratio(a, b)).filter(|&r| r >= min - 1e-12),
         }
     }
 }
@@ -289,8 +279,8 @@ mod tests {
         let (a, b) = ("dog bites man", "man bites dog");
         assert!((cosine(a, b) - 1.0).abs() < 1e-12);
         assert_eq!(relative_edit_at_most(a, b, 1.0), Some(6.0 / 13.0));
-        assert_eq!(Stage::Edit(0.05).check(a, b), None);
-        assert_eq!(Stage::Cosine(0.95).check(a, b), Some(1.0));
+        assert_eq!(TextStage::Edit(0.05).check(a, b), None);
+        assert_eq!(TextStage::Cosine(0.95).check(a, b), Some(1.0));
         // A Lorem-ipsum paragraph with one character changed: 1 / 660 ≈ 0.0015.
         let lorem = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod \
                      tempor incididunt ut labore et dolore magna aliqua. ut enim ad minim veniam, \
@@ -308,7 +298,7 @@ mod tests {
             (d - 1.0 / lorem.len() as f64).abs() < 1e-12 && d < 0.002,
             "{d}"
         );
-        assert!(Stage::Lcs(0.6).check(lorem, &edited).is_some());
+        assert!(TextStage::Lcs(0.6).check(lorem, &edited).is_some());
     }
 
     #[test]

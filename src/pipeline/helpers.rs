@@ -1,0 +1,348 @@
+//! Helper threads: they share a batch's bucket inserts, LSH lookups and verification with
+//! the sequencer when the batch cannot evict anything, so the window is read-only meanwhile.
+//! Results come back in the documents' order, so the output does not depend on them.
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::verify::decide;
+use crate::window::{Held, Marks, SHARDS, Tables, Window, index_keys};
+use crossbeam_channel::{Receiver, Sender, bounded};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// What looking up and verifying one document found.
+pub(super) struct Outcome {
+    /// Candidates checked.
+    pub candidates: u64,
+    /// The candidates that passed (earlier document, similarity), in sequence order.
+    pub matches: Vec<(Held, f64)>,
+}
+
+/// A run of [`DOCS_PER_TAKE`] documents looked up and verified by one thread.
+struct Run {
+    /// Its number (its first document is `number × DOCS_PER_TAKE`).
+    number: usize,
+    /// One outcome per document.
+    outcomes: Vec<Outcome>,
+}
+
+/// The candidates of each of `docs` (held, in sequence order) among the held documents with
+/// smaller sequence numbers, and those that pass verification: (number of candidates,
+/// matches in sequence order) per document.
+fn check_docs(config: &Config, window: &Window, docs: &[Held], marks: &mut Marks) -> Vec<Outcome> {
+    let mut out = Vec::with_capacity(docs.len());
+    let mut candidates = Vec::new();
+    for (k, &doc) in docs.iter().enumerate() {
+        if let Some(&next) = docs.get(k + 1) {
+            window.prefetch_buckets(&window.entry(next).band_keys);
+        }
+        let entry = window.entry(doc);
+        window.candidates_before(&entry.band_keys, doc.seq, marks, &mut candidates);
+        for &held in &candidates {
+            window.prefetch_slot(held);
+        }
+        let mut matches = Vec::new();
+        for (c, &earlier) in candidates.iter().enumerate() {
+            // Window entries are rarely in cache: ask for the next candidate's shingles
+            // while this one is merged.
+            if let Some(&next) = candidates.get(c + 1) {
+                window.prefetch(next);
+            }
+            let verdict = decide(config, window.entry(earlier).compared(), entry.compared());
+            if let Some(similarity) = verdict {
+                matches.push((earlier, similarity));
+            }
+        }
+        out.push(Outcome {
+            candidates: candidates.len() as u64,
+            matches,
+        });
+    }
+    out
+}
+
+/// Takes runs of [`DOCS_PER_TAKE`] of `docs` from the shared counter `next` until none is
+/// left, and checks them ([`check_docs`]).
+fn take_runs(
+    config: &Config,
+    window: &Window,
+    docs: &[Held],
+    next: &AtomicUsize,
+    marks: &mut Marks,
+) -> Vec<Run> {
+    let runs = docs.len().div_ceil(DOCS_PER_TAKE);
+    let mut done = Vec::new();
+    loop {
+        let number = next.fetch_add(1, Ordering::Relaxed);
+        if number >= runs {
+            return done;
+        }
+        let share = &docs[number * DOCS_PER_TAKE..((number + 1) * DOCS_PER_TAKE).min(docs.len())];
+        done.push(Run {
+            number,
+            outcomes: check_docs(config, window, share, marks),
+        });
+    }
+}
+
+/// Work for a helper on one batch. The window is shared read-only until every helper has
+/// dropped its work; the inserted documents are in sequence order.
+enum Work {
+    /// Add the documents' keys to these bucket tables ([`index_keys`]) and send them back.
+    Index {
+        window: Arc<Window>,
+        docs: Arc<[Held]>,
+        tables: Tables,
+    },
+    /// Look up and verify runs of the documents, taken from the counter `next`.
+    Verify {
+        window: Arc<Window>,
+        docs: Arc<[Held]>,
+        next: Arc<AtomicUsize>,
+    },
+}
+
+/// Work offered to the helpers: its work is taken by the first helper to look (which
+/// then sends back a [`Done`]) or, if none has by the time the sequencer has done its own
+/// share, by the sequencer. So the sequencer never waits for a helper that the signing
+/// threads keep from running; it waits only for work a helper has begun.
+struct Offer(Arc<Mutex<Option<Work>>>);
+
+impl Offer {
+    fn take(&self) -> Option<Work> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// What a helper sends back for the [`Work`] it took.
+enum Done {
+    Indexed(Tables),
+    Verified(Vec<Run>),
+}
+
+/// Threads that help the sequencer index, look up and verify a batch (`--threads` − 1 of them),
+/// started once for the whole run. A thread started per batch cost a `clone` and its stack,
+/// and, at its exit, jemalloc's release of its caches: `madvise` calls whose TLB
+/// shoot-downs reached the other core.
+pub(super) struct Helpers {
+    offers: Sender<Offer>,
+    done: Receiver<std::thread::Result<Done>>,
+    count: usize,
+}
+
+impl Helpers {
+    /// Starts `count` helpers in `scope`; they stop when the returned handle is dropped.
+    pub(super) fn start<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        config: &'scope Config,
+        count: usize,
+    ) -> Helpers {
+        // Unbounded: jobs the sequencer took back stay queued (empty) until a helper skips
+        // them, and sending must never wait for a helper.
+        let (offers, offer_rx) = crossbeam_channel::unbounded::<Offer>();
+        let (done_tx, done) = bounded(count);
+        for _ in 0..count {
+            let (offer_rx, done_tx) = (offer_rx.clone(), done_tx.clone());
+            scope.spawn(move || {
+                let mut marks = Marks::default();
+                for offer in offer_rx {
+                    // Taken back by the sequencer already: nothing to do or to answer.
+                    let Some(work) = offer.take() else {
+                        continue;
+                    };
+                    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        match work {
+                            Work::Index {
+                                window,
+                                docs,
+                                mut tables,
+                            } => {
+                                index_keys(&window, &docs, &mut tables);
+                                Done::Indexed(tables)
+                            }
+                            Work::Verify { window, docs, next } => {
+                                Done::Verified(take_runs(config, &window, &docs, &next, &mut marks))
+                            }
+                        }
+                        // The work's window handle is dropped here, before the sequencer
+                        // hears of the result.
+                    }));
+                    if done_tx.send(done).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        Helpers {
+            offers,
+            done,
+            count,
+        }
+    }
+}
+
+/// For each of `docs` (held, in sequence order): [`check_docs`], on this thread and the
+/// `helpers` (this thread alone for fewer than [`PARALLEL_DOCS`] documents). The threads take
+/// runs of [`DOCS_PER_TAKE`] documents from a shared counter until none is left, so a helper
+/// that starts late (the signing workers hold the cores) costs nothing: this thread does the
+/// rest. The results are in the documents' order, so they depend on neither the thread
+/// count nor timing. The window is lent to the helpers and back.
+pub(super) fn look_up_and_verify(
+    config: &Config,
+    window: &mut Window,
+    docs: Arc<[Held]>,
+    marks: &mut Marks,
+    helpers: Option<&Helpers>,
+) -> Result<Vec<Outcome>> {
+    let helpers = match helpers {
+        Some(h) if docs.len() >= PARALLEL_DOCS => h,
+        _ => return Ok(check_docs(config, window, &docs, marks)),
+    };
+    let runs = docs.len().div_ceil(DOCS_PER_TAKE);
+    let next = Arc::new(AtomicUsize::new(0));
+    let mut by_run: Vec<Vec<Outcome>> = (0..runs).map(|_| Vec::new()).collect();
+    lend(
+        window,
+        helpers,
+        |lent| {
+            (0..helpers.count.min(runs - 1))
+                .map(|_| Work::Verify {
+                    window: Arc::clone(lent),
+                    docs: Arc::clone(&docs),
+                    next: Arc::clone(&next),
+                })
+                .collect()
+        },
+        |lent| Done::Verified(take_runs(config, lent, &docs, &next, marks)),
+        // Work no helper took finds no run left: this thread took them all.
+        |_, _| None,
+        |done| {
+            if let Done::Verified(done) = done {
+                for run in done {
+                    by_run[run.number] = run.outcomes;
+                }
+            }
+        },
+    )?;
+    Ok(by_run.into_iter().flatten().collect())
+}
+
+/// Adds the band keys of a batch's `docs` (inserted unindexed, in sequence order) to the
+/// window's bucket tables: on this thread and the `helpers`, each owning some of the
+/// [`SHARDS`] tables (this thread alone for fewer than [`PARALLEL_DOCS`] documents).
+pub(super) fn index_batch(
+    window: &mut Window,
+    docs: &Arc<[Held]>,
+    helpers: Option<&Helpers>,
+) -> Result<()> {
+    let mut tables = window.take_tables();
+    let helpers = match helpers {
+        Some(h) if docs.len() >= PARALLEL_DOCS => h,
+        _ => {
+            index_keys(window, docs, &mut tables);
+            window.put_tables(tables);
+            return Ok(());
+        }
+    };
+    let threads = (helpers.count + 1).min(SHARDS);
+    // Table k goes to thread k mod threads; this thread keeps group 0.
+    let mut groups: Vec<Tables> = (0..threads).map(|_| Vec::new()).collect();
+    for (number, table) in tables {
+        groups[number % threads].push((number, table));
+    }
+    let mut own = groups.swap_remove(0);
+    let mut back = Vec::with_capacity(SHARDS);
+    lend(
+        window,
+        helpers,
+        |lent| {
+            groups
+                .into_iter()
+                .map(|tables| Work::Index {
+                    window: Arc::clone(lent),
+                    docs: Arc::clone(docs),
+                    tables,
+                })
+                .collect()
+        },
+        |lent| {
+            index_keys(lent, docs, &mut own);
+            Done::Indexed(own)
+        },
+        // Tables no helper took are filled here.
+        |lent, work| match work {
+            Work::Index { mut tables, .. } => {
+                index_keys(lent, docs, &mut tables);
+                Some(Done::Indexed(tables))
+            }
+            Work::Verify { .. } => None,
+        },
+        |done| {
+            if let Done::Indexed(tables) = done {
+                back.extend(tables);
+            }
+        },
+    )?;
+    window.put_tables(back);
+    Ok(())
+}
+
+/// Lends `window` to helpers for one step of a batch: the work `jobs` makes is offered
+/// first, then `own` runs on this thread, then work no helper has taken is taken back and
+/// given to `reclaim`, and every result (this thread's too) goes to `take`. The window comes
+/// back once each helper has finished what it took. A helper's panic is an error.
+fn lend(
+    window: &mut Window,
+    helpers: &Helpers,
+    jobs: impl FnOnce(&Arc<Window>) -> Vec<Work>,
+    own: impl FnOnce(&Window) -> Done,
+    mut reclaim: impl FnMut(&Window, Work) -> Option<Done>,
+    mut take: impl FnMut(Done),
+) -> Result<()> {
+    let stopped = || Error::Internal("a verification thread stopped".into());
+    let lent = Arc::new(std::mem::replace(window, Window::placeholder()));
+    let offered: Vec<Offer> = jobs(&lent)
+        .into_iter()
+        .map(|work| Offer(Arc::new(Mutex::new(Some(work)))))
+        .collect();
+    for job in &offered {
+        // A send fails only when every helper has gone: nothing was taken then.
+        helpers
+            .offers
+            .send(Offer(Arc::clone(&job.0)))
+            .map_err(|_| stopped())?;
+    }
+    take(own(&lent));
+    let mut begun = 0;
+    for job in &offered {
+        match job.take() {
+            Some(work) => {
+                if let Some(done) = reclaim(&lent, work) {
+                    take(done);
+                }
+            }
+            None => begun += 1,
+        }
+    }
+    let mut panicked = false;
+    for _ in 0..begun {
+        match helpers.done.recv() {
+            Ok(Ok(done)) => take(done),
+            Ok(Err(_)) => panicked = true,
+            Err(_) => return Err(stopped()),
+        }
+    }
+    *window = Arc::try_unwrap(lent)
+        .map_err(|_| Error::Internal("a verification thread kept the window".into()))?;
+    if panicked {
+        return Err(Error::Internal("a verification thread panicked".into()));
+    }
+    Ok(())
+}
+
+/// Fewer documents than this in a batch are looked up and verified on the sequencer alone
+/// (waking a helper costs more than they take).
+const PARALLEL_DOCS: usize = 16;
+
+/// Documents a thread takes at a time.
+const DOCS_PER_TAKE: usize = 4;

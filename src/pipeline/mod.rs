@@ -1,0 +1,189 @@
+//! The pipeline: reader → signing workers → ordered sequencer → writer.
+//!
+//! ```text
+//!  reader thread ──(batch, result slot)──▶ N − 1 workers: extract, normalise, shingle, sign
+//!        │                                        │
+//!        └──(result slots, in input order)──▶ sequencer (this thread): exact index,
+//!                                              LSH window, verify, write; signs too
+//!                                              while the next batch is not ready
+//! ```
+//!
+//! The reader cuts the input into batches and sends each to the worker pool together with a
+//! one-shot result channel; it sends the receiving ends, in input order, to the sequencer
+//! (the ordered-pipeline pattern of gzp). The sequencer therefore sees documents in input
+//! order whatever the scheduling, and it alone touches the window and stdout: the output
+//! never depends on the thread count. Channels are bounded (2 × threads) for back-pressure.
+//! When the sequencer stops early (closed pipe, `--on-bad-line fail`), dropping its receiver
+//! makes the reader stop, which closes the work channel and lets the workers finish.
+//!
+//! | file | stage |
+//! |---|---|
+//! | [`prepare`] | before the run: `--state` window, frozen IDF table |
+//! | [`signing`] | a worker: one line → a signed document |
+//! | `sequencer` | input order: exact index, LSH window, verification, output |
+//! | `helpers` | threads sharing a batch's lookups and verification with the sequencer |
+//! | [`summary`] | the counts `--stats` prints |
+
+mod helpers;
+pub mod prepare;
+mod sequencer;
+pub mod signing;
+pub mod summary;
+
+pub use prepare::with_idf;
+pub use signing::{Doc, NodeData, Signed, Worker};
+pub use summary::Summary;
+
+use crate::config::{Config, Mode};
+use crate::error::{Error, Result};
+use crate::graph::{DupGraph, GraphBuilder};
+use crate::input::{Batch, Input, LineReader};
+use crossbeam_channel::{Receiver, bounded};
+use helpers::Helpers;
+use sequencer::{Sequencer, Stealer};
+use signing::{ToSign, sign};
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::AtomicUsize;
+use std::time::Instant;
+
+/// Where a batch's signed documents arrive.
+type Slot = Receiver<(Batch, Vec<Doc>)>;
+
+/// What the reader sends the sequencer, in input order.
+enum Ordered {
+    Batch(Slot),
+    Failed(Error),
+}
+
+/// Runs the whole pipeline over `inputs`, writing results to `out` and diagnostics to
+/// `diagnostics`. `config` must have been validated.
+pub fn run<W: Write, D: Write>(
+    config: &Config,
+    inputs: Vec<Input>,
+    out: W,
+    diagnostics: &mut D,
+    stderr_is_terminal: bool,
+) -> Result<Summary> {
+    run_inner(config, inputs, out, diagnostics, stderr_is_terminal).map(|(s, _)| s)
+}
+
+/// Runs the pipeline in [`Mode::Graph`] (whatever `config.mode` says) and returns the
+/// graph of documents and verified pairs. Nothing is written but diagnostics.
+pub fn collect_graph<D: Write>(
+    config: &Config,
+    inputs: Vec<Input>,
+    diagnostics: &mut D,
+    stderr_is_terminal: bool,
+) -> Result<(Summary, DupGraph)> {
+    let config = Config {
+        mode: Mode::Graph,
+        ..config.clone()
+    };
+    let (summary, graph) = run_inner(
+        &config,
+        inputs,
+        std::io::sink(),
+        diagnostics,
+        stderr_is_terminal,
+    )?;
+    Ok((summary, graph.unwrap_or_default().finish()))
+}
+
+fn run_inner<W: Write, D: Write>(
+    config: &Config,
+    inputs: Vec<Input>,
+    out: W,
+    diagnostics: &mut D,
+    stderr_is_terminal: bool,
+) -> Result<(Summary, Option<GraphBuilder>)> {
+    let start = Instant::now();
+    let (config, inputs, saved) = prepare::resume(config, inputs)?;
+    let load_seconds = start.elapsed().as_secs_f64();
+    let config = &config;
+    let threads = config.worker_threads().max(1);
+    // The sequencer signs batches too while the next one in order is not signed yet, so it
+    // is one of the `threads` signing threads: `-j 1` runs the whole pipeline but reading on
+    // one thread, and `-j 2` keeps two cores busy with two threads.
+    let workers = threads - 1;
+    let lines_before = saved.as_ref().map_or(0, |s| s.lines);
+    // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
+    let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(4 * threads + 4);
+    let mut reader = LineReader::new(inputs, config.format)
+        .numbered_after(lines_before)
+        .recycling(recycle_rx);
+    let names = reader.input_names();
+    let (work_tx, work_rx) = bounded::<ToSign>(2 * threads);
+    let (order_tx, order_rx) = bounded::<Ordered>(2 * threads + 2);
+    // Batches signed (the sequencer compares it with what it has taken).
+    let signed = AtomicUsize::new(0);
+    let signed = &signed;
+
+    std::thread::scope(|scope| {
+        let reader_handle = scope.spawn(move || {
+            loop {
+                let batch = match reader.next_batch() {
+                    Ok(Some(b)) => b,
+                    Ok(None) => break,
+                    Err(e) => {
+                        let _ = order_tx.send(Ordered::Failed(e));
+                        break;
+                    }
+                };
+                let (slot_tx, slot_rx) = bounded(1);
+                if order_tx.send(Ordered::Batch(slot_rx)).is_err() {
+                    break;
+                }
+                if work_tx
+                    .send(ToSign {
+                        batch,
+                        slot: slot_tx,
+                    })
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            reader.bytes_read()
+        });
+        for _ in 0..workers {
+            let work_rx = work_rx.clone();
+            scope.spawn(move || {
+                let mut worker = Worker::new(config);
+                for work in work_rx {
+                    sign(&mut worker, work, signed);
+                }
+            });
+        }
+
+        // `--sign` never looks up; otherwise the other threads help verify batches.
+        let helpers = (threads > 1 && config.mode != Mode::Sign)
+            .then(|| Helpers::start(scope, config, threads - 1));
+        let mut sequencer =
+            Sequencer::new(config, out, &names, stderr_is_terminal, helpers, signed);
+        if let Some(saved) = saved {
+            sequencer.window = saved.window;
+        }
+        sequencer.lines = lines_before;
+        sequencer.recycle = Some(recycle_tx);
+        sequencer.stealer = Some(Stealer {
+            work: work_rx,
+            worker: Worker::new(config),
+        });
+        let result = sequencer.run(order_rx, diagnostics);
+        let bytes_read = reader_handle
+            .join()
+            .map_err(|_| Error::Internal("the reader thread panicked".into()))?;
+        let (mut summary, graph) = result?;
+        summary.bytes_read = bytes_read;
+        summary.seconds = start.elapsed().as_secs_f64();
+        if let Some((load, _)) = &mut summary.state_seconds {
+            *load = load_seconds;
+        }
+        Ok((summary, graph))
+    })
+}
+
+/// True when standard error is a terminal (progress is shown only then).
+pub fn stderr_is_terminal() -> bool {
+    std::io::stderr().is_terminal()
+}

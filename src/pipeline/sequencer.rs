@@ -1,0 +1,590 @@
+//! The single-threaded, input-ordered stage: it takes the signed batches in input order, looks
+//! each document up in the exact index and the LSH window, verifies the candidates, and
+//! writes the outcome. While the next batch in order is not signed, it signs one itself.
+
+use super::Ordered;
+use super::Slot;
+use super::helpers::{Helpers, index_batch, look_up_and_verify};
+use super::signing::{Doc, NodeData, Signed, ToSign, Worker, sign};
+use super::summary::Summary;
+use crate::config::{BadLinePolicy, Config, HelperPolicy, Mode};
+use crate::error::{Error, Result};
+use crate::graph::{GraphBuilder, Node};
+use crate::input::{BadLine, Batch, DocId};
+use crate::output::{Output, Verdict};
+use crate::verify::decide;
+use crate::window::{Entry, Held, Marks, Window};
+use crossbeam_channel::{Receiver, Sender, bounded};
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// The single-threaded, input-ordered stage: exact index, LSH window, verification, output.
+pub(super) struct Sequencer<'c, W: Write> {
+    config: &'c Config,
+    names: &'c [String],
+    out: Output<W>,
+    pub(super) window: Window,
+    summary: Summary,
+    candidates: Vec<Held>,
+    matches: Vec<(Held, f64)>,
+    graph: Option<GraphBuilder>,
+    bad_reported: u64,
+    progress: bool,
+    last_progress: Instant,
+    /// Number of the last input line handled (continues a `--state`'s count).
+    pub(super) lines: u64,
+    /// `docs_read` at the last `--checkpoint-every` save.
+    checkpointed: u64,
+    /// The sequencer's candidate marks for a batch's lookups (each helper has its own).
+    marks: Marks,
+    /// Threads that look up and verify a batch's documents with the sequencer (none with
+    /// `--threads 1`).
+    helpers: Option<Helpers>,
+    /// Where consumed batches' buffers go back to the reader.
+    pub(super) recycle: Option<Sender<Vec<u8>>>,
+    /// Batches signed (by the workers or here), and batches taken here
+    /// ([`Sequencer::wants_help`]).
+    signed: &'c AtomicUsize,
+    taken: usize,
+    /// Batches waiting to be signed, taken while the next one in order is not ready.
+    pub(super) stealer: Option<Stealer>,
+}
+
+impl<'c, W: Write> Sequencer<'c, W> {
+    pub(super) fn new(
+        config: &'c Config,
+        out: W,
+        names: &'c [String],
+        stderr_is_terminal: bool,
+        helpers: Option<Helpers>,
+        signed: &'c AtomicUsize,
+    ) -> Self {
+        Sequencer {
+            config,
+            names,
+            out: Output::new(out, config.pairs_format),
+            window: Window::new(config.window),
+            summary: Summary::default(),
+            candidates: Vec::new(),
+            matches: Vec::new(),
+            graph: (config.mode == Mode::Graph).then(GraphBuilder::default),
+            bad_reported: 0,
+            progress: config.progress && !config.quiet && stderr_is_terminal,
+            last_progress: Instant::now(),
+            lines: 0,
+            checkpointed: 0,
+            marks: Marks::default(),
+            helpers,
+            recycle: None,
+            signed,
+            taken: 0,
+            stealer: None,
+        }
+    }
+
+    pub(super) fn run<D: Write>(
+        mut self,
+        order: Receiver<Ordered>,
+        diag: &mut D,
+    ) -> Result<(Summary, Option<GraphBuilder>)> {
+        let result = self.consume(order, diag);
+        if self.progress {
+            let _ = write!(diag, "\r\x1b[K");
+        }
+        // Flush what was written even when stopping on an error, unless the pipe is closed.
+        let flushed = self.out.flush();
+        result?;
+        flushed?;
+        self.save()?;
+        if !self.config.quiet && self.bad_reported < self.summary.bad_lines {
+            let _ = writeln!(
+                diag,
+                "neardup: {} bad lines in all ({} not shown; policy --on-bad-line {})",
+                self.summary.bad_lines,
+                self.summary.bad_lines - self.bad_reported,
+                policy_name(self.config.on_bad_line)
+            );
+        }
+        self.summary.evictions = self.window.evictions();
+        self.summary.window_docs = self.window.len() as u64;
+        if self.config.stats {
+            self.summary.window_bytes = self.window.approx_bytes() as u64;
+        }
+        // Freeing every entry took 7 ms at the end of a run on the peer corpus, on one
+        // thread with nothing else left to do: a detached thread does it, so that a process
+        // that exits next does not wait for it. If no thread can be started, the refused
+        // closure is dropped here, and the window with it (`thread::spawn` would panic).
+        let window = std::mem::replace(&mut self.window, Window::placeholder());
+        let _ = std::thread::Builder::new().spawn(move || drop(window));
+        Ok((self.summary, self.graph))
+    }
+
+    /// `--state`: writes the window and the line count (output must be flushed first, so
+    /// that the state never covers documents whose output was lost).
+    fn save(&mut self) -> Result<()> {
+        let Some(path) = &self.config.state else {
+            return Ok(());
+        };
+        self.checkpointed = self.summary.docs_read;
+        let saving = Instant::now();
+        crate::state::save(
+            path,
+            self.config,
+            &self.window,
+            self.lines,
+            self.config.idf.as_deref(),
+        )?;
+        self.summary.state_seconds.get_or_insert((0.0, 0.0)).1 += saving.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    fn consume<D: Write>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
+        let signals = match self.config.state {
+            Some(_) => termination_signals()?,
+            None => crossbeam_channel::never(),
+        };
+        loop {
+            let item = crossbeam_channel::select! {
+                recv(order) -> item => match item {
+                    Ok(item) => item,
+                    Err(_) => break,
+                },
+                recv(signals) -> signal => {
+                    let signal = signal.unwrap_or(signal_hook::consts::SIGTERM);
+                    self.out.flush()?;
+                    self.save()?;
+                    if !self.config.quiet {
+                        let _ = writeln!(
+                            diag,
+                            "neardup: interrupted (signal {signal}); state saved after line {}",
+                            self.lines
+                        );
+                    }
+                    let _ = diag.flush();
+                    // The reader may be blocked on an idle input: leave without joining it.
+                    std::process::exit(128 + signal);
+                }
+            };
+            let slot = match item {
+                Ordered::Batch(slot) => slot,
+                Ordered::Failed(e) => return Err(e),
+            };
+            let (batch, docs) = self.wait_for(&slot)?;
+            self.taken += 1;
+            // A batch that cannot evict anything may be verified on all threads; otherwise
+            // each document's matches must be refreshed before the next insert may evict.
+            let capacity = self.config.window;
+            if self.helpers.is_some()
+                && self.wants_help()
+                && self.config.mode != Mode::Sign
+                && (capacity == 0 || self.window.len() + docs.len() <= capacity)
+            {
+                self.batch_in_parallel(&batch, docs, diag)?;
+            } else {
+                let mut docs = docs.into_iter().enumerate().peekable();
+                while let Some((i, doc)) = docs.next() {
+                    if let Some((_, Doc::Good(next))) = docs.peek() {
+                        self.window.prefetch_buckets(&next.band_keys);
+                    }
+                    self.document(&batch, i, doc, diag)?;
+                }
+            }
+            if self.config.line_buffered {
+                self.out.flush()?;
+            }
+            let every = self.config.checkpoint_every;
+            if every > 0 && self.summary.docs_read - self.checkpointed >= every {
+                self.out.flush()?;
+                self.save()?;
+            }
+            if self.progress && self.last_progress.elapsed() >= Duration::from_millis(500) {
+                self.last_progress = Instant::now();
+                let _ = write!(
+                    diag,
+                    "\r\x1b[Kneardup: {} docs, {} duplicates, {} in window",
+                    self.summary.docs_read,
+                    self.summary.duplicates(),
+                    self.window.len()
+                );
+                let _ = diag.flush();
+            }
+            // The reader fills the buffer again (when its pool is full, it is freed).
+            if let Some(recycle) = &self.recycle {
+                let _ = recycle.try_send(batch.data);
+            }
+        }
+        Ok(())
+    }
+
+    /// The next batch in order, signed: while it is not, this thread signs batches that no
+    /// worker has taken yet (later ones: their results wait in their slots), so that it
+    /// never waits while there is signing to do.
+    fn wait_for(&mut self, slot: &Slot) -> Result<(Batch, Vec<Doc>)> {
+        let lost = || Error::Internal("a signing worker panicked".into());
+        loop {
+            if let Ok(done) = slot.try_recv() {
+                return Ok(done);
+            }
+            let Some(stealer) = &mut self.stealer else {
+                return slot.recv().map_err(|_| lost());
+            };
+            let work = crossbeam_channel::select! {
+                recv(slot) -> done => return done.map_err(|_| lost()),
+                recv(stealer.work) -> work => work,
+            };
+            match work {
+                Ok(work) => sign(&mut stealer.worker, work, self.signed),
+                // No batch is left to sign: the next one is on a worker.
+                Err(_) => return slot.recv().map_err(|_| lost()),
+            }
+        }
+    }
+
+    /// Whether the helpers are called for the batch just taken ([`HelperPolicy`]). `Auto`:
+    /// when at least [`BEHIND`] more signed batches wait. Alone, the sequencer spends less CPU
+    /// per document than with the helpers; with two threads on two cores the signing is the
+    /// slower stage and helpers only took CPU from it (`-j 2` was 5% faster without them);
+    /// with more threads the signing outpaces the sequencer, signed batches queue up, and it
+    /// is helped.
+    fn wants_help(&self) -> bool {
+        match self.config.helpers {
+            HelperPolicy::Always => true,
+            HelperPolicy::Never => false,
+            HelperPolicy::Auto => self.signed.load(Ordering::Relaxed) >= self.taken + BEHIND,
+        }
+    }
+
+    fn document<D: Write>(
+        &mut self,
+        batch: &Batch,
+        i: usize,
+        doc: Doc,
+        diag: &mut D,
+    ) -> Result<()> {
+        self.summary.docs_read += 1;
+        let line = batch.lines[i];
+        self.lines = line.number;
+        let mut signed = match doc {
+            Doc::Good(s) => s,
+            Doc::Bad(reason) => return self.bad_line(batch, i, &reason, diag),
+        };
+
+        if self.config.mode == Mode::Sign {
+            self.summary.written += 1;
+            return self.out.signed(
+                &signed.id,
+                &signed.band_keys,
+                self.config.sign_values.then_some(&signed.signature[..]),
+            );
+        }
+        // --pairs and the graph want every pair, copies included.
+        let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
+        // Exact copies first: no LSH lookup, no verification, nothing added to the window.
+        if !pairs_mode && let Some(held) = self.window.find_copy(signed.text_hash) {
+            return self.exact_copy(batch, i, held);
+        }
+
+        self.window
+            .candidates(&signed.band_keys, &mut self.candidates);
+        self.summary.candidates += self.candidates.len() as u64;
+        self.matches.clear();
+        for &held in &self.candidates {
+            self.window.prefetch_slot(held);
+        }
+        for (k, &held) in self.candidates.iter().enumerate() {
+            if let Some(&next) = self.candidates.get(k + 1) {
+                self.window.prefetch(next);
+            }
+            let similarity = decide(
+                self.config,
+                self.window.entry(held).compared(),
+                signed.compared(),
+            );
+            if let Some(s) = similarity {
+                self.matches.push((held, s));
+            }
+        }
+        self.report(batch, i, &signed.id, signed.node.take())?;
+        self.window
+            .insert(line.number, into_entry(signed, pairs_mode));
+        Ok(())
+    }
+
+    /// The documents of a batch that cannot evict anything, with the bucket inserts, the LSH
+    /// lookups and verification on this thread and the helpers. Same output, window and
+    /// recency order as [`Self::document`] one by one:
+    /// 1. in order, each document is checked against the exact index and inserted without
+    ///    its band keys; with no eviction every handle stays valid (inserts depend on neither
+    ///    lookup nor verdict);
+    /// 2. on all threads, each owning some of the bucket tables, the batch's band keys are
+    ///    added in sequence order ([`index_batch`]): each bucket gets its documents in the
+    ///    order one-by-one inserts give;
+    /// 3. on all threads, each inserted document finds its candidates among the documents
+    ///    with smaller sequence numbers (exactly the window it would have seen one by one:
+    ///    nothing was evicted, and later ones are filtered out) and verifies them;
+    /// 4. in order, each document's outcome is written and its matches refreshed, then the
+    ///    document itself: the same sequence of move-to-front operations as one by one (the
+    ///    inserts' own moves in step 1 are all repeated here), so the same recency order.
+    fn batch_in_parallel<D: Write>(
+        &mut self,
+        batch: &Batch,
+        docs: Vec<Doc>,
+        diag: &mut D,
+    ) -> Result<()> {
+        enum Plan {
+            Bad(BadLine),
+            Exact(Held),
+            Near(Held, Option<NodeData>),
+        }
+        let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
+        let mut plans = Vec::with_capacity(docs.len());
+        let mut inserted = Vec::with_capacity(docs.len());
+        for (i, doc) in docs.into_iter().enumerate() {
+            let mut signed = match doc {
+                Doc::Good(s) => s,
+                Doc::Bad(reason) => {
+                    plans.push(Plan::Bad(reason));
+                    continue;
+                }
+            };
+            if !pairs_mode && let Some(held) = self.window.find_copy(signed.text_hash) {
+                plans.push(Plan::Exact(held));
+                continue;
+            }
+            let node = signed.node.take();
+            let held = self
+                .window
+                .insert_unindexed(batch.lines[i].number, into_entry(signed, pairs_mode));
+            inserted.push(held);
+            plans.push(Plan::Near(held, node));
+        }
+        let inserted: Arc<[Held]> = inserted.into();
+        index_batch(&mut self.window, &inserted, self.helpers.as_ref())?;
+        let mut looked = look_up_and_verify(
+            self.config,
+            &mut self.window,
+            inserted,
+            &mut self.marks,
+            self.helpers.as_ref(),
+        )?
+        .into_iter();
+        for (i, plan) in plans.into_iter().enumerate() {
+            self.summary.docs_read += 1;
+            self.lines = batch.lines[i].number;
+            match plan {
+                Plan::Bad(reason) => self.bad_line(batch, i, &reason, diag)?,
+                Plan::Exact(held) => self.exact_copy(batch, i, held)?,
+                Plan::Near(held, node) => {
+                    let outcome = looked.next().expect("one outcome per inserted document");
+                    self.summary.candidates += outcome.candidates;
+                    self.matches = outcome.matches;
+                    let id = self.window.entry(held).id.clone();
+                    self.report(batch, i, &id, node)?;
+                    self.window.touch(held);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A line that is not a document: counted, reported (up to the limit), and passed
+    /// through, skipped or fatal as `--on-bad-line` says.
+    fn bad_line<D: Write>(
+        &mut self,
+        batch: &Batch,
+        i: usize,
+        reason: &BadLine,
+        diag: &mut D,
+    ) -> Result<()> {
+        let line = batch.lines[i];
+        self.summary.bad_lines += 1;
+        let place = format!("{}:{}", self.names[line.input as usize], line.input_line);
+        if self.config.on_bad_line == BadLinePolicy::Fail {
+            return Err(Error::BadLine {
+                place,
+                reason: reason.to_string(),
+            });
+        }
+        if !self.config.quiet && self.bad_reported < self.config.max_bad_line_reports as u64 {
+            self.bad_reported += 1;
+            let action = match self.config.on_bad_line {
+                BadLinePolicy::Pass => "passed through",
+                _ => "skipped",
+            };
+            let _ = writeln!(diag, "neardup: {place}: {reason} ({action})");
+        }
+        let writes_lines = matches!(self.config.mode, Mode::DropDups | Mode::Annotate);
+        if self.config.on_bad_line == BadLinePolicy::Pass && writes_lines {
+            self.out.line(batch.raw(i))?;
+            self.summary.written += 1;
+        }
+        Ok(())
+    }
+
+    /// Line `i` is a copy of the held document (same normalised text): refreshed, and the
+    /// line dropped or annotated. Nothing is added to the window.
+    fn exact_copy(&mut self, batch: &Batch, i: usize, held: Held) -> Result<()> {
+        self.window.touch(held);
+        self.summary.dropped_exact += 1;
+        self.summary.pairs += 1;
+        let verdict = Verdict {
+            dup_of: Some(&self.window.entry(held).id),
+            similarity: 1.0,
+            copy: true,
+        };
+        emit(
+            &mut self.out,
+            &mut self.summary,
+            self.config,
+            batch,
+            i,
+            verdict,
+        )
+    }
+
+    /// Writes what line `i` (document `id`) gets once its verified matches are in
+    /// `self.matches`: pairs, graph edges, or its line with the verdict; the matched documents
+    /// are refreshed. The caller then inserts (or refreshes) the document itself.
+    fn report(
+        &mut self,
+        batch: &Batch,
+        i: usize,
+        id: &DocId,
+        node: Option<NodeData>,
+    ) -> Result<()> {
+        let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
+        self.summary.pairs += self.matches.len() as u64;
+        // The most similar earlier document; ties go to the earliest (candidates are sorted).
+        let best = self
+            .matches
+            .iter()
+            .copied()
+            .fold(None::<(Held, f64)>, |best, m| match best {
+                Some(b) if b.1 >= m.1 => Some(b),
+                _ => Some(m),
+            });
+        for &(held, _) in &self.matches {
+            self.window.touch(held);
+        }
+
+        if let Some(graph) = &mut self.graph {
+            let NodeData { snippet, attrs } = node.unwrap_or_default();
+            let node = graph.add_node(
+                batch.lines[i].number,
+                Node {
+                    id: id.clone(),
+                    snippet,
+                    attrs,
+                },
+            );
+            for &(held, similarity) in &self.matches {
+                graph.add_edge(held.seq, node, similarity);
+            }
+        } else if pairs_mode {
+            for &(held, similarity) in &self.matches {
+                let earlier = &self.window.entry(held).id;
+                self.out.pair(earlier, id, similarity)?;
+                self.summary.written += 1;
+            }
+        } else {
+            if best.is_some() {
+                self.summary.dropped_near += 1;
+            }
+            let verdict = Verdict {
+                dup_of: best.map(|(held, _)| &self.window.entry(held).id),
+                similarity: best.map_or(0.0, |b| b.1),
+                copy: false,
+            };
+            emit(
+                &mut self.out,
+                &mut self.summary,
+                self.config,
+                batch,
+                i,
+                verdict,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `--helpers auto` calls the helpers when this many signed batches wait behind the one the
+/// sequencer takes (the order queue holds 2 × threads + 2). With fewer, on two cores they
+/// were called often enough to cost time (docs/performance.md).
+const BEHIND: usize = 4;
+
+/// What the sequencer signs with while it would wait: the work channel and a worker.
+pub(super) struct Stealer {
+    /// Batches no worker has taken yet.
+    pub work: Receiver<ToSign>,
+    /// This thread's signing state.
+    pub worker: Worker,
+}
+
+/// What the window keeps of a signed document. `--pairs` never asks the exact index (copies
+/// go through LSH to find all their pairs), so the text hash is not indexed there.
+fn into_entry(signed: Signed, pairs_mode: bool) -> Entry {
+    Entry {
+        id: signed.id,
+        shingles: signed.shingles.into_boxed_slice(),
+        weights: signed.weights.into_boxed_slice(),
+        text: signed.text.unwrap_or_default(),
+        total_weight: signed.total_weight,
+        signature: signed.signature.into_boxed_slice(),
+        band_keys: signed.band_keys.into_boxed_slice(),
+        copy_key: (!pairs_mode).then_some(signed.text_hash),
+        text_hash: signed.text_hash,
+    }
+}
+
+/// SIGINT and SIGTERM, delivered on a channel instead of ending the process (`--state`).
+fn termination_signals() -> Result<Receiver<i32>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+        .map_err(|e| Error::io("installing signal handlers", e))?;
+    let (tx, rx) = bounded(1);
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let _ = tx.send(signal);
+        }
+    });
+    Ok(rx)
+}
+
+/// Writes one document's line according to the mode (not used by `--pairs`).
+fn emit<W: Write>(
+    out: &mut Output<W>,
+    summary: &mut Summary,
+    config: &Config,
+    batch: &Batch,
+    i: usize,
+    verdict: Verdict<'_>,
+) -> Result<()> {
+    let is_dup = verdict.dup_of.is_some();
+    let write = match config.mode {
+        Mode::DropDups => !is_dup,
+        Mode::OnlyDups => is_dup,
+        Mode::Annotate => true,
+        Mode::Pairs | Mode::Graph | Mode::Hist | Mode::Sign => false,
+    };
+    if !write {
+        return Ok(());
+    }
+    summary.written += 1;
+    if config.mode == Mode::Annotate {
+        let format = batch.format;
+        out.annotated(batch.content(i), format, verdict)
+    } else {
+        out.line(batch.raw(i))
+    }
+}
+
+fn policy_name(p: BadLinePolicy) -> &'static str {
+    match p {
+        BadLinePolicy::Pass => "pass",
+        BadLinePolicy::Skip => "skip",
+        BadLinePolicy::Fail => "fail",
+    }
+}

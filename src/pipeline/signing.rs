@@ -1,0 +1,279 @@
+//! Signing one document, on the worker threads: extract the text and id, normalise,
+//! shingle, weigh, sign (MinHash), cut the signature into LSH band keys, and keep what
+//! verification needs (fingerprints, weights, text).
+
+use crate::config::{Config, InputFormat, Mode, VerifyMode, Weights};
+use crate::graph::snippet;
+use crate::input::{BadLine, Batch, DocId, Extractor};
+use crate::lsh::{LshParams, prefix_length};
+use crate::minhash::Signer;
+use crate::normalize::{Normalized, Normalizer};
+use crate::shingle::Shingler;
+use crate::verify::{Compared, Fingerprint, fingerprints_into, weighted_fingerprints_into};
+use crate::weights::{IdfTable, Weigher};
+use crossbeam_channel::Sender;
+use serde_json::Value;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+/// A line after the workers: either what the window needs, or why it is not a document.
+#[derive(Debug)]
+pub enum Doc {
+    /// Not a document.
+    Bad(BadLine),
+    /// A signed document.
+    Good(Signed),
+}
+
+/// A signed document.
+#[derive(Debug)]
+pub struct Signed {
+    /// Its id.
+    pub id: DocId,
+    /// xxh3-128 of the normalised text.
+    pub text_hash: u128,
+    /// Sorted distinct shingle fingerprints (empty when verification is off).
+    pub shingles: Vec<Fingerprint>,
+    /// `--weights tfidf`: the weight of each shingle element (else empty).
+    pub weights: Vec<f32>,
+    /// Sum of `weights`.
+    pub total_weight: f64,
+    /// The normalised text, when a text confirmation stage is on.
+    pub text: Option<Box<str>>,
+    /// Compact signature (only when verification is off).
+    pub signature: Vec<u32>,
+    /// One key per LSH band.
+    pub band_keys: Vec<u64>,
+    /// [`Mode::Graph`]: the node's snippet and `--node-attr` values.
+    pub node: Option<NodeData>,
+}
+
+/// What a graph node keeps besides its id.
+#[derive(Debug, Default)]
+pub struct NodeData {
+    /// The first characters of the document's text.
+    pub snippet: Box<str>,
+    /// The `--node-attr` values, in the order of the flags.
+    pub attrs: Box<[Option<Value>]>,
+}
+
+/// Per-thread state of a signing worker: settings plus reusable scratch buffers.
+pub struct Worker {
+    extractor: Extractor,
+    normalizer: Normalizer,
+    shingler: Shingler,
+    signer: Signer,
+    lsh: LshParams,
+    verify: VerifyMode,
+    seed: u64,
+    graph: bool,
+    block: bool,
+    exact_join: bool,
+    threshold: f64,
+    keep_text: bool,
+    snippet_chars: usize,
+    attrs: Vec<Option<Value>>,
+    idf: Option<Arc<IdfTable>>,
+    weigher: Weigher,
+    normalized: Normalized,
+    shingles: Vec<u64>,
+    values: Vec<u64>,
+    /// The document's fingerprints (and weights), copied out at their exact size so that the
+    /// window boxes them as they are (a vector sized before de-duplication was shrunk on the
+    /// sequencer, with a copy when the two sizes fell in different allocation classes).
+    fingerprints: Vec<Fingerprint>,
+    fingerprint_weights: Vec<f32>,
+}
+
+impl Worker {
+    /// A worker for `config` (validated).
+    pub fn new(config: &Config) -> Worker {
+        Worker {
+            extractor: Extractor::new(
+                &config.field,
+                config.id_field.as_deref(),
+                config.max_line_bytes,
+            )
+            .with_attrs(
+                &config
+                    .node_attrs
+                    .iter()
+                    .chain(&config.block_by)
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            ),
+            normalizer: config.normalizer,
+            shingler: Shingler::for_config(config, config.bag),
+            signer: Signer::new(config.num_perm, config.seed),
+            lsh: config.lsh,
+            verify: config.verify,
+            seed: config.seed,
+            graph: config.mode == Mode::Graph,
+            block: config.block_by.is_some(),
+            exact_join: config.all_pairs,
+            threshold: config.threshold,
+            keep_text: !config.text_stages.is_empty(),
+            snippet_chars: config.snippet_chars,
+            attrs: Vec::new(),
+            idf: match config.weights {
+                Weights::TfIdf => Some(
+                    config
+                        .idf
+                        .clone()
+                        .expect("the IDF table is loaded before workers start"),
+                ),
+                _ => None,
+            },
+            weigher: Weigher::default(),
+            normalized: Normalized::default(),
+            shingles: Vec::new(),
+            values: vec![0; config.num_perm],
+            fingerprints: Vec::new(),
+            fingerprint_weights: Vec::new(),
+        }
+    }
+
+    /// Processes one line's content.
+    pub fn process(&mut self, content: &[u8], format: InputFormat, number: u64) -> Doc {
+        let extracted = if self.graph || self.block {
+            self.extractor
+                .extract_with_attrs(content, format, number, &mut self.attrs)
+        } else {
+            self.extractor.extract(content, format, number)
+        };
+        let (text, id) = match extracted {
+            Ok(x) => x,
+            Err(bad) => return Doc::Bad(bad),
+        };
+        self.normalizer.normalize_into(&text, &mut self.normalized);
+        if self.normalized.is_empty() {
+            return Doc::Bad(BadLine::NoTokens);
+        }
+        let mut text_hash = xxh3_128_with_seed(&self.normalized.text, self.seed);
+        // --block-by: the block's hash is mixed into every key, so documents of different
+        // blocks never meet in the LSH buckets or the exact index.
+        let block = if self.block {
+            block_hash(self.attrs.pop().flatten().as_ref(), self.seed)
+        } else {
+            0
+        };
+        text_hash ^= u128::from(block) << 64 | u128::from(block);
+        let (mut fingerprints, mut weights, mut total_weight) = (Vec::new(), Vec::new(), 0.0);
+        if let Some(table) = &self.idf {
+            self.weigher.weigh(&self.shingler, &self.normalized, table);
+            self.signer
+                .sign_weighted_into(&self.weigher.groups(), &mut self.values);
+            if self.verify == VerifyMode::Jaccard {
+                weighted_fingerprints_into(
+                    &self.weigher.elements,
+                    &self.weigher.weights,
+                    &mut self.fingerprints,
+                    &mut self.fingerprint_weights,
+                );
+                fingerprints = self.fingerprints.to_vec();
+                weights = self.fingerprint_weights.to_vec();
+                total_weight = self.weigher.total;
+            }
+        } else {
+            self.shingler
+                .shingles_into(&self.normalized, &mut self.shingles);
+            if !self.exact_join {
+                self.signer.sign_into(&self.shingles, &mut self.values);
+            }
+            if self.verify == VerifyMode::Jaccard {
+                fingerprints_into(&self.shingles, &mut self.fingerprints);
+                fingerprints = self.fingerprints.to_vec();
+            }
+        }
+        let mut band_keys = Vec::with_capacity(self.lsh.bands);
+        if self.exact_join {
+            // All-Pairs prefix filter: shingles are sorted by hash, a global order, and two
+            // sets with Jaccard ≥ t share an element among their first |x| − ⌈t·|x|⌉ + 1.
+            band_keys.extend_from_slice(
+                &self.shingles[..prefix_length(self.shingles.len(), self.threshold)],
+            );
+        } else {
+            self.lsh.band_keys_into(&self.values, &mut band_keys);
+        }
+        if self.block {
+            for key in &mut band_keys {
+                *key = crate::hash::mix64(*key ^ block);
+            }
+        }
+        let signature = match self.verify {
+            VerifyMode::None => compact_signature(&self.values),
+            _ => Vec::new(),
+        };
+        let kept_text = self.keep_text.then(|| self.normalized.as_str().into());
+        let node = self.graph.then(|| NodeData {
+            snippet: snippet(&text, self.snippet_chars),
+            attrs: std::mem::take(&mut self.attrs).into_boxed_slice(),
+        });
+        Doc::Good(Signed {
+            id,
+            text_hash,
+            shingles: fingerprints,
+            weights,
+            total_weight,
+            text: kept_text,
+            signature,
+            band_keys,
+            node,
+        })
+    }
+
+    pub(super) fn process_batch(&mut self, batch: &Batch) -> Vec<Doc> {
+        let format = batch.format;
+        (0..batch.lines.len())
+            .map(|i| self.process(batch.content(i), format, batch.lines[i].number))
+            .collect()
+    }
+}
+
+/// The key of a `--block-by` value: strings by their text, other JSON values by their JSON
+/// form; a missing or null value is a block of its own.
+fn block_hash(value: Option<&Value>, seed: u64) -> u64 {
+    let h = match value {
+        None => 0x6e6f_6e65,
+        Some(Value::String(s)) => xxhash_rust::xxh3::xxh3_64_with_seed(s.as_bytes(), seed),
+        Some(other) => xxhash_rust::xxh3::xxh3_64_with_seed(other.to_string().as_bytes(), seed ^ 1),
+    };
+    crate::hash::mix64(h) | 1
+}
+
+/// The signature as the window keeps it for `--verify none`: the lanes' minima are 32-bit
+/// values (see [`crate::minhash`]), so nothing is lost.
+fn compact_signature(values: &[u64]) -> Vec<u32> {
+    values.iter().map(|&v| v as u32).collect()
+}
+
+impl Signed {
+    /// What verification compares of this document.
+    pub fn compared(&self) -> Compared<'_> {
+        Compared {
+            shingles: &self.shingles,
+            weights: &self.weights,
+            total_weight: self.total_weight,
+            text: self.text.as_deref(),
+            signature: &self.signature,
+            text_hash: self.text_hash,
+        }
+    }
+}
+
+/// A batch read, on its way to be signed: the batch and where its signed documents go.
+pub(super) struct ToSign {
+    /// The lines.
+    pub batch: Batch,
+    /// The batch's result slot, which the sequencer reads in input order.
+    pub slot: Sender<(Batch, Vec<Doc>)>,
+}
+
+/// Signs a batch into its slot and counts it in `signed`.
+pub(super) fn sign(worker: &mut Worker, ToSign { batch, slot }: ToSign, signed: &AtomicUsize) {
+    let docs = worker.process_batch(&batch);
+    // The sequencer may have stopped; then nobody wants the result.
+    let _ = slot.send((batch, docs));
+    signed.fetch_add(1, Ordering::Relaxed);
+}

@@ -1,0 +1,67 @@
+//! The counts of a run, printed as one JSON line by `--stats`.
+
+/// Counts reported at the end of a run (`--stats`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Lines read.
+    pub docs_read: u64,
+    /// Lines written (input lines in the filter modes, JSON lines in `--annotate`, pairs in
+    /// `--pairs`).
+    pub written: u64,
+    /// Documents that are exact copies (same normalised text) of an earlier one.
+    pub dropped_exact: u64,
+    /// Documents that are near duplicates of an earlier one.
+    pub dropped_near: u64,
+    /// Lines that were not documents (see `--on-bad-line`).
+    pub bad_lines: u64,
+    /// Candidate pairs verified.
+    pub candidates: u64,
+    /// Verified pairs at or above the threshold.
+    pub pairs: u64,
+    /// Documents evicted from the window.
+    pub evictions: u64,
+    /// Input bytes read.
+    pub bytes_read: u64,
+    /// Documents in the window at the end.
+    pub window_docs: u64,
+    /// Approximate bytes the window held at the end.
+    pub window_bytes: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// `--state`: seconds spent loading the state at the start and saving it (all saves).
+    pub state_seconds: Option<(f64, f64)>,
+}
+
+impl Summary {
+    /// Duplicates found (exact + near): in `--drop-dups` these are the dropped lines.
+    pub fn duplicates(&self) -> u64 {
+        self.dropped_exact + self.dropped_near
+    }
+
+    /// The one-line JSON summary printed by `--stats`.
+    pub fn to_json(&self) -> String {
+        let secs = self.seconds.max(1e-9);
+        let mut json = serde_json::json!({
+            "docs_read": self.docs_read,
+            "written": self.written,
+            "dropped": self.duplicates(),
+            "dropped_exact": self.dropped_exact,
+            "dropped_near": self.dropped_near,
+            "bad_lines": self.bad_lines,
+            "candidates_checked": self.candidates,
+            "pairs": self.pairs,
+            "evictions": self.evictions,
+            "window_docs": self.window_docs,
+            "window_bytes": self.window_bytes,
+            "bytes_read": self.bytes_read,
+            "seconds": (self.seconds * 1000.0).round() / 1000.0,
+            "docs_per_sec": (self.docs_read as f64 / secs).round() as u64,
+            "mb_per_sec": ((self.bytes_read as f64 / 1e6 / secs) * 100.0).round() / 100.0,
+        });
+        if let Some((load, save)) = self.state_seconds {
+            json["state_load_seconds"] = ((load * 1000.0).round() / 1000.0).into();
+            json["state_save_seconds"] = ((save * 1000.0).round() / 1000.0).into();
+        }
+        json.to_string()
+    }
+}

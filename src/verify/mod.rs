@@ -1,0 +1,73 @@
+//! Verification: whether a candidate pair is a duplicate, and how similar it is.
+//!
+//! [`decide`] is the one decision, used for the window's candidates and by
+//! `neardup verify-pairs`: the exact (weighted) Jaccard of the shingle fingerprints
+//! ([`shingles`]), or the MinHash estimate (`--verify none`), then the text stages
+//! ([`text`]) in the order given.
+
+pub mod shingles;
+pub mod text;
+
+pub use shingles::{
+    Fingerprint, Weighted, fingerprints, fingerprints_into, intersection_size, jaccard,
+    jaccard_at_least, weighted_fingerprints, weighted_fingerprints_into, weighted_jaccard,
+    weighted_jaccard_at_least,
+};
+
+use crate::config::{Config, VerifyMode};
+
+/// What verification compares of one document (from the window or just signed).
+#[derive(Clone, Copy, Debug)]
+pub struct Compared<'a> {
+    /// Sorted shingle fingerprints (or weighted elements).
+    pub shingles: &'a [Fingerprint],
+    /// `--weights tfidf`: each element's weight (else empty).
+    pub weights: &'a [f32],
+    /// Sum of `weights`.
+    pub total_weight: f64,
+    /// Normalised text (text stages only).
+    pub text: Option<&'a str>,
+    /// Compact signature (`--verify none`).
+    pub signature: &'a [u32],
+    /// Hash of the normalised text (with the `--block-by` value mixed in).
+    pub text_hash: u128,
+}
+
+/// The verification of a candidate pair: `Some(similarity)` when it is a duplicate under
+/// `config` (`--verify` chain and threshold), `None` otherwise. The same decision for the
+/// window's candidates and for `neardup verify-pairs`.
+pub fn decide(config: &Config, a: Compared<'_>, b: Compared<'_>) -> Option<f64> {
+    // Equal normalised texts have equal shingles, weights, signatures and texts: every check
+    // gives 1 (copies of boilerplate are most of the candidates on some corpora).
+    if a.text_hash == b.text_hash {
+        return Some(1.0);
+    }
+    let threshold = config.threshold;
+    let similarity = match config.verify {
+        VerifyMode::Jaccard if !a.weights.is_empty() => weighted_jaccard_at_least(
+            (a.shingles, a.weights, a.total_weight),
+            (b.shingles, b.weights, b.total_weight),
+            threshold,
+        ),
+        VerifyMode::Jaccard => jaccard_at_least(a.shingles, b.shingles, threshold),
+        VerifyMode::None => {
+            let e = crate::minhash::estimate(a.signature, b.signature);
+            (e >= threshold).then_some(e)
+        }
+        VerifyMode::Stages => Some(f64::NAN),
+    };
+    // Text stages confirm in order; alone, the first one's similarity is reported.
+    similarity.and_then(|mut s| {
+        if config.text_stages.is_empty() {
+            return Some(s);
+        }
+        let (a, b) = (a.text?, b.text?);
+        for stage in &config.text_stages {
+            let v = stage.check(a, b)?;
+            if s.is_nan() {
+                s = v;
+            }
+        }
+        Some(s)
+    })
+}
