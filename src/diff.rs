@@ -160,6 +160,14 @@ pub fn render(edits: &[Edit<'_>], context: usize) -> String {
     segments.join(" ")
 }
 
+/// The word diff of two texts (split on whitespace), rendered with `context` unchanged words
+/// around each change (as `explain` and `sample` show it).
+pub fn word_diff(a: &str, b: &str, context: usize) -> String {
+    let wa: Vec<&str> = a.split_whitespace().collect();
+    let wb: Vec<&str> = b.split_whitespace().collect();
+    render(&diff(&wa, &wb), context)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

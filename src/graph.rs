@@ -9,6 +9,7 @@
 //! ([`crate::cluster`]).
 
 use crate::cluster::{self, Adjacency, Bfs, Diameter};
+use crate::error::{Error, Result};
 use crate::input::DocId;
 use petgraph::graph::{NodeIndex, UnGraph};
 use petgraph::visit::EdgeRef;
@@ -77,19 +78,18 @@ impl GraphBuilder {
 /// Reads an edge list — `ID_A<TAB>ID_B[<TAB>SIMILARITY]` per line, as `--pairs` and
 /// `graph --format tsv` write it (ids unescaped: `\t`, `\n`, `\r`, `\\`) — into a graph
 /// whose nodes are the ids in order of first appearance. A missing similarity is 1. A line
-/// that is not an edge is an error naming `name:line` when `strict`, else it is skipped and
-/// reported through `skipped`.
+/// that is not an edge goes to `bad_line` with its place (`name:line`) and reason; an error
+/// from it ends the reading.
 pub fn read_edges(
     name: &str,
     reader: impl std::io::BufRead,
-    strict: bool,
-    skipped: &mut dyn FnMut(String),
-) -> crate::Result<DupGraph> {
+    bad_line: &mut dyn FnMut(String, String) -> Result<()>,
+) -> Result<DupGraph> {
     let mut index: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     let mut graph = UnGraph::<Node, f32, u32>::default();
     let mut lines = Vec::new();
     for (n, line) in reader.split(b'\n').enumerate() {
-        let line = line.map_err(|e| crate::Error::io(format!("reading {name}"), e))?;
+        let line = line.map_err(|e| Error::io(format!("reading {name}"), e))?;
         let place = format!("{name}:{}", n + 1);
         let parsed = std::str::from_utf8(&line)
             .map_err(|_| "invalid UTF-8".to_string())
@@ -112,11 +112,8 @@ pub fn read_edges(
             });
         let (a, b, s) = match parsed {
             Ok(edge) => edge,
-            Err(reason) if strict => {
-                return Err(crate::Error::BadLine { place, reason });
-            }
             Err(reason) => {
-                skipped(format!("{place}: {reason}"));
+                bad_line(place, reason)?;
                 continue;
             }
         };

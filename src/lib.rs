@@ -45,27 +45,23 @@
 #![warn(missing_docs)]
 
 pub mod buckets;
-pub mod candidates;
-pub mod cli;
 pub mod cluster;
+pub mod cmd;
 pub mod config;
+pub mod corpus;
 pub mod diff;
 pub mod error;
-pub mod explain;
 pub mod export;
 pub mod graph;
 pub mod hash;
-pub mod hist;
 pub mod input;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;
 pub mod output;
 pub mod pipeline;
-pub mod sample;
 pub mod shingle;
 pub mod state;
-pub mod tune;
 pub mod verify;
 pub mod weights;
 pub mod window;

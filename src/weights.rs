@@ -50,7 +50,7 @@
 
 use crate::config::{Config, ShingleKind};
 use crate::error::{Error, Result};
-use crate::input::{Extractor, Input, LineReader};
+use crate::input::Input;
 use crate::normalize::Normalized;
 use crate::shingle::Shingler;
 use crate::window::MixHasher;
@@ -360,33 +360,13 @@ impl DfCounter {
 /// Counts document frequencies over the documents of `inputs` (bad lines are skipped and
 /// counted). Returns the counter and the number of bad lines.
 pub fn count(config: &Config, inputs: Vec<Input>) -> Result<(DfCounter, u64)> {
-    let extractor = Extractor::new(
-        &config.field,
-        config.id_field.as_deref(),
-        config.max_line_bytes,
-    );
     let shingler = Shingler::for_config(config, false);
-    let mut reader = LineReader::new(inputs, config.format);
     let mut counter = DfCounter::default();
-    let mut normalized = Normalized::default();
     let mut shingles = Vec::new();
-    let mut bad = 0;
-    while let Some(batch) = reader.next_batch()? {
-        for (i, line) in batch.lines.iter().enumerate() {
-            match extractor.extract(batch.content(i), batch.format, line.number) {
-                Ok((text, _)) => {
-                    config.normalizer.normalize_into(&text, &mut normalized);
-                    if normalized.is_empty() {
-                        bad += 1;
-                        continue;
-                    }
-                    shingler.shingles_into(&normalized, &mut shingles);
-                    counter.add(&shingles);
-                }
-                Err(_) => bad += 1,
-            }
-        }
-    }
+    let bad = crate::corpus::for_each_normalized(config, inputs, |_, normalized| {
+        shingler.shingles_into(normalized, &mut shingles);
+        counter.add(&shingles);
+    })?;
     Ok((counter, bad))
 }
 

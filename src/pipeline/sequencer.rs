@@ -10,7 +10,7 @@ use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config, HelperPolicy, Mode};
 use crate::error::{Error, Result};
 use crate::graph::{GraphBuilder, Node};
-use crate::input::{BadLine, Batch, DocId};
+use crate::input::{BadLine, BadLines, Batch, DocId};
 use crate::output::{Output, Verdict};
 use crate::verify::decide;
 use crate::window::{Entry, Held, Marks, Window};
@@ -30,7 +30,7 @@ pub(super) struct Sequencer<'c, W: Write> {
     candidates: Vec<Held>,
     matches: Vec<(Held, f64)>,
     graph: Option<GraphBuilder>,
-    bad_reported: u64,
+    bad: BadLines,
     progress: bool,
     last_progress: Instant,
     /// Number of the last input line handled (continues a `--state`'s count).
@@ -70,7 +70,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             candidates: Vec::new(),
             matches: Vec::new(),
             graph: (config.mode == Mode::Graph).then(GraphBuilder::default),
-            bad_reported: 0,
+            bad: BadLines::new(config),
             progress: config.progress && !config.quiet && stderr_is_terminal,
             last_progress: Instant::now(),
             lines: 0,
@@ -98,15 +98,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         result?;
         flushed?;
         self.save()?;
-        if !self.config.quiet && self.bad_reported < self.summary.bad_lines {
-            let _ = writeln!(
-                diag,
-                "neardup: {} bad lines in all ({} not shown; policy --on-bad-line {})",
-                self.summary.bad_lines,
-                self.summary.bad_lines - self.bad_reported,
-                policy_name(self.config.on_bad_line)
-            );
-        }
+        self.bad.finish(diag);
         self.summary.evictions = self.window.evictions();
         self.summary.window_docs = self.window.len() as u64;
         if self.config.stats {
@@ -401,22 +393,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let line = batch.lines[i];
         self.summary.bad_lines += 1;
         let place = format!("{}:{}", self.names[line.input as usize], line.input_line);
-        if self.config.on_bad_line == BadLinePolicy::Fail {
-            return Err(Error::BadLine {
-                place,
-                reason: reason.to_string(),
-            });
-        }
-        if !self.config.quiet && self.bad_reported < self.config.max_bad_line_reports as u64 {
-            self.bad_reported += 1;
-            let action = match self.config.on_bad_line {
-                BadLinePolicy::Pass => "passed through",
-                _ => "skipped",
-            };
-            let _ = writeln!(diag, "neardup: {place}: {reason} ({action})");
-        }
+        let pass = self.config.on_bad_line == BadLinePolicy::Pass;
+        let action = if pass { "passed through" } else { "skipped" };
+        self.bad.add(place, reason, action, diag)?;
         let writes_lines = matches!(self.config.mode, Mode::DropDups | Mode::Annotate);
-        if self.config.on_bad_line == BadLinePolicy::Pass && writes_lines {
+        if pass && writes_lines {
             self.out.line(batch.raw(i))?;
             self.summary.written += 1;
         }
@@ -578,13 +559,5 @@ fn emit<W: Write>(
         out.annotated(batch.content(i), format, verdict)
     } else {
         out.line(batch.raw(i))
-    }
-}
-
-fn policy_name(p: BadLinePolicy) -> &'static str {
-    match p {
-        BadLinePolicy::Pass => "pass",
-        BadLinePolicy::Skip => "skip",
-        BadLinePolicy::Fail => "fail",
     }
 }

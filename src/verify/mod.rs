@@ -15,6 +15,9 @@ pub use shingles::{
 };
 
 use crate::config::{Config, VerifyMode};
+use crate::normalize::Normalized;
+use crate::shingle::Shingler;
+use crate::weights::{IdfTable, Weigher};
 
 /// What verification compares of one document (from the window or just signed).
 #[derive(Clone, Copy, Debug)]
@@ -70,4 +73,32 @@ pub fn decide(config: &Config, a: Compared<'_>, b: Compared<'_>) -> Option<f64> 
         }
         Some(s)
     })
+}
+
+/// The verification elements of a normalised document: its sorted, distinct shingle
+/// fingerprints under `shingler` (as a worker keeps them for `--weights set` and `tf`).
+pub fn shingle_set(shingler: &Shingler, doc: &Normalized) -> Vec<Fingerprint> {
+    let mut shingles = Vec::new();
+    shingler.shingles_into(doc, &mut shingles);
+    fingerprints(&shingles)
+}
+
+/// The exact similarity of two normalised documents, with no threshold: the Jaccard of their
+/// shingle fingerprints, or under `idf` the weighted Jaccard of their TF-IDF elements. The
+/// measure a verified pair carries, for the commands that compare texts outside the window.
+pub fn similarity(
+    shingler: &Shingler,
+    idf: Option<&IdfTable>,
+    a: &Normalized,
+    b: &Normalized,
+) -> f64 {
+    let Some(table) = idf else {
+        return jaccard(&shingle_set(shingler, a), &shingle_set(shingler, b));
+    };
+    let (mut wa, mut wb) = (Weigher::default(), Weigher::default());
+    wa.weigh(shingler, a, table);
+    wb.weigh(shingler, b, table);
+    let (fa, ga) = weighted_fingerprints(&wa.elements, &wa.weights);
+    let (fb, gb) = weighted_fingerprints(&wb.elements, &wb.weights);
+    weighted_jaccard((&fa, &ga, wa.total), (&fb, &gb, wb.total))
 }

@@ -13,13 +13,79 @@
 //! longer than twice `--max-line-bytes`) are reported with their line number and skipped, or
 //! end the run under `--on-bad-line fail`.
 
-use crate::config::{BadLinePolicy, Config, InputFormat};
+use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
+use crate::config::{Config, InputFormat, Mode};
 use crate::error::{Error, Result};
-use crate::input::{Input, LineReader};
+use crate::input::{BadLines, Input, LineReader};
 use crate::output::Output;
 use crate::pipeline::{Doc, Worker};
 use crate::verify::decide;
 use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of `neardup verify-pairs`.
+#[derive(clap::Args, Debug)]
+pub struct VerifyPairsArgs {
+    /// Candidate files ('-' or none: standard input).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Output: tsv (A TAB B TAB SIMILARITY) or jsonl.
+    #[arg(long, value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
+    pub pairs_format: PairsFormatArg,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+impl VerifyPairsArgs {
+    /// The validated settings.
+    fn config(self) -> Result<Config> {
+        if self.common.idf_warmup > 0 {
+            return Err(Error::config(
+                "--idf-warmup",
+                "verify-pairs needs the IDF table of the run that signed: use --idf FILE",
+            ));
+        }
+        let config = Config {
+            pairs_format: self.pairs_format.into(),
+            ..self.common.config(
+                CommandInput {
+                    files: self.files,
+                    input_format: FormatArg::Jsonl,
+                },
+                Mode::Pairs,
+            )?
+        };
+        if config.all_pairs {
+            return Err(Error::config(
+                "--exact",
+                "verify-pairs checks given candidates; --exact does not apply",
+            ));
+        }
+        config.validate()
+    }
+
+    /// Verifies the candidates of the inputs, writing the pairs that pass to standard output.
+    pub fn run(self) -> Result<()> {
+        let config = self.config()?;
+        let start = std::time::Instant::now();
+        let inputs = Input::open_all(&config.inputs)?;
+        let (config, inputs) = crate::pipeline::with_idf(&config, inputs)?;
+        let mut stderr = std::io::stderr();
+        let counts = verify_pairs(&config, inputs, std::io::stdout().lock(), &mut stderr)?;
+        if config.stats {
+            super::print_stats(&serde_json::json!({
+                "candidates_read": counts.read,
+                "verified": counts.verified,
+                "bad_lines": counts.bad,
+                "seconds": super::seconds_since(start),
+            }));
+        }
+        Ok(())
+    }
+}
 
 /// Counts of a `verify-pairs` run.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -33,7 +99,7 @@ pub struct Counts {
 }
 
 /// Verifies every candidate of `inputs`, writing the verified pairs to `out`.
-pub fn verify_pairs<W: Write, D: Write>(
+fn verify_pairs<W: Write, D: Write>(
     config: &Config,
     inputs: Vec<Input>,
     out: W,
@@ -52,7 +118,7 @@ pub fn verify_pairs<W: Write, D: Write>(
     let names = reader.input_names();
     let mut out = Output::new(out, config.pairs_format);
     let mut counts = Counts::default();
-    let mut reported = 0;
+    let mut bad = BadLines::new(config);
     while let Some(batch) = reader.next_batch()? {
         for (i, line) in batch.lines.iter().enumerate() {
             counts.read += 1;
@@ -62,18 +128,8 @@ pub fn verify_pairs<W: Write, D: Write>(
             let (a, b) = match (a, b) {
                 (Doc::Good(a), Doc::Good(b)) => (a, b),
                 (Doc::Bad(reason), _) | (_, Doc::Bad(reason)) => {
-                    counts.bad += 1;
                     let place = format!("{}:{}", names[line.input as usize], line.input_line);
-                    if config.on_bad_line == BadLinePolicy::Fail {
-                        return Err(Error::BadLine {
-                            place,
-                            reason: reason.to_string(),
-                        });
-                    }
-                    if !config.quiet && reported < config.max_bad_line_reports {
-                        reported += 1;
-                        let _ = writeln!(diag, "neardup: {place}: {reason} (skipped)");
-                    }
+                    bad.add(place, &reason, "skipped", diag)?;
                     continue;
                 }
             };
@@ -84,13 +140,7 @@ pub fn verify_pairs<W: Write, D: Write>(
         }
     }
     out.flush()?;
-    if !config.quiet && (reported as u64) < counts.bad {
-        let _ = writeln!(
-            diag,
-            "neardup: {} bad lines in all ({} not shown)",
-            counts.bad,
-            counts.bad - reported as u64
-        );
-    }
+    counts.bad = bad.count();
+    bad.finish(diag);
     Ok(counts)
 }

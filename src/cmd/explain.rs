@@ -6,19 +6,77 @@
 //! hop's similarity with a word diff, and the exact similarity of the two ends themselves —
 //! which, for a chained component, is far below the threshold.
 
+use super::args::{CommandInput, CommonArgs, check_similarity};
 use crate::cluster::{Adjacency, shortest_path};
-use crate::config::Config;
-use crate::diff::{diff, render};
+use crate::config::{Config, Mode};
+use crate::corpus::texts_of_lines;
+use crate::diff::word_diff;
 use crate::error::{Error, Result};
 use crate::graph::DupGraph;
-use crate::input::{Extractor, Input, LineReader};
+use crate::input::Input;
 use crate::normalize::Normalized;
 use crate::output::format_similarity;
+use crate::pipeline;
 use crate::shingle::Shingler;
-use crate::verify::{fingerprints, jaccard, weighted_fingerprints, weighted_jaccard};
-use crate::weights::Weigher;
-use std::collections::HashMap;
+use crate::weights::IdfTable;
 use std::io::Write;
+
+/// Arguments of `neardup explain`.
+#[derive(clap::Args, Debug)]
+pub struct ExplainArgs {
+    /// Id of the first document (as --pairs writes it: the line number unless --id-field).
+    #[arg(value_name = "ID_A")]
+    pub id_a: String,
+
+    /// Id of the second document.
+    #[arg(value_name = "ID_B")]
+    pub id_b: String,
+
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
+
+    /// Only follow edges with at least this similarity.
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "S",
+        help_heading = "Grouping"
+    )]
+    pub min_edge: f64,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+impl ExplainArgs {
+    /// Builds the graph, then prints the path between the two documents with word diffs.
+    pub fn run(self) -> Result<()> {
+        let min_edge = check_similarity("--min-edge", self.min_edge)?;
+        let config = Config {
+            snippet_chars: 0,
+            ..self.common.config(self.input, Mode::Graph)?
+        }
+        .validate()?;
+        // The input is read twice; standard input is kept in memory for that.
+        let inputs = super::Rereadable::new(&config.inputs)?;
+        // Freeze the IDF table once, so explain measures with the weights of the graph.
+        let (config, first) = pipeline::with_idf(&config, inputs.open()?)?;
+        let mut stderr = std::io::stderr();
+        let terminal = pipeline::stderr_is_terminal();
+        let (summary, graph) = pipeline::collect_graph(&config, first, &mut stderr, terminal)?;
+        let adjacency = graph.adjacency(min_edge);
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let ids = (self.id_a.as_str(), self.id_b.as_str());
+        explain(&config, &graph, &adjacency, ids, || inputs.open(), &mut out)?;
+        out.flush().map_err(|e| Error::io("writing output", e))?;
+        if config.stats {
+            let _ = writeln!(stderr, "{}", summary.to_json());
+        }
+        Ok(())
+    }
+}
 
 /// Words of unchanged context shown on each side of a change.
 const DIFF_CONTEXT: usize = 4;
@@ -28,65 +86,21 @@ pub fn find_node(graph: &DupGraph, id: &str) -> Option<u32> {
     (0..graph.node_count() as u32).find(|&v| graph.node(v).id.to_string() == id)
 }
 
-/// Reads `inputs` again and returns the text of the documents on the given lines (sorted,
-/// distinct).
-pub fn fetch_texts(
-    config: &Config,
-    inputs: Vec<Input>,
-    lines: &[u64],
-) -> Result<HashMap<u64, String>> {
-    let extractor = Extractor::new(
-        &config.field,
-        config.id_field.as_deref(),
-        config.max_line_bytes,
-    );
-    let mut reader = LineReader::new(inputs, config.format);
-    let mut texts = HashMap::new();
-    while let Some(batch) = reader.next_batch()? {
-        for (i, line) in batch.lines.iter().enumerate() {
-            if lines.binary_search(&line.number).is_ok()
-                && let Ok((text, _)) =
-                    extractor.extract(batch.content(i), batch.format, line.number)
-            {
-                texts.insert(line.number, text.into_owned());
-            }
-        }
-        if texts.len() == lines.len() {
-            break;
-        }
-    }
-    Ok(texts)
-}
-
-/// Exact similarity of two texts under `config`'s normalisation, shingling and weights (the
-/// measure the edges carry).
-pub fn similarity(config: &Config, a: &str, b: &str) -> f64 {
+/// The exact similarity of two texts under `config`'s normalisation, shingling and weights
+/// (the measure the edges carry).
+fn similarity(config: &Config, idf: Option<&IdfTable>, a: &str, b: &str) -> f64 {
     let shingler = Shingler::for_config(config, config.bag);
     let normalize = |text: &str| {
         let mut normalized = Normalized::default();
         config.normalizer.normalize_into(text, &mut normalized);
         normalized
     };
-    let (na, nb) = (normalize(a), normalize(b));
-    if let Some(table) = &config.idf {
-        let (mut wa, mut wb) = (Weigher::default(), Weigher::default());
-        wa.weigh(&shingler, &na, table);
-        wb.weigh(&shingler, &nb, table);
-        let (fa, ga) = weighted_fingerprints(&wa.elements, &wa.weights);
-        let (fb, gb) = weighted_fingerprints(&wb.elements, &wb.weights);
-        return weighted_jaccard((&fa, &ga, wa.total), (&fb, &gb, wb.total));
-    }
-    let shingles = |normalized: &Normalized| {
-        let mut out = Vec::new();
-        shingler.shingles_into(normalized, &mut out);
-        fingerprints(&out)
-    };
-    jaccard(&shingles(&na), &shingles(&nb))
+    crate::verify::similarity(&shingler, idf, &normalize(a), &normalize(b))
 }
 
 /// Prints the explanation of `a`–`b` to `out`. `texts` maps line numbers to the texts of
 /// (at least) the documents on the path; `reopen` gives the inputs for the second pass.
-pub fn explain<W: Write>(
+fn explain<W: Write>(
     config: &Config,
     graph: &DupGraph,
     adjacency: &Adjacency,
@@ -106,7 +120,7 @@ pub fn explain<W: Write>(
     wanted.extend([graph.lines[a as usize], graph.lines[b as usize]]);
     wanted.sort_unstable();
     wanted.dedup();
-    let texts = fetch_texts(config, reopen()?, &wanted)?;
+    let texts = texts_of_lines(config, reopen()?, &wanted)?;
     let text = |v: u32| {
         texts
             .get(&graph.lines[v as usize])
@@ -119,7 +133,7 @@ pub fn explain<W: Write>(
                 ))
             })
     };
-    let ends = similarity(config, text(a)?, text(b)?);
+    let ends = similarity(config, config.idf.as_deref(), text(a)?, text(b)?);
     let name = |v: u32| graph.node(v).id.to_string();
     let result = (|| -> std::io::Result<()> {
         let Some(path) = path else {
@@ -169,9 +183,7 @@ pub fn explain<W: Write>(
                 texts.get(&graph.lines[y as usize]),
             );
             if let (Some(tx), Some(ty)) = (tx, ty) {
-                let wx: Vec<&str> = tx.split_whitespace().collect();
-                let wy: Vec<&str> = ty.split_whitespace().collect();
-                writeln!(out, "  {}", render(&diff(&wx, &wy), DIFF_CONTEXT))?;
+                writeln!(out, "  {}", word_diff(tx, ty, DIFF_CONTEXT))?;
             }
         }
         Ok(())

@@ -9,16 +9,71 @@
 //! picked in a fixed pseudo-random order (a hash of the two line numbers), so runs repeat.
 //! The texts of the shown pairs are fetched by reading the input a second time.
 
-use crate::config::Config;
-use crate::diff::{diff, render};
+use super::args::{CommandInput, CommonArgs};
+use crate::config::{Config, Mode, Weights};
+use crate::corpus::{reservoir, texts_of_lines};
+use crate::diff::word_diff;
 use crate::error::{Error, Result};
-use crate::explain::fetch_texts;
 use crate::hash::mix64;
 use crate::input::{DocId, Input};
 use crate::output::format_similarity;
 use crate::shingle::Shingler;
-use crate::verify::{Fingerprint, fingerprints, jaccard};
+use crate::verify::{Fingerprint, jaccard, shingle_set};
 use std::io::Write;
+
+/// Arguments of `neardup sample`.
+#[derive(clap::Args, Debug)]
+pub struct SampleArgs {
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
+
+    /// Ascending bin edges; the last bin runs to 1.
+    #[arg(long, value_delimiter = ',', default_values_t = [0.1, 0.2, 0.3, 0.5, 0.8], value_name = "EDGES", help_heading = "Output")]
+    pub bins: Vec<f64>,
+
+    /// Pairs shown per bin.
+    #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Output")]
+    pub per_bin: usize,
+
+    /// Documents sampled for the bins below 0.5.
+    #[arg(
+        long,
+        default_value_t = 2000,
+        value_name = "N",
+        help_heading = "Output"
+    )]
+    pub sample: usize,
+
+    /// Write JSON lines ({"bin", "id_a", "id_b", "similarity", "diff"}) instead of text.
+    #[arg(long, help_heading = "Output")]
+    pub jsonl: bool,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+impl SampleArgs {
+    /// Collects the example pairs and writes them with their diffs to standard output.
+    pub fn run(self) -> Result<()> {
+        bins_from_edges(&self.bins)?;
+        let config = self.common.config(self.input, Mode::Graph)?.validate()?;
+        if config.weights == Weights::TfIdf {
+            return Err(Error::config(
+                "--weights",
+                "sample compares set or bag shingles; tfidf is not supported here",
+            ));
+        }
+        // The input is read more than once; standard input is kept in memory for that.
+        let inputs = super::Rereadable::new(&config.inputs)?;
+        let open = || inputs.open();
+        let sample = self.sample.max(2);
+        let found = collect(&config, &self.bins, self.per_bin, sample, &open)?;
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        write(&config, &found, self.jsonl, &open, &mut out)
+    }
+}
 
 /// Bins starting at or above this similarity are filled by LSH over the whole stream.
 pub const LSH_FROM: f64 = 0.5;
@@ -78,7 +133,7 @@ fn pick_key(lines: (u64, u64), seed: u64) -> u64 {
 
 /// Collects the examples of every bin. `open` gives the inputs afresh (it is called up to
 /// three times).
-pub fn collect(
+fn collect(
     config: &Config,
     edges: &[f64],
     per_bin: usize,
@@ -136,27 +191,23 @@ pub fn collect(
     }
 
     if ranges.iter().any(|r| r.0 < LSH_FROM) {
-        let (docs, _) = crate::hist::reservoir(config, open()?, sample)?;
+        let (docs, _) = reservoir(config, open()?, sample)?;
         let shingler = Shingler::for_config(config, config.bag);
         let sets: Vec<Vec<Fingerprint>> = docs
             .iter()
-            .map(|(_, _, n)| {
-                let mut v = Vec::new();
-                shingler.shingles_into(n, &mut v);
-                fingerprints(&v)
-            })
+            .map(|d| shingle_set(&shingler, &d.normalized))
             .collect();
         for j in 0..sets.len() {
             for i in 0..j {
                 let s = jaccard(&sets[i], &sets[j]);
                 if let Some(k) = ranges.iter().position(|&r| r.0 < LSH_FROM && in_bin(s, r)) {
-                    let (x, y) = if docs[i].0 < docs[j].0 {
+                    let (x, y) = if docs[i].line < docs[j].line {
                         (i, j)
                     } else {
                         (j, i)
                     };
-                    let lines = (docs[x].0, docs[y].0);
-                    let ids = (docs[x].1.clone(), docs[y].1.clone());
+                    let lines = (docs[x].line, docs[y].line);
+                    let ids = (docs[x].id.clone(), docs[y].id.clone());
                     push(&mut candidates[k], lines, ids, s);
                 }
             }
@@ -172,7 +223,7 @@ pub fn collect(
 }
 
 /// Writes the bins as text (default) or JSON lines, with a word diff per pair.
-pub fn write<W: Write>(
+fn write<W: Write>(
     config: &Config,
     bins: &[Bin],
     jsonl: bool,
@@ -185,14 +236,10 @@ pub fn write<W: Write>(
         .collect();
     lines.sort_unstable();
     lines.dedup();
-    let texts = fetch_texts(config, open()?, &lines)?;
+    let texts = texts_of_lines(config, open()?, &lines)?;
     let diff_of = |e: &Example| -> String {
         match (texts.get(&e.lines.0), texts.get(&e.lines.1)) {
-            (Some(a), Some(b)) => {
-                let wa: Vec<&str> = a.split_whitespace().collect();
-                let wb: Vec<&str> = b.split_whitespace().collect();
-                render(&diff(&wa, &wb), CONTEXT)
-            }
+            (Some(a), Some(b)) => word_diff(a, b, CONTEXT),
             _ => "(text not found on the second reading)".to_string(),
         }
     };

@@ -7,13 +7,60 @@
 //! text table shows counts per 0.05 with their log10, and per n how many pairs per million lie
 //! above common cut-offs; the SVG plots one curve of log10(count) per n.
 
-use crate::config::{Config, ShingleKind};
-use crate::error::Result;
-use crate::input::{DocId, Extractor, Input, LineReader};
-use crate::normalize::Normalized;
+use super::args::{CommandInput, CommonArgs};
+use super::plot::svg_open;
+use crate::config::{Config, Mode, ShingleKind};
+use crate::corpus::{Sampled, reservoir};
+use crate::error::{Error, Result};
+use crate::input::Input;
 use crate::shingle::Shingler;
-use crate::verify::{Fingerprint, fingerprints, jaccard};
+use crate::verify::{Fingerprint, jaccard, shingle_set};
 use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Arguments of `neardup hist`.
+#[derive(clap::Args, Debug)]
+pub struct HistArgs {
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
+
+    /// Documents to sample (all pairs of them are compared: n(n-1)/2).
+    #[arg(
+        long,
+        default_value_t = 2000,
+        value_name = "N",
+        help_heading = "Output"
+    )]
+    pub sample: usize,
+
+    /// Also write the histogram as an SVG plot to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub plot: Option<PathBuf>,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+impl HistArgs {
+    /// Samples the inputs and prints the histograms (and writes the plot).
+    pub fn run(self) -> Result<()> {
+        if self.sample < 2 {
+            return Err(Error::config("--sample", "must be at least 2"));
+        }
+        let ngrams = self.common.ngram.0..=self.common.ngram.1;
+        let config = self.common.config(self.input, Mode::Hist)?.validate()?;
+        let inputs = Input::open_all(&config.inputs)?;
+        let (docs, seen) = reservoir(&config, inputs, self.sample)?;
+        let hists = histograms(&config, &docs, ngrams, config.worker_threads());
+        super::print(&table(&hists, docs.len(), seen))?;
+        if let Some(path) = &self.plot {
+            super::write_file(path, &svg(&hists))?;
+        }
+        Ok(())
+    }
+}
 
 /// Bins per unit of similarity (bin `i` holds J in [i/100, (i+1)/100); J = 1 is bin 100).
 pub const BINS: usize = 100;
@@ -48,53 +95,9 @@ fn bin(j: f64) -> usize {
     ((j * BINS as f64 + 1e-9).floor() as usize).min(BINS)
 }
 
-/// A sampled document: its line number, id and normalised text.
-pub type Sampled = (u64, DocId, Normalized);
-
-/// Reservoir-samples up to `size` documents of `inputs` (normalised; Vitter's algorithm R
-/// with a fixed xorshift sequence, so the sample is the same every run), and counts all
-/// documents read. Bad lines are skipped.
-pub fn reservoir(config: &Config, inputs: Vec<Input>, size: usize) -> Result<(Vec<Sampled>, u64)> {
-    let extractor = Extractor::new(
-        &config.field,
-        config.id_field.as_deref(),
-        config.max_line_bytes,
-    );
-    let mut reader = LineReader::new(inputs, config.format);
-    let mut kept: Vec<Sampled> = Vec::with_capacity(size);
-    let (mut seen, mut state) = (0u64, config.seed | 1);
-    let mut normalized = Normalized::default();
-    while let Some(batch) = reader.next_batch()? {
-        for (i, line) in batch.lines.iter().enumerate() {
-            let Ok((text, id)) = extractor.extract(batch.content(i), batch.format, line.number)
-            else {
-                continue;
-            };
-            config.normalizer.normalize_into(&text, &mut normalized);
-            if normalized.is_empty() {
-                continue;
-            }
-            seen += 1;
-            let item = (line.number, id, normalized.clone());
-            if kept.len() < size {
-                kept.push(item);
-            } else {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let j = (state % seen) as usize;
-                if j < size {
-                    kept[j] = item;
-                }
-            }
-        }
-    }
-    Ok((kept, seen))
-}
-
 /// Exact Jaccard of every pair of `docs`, binned, for each n in `ngrams` (word shingles,
 /// bag semantics if `config.bag`), using `threads` threads.
-pub fn histograms(
+fn histograms(
     config: &Config,
     docs: &[Sampled],
     ngrams: std::ops::RangeInclusive<usize>,
@@ -111,11 +114,7 @@ pub fn histograms(
             );
             let sets: Vec<Vec<Fingerprint>> = docs
                 .iter()
-                .map(|(_, _, d)| {
-                    let mut v = Vec::new();
-                    shingler.shingles_into(d, &mut v);
-                    fingerprints(&v)
-                })
+                .map(|d| shingle_set(&shingler, &d.normalized))
                 .collect();
             let threads = threads.max(1);
             let counts = std::thread::scope(|scope| {
@@ -150,7 +149,7 @@ pub fn histograms(
 }
 
 /// The text report: counts per 0.05 with log10, and pairs per million above the cut-offs.
-pub fn table(hists: &[Histogram], sampled: usize, seen: u64) -> String {
+fn table(hists: &[Histogram], sampled: usize, seen: u64) -> String {
     let mut s = String::new();
     let pairs = hists.first().map_or(0, Histogram::pairs);
     let _ = writeln!(
@@ -197,7 +196,7 @@ pub fn table(hists: &[Histogram], sampled: usize, seen: u64) -> String {
 }
 
 /// An SVG plot: log10(pairs) per similarity bin, one curve per n.
-pub fn svg(hists: &[Histogram]) -> String {
+fn svg(hists: &[Histogram]) -> String {
     let (w, h, m) = (720.0, 440.0, 55.0);
     let top = hists
         .iter()
@@ -211,7 +210,7 @@ pub fn svg(hists: &[Histogram]) -> String {
         "#1f4e99", "#e3a33b", "#2e8b57", "#c0392b", "#8e44ad", "#16a085", "#7f8c8d", "#d35400",
         "#2c3e50",
     ];
-    let mut s = crate::tune::svg_open(w, h);
+    let mut s = svg_open(w, h);
     for i in 0..=10 {
         let v = i as f64 / 10.0;
         let _ = writeln!(
@@ -280,12 +279,17 @@ pub fn svg(hists: &[Histogram]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::Normalizer;
+    use crate::input::DocId;
+    use crate::normalize::{Normalized, Normalizer};
 
     fn doc(text: &str) -> Sampled {
         let mut n = Normalized::default();
         Normalizer::default().normalize_into(text, &mut n);
-        (0, DocId::Line(0), n)
+        Sampled {
+            line: 0,
+            id: DocId::Line(0),
+            normalized: n,
+        }
     }
 
     #[test]

@@ -5,8 +5,55 @@
 //! false-negative areas, the alternatives with b·r = K ranked by the same weighted cost, and
 //! can write the S-curves as an SVG plot.
 
+use super::plot::svg_open;
+use crate::config::{Config, DEFAULT_NUM_PERM, DEFAULT_THRESHOLD};
+use crate::error::Result;
 use crate::lsh::{FN_WEIGHT, FP_WEIGHT, LshParams};
 use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Arguments of `neardup tune`.
+#[derive(clap::Args, Debug)]
+pub struct TuneArgs {
+    /// Jaccard similarity cut-off, in (0, 1].
+    #[arg(short, long, default_value_t = DEFAULT_THRESHOLD, value_name = "T")]
+    pub threshold: f64,
+
+    /// Number of MinHash values per document (K).
+    #[arg(short = 'k', long, default_value_t = DEFAULT_NUM_PERM, value_name = "K")]
+    pub num_perm: usize,
+
+    /// LSH bands [default: chosen from --threshold].
+    #[arg(long, value_name = "B")]
+    pub bands: Option<usize>,
+
+    /// LSH rows per band [default: chosen from --threshold].
+    #[arg(long, value_name = "R")]
+    pub rows: Option<usize>,
+
+    /// Also write the S-curves as an SVG plot to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+}
+
+impl TuneArgs {
+    /// Prints the report (and writes the plot).
+    pub fn run(self) -> Result<()> {
+        let config = Config {
+            threshold: self.threshold,
+            num_perm: self.num_perm,
+            bands: self.bands,
+            rows: self.rows,
+            ..Config::default()
+        }
+        .validate()?;
+        super::print(&report(config.lsh, config.threshold, config.num_perm))?;
+        if let Some(path) = &self.plot {
+            super::write_file(path, &svg(config.lsh, config.threshold, config.num_perm))?;
+        }
+        Ok(())
+    }
+}
 
 /// One banding and its error areas.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -95,15 +142,6 @@ pub fn report(params: LshParams, threshold: f64, num_perm: usize) -> String {
         );
     }
     s
-}
-
-/// The opening of an SVG document of `w` × `h` pixels on a white background (shared by the
-/// plots of `tune` and `hist`).
-pub fn svg_open(w: f64, h: f64) -> String {
-    format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" \
-         font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n"
-    )
 }
 
 /// An SVG plot of the S-curve of `params` (bold) and of the two neighbouring bandings, with

@@ -1,0 +1,515 @@
+//! The flags most commands share (input, normalisation, similarity, MinHash and LSH, threads,
+//! grouping) and their conversion into a [`Config`]. The only place besides the command
+//! files that knows clap; the engine never sees these types.
+
+use crate::config::{
+    BadLinePolicy, Config, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED,
+    DEFAULT_THRESHOLD, HelperPolicy, InputFormat, Mode, PairsFormat, ShingleKind, TextStage,
+    VerifyMode, Weights,
+};
+use crate::error::{Error, Result};
+use crate::graph::ClusterOptions;
+use crate::normalize::Normalizer;
+use crate::shingle::StopWords;
+use clap::ValueEnum;
+use std::path::PathBuf;
+
+/// Input files and format of a command (where `--format` is the output's).
+#[derive(clap::Args, Debug)]
+pub struct CommandInput {
+    /// Input files; '-' or none reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
+    pub input_format: FormatArg,
+}
+
+/// Edge pruning and size limits for `graph` and `clusters`.
+#[derive(clap::Args, Debug)]
+pub struct GroupingArgs {
+    /// Only edges with at least this similarity take part in grouping (components, cliques);
+    /// a stricter cut-off than --threshold breaks chains. All verified edges are still
+    /// written by graph.
+    #[arg(
+        long,
+        default_value_t = 0.0,
+        value_name = "S",
+        help_heading = "Grouping"
+    )]
+    pub min_edge: f64,
+
+    /// Warn about components of more than N documents; clusters --by components splits them
+    /// into their cliques. 0: no limit.
+    #[arg(long, default_value_t = 0, value_name = "N", help_heading = "Grouping")]
+    pub max_cluster: usize,
+}
+
+impl GroupingArgs {
+    /// The grouping options, validated.
+    pub fn options(&self) -> Result<ClusterOptions> {
+        Ok(ClusterOptions {
+            min_edge: check_similarity("--min-edge", self.min_edge)?,
+            max_cluster: self.max_cluster,
+            ..ClusterOptions::default()
+        })
+    }
+}
+
+/// Settings shared by every command: input, normalisation, similarity, MinHash/LSH, threads.
+#[derive(clap::Args, Debug)]
+pub struct CommonArgs {
+    /// Print a one-line JSON summary to stderr at the end.
+    #[arg(long, help_heading = "Output")]
+    pub stats: bool,
+
+    /// Print no warnings or progress on stderr (errors are still printed).
+    #[arg(short, long, help_heading = "Output")]
+    pub quiet: bool,
+
+    /// Never show progress (it is shown only when stderr is a terminal anyway).
+    #[arg(long, help_heading = "Output")]
+    pub no_progress: bool,
+
+    /// Dotted path of the text field in JSON Lines input.
+    #[arg(
+        long,
+        default_value = "text",
+        value_name = "PATH",
+        help_heading = "Input"
+    )]
+    pub field: String,
+
+    /// Dotted path of the id field in JSON Lines input [default: the 1-based line number].
+    #[arg(long, value_name = "PATH", help_heading = "Input")]
+    pub id_field: Option<String>,
+
+    /// What to do with a line that is not a document (invalid JSON or UTF-8, missing field,
+    /// empty, too long).
+    ///
+    /// pass: write it through unchanged (in --drop-dups and --annotate; it is never a
+    /// duplicate); skip: leave it out; fail: stop with exit status 1. Every bad line is
+    /// counted; the first 10 are reported on stderr with their line numbers.
+    #[arg(long, value_enum, default_value_t = BadLineArg::Pass, value_name = "POLICY", help_heading = "Input")]
+    pub on_bad_line: BadLineArg,
+
+    /// Lines longer than this many bytes are bad lines.
+    #[arg(long, default_value_t = DEFAULT_MAX_LINE_BYTES, value_name = "BYTES", help_heading = "Input")]
+    pub max_line_bytes: usize,
+
+    /// Remove HTML tags and decode HTML entities before tokenising.
+    #[arg(long, help_heading = "Normalisation")]
+    pub strip_html: bool,
+
+    /// Treat punctuation and symbols as word separators.
+    #[arg(long, help_heading = "Normalisation")]
+    pub strip_punct: bool,
+
+    /// Do not lower-case the text.
+    #[arg(long, help_heading = "Normalisation")]
+    pub keep_case: bool,
+
+    /// Do not apply Unicode NFKC normalisation.
+    #[arg(long, help_heading = "Normalisation")]
+    pub no_nfkc: bool,
+
+    /// Shingle length in words (hist: a range such as 1..7).
+    #[arg(short = 'n', long, default_value_t = NgramArg(DEFAULT_NGRAM, DEFAULT_NGRAM), value_name = "N", help_heading = "Similarity")]
+    pub ngram: NgramArg,
+
+    /// What a shingle is: words (-n consecutive words), chars (-n consecutive characters, or
+    /// --char-ngram), or stopword (spot signatures: at each stop word, the stop word and the
+    /// next -n words that are not stop words; robust to boilerplate around the text).
+    #[arg(long, value_enum, default_value_t = ShingleArg::Words, value_name = "KIND", help_heading = "Similarity")]
+    pub shingle: ShingleArg,
+
+    /// Stop words for --shingle stopword, one per line [default: a built-in English list].
+    #[arg(long, value_name = "FILE", help_heading = "Similarity")]
+    pub stopwords: Option<PathBuf>,
+
+    /// Use shingles of N characters instead of words.
+    #[arg(long, value_name = "N", help_heading = "Similarity")]
+    pub char_ngram: Option<usize>,
+
+    /// Shingle weights: set (each distinct shingle weighs 1), tf (counts: weighted Jaccard of
+    /// shingle counts, the same as --bag) or tfidf (tf x idf; needs --idf or --idf-warmup).
+    #[arg(long, value_enum, default_value_t = WeightsArg::Set, value_name = "WEIGHTS", help_heading = "Similarity")]
+    pub weights: WeightsArg,
+
+    /// Document frequencies for --weights tfidf, from 'neardup idf'.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "idf_warmup",
+        help_heading = "Similarity"
+    )]
+    pub idf: Option<PathBuf>,
+
+    /// Learn document frequencies for --weights tfidf from the first N lines, then freeze
+    /// them and process those lines and the rest of the stream with the same weights.
+    #[arg(
+        long,
+        default_value_t = 0,
+        value_name = "N",
+        help_heading = "Similarity"
+    )]
+    pub idf_warmup: usize,
+
+    /// Only compare documents whose JSON field PATH has the same value (e.g. the date, as in
+    /// news deduplication); documents without it form one block of their own.
+    #[arg(long, value_name = "PATH", help_heading = "Similarity")]
+    pub block_by: Option<String>,
+
+    /// Multiset semantics: a repeated shingle counts once per occurrence.
+    #[arg(long, help_heading = "Similarity")]
+    pub bag: bool,
+
+    /// Jaccard similarity at or above which a document is a duplicate, in (0, 1].
+    #[arg(short, long, default_value_t = DEFAULT_THRESHOLD, value_name = "T", help_heading = "Similarity")]
+    pub threshold: f64,
+
+    /// How candidates are confirmed, as a comma-separated chain: jaccard (exact Jaccard of the
+    /// shingles, at least --threshold), none alone (trust the MinHash estimate; no shingles
+    /// kept), and the text stages edit (relative edit distance at most --max-edit), cosine
+    /// (word-count cosine at least --min-cosine), lcs (longest common substring / shorter
+    /// length at least --min-lcs). Without jaccard the text stages decide alone. Text stages
+    /// keep each windowed document's normalised text.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [VerifyArg::Jaccard], value_name = "METHODS", help_heading = "Similarity")]
+    pub verify: Vec<VerifyArg>,
+
+    /// --verify edit: largest relative edit distance (distance / longer length, characters).
+    #[arg(
+        long,
+        default_value_t = 0.05,
+        value_name = "D",
+        help_heading = "Similarity"
+    )]
+    pub max_edit: f64,
+
+    /// --verify cosine: smallest cosine similarity of the word counts.
+    #[arg(
+        long,
+        default_value_t = 0.95,
+        value_name = "C",
+        help_heading = "Similarity"
+    )]
+    pub min_cosine: f64,
+
+    /// --verify lcs: smallest longest-common-substring ratio (to the shorter text).
+    #[arg(
+        long,
+        default_value_t = 0.6,
+        value_name = "R",
+        help_heading = "Similarity"
+    )]
+    pub min_lcs: f64,
+
+    /// Exact similarity join (All-Pairs prefix filtering) instead of MinHash + LSH: every pair
+    /// at or above --threshold in the window is found (set or bag semantics).
+    #[arg(long, help_heading = "MinHash and LSH")]
+    pub exact: bool,
+
+    /// Number of MinHash values per document (K).
+    #[arg(short = 'k', long, default_value_t = DEFAULT_NUM_PERM, value_name = "K", help_heading = "MinHash and LSH")]
+    pub num_perm: usize,
+
+    /// LSH bands [default: chosen from --threshold].
+    #[arg(long, value_name = "B", help_heading = "MinHash and LSH")]
+    pub bands: Option<usize>,
+
+    /// LSH rows per band [default: chosen from --threshold].
+    #[arg(long, value_name = "R", help_heading = "MinHash and LSH")]
+    pub rows: Option<usize>,
+
+    /// Seed for shingle hashing and MinHash.
+    #[arg(long, default_value_t = DEFAULT_SEED, value_name = "SEED", help_heading = "MinHash and LSH")]
+    pub seed: u64,
+
+    /// Keep at most N documents to compare with (least recently matched are evicted);
+    /// 0 keeps all.
+    #[arg(
+        short,
+        long,
+        default_value_t = 0,
+        value_name = "N",
+        help_heading = "MinHash and LSH"
+    )]
+    pub window: usize,
+
+    /// Signing threads (the sequencer is one of them: it signs while the next batch in order
+    /// is not ready), and threads looking up and verifying a batch's candidates; 0 uses all
+    /// cores.
+    #[arg(
+        short = 'j',
+        long,
+        default_value_t = 0,
+        value_name = "N",
+        help_heading = "Performance"
+    )]
+    pub threads: usize,
+
+    /// When the sequencer shares a batch's LSH lookups and verification with helper threads
+    /// (with more than one thread): auto (when signed batches queue up behind it: it is then
+    /// the slower stage), always, or never. The output is the same.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = HelpersArg::Auto,
+        value_name = "WHEN",
+        help_heading = "Performance"
+    )]
+    pub helpers: HelpersArg,
+}
+
+impl CommonArgs {
+    /// The shingle check and the text stages of `--verify`.
+    fn verify_chain(&self) -> Result<(VerifyMode, Vec<TextStage>)> {
+        let mut stages = Vec::new();
+        let mut mode = VerifyMode::Stages;
+        for (i, &m) in self.verify.iter().enumerate() {
+            if self.verify[..i].contains(&m) {
+                return Err(Error::config("--verify", format!("{m:?} is given twice")));
+            }
+            match m {
+                VerifyArg::Jaccard => mode = VerifyMode::Jaccard,
+                VerifyArg::None if self.verify.len() == 1 => mode = VerifyMode::None,
+                VerifyArg::None => {
+                    return Err(Error::config(
+                        "--verify",
+                        "none (trust the estimate) cannot be chained with other methods",
+                    ));
+                }
+                VerifyArg::Edit => stages.push(TextStage::Edit(self.max_edit)),
+                VerifyArg::Cosine => stages.push(TextStage::Cosine(self.min_cosine)),
+                VerifyArg::Lcs => stages.push(TextStage::Lcs(self.min_lcs)),
+            }
+        }
+        Ok((mode, stages))
+    }
+
+    /// The engine settings these flags give (not yet validated).
+    pub fn config(self, input: CommandInput, mode: Mode) -> Result<Config> {
+        if self.ngram.0 != self.ngram.1 && mode != Mode::Hist {
+            return Err(Error::config(
+                "--ngram",
+                "a range of lengths is only for 'neardup hist'",
+            ));
+        }
+        let (verify, confirm) = self.verify_chain()?;
+        let normalizer = Normalizer {
+            lowercase: !self.keep_case,
+            nfkc: !self.no_nfkc,
+            strip_html: self.strip_html,
+            strip_punct: self.strip_punct,
+        };
+        let shingle = match (self.shingle, self.char_ngram) {
+            (ShingleArg::Words | ShingleArg::Chars, Some(n)) => ShingleKind::Chars(n),
+            (ShingleArg::Words, None) => ShingleKind::Words(self.ngram.0),
+            (ShingleArg::Chars, None) => ShingleKind::Chars(self.ngram.0),
+            (ShingleArg::Stopword, None) => ShingleKind::Stopword(self.ngram.0),
+            (ShingleArg::Stopword, Some(_)) => {
+                return Err(Error::config(
+                    "--char-ngram",
+                    "cannot be used with --shingle stopword",
+                ));
+            }
+        };
+        let stopwords = match &self.stopwords {
+            None => std::sync::Arc::new(StopWords::english()),
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    Error::config("--stopwords", format!("{}: {e}", path.display()))
+                })?;
+                let words = StopWords::parse(&text, &normalizer);
+                if words.is_empty() {
+                    return Err(Error::config(
+                        "--stopwords",
+                        format!("{} lists no words", path.display()),
+                    ));
+                }
+                std::sync::Arc::new(words)
+            }
+        };
+        Ok(Config {
+            inputs: input.files,
+            mode,
+            format: match input.input_format {
+                FormatArg::Auto => InputFormat::Auto,
+                FormatArg::Text => InputFormat::Text,
+                FormatArg::Jsonl => InputFormat::Jsonl,
+            },
+            field: self.field,
+            id_field: self.id_field,
+            normalizer,
+            shingle,
+            stopwords,
+            bag: self.bag,
+            weights: match self.weights {
+                WeightsArg::Set => Weights::Set,
+                WeightsArg::Tf => Weights::Tf,
+                WeightsArg::Tfidf => Weights::TfIdf,
+            },
+            idf_path: self.idf,
+            block_by: self.block_by,
+            all_pairs: self.exact,
+            idf_warmup: self.idf_warmup,
+            num_perm: self.num_perm,
+            seed: self.seed,
+            threshold: self.threshold,
+            bands: self.bands,
+            rows: self.rows,
+            window: self.window,
+            verify,
+            text_stages: confirm,
+            on_bad_line: match self.on_bad_line {
+                BadLineArg::Pass => BadLinePolicy::Pass,
+                BadLineArg::Skip => BadLinePolicy::Skip,
+                BadLineArg::Fail => BadLinePolicy::Fail,
+            },
+            max_line_bytes: self.max_line_bytes,
+            threads: self.threads,
+            helpers: match self.helpers {
+                HelpersArg::Auto => HelperPolicy::Auto,
+                HelpersArg::Always => HelperPolicy::Always,
+                HelpersArg::Never => HelperPolicy::Never,
+            },
+            stats: self.stats,
+            quiet: self.quiet,
+            progress: !self.no_progress,
+            ..Config::default()
+        })
+    }
+}
+
+/// `value` if it is a similarity in [0, 1], else a usage error naming `flag`.
+pub fn check_similarity(flag: &'static str, value: f64) -> Result<f64> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(Error::config(flag, format!("{value} is not in [0, 1]")))
+    }
+}
+
+/// `--helpers` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum HelpersArg {
+    /// When signed batches queue up behind the sequencer.
+    Auto,
+    /// On every batch.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// `--format` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum FormatArg {
+    /// Detect from the first non-empty line.
+    Auto,
+    /// One document per line.
+    Text,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// `--pairs-format` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PairsFormatArg {
+    /// id_a TAB id_b TAB similarity.
+    Tsv,
+    /// {"id_a":…,"id_b":…,"similarity":…}.
+    Jsonl,
+}
+
+impl From<PairsFormatArg> for PairsFormat {
+    fn from(arg: PairsFormatArg) -> PairsFormat {
+        match arg {
+            PairsFormatArg::Tsv => PairsFormat::Tsv,
+            PairsFormatArg::Jsonl => PairsFormat::Jsonl,
+        }
+    }
+}
+
+/// `--on-bad-line` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum BadLineArg {
+    /// Write through unchanged.
+    Pass,
+    /// Leave out.
+    Skip,
+    /// Stop with exit status 1.
+    Fail,
+}
+
+/// `--verify` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyArg {
+    /// Exact Jaccard of the shingle sets.
+    Jaccard,
+    /// Trust the MinHash estimate.
+    None,
+    /// Relative edit distance.
+    Edit,
+    /// Cosine of word counts.
+    Cosine,
+    /// Longest common substring ratio.
+    Lcs,
+}
+
+/// `--ngram`: one length, or an inclusive range `LO..HI` (only `neardup hist` takes ranges).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NgramArg(pub usize, pub usize);
+
+impl std::str::FromStr for NgramArg {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let num = |t: &str| {
+            t.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("'{s}' is not a number or a range LO..HI"))
+        };
+        match s.split_once("..") {
+            None => num(s).map(|n| NgramArg(n, n)),
+            Some((lo, hi)) => {
+                let (lo, hi) = (num(lo)?, num(hi.trim_start_matches('='))?);
+                if lo > hi || lo == 0 {
+                    return Err(format!("'{s}' is not a range 1 <= LO <= HI"));
+                }
+                Ok(NgramArg(lo, hi))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for NgramArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 == self.1 {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{}..{}", self.0, self.1)
+        }
+    }
+}
+
+/// `--shingle` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ShingleArg {
+    /// Consecutive words.
+    Words,
+    /// Consecutive characters.
+    Chars,
+    /// Spot signatures anchored at stop words.
+    Stopword,
+}
+
+/// `--weights` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum WeightsArg {
+    /// Every distinct shingle weighs 1.
+    Set,
+    /// Shingle counts.
+    Tf,
+    /// Counts times inverse document frequency.
+    Tfidf,
+}

@@ -1,0 +1,97 @@
+//! `neardup clusters`: one JSON line per document with its group (connected component or
+//! clique cluster), from the documents or from an edge list computed elsewhere.
+
+use super::args::{CommandInput, CommonArgs, GroupingArgs};
+use crate::config::{Config, Mode};
+use crate::error::Result;
+use crate::graph::ClusterBy;
+use crate::input::{BadLines, Input};
+use crate::pipeline;
+use clap::ValueEnum;
+use std::path::PathBuf;
+
+/// Arguments of `neardup clusters`.
+#[derive(clap::Args, Debug)]
+pub struct ClustersArgs {
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
+
+    /// How documents are grouped: connected components, or disjoint cliques (greedily, the
+    /// largest clique of the remaining documents first).
+    #[arg(long, value_enum, default_value_t = ByArg::Components, value_name = "METHOD", help_heading = "Output")]
+    pub by: ByArg,
+
+    /// Group an edge list computed elsewhere (ID_A TAB ID_B [TAB SIMILARITY] per line, as
+    /// --pairs writes it; '-' for standard input) instead of documents: one line per id, in
+    /// order of first appearance. --on-bad-line fail stops at a malformed line; otherwise it
+    /// is skipped and reported.
+    #[arg(long, value_name = "FILE", help_heading = "Input")]
+    pub from_edges: Option<PathBuf>,
+
+    /// Grouping settings.
+    #[command(flatten)]
+    pub grouping: GroupingArgs,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// `clusters --by` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ByArg {
+    /// Connected components.
+    Components,
+    /// Disjoint cliques.
+    Cliques,
+}
+
+impl From<ByArg> for ClusterBy {
+    fn from(arg: ByArg) -> ClusterBy {
+        match arg {
+            ByArg::Components => ClusterBy::Components,
+            ByArg::Cliques => ClusterBy::Cliques,
+        }
+    }
+}
+
+impl ClustersArgs {
+    /// Groups the documents (or the `--from-edges` graph) and writes one line per document.
+    pub fn run(self) -> Result<()> {
+        let grouping = self.grouping.options()?;
+        let by = self.by.into();
+        let config = Config {
+            snippet_chars: 0,
+            ..self.common.config(self.input, Mode::Graph)?
+        }
+        .validate()?;
+        let mut stderr = std::io::stderr();
+        let (summary, graph) = match &self.from_edges {
+            Some(path) => {
+                let input = Input::open(path)?;
+                let name = input.name.clone();
+                let mut bad = BadLines::new(&config);
+                let graph = crate::graph::read_edges(
+                    &name,
+                    std::io::BufReader::new(input),
+                    &mut |place, reason| bad.add(place, &reason, "skipped", &mut stderr),
+                )?;
+                (None, graph)
+            }
+            None => {
+                let inputs = Input::open_all(&config.inputs)?;
+                let terminal = pipeline::stderr_is_terminal();
+                let (summary, graph) =
+                    pipeline::collect_graph(&config, inputs, &mut stderr, terminal)?;
+                (Some(summary), graph)
+            }
+        };
+        let clustering = super::cluster(&config, &graph, by, grouping)?;
+        crate::export::write_clusters(&graph, &clustering, by, std::io::stdout().lock())?;
+        if let Some(summary) = summary {
+            super::graph_stats(&config, &summary, &graph, &clustering);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,119 @@
+//! The default command: the stream filter (`--drop-dups`, `--only-dups`, `--annotate`,
+//! `--pairs`).
+
+use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
+use crate::config::{Config, Mode};
+use crate::error::Result;
+use crate::input::Input;
+use crate::pipeline;
+use clap::ArgGroup;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Arguments of the default filter command.
+#[derive(clap::Args, Debug)]
+#[command(group(ArgGroup::new("mode").args(["drop_dups", "only_dups", "annotate", "pairs"])))]
+pub struct FilterArgs {
+    /// Input files; '-' or none reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Write the lines that are not duplicates of an earlier line (the default mode).
+    #[arg(long, help_heading = "Output")]
+    pub drop_dups: bool,
+
+    /// Write only the lines that --drop-dups would drop.
+    #[arg(long, help_heading = "Output")]
+    pub only_dups: bool,
+
+    /// Write every document as JSON with a "neardup" member: dup_of, similarity, exact.
+    ///
+    /// JSON objects keep their members and gain "neardup"; plain-text lines become
+    /// {"text": LINE, "neardup": {...}}. dup_of is the id of the most similar earlier
+    /// document at or above the threshold (null if none).
+    #[arg(long, help_heading = "Output")]
+    pub annotate: bool,
+
+    /// Write verified pairs (earlier id, later id, similarity) instead of documents.
+    ///
+    /// Every pair of documents in the window at or above the threshold, ordered by the later
+    /// document, then the earlier.
+    #[arg(long, help_heading = "Output")]
+    pub pairs: bool,
+
+    /// Format of --pairs output.
+    #[arg(long, value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
+    pub pairs_format: PairsFormatArg,
+
+    /// Flush the output after every batch of lines (for pipelines that need results early).
+    #[arg(long, help_heading = "Output")]
+    pub line_buffered: bool,
+
+    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
+    #[arg(long, visible_alias = "input-format", value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
+    pub format: FormatArg,
+
+    /// Resume from FILE (the window, its LSH buckets and verification data, the IDF table,
+    /// the line count) when it exists, and save to it at the end of input and on
+    /// SIGINT/SIGTERM. Settings that shape the window must match the saved ones.
+    #[arg(long, value_name = "FILE", help_heading = "State")]
+    pub state: Option<PathBuf>,
+
+    /// With --state: also save after every N documents (0: only at the end).
+    #[arg(long, default_value_t = 0, value_name = "N", help_heading = "State")]
+    pub checkpoint_every: u64,
+}
+
+impl FilterArgs {
+    /// The validated settings of the filter.
+    pub fn config(self, common: CommonArgs) -> Result<Config> {
+        let mode = if self.only_dups {
+            Mode::OnlyDups
+        } else if self.annotate {
+            Mode::Annotate
+        } else if self.pairs {
+            Mode::Pairs
+        } else {
+            Mode::DropDups
+        };
+        Config {
+            pairs_format: self.pairs_format.into(),
+            line_buffered: self.line_buffered,
+            state: self.state,
+            checkpoint_every: self.checkpoint_every,
+            ..common.config(
+                CommandInput {
+                    files: self.files,
+                    input_format: self.format,
+                },
+                mode,
+            )?
+        }
+        .validate()
+    }
+
+    /// Filters the inputs to standard output.
+    pub fn run(self, common: CommonArgs) -> Result<()> {
+        let config = self.config(common)?;
+        run_config(&config)
+    }
+}
+
+/// Runs the pipeline with `config` (a filter mode or `sign`) from its inputs to standard
+/// output; `--stats` prints the summary.
+pub(super) fn run_config(config: &Config) -> Result<()> {
+    let inputs = Input::open_all(&config.inputs)?;
+    let mut stderr = std::io::stderr();
+    let terminal = pipeline::stderr_is_terminal();
+    let summary = pipeline::run(
+        config,
+        inputs,
+        std::io::stdout().lock(),
+        &mut stderr,
+        terminal,
+    )?;
+    if config.stats {
+        let _ = writeln!(stderr, "{}", summary.to_json());
+    }
+    Ok(())
+}

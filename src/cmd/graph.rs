@@ -1,0 +1,96 @@
+//! `neardup graph`: the similarity graph (documents as nodes, verified pairs as weighted
+//! edges) with its components and clique clusters, as GraphML, TSV, JSON or DOT.
+
+use super::args::{CommandInput, CommonArgs, GroupingArgs};
+use crate::config::{Config, DEFAULT_SNIPPET_CHARS, Mode};
+use crate::error::Result;
+use crate::export::{ExportOptions, GraphFormat};
+use crate::graph::ClusterBy;
+use crate::input::Input;
+use crate::pipeline;
+use clap::ValueEnum;
+
+/// Arguments of `neardup graph`.
+#[derive(clap::Args, Debug)]
+pub struct GraphArgs {
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
+
+    /// Output format: graphml (Gephi, networkx, igraph), tsv (id_a id_b similarity), json
+    /// (nodes, edges and groups with their diameter and weakest edge), dot (Graphviz, one
+    /// box per component).
+    #[arg(long, value_enum, default_value_t = GraphFormatArg::Graphml, value_name = "FORMAT", help_heading = "Output")]
+    pub format: GraphFormatArg,
+
+    /// Also write documents that have no edge.
+    #[arg(long, help_heading = "Output")]
+    pub all_nodes: bool,
+
+    /// Keep this JSON field (dotted path) as a node attribute; repeat for more.
+    #[arg(long, value_name = "PATH", help_heading = "Output")]
+    pub node_attr: Vec<String>,
+
+    /// Characters of each document's text kept as its snippet (memory: about this many
+    /// bytes per document).
+    #[arg(long, default_value_t = DEFAULT_SNIPPET_CHARS, value_name = "N", help_heading = "Output")]
+    pub snippet_chars: usize,
+
+    /// Grouping settings.
+    #[command(flatten)]
+    pub grouping: GroupingArgs,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// `graph --format` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum GraphFormatArg {
+    /// GraphML with typed keys (Gephi, networkx, igraph).
+    Graphml,
+    /// id_a TAB id_b TAB similarity.
+    Tsv,
+    /// Nodes, edges and groups in one JSON document.
+    Json,
+    /// Graphviz DOT.
+    Dot,
+}
+
+impl From<GraphFormatArg> for GraphFormat {
+    fn from(arg: GraphFormatArg) -> GraphFormat {
+        match arg {
+            GraphFormatArg::Graphml => GraphFormat::Graphml,
+            GraphFormatArg::Tsv => GraphFormat::Tsv,
+            GraphFormatArg::Json => GraphFormat::Json,
+            GraphFormatArg::Dot => GraphFormat::Dot,
+        }
+    }
+}
+
+impl GraphArgs {
+    /// Builds the graph of the inputs and writes it to standard output.
+    pub fn run(self) -> Result<()> {
+        let grouping = self.grouping.options()?;
+        let export = ExportOptions {
+            all_nodes: self.all_nodes,
+            attr_names: self.node_attr.clone(),
+        };
+        let config = Config {
+            node_attrs: self.node_attr,
+            snippet_chars: self.snippet_chars,
+            ..self.common.config(self.input, Mode::Graph)?
+        }
+        .validate()?;
+        let inputs = Input::open_all(&config.inputs)?;
+        let terminal = pipeline::stderr_is_terminal();
+        let (summary, graph) =
+            pipeline::collect_graph(&config, inputs, &mut std::io::stderr(), terminal)?;
+        let clustering = super::cluster(&config, &graph, ClusterBy::Components, grouping)?;
+        let out = std::io::stdout().lock();
+        crate::export::write_graph(&graph, &clustering, self.format.into(), &export, out)?;
+        super::graph_stats(&config, &summary, &graph, &clustering);
+        Ok(())
+    }
+}

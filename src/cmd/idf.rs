@@ -1,0 +1,74 @@
+//! `neardup idf`: document frequencies of a corpus, written as the binary IDF file that
+//! `--weights tfidf --idf FILE` loads.
+
+use super::args::{CommandInput, CommonArgs};
+use crate::config::{Config, Mode, Weights};
+use crate::error::{Error, Result};
+use crate::input::Input;
+use std::io::{IsTerminal, Write};
+
+/// Arguments of `neardup idf`.
+#[derive(clap::Args, Debug)]
+pub struct IdfArgs {
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
+
+    /// Keep at most this many shingles (12 bytes each in the file).
+    #[arg(
+        long,
+        default_value_t = 4_000_000,
+        value_name = "N",
+        help_heading = "Output"
+    )]
+    pub max_terms: usize,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+impl IdfArgs {
+    /// Counts the inputs' document frequencies and writes the table to standard output.
+    pub fn run(self) -> Result<()> {
+        let max_terms = self.max_terms;
+        let config = Config {
+            weights: Weights::Set,
+            idf_path: None,
+            idf_warmup: 0,
+            ..self.common.config(self.input, Mode::DropDups)?
+        }
+        .validate()?;
+        if std::io::stdout().is_terminal() {
+            return Err(Error::config(
+                "idf",
+                "the IDF file is binary; redirect standard output to a file",
+            ));
+        }
+        let start = std::time::Instant::now();
+        let inputs = Input::open_all(&config.inputs)?;
+        let (counter, bad) = crate::weights::count(&config, inputs)?;
+        let docs = counter.docs();
+        let table = counter.finish(max_terms, crate::weights::settings_of(&config));
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        table
+            .write_to(&mut out)
+            .and_then(|()| out.flush())
+            .map_err(|e| Error::io("writing output", e))?;
+        if bad > 0 && !config.quiet {
+            let _ = writeln!(
+                std::io::stderr(),
+                "neardup: {bad} lines were not documents (skipped)"
+            );
+        }
+        if config.stats {
+            super::print_stats(&serde_json::json!({
+                "docs": docs,
+                "bad_lines": bad,
+                "terms": table.len(),
+                "seconds": super::seconds_since(start),
+            }));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,291 @@
+//! The commands: one file each, holding its flags, their validation into engine settings,
+//! and its run (the layout of xsv's `src/cmd/`). [`Args`] is the whole command line;
+//! [`run`] validates it (a usage error, exit code 2, before any input is read) and runs the
+//! command. This module and [`args`] are the only ones that know clap.
+//!
+//! | command | file |
+//! |---|---|
+//! | the filter (`--drop-dups`, `--only-dups`, `--annotate`, `--pairs`) | [`filter`] |
+//! | `graph` | [`graph`] |
+//! | `clusters` | [`clusters`] |
+//! | `explain` | [`explain`] |
+//! | `idf` | [`idf`] |
+//! | `tune` | [`tune`] |
+//! | `hist` | [`hist`] |
+//! | `sample` | [`sample`] |
+//! | `sign` | [`sign`] |
+//! | `verify-pairs` | [`verify_pairs`] |
+
+pub mod args;
+pub mod clusters;
+pub mod explain;
+pub mod filter;
+pub mod graph;
+pub mod hist;
+pub mod idf;
+mod plot;
+pub mod sample;
+pub mod sign;
+pub mod tune;
+pub mod verify_pairs;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::graph::{ClusterBy, ClusterOptions, Clustering, DupGraph};
+use crate::input::Input;
+use args::CommonArgs;
+use clap::{Parser, Subcommand};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Find near-duplicate documents in a stream of lines.
+///
+/// Reads one document per line (plain text or JSON Lines) from FILEs or standard input and,
+/// by default, writes every line that is not a near duplicate of an earlier line, unchanged
+/// and in input order (--drop-dups). Documents are compared by the Jaccard similarity of their
+/// word n-gram shingles: MinHash signatures and LSH banding find candidates among the recent
+/// documents (--window), and every candidate is verified exactly before it counts.
+///
+/// Commands: graph, clusters and explain group the verified pairs; idf counts document
+/// frequencies for --weights tfidf; hist, sample and tune help choose n and the threshold;
+/// sign writes LSH band keys for a distributed join (see 'neardup help COMMAND').
+///
+/// Exit status: 0 on success (whether or not duplicates were found), 1 on a runtime error
+/// (I/O, or a bad line under --on-bad-line fail), 2 on a usage error.
+#[derive(Parser, Debug)]
+#[command(name = "neardup", version, about, long_about, max_term_width = 100)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    /// A command other than filtering.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Filter-mode arguments.
+    #[command(flatten)]
+    pub filter: filter::FilterArgs,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// The commands besides the default filter.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Write the similarity graph: documents as nodes, verified pairs as weighted edges.
+    ///
+    /// The graph is written at the end of input, nodes in input order, edges in the order
+    /// they were found. Nodes carry the document id (label), a text snippet, the component
+    /// and clique cluster they belong to, the component size, their degree and the
+    /// --node-attr fields. Only documents with at least one edge are written unless
+    /// --all-nodes is given.
+    Graph(graph::GraphArgs),
+    /// Write one JSON line per document: {"id", "cluster", "size"}, in input order.
+    ///
+    /// Clusters are connected components of the verified pairs (--by components), or
+    /// disjoint cliques (--by cliques): every two members of a clique cluster are at or
+    /// above the threshold, which splits chains whose ends share nothing.
+    Clusters(clusters::ClustersArgs),
+    /// Show how two documents are connected: the shortest chain of verified pairs, each
+    /// hop's similarity and a word diff, and the two ends' own similarity.
+    ///
+    /// The input is read twice (standard input is held in memory for the second pass).
+    Explain(explain::ExplainArgs),
+    /// Count document frequencies and write an IDF file for --weights tfidf --idf FILE.
+    ///
+    /// Reads the corpus once (bad lines are skipped and counted) and writes a compact binary
+    /// file to standard output: the number of documents, the shingling settings, and the
+    /// document frequency of the --max-terms most frequent shingles (those seen at least
+    /// twice). Shingles it does not list get the maximum IDF. Use the same --ngram,
+    /// --char-ngram, --seed and normalisation flags as the runs that load it.
+    Idf(idf::IdfArgs),
+    /// Show the LSH bands x rows for a threshold and K: the S-curve P(candidate | J), the
+    /// false-positive and false-negative areas, every alternative b x r = K, and an SVG plot.
+    Tune(tune::TuneArgs),
+    /// Histogram of pairwise Jaccard similarity per shingle length, to choose n and the
+    /// threshold: a reservoir sample of the documents, every sampled pair exactly, a text
+    /// table (counts and log10 per 0.05; pairs per million above common cut-offs) and an
+    /// optional SVG plot with one curve per n. Use -n LO..HI for the lengths.
+    Hist(hist::HistArgs),
+    /// Example pairs per similarity bin, each with a word diff: what a threshold means on
+    /// your data. Bins from 0.5 up are filled by LSH over all documents, lower bins from all
+    /// pairs of a reservoir sample (--sample). The input is read more than once (standard
+    /// input is held in memory).
+    Sample(sample::SampleArgs),
+    /// Sign documents for a distributed join (a mapper for Spark's RDD.pipe or MapReduce):
+    /// one line per document and LSH band, ID TAB BAND TAB KEY (16 hex digits), in input
+    /// order; documents sharing a (BAND, KEY) are candidate pairs. --format jsonl writes one
+    /// object per document instead; --signature adds the MinHash values.
+    Sign(sign::SignArgs),
+    /// Verify candidate pairs found elsewhere (e.g. by a Spark join of 'neardup sign' keys).
+    ///
+    /// Reads JSON Lines {"a": ID, "b": ID, "text_a": TEXT, "text_b": TEXT} and writes the
+    /// pairs that pass the same check as the filter's (--verify chain, --threshold,
+    /// weights), in input order, as --pairs does: A TAB B TAB SIMILARITY (or JSON with
+    /// --pairs-format jsonl), ready for 'neardup clusters --from-edges'.
+    VerifyPairs(verify_pairs::VerifyPairsArgs),
+}
+
+impl Args {
+    /// Validates the arguments and runs the command, writing to standard output and
+    /// standard error.
+    pub fn run(self) -> Result<()> {
+        let common = self.common;
+        match self.command {
+            None => self.filter.run(common),
+            Some(Command::Graph(a)) => a.run(),
+            Some(Command::Clusters(a)) => a.run(),
+            Some(Command::Explain(a)) => a.run(),
+            Some(Command::Idf(a)) => a.run(),
+            Some(Command::Tune(a)) => a.run(),
+            Some(Command::Hist(a)) => a.run(),
+            Some(Command::Sample(a)) => a.run(),
+            Some(Command::Sign(a)) => a.run(),
+            Some(Command::VerifyPairs(a)) => a.run(),
+        }
+    }
+}
+
+/// Writes `text` to standard output.
+fn print(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::io("writing output", e))
+}
+
+/// Writes `text` to the file at `path` (`--plot`).
+fn write_file(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| Error::io(format!("writing {}", path.display()), e))
+}
+
+/// Prints a `--stats` line (a JSON value) to standard error.
+fn print_stats(stats: &serde_json::Value) {
+    let _ = writeln!(std::io::stderr(), "{stats}");
+}
+
+/// Seconds since `start`, rounded to milliseconds (for `--stats`).
+fn seconds_since(start: std::time::Instant) -> f64 {
+    (start.elapsed().as_secs_f64() * 1000.0).round() / 1000.0
+}
+
+/// The inputs of a command that reads them more than once (`explain`, `sample`): standard
+/// input, when it is one of them, is read whole on the first open and served from memory.
+struct Rereadable {
+    paths: Vec<PathBuf>,
+    stdin: Option<Arc<[u8]>>,
+}
+
+impl Rereadable {
+    /// Reads standard input now if the inputs include it.
+    fn new(paths: &[PathBuf]) -> Result<Rereadable> {
+        let reads_stdin = paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-");
+        let stdin = if reads_stdin {
+            let mut data = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut data)
+                .map_err(|e| Error::io("reading standard input", e))?;
+            Some(data.into())
+        } else {
+            None
+        };
+        Ok(Rereadable {
+            paths: paths.to_vec(),
+            stdin,
+        })
+    }
+
+    /// Opens the inputs from the start.
+    fn open(&self) -> Result<Vec<Input>> {
+        let stdin_input = |data: &Arc<[u8]>| {
+            Input::from_reader("-", Box::new(std::io::Cursor::new(Arc::clone(data))))
+        };
+        if self.paths.is_empty() {
+            return Ok(self.stdin.as_ref().map(stdin_input).into_iter().collect());
+        }
+        self.paths
+            .iter()
+            .map(|p| match &self.stdin {
+                Some(data) if p.as_os_str() == "-" => Ok(stdin_input(data)),
+                _ => Input::open(p),
+            })
+            .collect()
+    }
+}
+
+/// Groups the graph on a thread with a large stack (the clique search recurses once per
+/// member of the clique being built), and prints the grouping's warnings unless `--quiet`.
+fn cluster(
+    config: &Config,
+    graph: &DupGraph,
+    by: ClusterBy,
+    options: ClusterOptions,
+) -> Result<Clustering> {
+    let clustering = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("cluster".into())
+            .stack_size(512 << 20)
+            .spawn_scoped(scope, || graph.cluster(by, options))
+            .map_err(|e| Error::io("starting the clustering thread", e))?
+            .join()
+            .map_err(|_| Error::Internal("the clustering thread panicked".into()))
+    })?;
+    if !config.quiet {
+        let mut stderr = std::io::stderr();
+        for w in &clustering.warnings {
+            let _ = writeln!(stderr, "neardup: warning: {w}");
+        }
+    }
+    Ok(clustering)
+}
+
+/// `--stats` of the graph commands: the run summary plus a `graph` object.
+fn graph_stats(
+    config: &Config,
+    summary: &crate::Summary,
+    graph: &DupGraph,
+    clustering: &Clustering,
+) {
+    if !config.stats {
+        return;
+    }
+    let mut value: serde_json::Value =
+        serde_json::from_str(&summary.to_json()).expect("the summary is JSON");
+    value["graph"] = crate::export::graph_stats(graph, clustering, 10);
+    print_stats(&value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Mode;
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_app() {
+        Args::command().debug_assert();
+    }
+
+    /// The filter's settings from a command line.
+    fn filter_config(argv: &[&str]) -> Config {
+        let args = Args::try_parse_from(argv).unwrap();
+        assert!(args.command.is_none());
+        args.filter.config(args.common).unwrap()
+    }
+
+    #[test]
+    fn modes_are_exclusive() {
+        assert!(Args::try_parse_from(["neardup", "--drop-dups", "--pairs"]).is_err());
+        let c = filter_config(&["neardup", "--pairs", "-t", "0.5"]);
+        assert_eq!(c.mode, Mode::Pairs);
+        assert_eq!((c.lsh.bands, c.lsh.rows), (32, 4));
+    }
+
+    #[test]
+    fn default_mode_is_drop_dups() {
+        let c = filter_config(&["neardup", "x"]);
+        assert_eq!(c.mode, Mode::DropDups);
+        assert_eq!(c.inputs, vec![PathBuf::from("x")]);
+    }
+}

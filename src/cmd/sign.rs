@@ -1,0 +1,54 @@
+//! `neardup sign`: each document's LSH band keys (and signature), for a join done
+//! elsewhere (Spark, MapReduce); `verify-pairs` checks the pairs that join finds.
+
+use super::args::{CommandInput, CommonArgs, PairsFormatArg};
+use crate::config::{Config, Mode, VerifyMode};
+use crate::error::{Error, Result};
+
+/// Arguments of `neardup sign`.
+#[derive(clap::Args, Debug)]
+pub struct SignArgs {
+    /// Input files and format.
+    #[command(flatten)]
+    pub input: CommandInput,
+
+    /// Output: tsv (a line per band) or jsonl (an object per document).
+    #[arg(long, value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
+    pub format: PairsFormatArg,
+
+    /// Also write the K MinHash values of each document.
+    #[arg(long, help_heading = "Output")]
+    pub signature: bool,
+
+    /// Settings shared by every command.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+impl SignArgs {
+    /// The validated settings.
+    fn config(self) -> Result<Config> {
+        let mut config = Config {
+            pairs_format: self.format.into(),
+            sign_values: self.signature,
+            ..self.common.config(self.input, Mode::Sign)?
+        };
+        if config.all_pairs {
+            return Err(Error::config(
+                "--exact",
+                "sign writes MinHash LSH keys; the exact join does not apply",
+            ));
+        }
+        // Verification flags are accepted (the same flags can go to sign and to
+        // verify-pairs) but do not change the keys. The signature is the compact one that
+        // --verify none keeps.
+        config.verify = VerifyMode::None;
+        config.text_stages.clear();
+        config.validate()
+    }
+
+    /// Writes the keys of every document to standard output, in input order.
+    pub fn run(self) -> Result<()> {
+        super::filter::run_config(&self.config()?)
+    }
+}

@@ -1,0 +1,211 @@
+//! Reading a corpus document by document, outside the pipeline: for the commands that read
+//! the whole input once or twice on one thread (`idf`, `hist`, `sample`, `explain`, and
+//! `--idf-warmup`). Lines become text and id with the run's `--format`, `--field`,
+//! `--id-field` and `--max-line-bytes`, exactly as the pipeline's workers read them; lines
+//! that are not documents are counted and skipped.
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::input::{DocId, Extractor, Input, LineReader};
+use crate::normalize::Normalized;
+
+/// One document of the corpus, as read.
+#[derive(Debug)]
+pub struct Document<'a> {
+    /// 1-based line number over all inputs.
+    pub line: u64,
+    /// Its id.
+    pub id: DocId,
+    /// Its text, before normalisation.
+    pub text: &'a str,
+}
+
+/// Calls `visit` with every document of `inputs` in order, until it returns `false`.
+/// Returns the number of lines that were not documents.
+pub fn for_each_document(
+    config: &Config,
+    inputs: Vec<Input>,
+    mut visit: impl FnMut(Document<'_>) -> bool,
+) -> Result<u64> {
+    let extractor = Extractor::new(
+        &config.field,
+        config.id_field.as_deref(),
+        config.max_line_bytes,
+    );
+    let mut reader = LineReader::new(inputs, config.format);
+    let mut bad = 0;
+    while let Some(batch) = reader.next_batch()? {
+        for (i, line) in batch.lines.iter().enumerate() {
+            match extractor.extract(batch.content(i), batch.format, line.number) {
+                Ok((text, id)) => {
+                    let document = Document {
+                        line: line.number,
+                        id,
+                        text: &text,
+                    };
+                    if !visit(document) {
+                        return Ok(bad);
+                    }
+                }
+                Err(_) => bad += 1,
+            }
+        }
+    }
+    Ok(bad)
+}
+
+/// Calls `visit` with every document of `inputs` and its normalised text. A document whose
+/// normalised text is empty is not a document (as in the pipeline). Returns the number of
+/// lines that were not documents.
+pub fn for_each_normalized(
+    config: &Config,
+    inputs: Vec<Input>,
+    mut visit: impl FnMut(Document<'_>, &Normalized),
+) -> Result<u64> {
+    let mut normalized = Normalized::default();
+    let mut empty = 0;
+    let bad = for_each_document(config, inputs, |document| {
+        config
+            .normalizer
+            .normalize_into(document.text, &mut normalized);
+        if normalized.is_empty() {
+            empty += 1;
+        } else {
+            visit(document, &normalized);
+        }
+        true
+    })?;
+    Ok(bad + empty)
+}
+
+/// A document kept by [`reservoir`].
+#[derive(Clone, Debug)]
+pub struct Sampled {
+    /// 1-based line number over all inputs.
+    pub line: u64,
+    /// Its id.
+    pub id: DocId,
+    /// Its normalised text.
+    pub normalized: Normalized,
+}
+
+/// Reservoir-samples up to `size` documents of `inputs`, normalised (Vitter's algorithm R
+/// with a fixed xorshift sequence from the seed, so the sample is the same every run), and
+/// counts the documents read. Memory is bounded by the sample, never by the input.
+pub fn reservoir(config: &Config, inputs: Vec<Input>, size: usize) -> Result<(Vec<Sampled>, u64)> {
+    let mut kept: Vec<Sampled> = Vec::with_capacity(size);
+    let (mut seen, mut state) = (0u64, config.seed | 1);
+    for_each_normalized(config, inputs, |document, normalized| {
+        seen += 1;
+        let item = || Sampled {
+            line: document.line,
+            id: document.id.clone(),
+            normalized: normalized.clone(),
+        };
+        if kept.len() < size {
+            kept.push(item());
+        } else {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let j = (state % seen) as usize;
+            if j < size {
+                kept[j] = item();
+            }
+        }
+    })?;
+    Ok((kept, seen))
+}
+
+/// The texts of the documents on the given lines (`lines` sorted), read from `inputs`; the
+/// reading stops once all are found.
+pub fn texts_of_lines(
+    config: &Config,
+    inputs: Vec<Input>,
+    lines: &[u64],
+) -> Result<std::collections::HashMap<u64, String>> {
+    let mut texts = std::collections::HashMap::new();
+    for_each_document(config, inputs, |document| {
+        if lines.binary_search(&document.line).is_ok() {
+            texts.insert(document.line, document.text.to_string());
+        }
+        texts.len() < lines.len()
+    })?;
+    Ok(texts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::InputFormat;
+
+    fn inputs(text: &str) -> Vec<Input> {
+        vec![Input::from_reader(
+            "test",
+            Box::new(std::io::Cursor::new(text.as_bytes().to_vec())),
+        )]
+    }
+
+    fn config() -> Config {
+        let mut config = Config {
+            format: InputFormat::Jsonl,
+            id_field: Some("id".into()),
+            ..Config::default()
+        };
+        // "!!!" then has no words.
+        config.normalizer.strip_punct = true;
+        config
+    }
+
+    const CORPUS: &str = "{\"id\":\"a\",\"text\":\"One Two\"}\nnot json\n\
+                          {\"id\":\"b\",\"text\":\"!!!\"}\n{\"id\":\"c\",\"text\":\"three\"}\n";
+
+    #[test]
+    fn documents_in_order_bad_lines_counted() {
+        let mut seen = Vec::new();
+        let bad = for_each_document(&config(), inputs(CORPUS), |d| {
+            seen.push((d.line, d.id.to_string(), d.text.to_string()));
+            true
+        })
+        .unwrap();
+        assert_eq!(bad, 1);
+        let ids: Vec<_> = seen.iter().map(|s| (s.0, s.1.as_str())).collect();
+        assert_eq!(ids, [(1, "a"), (3, "b"), (4, "c")]);
+    }
+
+    #[test]
+    fn normalized_skips_documents_without_words() {
+        let mut seen = Vec::new();
+        let bad = for_each_normalized(&config(), inputs(CORPUS), |d, n| {
+            seen.push((d.line, n.as_str().to_string()));
+        })
+        .unwrap();
+        assert_eq!(bad, 2, "the invalid line and the one with no words");
+        assert_eq!(seen, [(1, "one two".to_string()), (4, "three".to_string())]);
+    }
+
+    #[test]
+    fn reservoir_keeps_everything_below_its_size_and_repeats() {
+        let (kept, seen) = reservoir(&config(), inputs(CORPUS), 10).unwrap();
+        assert_eq!((kept.len(), seen), (2, 2));
+        let text: String = (0..500)
+            .map(|i| format!("{{\"id\":{i},\"text\":\"word{i} other\"}}\n"))
+            .collect();
+        let lines = |k: &[Sampled]| k.iter().map(|s| s.line).collect::<Vec<_>>();
+        let (a, seen) = reservoir(&config(), inputs(&text), 20).unwrap();
+        let (b, _) = reservoir(&config(), inputs(&text), 20).unwrap();
+        assert_eq!((a.len(), seen), (20, 500));
+        assert_eq!(lines(&a), lines(&b));
+        assert!(
+            a.iter().any(|s| s.line > 20),
+            "later documents replace earlier ones"
+        );
+    }
+
+    #[test]
+    fn texts_of_lines_stops_when_all_are_found() {
+        let texts = texts_of_lines(&config(), inputs(CORPUS), &[1, 4]).unwrap();
+        assert_eq!(texts.len(), 2);
+        assert_eq!(texts[&4], "three");
+    }
+}

@@ -1,0 +1,140 @@
+//! Lines that are not documents: counted, the first few reported on stderr with their place,
+//! and passed through, skipped or fatal as `--on-bad-line` says. One reporter for every
+//! command that reads lines (the filter, `verify-pairs`, `clusters --from-edges`), so they
+//! all say the same thing.
+
+use crate::config::{BadLinePolicy, Config};
+use crate::error::{Error, Result};
+use std::fmt::Display;
+use std::io::Write;
+
+/// Counts bad lines and reports the first [`Config::max_bad_line_reports`] of them.
+#[derive(Debug)]
+pub struct BadLines {
+    policy: BadLinePolicy,
+    quiet: bool,
+    limit: u64,
+    reported: u64,
+    count: u64,
+}
+
+impl BadLines {
+    /// A reporter with `config`'s policy, report limit and `--quiet`.
+    pub fn new(config: &Config) -> BadLines {
+        BadLines {
+            policy: config.on_bad_line,
+            quiet: config.quiet,
+            limit: config.max_bad_line_reports as u64,
+            reported: 0,
+            count: 0,
+        }
+    }
+
+    /// Counts a bad line at `place` (`FILE:LINE`). Under `--on-bad-line fail` it is the
+    /// error returned; otherwise it is reported while under the limit, with what happened
+    /// to it (`action`: "skipped", "passed through").
+    pub fn add<D: Write>(
+        &mut self,
+        place: String,
+        reason: &dyn Display,
+        action: &str,
+        diag: &mut D,
+    ) -> Result<()> {
+        self.count += 1;
+        if self.policy == BadLinePolicy::Fail {
+            return Err(Error::BadLine {
+                place,
+                reason: reason.to_string(),
+            });
+        }
+        if !self.quiet && self.reported < self.limit {
+            self.reported += 1;
+            let _ = writeln!(diag, "neardup: {place}: {reason} ({action})");
+        }
+        Ok(())
+    }
+
+    /// Bad lines counted.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The closing line, when more bad lines were counted than reported.
+    pub fn finish<D: Write>(&self, diag: &mut D) {
+        if !self.quiet && self.reported < self.count {
+            let _ = writeln!(
+                diag,
+                "neardup: {} bad lines in all ({} not shown; policy --on-bad-line {})",
+                self.count,
+                self.count - self.reported,
+                policy_name(self.policy)
+            );
+        }
+    }
+}
+
+/// The `--on-bad-line` value of a policy.
+pub fn policy_name(p: BadLinePolicy) -> &'static str {
+    match p {
+        BadLinePolicy::Pass => "pass",
+        BadLinePolicy::Skip => "skip",
+        BadLinePolicy::Fail => "fail",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(policy: BadLinePolicy, limit: usize) -> Config {
+        Config {
+            on_bad_line: policy,
+            max_bad_line_reports: limit,
+            ..Config::default()
+        }
+    }
+
+    #[test]
+    fn reports_up_to_the_limit_then_a_total() {
+        let mut bad = BadLines::new(&config(BadLinePolicy::Skip, 2));
+        let mut diag = Vec::new();
+        for line in 1..=5 {
+            bad.add(format!("in:{line}"), &"invalid JSON", "skipped", &mut diag)
+                .unwrap();
+        }
+        bad.finish(&mut diag);
+        assert_eq!(bad.count(), 5);
+        assert_eq!(
+            String::from_utf8(diag).unwrap(),
+            "neardup: in:1: invalid JSON (skipped)\nneardup: in:2: invalid JSON (skipped)\n\
+             neardup: 5 bad lines in all (3 not shown; policy --on-bad-line skip)\n"
+        );
+    }
+
+    #[test]
+    fn fail_is_an_error_naming_the_place() {
+        let mut bad = BadLines::new(&config(BadLinePolicy::Fail, 10));
+        let mut diag = Vec::new();
+        match bad.add("in:7".into(), &"empty line", "skipped", &mut diag) {
+            Err(Error::BadLine { place, reason }) => {
+                assert_eq!((place.as_str(), reason.as_str()), ("in:7", "empty line"));
+            }
+            other => panic!("expected a bad-line error, got {other:?}"),
+        }
+        assert!(diag.is_empty());
+    }
+
+    #[test]
+    fn quiet_reports_nothing() {
+        let mut bad = BadLines::new(&Config {
+            quiet: true,
+            ..config(BadLinePolicy::Pass, 10)
+        });
+        let mut diag = Vec::new();
+        bad.add("in:1".into(), &"x", "passed through", &mut diag)
+            .unwrap();
+        bad.finish(&mut diag);
+        assert!(diag.is_empty());
+        assert_eq!(bad.count(), 1);
+    }
+}
