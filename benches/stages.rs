@@ -12,7 +12,7 @@ use neardup::input::{DocId, Extractor};
 use neardup::lsh::LshParams;
 use neardup::minhash::Signer;
 use neardup::normalize::{Normalized, Normalizer};
-use neardup::pipeline::Worker;
+use neardup::pipeline::{Prepared, Worker};
 use neardup::shingle::Shingler;
 use neardup::verify::{Fingerprint, fingerprints, jaccard_at_least};
 use neardup::weights::{DfCounter, Weigher};
@@ -257,12 +257,15 @@ fn stages(c: &mut Criterion) {
     for weights in [Weights::Set, Weights::TfIdf] {
         let config = Config {
             weights,
-            idf: (weights == Weights::TfIdf).then(|| Arc::new(table.clone())),
+            // The table is given below; a source must still be named to validate.
+            idf_warmup: usize::from(weights == Weights::TfIdf),
             ..Config::default()
         }
         .validate()
         .expect("valid");
-        let mut worker = Worker::new(&config);
+        let mut prepared = Prepared::new(config).expect("prepared");
+        prepared.idf = (weights == Weights::TfIdf).then(|| Arc::new(table.clone()));
+        let mut worker = Worker::new(&prepared);
         g.bench_function(format!("{weights:?}"), |b| {
             b.iter(|| {
                 for (i, l) in corpus.lines.iter().enumerate() {

@@ -188,13 +188,12 @@ pub struct Config {
     pub idf_path: Option<PathBuf>,
     /// `--idf-warmup N`: learn document frequencies from the first N lines instead.
     pub idf_warmup: usize,
-    /// The frozen IDF table (loaded or learned when the run starts).
-    pub idf: Option<std::sync::Arc<crate::weights::IdfTable>>,
     /// Text stages run after (or, with [`VerifyMode::Stages`], instead of) the shingle
     /// check, in order (`--verify edit,cosine,lcs`).
     pub text_stages: Vec<TextStage>,
-    /// Stop words of [`ShingleKind::Stopword`] (`--stopwords FILE`, else English).
-    pub stopwords: std::sync::Arc<crate::shingle::StopWords>,
+    /// `--stopwords FILE`: the stop words of [`ShingleKind::Stopword`], one per line (else a
+    /// built-in English list). Loaded when the run is prepared.
+    pub stopwords_path: Option<PathBuf>,
     /// `--exact`: find candidates with the All-Pairs prefix filter instead of MinHash + LSH,
     /// so no pair at or above the threshold is missed.
     pub all_pairs: bool,
@@ -256,9 +255,8 @@ impl Default for Config {
             weights: Weights::Set,
             idf_path: None,
             idf_warmup: 0,
-            idf: None,
             text_stages: Vec::new(),
-            stopwords: std::sync::Arc::new(crate::shingle::StopWords::english()),
+            stopwords_path: None,
             all_pairs: false,
             block_by: None,
             node_attrs: Vec::new(),
@@ -302,7 +300,7 @@ impl Config {
             // Counts are bag semantics; TF-IDF weighs each occurrence.
             Weights::Tf | Weights::TfIdf => self.bag = true,
         }
-        let idf_source = self.idf_path.is_some() || self.idf_warmup > 0 || self.idf.is_some();
+        let idf_source = self.idf_path.is_some() || self.idf_warmup > 0;
         if self.weights == Weights::TfIdf && !idf_source {
             return Err(Error::config(
                 "--weights",

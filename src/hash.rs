@@ -1,5 +1,7 @@
 //! Small hashing helpers shared by the stages.
 
+use std::hash::Hasher;
+
 /// murmur3's 64-bit finaliser (fmix64): a bijection on u64 with full avalanche. Used to derive
 /// well-spread keys from values that are already hashes or small integers.
 #[inline]
@@ -77,6 +79,31 @@ fn scatter_sort(v: &mut Vec<u64>, scratch: &mut Vec<u64>, bits: u32, starts: &mu
 
 /// A small deterministic generator for tests (a 64-bit LCG, high bits): each call of the
 /// returned closure gives a value in `0..m`.
+/// A hasher for keys that are already well mixed or small integers: murmur3's finaliser on
+/// the written value. Deterministic (no random state), so runs are reproducible.
+#[derive(Default, Clone, Copy)]
+pub struct MixHasher(u64);
+
+impl Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        mix64(self.0)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        self.0 ^= (n as u64) ^ ((n >> 64) as u64).rotate_left(31);
+    }
+}
+
 #[cfg(test)]
 pub(crate) fn test_rng(seed: u64) -> impl FnMut(u64) -> u64 {
     let mut state = seed;

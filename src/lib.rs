@@ -68,11 +68,12 @@ pub mod window;
 
 pub use config::{Config, Mode};
 pub use error::{Error, Result};
-pub use pipeline::Summary;
+pub use pipeline::{Prepared, Summary};
 
 use std::io::Write;
 
-/// Runs `config` over `inputs`, writing results to `out` and warnings to `diagnostics`.
+/// Runs `config` (validated) over `inputs`, writing results to `out` and warnings to
+/// `diagnostics`: loads the tables it names ([`Prepared`]), then runs the pipeline.
 ///
 /// Progress is never shown through this entry point; the binary uses
 /// [`pipeline::run`] with the terminal check.
@@ -82,5 +83,6 @@ pub fn run<W: Write, D: Write>(
     out: W,
     diagnostics: &mut D,
 ) -> Result<Summary> {
-    pipeline::run(config, inputs, out, diagnostics, false)
+    let prepared = Prepared::new(config.clone())?;
+    pipeline::run(&prepared, inputs, out, diagnostics, false)
 }

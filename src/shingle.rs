@@ -11,7 +11,7 @@
 //! `mix(h, k)`, so set Jaccard over these elements is the multiset Jaccard
 //! Σmin(count)/Σmax(count).
 
-use crate::config::ShingleKind;
+use crate::config::{Config, ShingleKind};
 use crate::hash::mix64;
 use crate::normalize::Normalized;
 use std::collections::HashSet;
@@ -100,13 +100,26 @@ impl Shingler {
     }
 
     /// The shingler a run uses: its kind, seed and stop words; `bag` as given.
-    pub fn for_config(config: &crate::config::Config, bag: bool) -> Shingler {
+    pub fn for_config(config: &Config, bag: bool, stopwords: &Arc<StopWords>) -> Shingler {
         Shingler {
             kind: config.shingle,
             bag,
             seed: config.seed,
-            stopwords: Arc::clone(&config.stopwords),
+            stopwords: Arc::clone(stopwords),
         }
+    }
+
+    /// Everything a shingle's hash depends on besides the normalisation: kind, length,
+    /// seed, and the stop-word list of [`ShingleKind::Stopword`] (by fingerprint).
+    pub fn settings(&self) -> String {
+        let kind = match self.kind {
+            ShingleKind::Words(n) => format!("words:{n}"),
+            ShingleKind::Chars(n) => format!("chars:{n}"),
+            ShingleKind::Stopword(n) => {
+                format!("stopword:{n} list:{:016x}", self.stopwords.fingerprint())
+            }
+        };
+        format!("{kind} seed:{}", self.seed)
     }
 
     /// Writes the sorted, distinct element hashes of `doc` into `out` (cleared first).

@@ -49,7 +49,8 @@ pub struct Saved {
 /// Everything that shapes what the window holds, as `key:value` words: shingling, weights,
 /// K, bands × rows, what verification keeps, the exact join (whose keys depend on the
 /// threshold), blocking, and whether the exact-copy index is kept (not in `--pairs`).
-pub fn settings(config: &Config) -> String {
+/// `shingling` is [`crate::weights::settings_of`] the run's shingler.
+pub fn settings(config: &Config, shingling: &str) -> String {
     let weights = match config.weights {
         Weights::Set if config.bag => "tf",
         Weights::Set => "set",
@@ -63,7 +64,7 @@ pub fn settings(config: &Config) -> String {
     };
     let mut s = format!(
         "{} weights:{weights} k:{} bands:{}x{} verify:{verify} texts:{} block_by:{} copies:{}",
-        crate::weights::settings_of(config),
+        shingling,
         config.num_perm,
         config.lsh.bands,
         config.lsh.rows,
@@ -83,6 +84,7 @@ pub fn settings(config: &Config) -> String {
 pub fn save(
     path: &Path,
     config: &Config,
+    shingling: &str,
     window: &Window,
     lines: u64,
     idf: Option<&IdfTable>,
@@ -104,7 +106,7 @@ pub fn save(
     let result = (|| -> std::io::Result<()> {
         let file = File::create(&tmp)?;
         let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));
-        write_body(&mut w, config, window, lines, idf)?;
+        write_body(&mut w, &settings(config, shingling), window, lines, idf)?;
         let sum = w.hash.digest();
         let mut inner = w.inner;
         inner.write_all(&sum.to_le_bytes())?;
@@ -126,12 +128,11 @@ pub fn save(
 
 fn write_body<W: Write>(
     w: &mut Hashing<W>,
-    config: &Config,
+    settings: &str,
     window: &Window,
     lines: u64,
     idf: Option<&IdfTable>,
 ) -> std::io::Result<()> {
-    let settings = settings(config);
     w.put(MAGIC)?;
     w.put(&VERSION.to_le_bytes())?;
     w.put(&(settings.len() as u32).to_le_bytes())?;
@@ -208,7 +209,7 @@ impl<W: Write> Hashing<W> {
 /// The window gets `config.window` as its capacity (a smaller window evicts the least
 /// recently used documents at once). Conflicting settings, a truncated or corrupted file
 /// are usage errors.
-pub fn load(path: &Path, config: &Config) -> Result<Option<Saved>> {
+pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Saved>> {
     let name = path.display().to_string();
     let file = match File::open(path) {
         Ok(f) => f,
@@ -267,7 +268,7 @@ pub fn load(path: &Path, config: &Config) -> Result<Option<Saved>> {
             "checksum mismatch: the file is truncated or corrupted".into()
         ));
     }
-    let expected = settings(config);
+    let expected = settings(config, shingling);
     if *saved_settings != *expected {
         return Err(conflict(&name, &saved_settings, &expected));
     }
@@ -443,6 +444,8 @@ impl<R: Read> Reader<'_, R> {
 mod tests {
     use super::*;
 
+    const SHINGLING: &str = "words:5 seed:1 lowercase:true";
+
     fn config() -> Config {
         Config::default().validate().expect("valid")
     }
@@ -487,8 +490,10 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("rt.ndstate");
         let mut w = window();
-        save(&path, &config(), &w, 77, None).expect("saved");
-        let mut saved = load(&path, &config()).expect("loads").expect("exists");
+        save(&path, &config(), SHINGLING, &w, 77, None).expect("saved");
+        let mut saved = load(&path, &config(), SHINGLING)
+            .expect("loads")
+            .expect("exists");
         assert_eq!(saved.lines, 77);
         assert_eq!(dump(&saved.window), dump(&w));
         let mut a = Vec::new();
@@ -502,14 +507,18 @@ mod tests {
             w.find_copy(7u128 << 70 | 3).map(|h| h.seq),
             saved.window.find_copy(7u128 << 70 | 3).map(|h| h.seq)
         );
-        assert!(load(&dir.join("missing"), &config()).expect("ok").is_none());
+        assert!(
+            load(&dir.join("missing"), &config(), SHINGLING)
+                .expect("ok")
+                .is_none()
+        );
 
         // Every truncation and every flipped byte is an error, never a panic or a window.
         let bytes = std::fs::read(&path).expect("read");
         let broken = dir.join("broken.ndstate");
         for cut in (0..bytes.len()).step_by(7).chain([bytes.len() - 1]) {
             std::fs::write(&broken, &bytes[..cut]).expect("write");
-            let e = load(&broken, &config())
+            let e = load(&broken, &config(), SHINGLING)
                 .err()
                 .expect("truncation is refused");
             assert_eq!(e.exit_code(), 2, "{e}");
@@ -518,7 +527,10 @@ mod tests {
             let mut b = bytes.clone();
             b[at] ^= 0x10;
             std::fs::write(&broken, &b).expect("write");
-            assert!(load(&broken, &config()).is_err(), "flip at {at} accepted");
+            assert!(
+                load(&broken, &config(), SHINGLING).is_err(),
+                "flip at {at} accepted"
+            );
         }
 
         // A smaller window keeps the most recently used documents.
@@ -526,7 +538,9 @@ mod tests {
             window: 10,
             ..config()
         };
-        let saved = load(&path, &small).expect("loads").expect("exists");
+        let saved = load(&path, &small, SHINGLING)
+            .expect("loads")
+            .expect("exists");
         assert_eq!(dump(&saved.window), dump(&w)[40..].to_vec());
         std::fs::remove_dir_all(&dir).expect("cleanup");
     }
@@ -536,14 +550,17 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("neardup-state2-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("s.ndstate");
-        save(&path, &config(), &window(), 1, None).expect("saved");
+        save(&path, &config(), SHINGLING, &window(), 1, None).expect("saved");
         let other = Config {
             num_perm: 64,
             ..Config::default()
         }
         .validate()
         .expect("valid");
-        let e = load(&path, &other).err().expect("refused").to_string();
+        let e = load(&path, &other, SHINGLING)
+            .err()
+            .expect("refused")
+            .to_string();
         assert!(e.contains("k:128") && e.contains("k:64"), "{e}");
         // The threshold alone does not shape the window (bands are kept explicitly here).
         let t = Config {
@@ -554,7 +571,7 @@ mod tests {
         }
         .validate()
         .expect("valid");
-        assert!(load(&path, &t).is_ok());
+        assert!(load(&path, &t, SHINGLING).is_ok());
         std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 }

@@ -48,12 +48,13 @@
 //! normalisation); loading a file made with other settings is an error, as is a truncated or
 //! corrupted file (wrong magic, length, order, df > N, checksum).
 
-use crate::config::{Config, ShingleKind};
+use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::hash::MixHasher;
 use crate::input::Input;
 use crate::normalize::Normalized;
+use crate::normalize::Normalizer;
 use crate::shingle::Shingler;
-use crate::window::MixHasher;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::io::{Read, Write};
@@ -200,13 +201,13 @@ impl IdfTable {
         Ok(IdfTable::new(docs, settings, df))
     }
 
-    /// Loads `path`, refusing a table made with other shingling settings than `config`'s.
-    pub fn load(path: &std::path::Path, config: &Config) -> Result<IdfTable> {
+    /// Loads `path`, refusing a table made with other shingling settings than `expected`
+    /// ([`settings_of`] the run's shingler).
+    pub fn load(path: &std::path::Path, expected: &str) -> Result<IdfTable> {
         let name = path.display().to_string();
         let file =
             std::fs::File::open(path).map_err(|e| Error::io(format!("opening {name}"), e))?;
         let table = IdfTable::read_from(std::io::BufReader::new(file), &name)?;
-        let expected = settings_of(config);
         if table.settings != expected {
             return Err(Error::config(
                 "--idf",
@@ -296,19 +297,17 @@ impl TermTable {
     }
 }
 
-/// Everything a shingle hash depends on, as stored in IDF files.
-pub fn settings_of(config: &Config) -> String {
-    let n = &config.normalizer;
-    let kind = match config.shingle {
-        ShingleKind::Words(n) => format!("words:{n}"),
-        ShingleKind::Chars(n) => format!("chars:{n}"),
-        ShingleKind::Stopword(n) => {
-            format!("stopword:{n} list:{:016x}", config.stopwords.fingerprint())
-        }
-    };
+/// Everything a shingle hash depends on, as stored in IDF files: the shingler's settings
+/// and the normalisation.
+pub fn settings_of(shingler: &Shingler, normalizer: &Normalizer) -> String {
+    let n = normalizer;
     format!(
-        "{kind} seed:{} lowercase:{} nfkc:{} strip_html:{} strip_punct:{}",
-        config.seed, n.lowercase, n.nfkc, n.strip_html, n.strip_punct
+        "{} lowercase:{} nfkc:{} strip_html:{} strip_punct:{}",
+        shingler.settings(),
+        n.lowercase,
+        n.nfkc,
+        n.strip_html,
+        n.strip_punct
     )
 }
 
@@ -359,8 +358,7 @@ impl DfCounter {
 
 /// Counts document frequencies over the documents of `inputs` (bad lines are skipped and
 /// counted). Returns the counter and the number of bad lines.
-pub fn count(config: &Config, inputs: Vec<Input>) -> Result<(DfCounter, u64)> {
-    let shingler = Shingler::for_config(config, false);
+pub fn count(config: &Config, shingler: &Shingler, inputs: Vec<Input>) -> Result<(DfCounter, u64)> {
     let mut counter = DfCounter::default();
     let mut shingles = Vec::new();
     let bad = crate::corpus::for_each_normalized(config, inputs, |_, normalized| {
@@ -373,7 +371,12 @@ pub fn count(config: &Config, inputs: Vec<Input>) -> Result<(DfCounter, u64)> {
 /// `--idf-warmup N`: reads the first `n` lines of the stream, learns document frequencies
 /// from them, and returns the frozen table with inputs that replay those lines before the
 /// rest of the stream (so they are filtered with the same weights as everything after).
-pub fn warmup(config: &Config, inputs: Vec<Input>, n: usize) -> Result<(IdfTable, Vec<Input>)> {
+pub fn warmup(
+    config: &Config,
+    shingler: &Shingler,
+    inputs: Vec<Input>,
+    n: usize,
+) -> Result<(IdfTable, Vec<Input>)> {
     let mut remaining = n;
     let mut replay = Vec::with_capacity(inputs.len());
     let mut prefixes = Vec::new();
@@ -390,8 +393,9 @@ pub fn warmup(config: &Config, inputs: Vec<Input>, n: usize) -> Result<(IdfTable
         ));
         replay.push(input);
     }
-    let (counter, _) = count(config, prefixes)?;
-    Ok((counter.finish(usize::MAX, settings_of(config)), replay))
+    let (counter, _) = count(config, shingler, prefixes)?;
+    let settings = settings_of(shingler, &config.normalizer);
+    Ok((counter.finish(usize::MAX, settings), replay))
 }
 
 /// A document's weighted elements, built with reusable buffers.

@@ -23,10 +23,11 @@
 //! and therefore the output, never depends on hash-map iteration order or slot reuse.
 
 use crate::buckets::Buckets;
+use crate::hash::MixHasher;
 use crate::input::DocId;
 use crate::verify::{Compared, Fingerprint};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 /// What the window keeps of a document.
 #[derive(Debug)]
@@ -76,31 +77,6 @@ impl Entry {
                 DocId::Str(s) | DocId::Num(s) if s.is_heap_allocated() => s.len(),
                 _ => 0,
             }
-    }
-}
-
-/// A hasher for keys that are already well mixed or small integers: murmur3's finaliser on
-/// the written value. Deterministic (no random state), so runs are reproducible.
-#[derive(Default, Clone, Copy)]
-pub struct MixHasher(u64);
-
-impl Hasher for MixHasher {
-    fn finish(&self) -> u64 {
-        crate::hash::mix64(self.0)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 ^= n;
-    }
-
-    fn write_u128(&mut self, n: u128) {
-        self.0 ^= (n as u64) ^ ((n >> 64) as u64).rotate_left(31);
     }
 }
 

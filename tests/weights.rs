@@ -1,12 +1,12 @@
 //! Weighted modes end to end: --weights tf / tfidf, neardup idf, --idf, --idf-warmup.
 
 use crate::util::{SAMPLE, Words, neardup, sample_bytes, temp_path};
-use neardup::config::{Config, InputFormat, Weights};
+use neardup::config::{Config, DEFAULT_SEED, InputFormat, ShingleKind};
 use neardup::input::{Extractor, Input};
-use neardup::normalize::Normalized;
+use neardup::normalize::{Normalized, Normalizer};
 use neardup::shingle::Shingler;
 use neardup::verify::{weighted_fingerprints, weighted_jaccard};
-use neardup::weights::{IdfTable, Weigher};
+use neardup::weights::{IdfTable, Weigher, settings_of};
 use std::collections::BTreeSet;
 
 /// `neardup idf ARGS` written to a temporary file.
@@ -170,7 +170,7 @@ fn idf_stats_and_bounded_terms() {
 fn exact_weighted_pairs(threshold: f64, table: &IdfTable) -> BTreeSet<(u64, u64)> {
     let config = Config::default().validate().unwrap();
     let extractor = Extractor::new("text", None, usize::MAX);
-    let shingler = Shingler::for_config(&config, true);
+    let shingler = Shingler::new(config.shingle, true, config.seed);
     let docs: Vec<(Vec<u32>, Vec<f32>, f64)> = sample_bytes()
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
@@ -199,11 +199,12 @@ fn exact_weighted_pairs(threshold: f64, table: &IdfTable) -> BTreeSet<(u64, u64)
 #[test]
 fn tfidf_pairs_against_exact_weighted_jaccard() {
     let idf = idf_file("exact.idf", &[SAMPLE], b"");
-    let config = Config {
-        weights: Weights::TfIdf,
-        ..Config::default()
-    };
-    let table = IdfTable::load(&idf, &config).unwrap();
+    // The settings of the default run: 5-word shingles, default seed and normalisation.
+    let shingling = settings_of(
+        &Shingler::new(ShingleKind::Words(5), false, DEFAULT_SEED),
+        &Normalizer::default(),
+    );
+    let table = IdfTable::load(&idf, &shingling).unwrap();
     for (t, min_recall) in [(0.8, 0.98), (0.5, 0.97)] {
         let run = neardup(
             &[

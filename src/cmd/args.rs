@@ -10,7 +10,6 @@ use crate::config::{
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
 use crate::normalize::Normalizer;
-use crate::shingle::StopWords;
 use clap::ValueEnum;
 use std::path::PathBuf;
 
@@ -315,22 +314,6 @@ impl CommonArgs {
                 ));
             }
         };
-        let stopwords = match &self.stopwords {
-            None => std::sync::Arc::new(StopWords::english()),
-            Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
-                    Error::config("--stopwords", format!("{}: {e}", path.display()))
-                })?;
-                let words = StopWords::parse(&text, &normalizer);
-                if words.is_empty() {
-                    return Err(Error::config(
-                        "--stopwords",
-                        format!("{} lists no words", path.display()),
-                    ));
-                }
-                std::sync::Arc::new(words)
-            }
-        };
         Ok(Config {
             inputs: input.files,
             mode,
@@ -343,7 +326,7 @@ impl CommonArgs {
             id_field: self.id_field,
             normalizer,
             shingle,
-            stopwords,
+            stopwords_path: self.stopwords,
             bag: self.bag,
             weights: match self.weights {
                 WeightsArg::Set => Weights::Set,

@@ -6,7 +6,7 @@ use crate::config::{Config, Mode};
 use crate::error::Result;
 use crate::graph::ClusterBy;
 use crate::input::{BadLines, Input};
-use crate::pipeline;
+use crate::pipeline::{self, Prepared};
 use clap::ValueEnum;
 use std::path::PathBuf;
 
@@ -80,10 +80,11 @@ impl ClustersArgs {
                 (None, graph)
             }
             None => {
+                let prepared = Prepared::new(config.clone())?;
                 let inputs = Input::open_all(&config.inputs)?;
                 let terminal = pipeline::stderr_is_terminal();
                 let (summary, graph) =
-                    pipeline::collect_graph(&config, inputs, &mut stderr, terminal)?;
+                    pipeline::collect_graph(&prepared, inputs, &mut stderr, terminal)?;
                 (Some(summary), graph)
             }
         };

@@ -16,9 +16,7 @@ use crate::graph::DupGraph;
 use crate::input::Input;
 use crate::normalize::Normalized;
 use crate::output::format_similarity;
-use crate::pipeline;
-use crate::shingle::Shingler;
-use crate::weights::IdfTable;
+use crate::pipeline::{self, Prepared};
 use std::io::Write;
 
 /// Arguments of `neardup explain`.
@@ -62,14 +60,22 @@ impl ExplainArgs {
         // The input is read twice; standard input is kept in memory for that.
         let inputs = super::Rereadable::new(&config.inputs)?;
         // Freeze the IDF table once, so explain measures with the weights of the graph.
-        let (config, first) = pipeline::with_idf(&config, inputs.open()?)?;
+        let (prepared, first) = Prepared::new(config)?.with_idf(inputs.open()?)?;
+        let config = &prepared.config;
         let mut stderr = std::io::stderr();
         let terminal = pipeline::stderr_is_terminal();
-        let (summary, graph) = pipeline::collect_graph(&config, first, &mut stderr, terminal)?;
+        let (summary, graph) = pipeline::collect_graph(&prepared, first, &mut stderr, terminal)?;
         let adjacency = graph.adjacency(min_edge);
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         let ids = (self.id_a.as_str(), self.id_b.as_str());
-        explain(&config, &graph, &adjacency, ids, || inputs.open(), &mut out)?;
+        explain(
+            &prepared,
+            &graph,
+            &adjacency,
+            ids,
+            || inputs.open(),
+            &mut out,
+        )?;
         out.flush().map_err(|e| Error::io("writing output", e))?;
         if config.stats {
             let _ = writeln!(stderr, "{}", summary.to_json());
@@ -88,26 +94,29 @@ pub fn find_node(graph: &DupGraph, id: &str) -> Option<u32> {
 
 /// The exact similarity of two texts under `config`'s normalisation, shingling and weights
 /// (the measure the edges carry).
-fn similarity(config: &Config, idf: Option<&IdfTable>, a: &str, b: &str) -> f64 {
-    let shingler = Shingler::for_config(config, config.bag);
+fn similarity(prepared: &Prepared, a: &str, b: &str) -> f64 {
+    let config = &prepared.config;
+    let shingler = prepared.shingler(config.bag);
     let normalize = |text: &str| {
         let mut normalized = Normalized::default();
         config.normalizer.normalize_into(text, &mut normalized);
         normalized
     };
+    let idf = prepared.idf.as_deref();
     crate::verify::similarity(&shingler, idf, &normalize(a), &normalize(b))
 }
 
 /// Prints the explanation of `a`–`b` to `out`. `texts` maps line numbers to the texts of
 /// (at least) the documents on the path; `reopen` gives the inputs for the second pass.
 fn explain<W: Write>(
-    config: &Config,
+    prepared: &Prepared,
     graph: &DupGraph,
     adjacency: &Adjacency,
     ids: (&str, &str),
     reopen: impl FnOnce() -> Result<Vec<Input>>,
     out: &mut W,
 ) -> Result<()> {
+    let config = &prepared.config;
     let find = |id: &str| {
         find_node(graph, id).ok_or_else(|| Error::Data(format!("no document has the id '{id}'")))
     };
@@ -133,7 +142,7 @@ fn explain<W: Write>(
                 ))
             })
     };
-    let ends = similarity(config, config.idf.as_deref(), text(a)?, text(b)?);
+    let ends = similarity(prepared, text(a)?, text(b)?);
     let name = |v: u32| graph.node(v).id.to_string();
     let result = (|| -> std::io::Result<()> {
         let Some(path) = path else {

@@ -5,7 +5,7 @@ use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
 use crate::config::{Config, Mode};
 use crate::error::Result;
 use crate::input::Input;
-use crate::pipeline;
+use crate::pipeline::{self, Prepared};
 use clap::ArgGroup;
 use std::io::Write;
 use std::path::PathBuf;
@@ -94,19 +94,19 @@ impl FilterArgs {
 
     /// Filters the inputs to standard output.
     pub fn run(self, common: CommonArgs) -> Result<()> {
-        let config = self.config(common)?;
-        run_config(&config)
+        run_prepared(&Prepared::new(self.config(common)?)?)
     }
 }
 
-/// Runs the pipeline with `config` (a filter mode or `sign`) from its inputs to standard
-/// output; `--stats` prints the summary.
-pub(super) fn run_config(config: &Config) -> Result<()> {
+/// Runs the pipeline (a filter mode or `sign`) from its inputs to standard output;
+/// `--stats` prints the summary.
+pub(super) fn run_prepared(prepared: &Prepared) -> Result<()> {
+    let config = &prepared.config;
     let inputs = Input::open_all(&config.inputs)?;
     let mut stderr = std::io::stderr();
     let terminal = pipeline::stderr_is_terminal();
     let summary = pipeline::run(
-        config,
+        prepared,
         inputs,
         std::io::stdout().lock(),
         &mut stderr,

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::export::{ExportOptions, GraphFormat};
 use crate::graph::ClusterBy;
 use crate::input::Input;
-use crate::pipeline;
+use crate::pipeline::{self, Prepared};
 use clap::ValueEnum;
 
 /// Arguments of `neardup graph`.
@@ -83,10 +83,11 @@ impl GraphArgs {
             ..self.common.config(self.input, Mode::Graph)?
         }
         .validate()?;
+        let prepared = Prepared::new(config.clone())?;
         let inputs = Input::open_all(&config.inputs)?;
         let terminal = pipeline::stderr_is_terminal();
         let (summary, graph) =
-            pipeline::collect_graph(&config, inputs, &mut std::io::stderr(), terminal)?;
+            pipeline::collect_graph(&prepared, inputs, &mut std::io::stderr(), terminal)?;
         let clustering = super::cluster(&config, &graph, ClusterBy::Components, grouping)?;
         let out = std::io::stdout().lock();
         crate::export::write_graph(&graph, &clustering, self.format.into(), &export, out)?;

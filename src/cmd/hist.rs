@@ -105,13 +105,7 @@ fn histograms(
 ) -> Vec<Histogram> {
     ngrams
         .map(|n| {
-            let shingler = Shingler::for_config(
-                &Config {
-                    shingle: ShingleKind::Words(n),
-                    ..config.clone()
-                },
-                config.bag,
-            );
+            let shingler = Shingler::new(ShingleKind::Words(n), config.bag, config.seed);
             let sets: Vec<Vec<Fingerprint>> = docs
                 .iter()
                 .map(|d| shingle_set(&shingler, &d.normalized))

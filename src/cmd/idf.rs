@@ -5,6 +5,7 @@ use super::args::{CommandInput, CommonArgs};
 use crate::config::{Config, Mode, Weights};
 use crate::error::{Error, Result};
 use crate::input::Input;
+use crate::pipeline::Prepared;
 use std::io::{IsTerminal, Write};
 
 /// Arguments of `neardup idf`.
@@ -46,10 +47,12 @@ impl IdfArgs {
             ));
         }
         let start = std::time::Instant::now();
+        let prepared = Prepared::new(config)?;
+        let config = &prepared.config;
         let inputs = Input::open_all(&config.inputs)?;
-        let (counter, bad) = crate::weights::count(&config, inputs)?;
+        let (counter, bad) = crate::weights::count(config, &prepared.shingler(false), inputs)?;
         let docs = counter.docs();
-        let table = counter.finish(max_terms, crate::weights::settings_of(&config));
+        let table = counter.finish(max_terms, prepared.shingling());
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         table
             .write_to(&mut out)

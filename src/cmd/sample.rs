@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::hash::mix64;
 use crate::input::{DocId, Input};
 use crate::output::format_similarity;
-use crate::shingle::Shingler;
+use crate::pipeline::Prepared;
 use crate::verify::{Fingerprint, jaccard, shingle_set};
 use std::io::Write;
 
@@ -69,9 +69,11 @@ impl SampleArgs {
         let inputs = super::Rereadable::new(&config.inputs)?;
         let open = || inputs.open();
         let sample = self.sample.max(2);
-        let found = collect(&config, &self.bins, self.per_bin, sample, &open)?;
+        let prepared = Prepared::new(config)?;
+        let found = collect(&prepared, &self.bins, self.per_bin, sample, &open)?;
+        let config = &prepared.config;
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        write(&config, &found, self.jsonl, &open, &mut out)
+        write(config, &found, self.jsonl, &open, &mut out)
     }
 }
 
@@ -134,12 +136,13 @@ fn pick_key(lines: (u64, u64), seed: u64) -> u64 {
 /// Collects the examples of every bin. `open` gives the inputs afresh (it is called up to
 /// three times).
 fn collect(
-    config: &Config,
+    prepared: &Prepared,
     edges: &[f64],
     per_bin: usize,
     sample: usize,
     open: &dyn Fn() -> Result<Vec<Input>>,
 ) -> Result<Vec<Bin>> {
+    let config = &prepared.config;
     let ranges = bins_from_edges(edges)?;
     let mut bins: Vec<Bin> = ranges
         .iter()
@@ -179,6 +182,10 @@ fn collect(
         }
         .validate()?;
         let mut sink = std::io::sink();
+        let lsh = Prepared {
+            config: lsh,
+            ..prepared.clone()
+        };
         let (_, graph) = crate::pipeline::collect_graph(&lsh, open()?, &mut sink, false)?;
         for (a, b, s) in graph.edges() {
             let s = f64::from(s);
@@ -192,7 +199,7 @@ fn collect(
 
     if ranges.iter().any(|r| r.0 < LSH_FROM) {
         let (docs, _) = reservoir(config, open()?, sample)?;
-        let shingler = Shingler::for_config(config, config.bag);
+        let shingler = prepared.shingler(config.bag);
         let sets: Vec<Vec<Fingerprint>> = docs
             .iter()
             .map(|d| shingle_set(&shingler, &d.normalized))

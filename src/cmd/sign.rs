@@ -4,6 +4,7 @@
 use super::args::{CommandInput, CommonArgs, PairsFormatArg};
 use crate::config::{Config, Mode, VerifyMode};
 use crate::error::{Error, Result};
+use crate::pipeline::Prepared;
 
 /// Arguments of `neardup sign`.
 #[derive(clap::Args, Debug)]
@@ -49,6 +50,6 @@ impl SignArgs {
 
     /// Writes the keys of every document to standard output, in input order.
     pub fn run(self) -> Result<()> {
-        super::filter::run_config(&self.config()?)
+        super::filter::run_prepared(&Prepared::new(self.config()?)?)
     }
 }

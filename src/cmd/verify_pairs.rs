@@ -18,7 +18,7 @@ use crate::config::{Config, InputFormat, Mode};
 use crate::error::{Error, Result};
 use crate::input::{BadLines, Input, LineReader};
 use crate::output::Output;
-use crate::pipeline::{Doc, Worker};
+use crate::pipeline::{Doc, Prepared, Worker};
 use crate::verify::decide;
 use std::io::Write;
 use std::path::PathBuf;
@@ -72,9 +72,10 @@ impl VerifyPairsArgs {
         let config = self.config()?;
         let start = std::time::Instant::now();
         let inputs = Input::open_all(&config.inputs)?;
-        let (config, inputs) = crate::pipeline::with_idf(&config, inputs)?;
+        let (prepared, inputs) = Prepared::new(config)?.with_idf(inputs)?;
+        let config = &prepared.config;
         let mut stderr = std::io::stderr();
-        let counts = verify_pairs(&config, inputs, std::io::stdout().lock(), &mut stderr)?;
+        let counts = verify_pairs(&prepared, inputs, std::io::stdout().lock(), &mut stderr)?;
         if config.stats {
             super::print_stats(&serde_json::json!({
                 "candidates_read": counts.read,
@@ -100,18 +101,18 @@ pub struct Counts {
 
 /// Verifies every candidate of `inputs`, writing the verified pairs to `out`.
 fn verify_pairs<W: Write, D: Write>(
-    config: &Config,
+    prepared: &Prepared,
     inputs: Vec<Input>,
     out: W,
     diag: &mut D,
 ) -> Result<Counts> {
+    let config = &prepared.config;
     let side = |field: &str, id: &str| {
-        Worker::new(&Config {
-            field: field.into(),
-            id_field: Some(id.into()),
-            max_line_bytes: config.max_line_bytes.saturating_mul(2),
-            ..config.clone()
-        })
+        let mut side = prepared.clone();
+        side.config.field = field.into();
+        side.config.id_field = Some(id.into());
+        side.config.max_line_bytes = config.max_line_bytes.saturating_mul(2);
+        Worker::new(&side)
     };
     let (mut left, mut right) = (side("text_a", "a"), side("text_b", "b"));
     let mut reader = LineReader::new(inputs, InputFormat::Jsonl);

@@ -30,11 +30,11 @@ mod sequencer;
 pub mod signing;
 pub mod summary;
 
-pub use prepare::with_idf;
+pub use prepare::Prepared;
 pub use signing::{Doc, NodeData, Signed, Worker};
 pub use summary::Summary;
 
-use crate::config::{Config, Mode};
+use crate::config::Mode;
 use crate::error::{Error, Result};
 use crate::graph::{DupGraph, GraphBuilder};
 use crate::input::{Batch, Input, LineReader};
@@ -56,31 +56,29 @@ enum Ordered {
 }
 
 /// Runs the whole pipeline over `inputs`, writing results to `out` and diagnostics to
-/// `diagnostics`. `config` must have been validated.
+/// `diagnostics`.
 pub fn run<W: Write, D: Write>(
-    config: &Config,
+    prepared: &Prepared,
     inputs: Vec<Input>,
     out: W,
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<Summary> {
-    run_inner(config, inputs, out, diagnostics, stderr_is_terminal).map(|(s, _)| s)
+    run_inner(prepared, inputs, out, diagnostics, stderr_is_terminal).map(|(s, _)| s)
 }
 
-/// Runs the pipeline in [`Mode::Graph`] (whatever `config.mode` says) and returns the
-/// graph of documents and verified pairs. Nothing is written but diagnostics.
+/// Runs the pipeline in [`Mode::Graph`] (whatever the mode of `prepared` says) and returns
+/// the graph of documents and verified pairs. Nothing is written but diagnostics.
 pub fn collect_graph<D: Write>(
-    config: &Config,
+    prepared: &Prepared,
     inputs: Vec<Input>,
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<(Summary, DupGraph)> {
-    let config = Config {
-        mode: Mode::Graph,
-        ..config.clone()
-    };
+    let mut prepared = prepared.clone();
+    prepared.config.mode = Mode::Graph;
     let (summary, graph) = run_inner(
-        &config,
+        &prepared,
         inputs,
         std::io::sink(),
         diagnostics,
@@ -90,16 +88,17 @@ pub fn collect_graph<D: Write>(
 }
 
 fn run_inner<W: Write, D: Write>(
-    config: &Config,
+    prepared: &Prepared,
     inputs: Vec<Input>,
     out: W,
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<(Summary, Option<GraphBuilder>)> {
     let start = Instant::now();
-    let (config, inputs, saved) = prepare::resume(config, inputs)?;
+    let (prepared, inputs, saved) = prepare::resume(prepared, inputs)?;
     let load_seconds = start.elapsed().as_secs_f64();
-    let config = &config;
+    let prepared = &prepared;
+    let config = &prepared.config;
     let threads = config.worker_threads().max(1);
     // The sequencer signs batches too while the next one in order is not signed yet, so it
     // is one of the `threads` signing threads: `-j 1` runs the whole pipeline but reading on
@@ -148,7 +147,7 @@ fn run_inner<W: Write, D: Write>(
         for _ in 0..workers {
             let work_rx = work_rx.clone();
             scope.spawn(move || {
-                let mut worker = Worker::new(config);
+                let mut worker = Worker::new(prepared);
                 for work in work_rx {
                     sign(&mut worker, work, signed);
                 }
@@ -159,7 +158,7 @@ fn run_inner<W: Write, D: Write>(
         let helpers = (threads > 1 && config.mode != Mode::Sign)
             .then(|| Helpers::start(scope, config, threads - 1));
         let mut sequencer =
-            Sequencer::new(config, out, &names, stderr_is_terminal, helpers, signed);
+            Sequencer::new(prepared, out, &names, stderr_is_terminal, helpers, signed);
         if let Some(saved) = saved {
             sequencer.window = saved.window;
         }
@@ -167,7 +166,7 @@ fn run_inner<W: Write, D: Write>(
         sequencer.recycle = Some(recycle_tx);
         sequencer.stealer = Some(Stealer {
             work: work_rx,
-            worker: Worker::new(config),
+            worker: Worker::new(prepared),
         });
         let result = sequencer.run(order_rx, diagnostics);
         let bytes_read = reader_handle

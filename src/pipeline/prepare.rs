@@ -1,28 +1,108 @@
-//! What a run needs before anything is signed: the window saved by `--state`, and the
-//! frozen IDF table of `--weights tfidf`.
+//! A run made ready before anything is signed: its validated [`Config`] with the tables
+//! loaded for it — the stop words of `--shingle stopword`, the frozen IDF table of
+//! `--weights tfidf` — and, with `--state`, the window saved by the last run.
+//!
+//! The settings say what to load; the loaded tables live here, not in [`Config`], so the
+//! settings depend on no stage and every stage can depend on the settings.
 
 use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
 use crate::input::Input;
-use crate::weights::IdfTable;
+use crate::shingle::{Shingler, StopWords};
+use crate::state::Saved;
+use crate::weights::{IdfTable, settings_of};
 use std::sync::Arc;
 
+/// A validated [`Config`] and the tables it names, shared by every thread of the run.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The settings.
+    pub config: Config,
+    /// The stop words of `--shingle stopword`: `--stopwords FILE`, else a built-in English
+    /// list.
+    pub stopwords: Arc<StopWords>,
+    /// The frozen IDF table of `--weights tfidf`, once [`Prepared::with_idf`] has loaded or
+    /// learned it (else `None`).
+    pub idf: Option<Arc<IdfTable>>,
+}
+
+impl Prepared {
+    /// Loads the stop words `config` names. `config` must be validated.
+    pub fn new(config: Config) -> Result<Prepared> {
+        let stopwords = match &config.stopwords_path {
+            None => Arc::new(StopWords::english()),
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    Error::config("--stopwords", format!("{}: {e}", path.display()))
+                })?;
+                let words = StopWords::parse(&text, &config.normalizer);
+                if words.is_empty() {
+                    return Err(Error::config(
+                        "--stopwords",
+                        format!("{} lists no words", path.display()),
+                    ));
+                }
+                Arc::new(words)
+            }
+        };
+        Ok(Prepared {
+            config,
+            stopwords,
+            idf: None,
+        })
+    }
+
+    /// The run's shingler (its kind, length, seed and stop words); `bag` as given.
+    pub fn shingler(&self, bag: bool) -> Shingler {
+        Shingler::for_config(&self.config, bag, &self.stopwords)
+    }
+
+    /// Everything a shingle's hash depends on (as IDF and state files record it).
+    pub fn shingling(&self) -> String {
+        settings_of(&self.shingler(false), &self.config.normalizer)
+    }
+
+    /// Freezes the IDF table of `--weights tfidf` before anything is signed: loaded from
+    /// `--idf`, or learned from the first `--idf-warmup` lines, which the returned inputs
+    /// replay. Nothing to do for other weights, or when the table is there already.
+    pub fn with_idf(mut self, inputs: Vec<Input>) -> Result<(Prepared, Vec<Input>)> {
+        let mut inputs = inputs;
+        if self.config.weights == Weights::TfIdf && self.idf.is_none() {
+            let table = match &self.config.idf_path {
+                Some(path) => IdfTable::load(path, &self.shingling())?,
+                None => {
+                    let shingler = self.shingler(false);
+                    let n = self.config.idf_warmup;
+                    let (table, replay) =
+                        crate::weights::warmup(&self.config, &shingler, inputs, n)?;
+                    inputs = replay;
+                    table
+                }
+            };
+            self.idf = Some(Arc::new(table));
+        }
+        Ok((self, inputs))
+    }
+}
+
 /// `--state`: loads the saved window (if the file exists) and the IDF table saved with it,
-/// then freezes the IDF table as [`with_idf`] does. A table given with `--idf` must equal
-/// the saved one; `--idf-warmup` is skipped when the state brings a table.
+/// then freezes the IDF table as [`Prepared::with_idf`] does. A table given with `--idf` must
+/// equal the saved one; `--idf-warmup` is skipped when the state brings a table.
 pub(super) fn resume(
-    config: &Config,
+    prepared: &Prepared,
     inputs: Vec<Input>,
-) -> Result<(Config, Vec<Input>, Option<crate::state::Saved>)> {
-    let Some(path) = &config.state else {
-        let (config, inputs) = with_idf(config, inputs)?;
-        return Ok((config, inputs, None));
+) -> Result<(Prepared, Vec<Input>, Option<Saved>)> {
+    let prepared = prepared.clone();
+    let Some(path) = &prepared.config.state else {
+        let (prepared, inputs) = prepared.with_idf(inputs)?;
+        return Ok((prepared, inputs, None));
     };
-    let mut saved = crate::state::load(path, config)?;
-    let mut config = config.clone();
+    let path = path.clone();
+    let mut prepared = prepared;
+    let mut saved = crate::state::load(&path, &prepared.config, &prepared.shingling())?;
     if let Some(table) = saved.as_mut().and_then(|s| s.idf.take()) {
-        if let Some(idf_path) = &config.idf_path
-            && IdfTable::load(idf_path, &config)? != table
+        if let Some(idf_path) = &prepared.config.idf_path
+            && IdfTable::load(idf_path, &prepared.shingling())? != table
         {
             return Err(Error::config(
                 "--idf",
@@ -33,27 +113,60 @@ pub(super) fn resume(
                 ),
             ));
         }
-        config.idf = Some(Arc::new(table));
+        prepared.idf = Some(Arc::new(table));
     }
-    let (config, inputs) = with_idf(&config, inputs)?;
-    Ok((config, inputs, saved))
+    let (prepared, inputs) = prepared.with_idf(inputs)?;
+    Ok((prepared, inputs, saved))
 }
 
-/// Freezes the IDF table of `--weights tfidf` before anything is signed: loaded from
-/// `--idf`, or learned from the first `--idf-warmup` lines (which are then replayed).
-pub fn with_idf(config: &Config, inputs: Vec<Input>) -> Result<(Config, Vec<Input>)> {
-    let mut config = config.clone();
-    let mut inputs = inputs;
-    if config.weights == Weights::TfIdf && config.idf.is_none() {
-        let table = match &config.idf_path {
-            Some(path) => IdfTable::load(path, &config)?,
-            None => {
-                let (table, replay) = crate::weights::warmup(&config, inputs, config.idf_warmup)?;
-                inputs = replay;
-                table
-            }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ShingleKind;
+
+    #[test]
+    fn stop_words_come_from_the_file_or_the_english_list() {
+        let english = Prepared::new(Config::default()).unwrap();
+        assert!(english.stopwords.contains("the"));
+        let path = std::env::temp_dir().join(format!("neardup-stop-{}", std::process::id()));
+        std::fs::write(&path, "Foo\n# a comment\nbar\n").unwrap();
+        let config = Config {
+            shingle: ShingleKind::Stopword(2),
+            stopwords_path: Some(path.clone()),
+            ..Config::default()
         };
-        config.idf = Some(Arc::new(table));
+        let own = Prepared::new(config).unwrap();
+        assert!(own.stopwords.contains("foo") && !own.stopwords.contains("the"));
+        assert_ne!(own.shingling(), english.shingling());
+        std::fs::write(&path, "# nothing\n").unwrap();
+        let empty = Config {
+            stopwords_path: Some(path.clone()),
+            ..Config::default()
+        };
+        let e = Prepared::new(empty).expect_err("an empty list is refused");
+        assert!(e.to_string().contains("lists no words"), "{e}");
+        std::fs::remove_file(&path).unwrap();
     }
-    Ok((config, inputs))
+
+    #[test]
+    fn idf_is_frozen_only_for_tfidf() {
+        let set = Prepared::new(Config::default()).unwrap();
+        let (set, _) = set.with_idf(Vec::new()).unwrap();
+        assert!(set.idf.is_none());
+        let config = Config {
+            weights: Weights::TfIdf,
+            idf_warmup: 10,
+            ..Config::default()
+        }
+        .validate()
+        .unwrap();
+        let text = "a b c d e f g\nh i j k l m n\n";
+        let input = Input::from_reader("t", Box::new(std::io::Cursor::new(text.to_string())));
+        let (tfidf, replay) = Prepared::new(config)
+            .unwrap()
+            .with_idf(vec![input])
+            .unwrap();
+        assert_eq!(tfidf.idf.as_ref().map(|t| t.docs()), Some(2));
+        assert_eq!(replay.len(), 1, "the warm-up lines are replayed");
+    }
 }

@@ -5,6 +5,7 @@
 use super::Ordered;
 use super::Slot;
 use super::helpers::{Helpers, index_batch, look_up_and_verify};
+use super::prepare::Prepared;
 use super::signing::{Doc, NodeData, Signed, ToSign, Worker, sign};
 use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config, HelperPolicy, Mode};
@@ -23,6 +24,8 @@ use std::time::{Duration, Instant};
 /// The single-threaded, input-ordered stage: exact index, LSH window, verification, output.
 pub(super) struct Sequencer<'c, W: Write> {
     config: &'c Config,
+    /// The run's tables, saved with the window by `--state`.
+    prepared: &'c Prepared,
     names: &'c [String],
     out: Output<W>,
     pub(super) window: Window,
@@ -54,15 +57,17 @@ pub(super) struct Sequencer<'c, W: Write> {
 
 impl<'c, W: Write> Sequencer<'c, W> {
     pub(super) fn new(
-        config: &'c Config,
+        prepared: &'c Prepared,
         out: W,
         names: &'c [String],
         stderr_is_terminal: bool,
         helpers: Option<Helpers>,
         signed: &'c AtomicUsize,
     ) -> Self {
+        let config = &prepared.config;
         Sequencer {
             config,
+            prepared,
             names,
             out: Output::new(out, config.pairs_format),
             window: Window::new(config.window),
@@ -124,9 +129,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
         crate::state::save(
             path,
             self.config,
+            &self.prepared.shingling(),
             &self.window,
             self.lines,
-            self.config.idf.as_deref(),
+            self.prepared.idf.as_deref(),
         )?;
         self.summary.state_seconds.get_or_insert((0.0, 0.0)).1 += saving.elapsed().as_secs_f64();
         Ok(())

@@ -2,7 +2,8 @@
 //! shingle, weigh, sign (MinHash), cut the signature into LSH band keys, and keep what
 //! verification needs (fingerprints, weights, text).
 
-use crate::config::{Config, InputFormat, Mode, VerifyMode, Weights};
+use super::prepare::Prepared;
+use crate::config::{InputFormat, Mode, VerifyMode, Weights};
 use crate::graph::snippet;
 use crate::input::{BadLine, Batch, DocId, Extractor};
 use crate::lsh::{LshParams, prefix_length};
@@ -87,8 +88,9 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// A worker for `config` (validated).
-    pub fn new(config: &Config) -> Worker {
+    /// A worker for a prepared run.
+    pub fn new(prepared: &Prepared) -> Worker {
+        let config = &prepared.config;
         Worker {
             extractor: Extractor::new(
                 &config.field,
@@ -104,7 +106,7 @@ impl Worker {
                     .collect::<Vec<_>>(),
             ),
             normalizer: config.normalizer,
-            shingler: Shingler::for_config(config, config.bag),
+            shingler: prepared.shingler(config.bag),
             signer: Signer::new(config.num_perm, config.seed),
             lsh: config.lsh,
             verify: config.verify,
@@ -118,7 +120,7 @@ impl Worker {
             attrs: Vec::new(),
             idf: match config.weights {
                 Weights::TfIdf => Some(
-                    config
+                    prepared
                         .idf
                         .clone()
                         .expect("the IDF table is loaded before workers start"),
