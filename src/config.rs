@@ -1,6 +1,6 @@
 //! Validated settings for a run.
 //!
-//! The command line ([`crate::cli`]) and library users both produce a [`Config`]; the engine
+//! The command line ([`crate::cmd`]) and library users both produce a [`Config`]; the engine
 //! never sees clap types. [`Config::validate`] checks every value and resolves derived ones
 //! (the LSH bands × rows) before any work starts, so a bad flag fails fast with exit code 2.
 

@@ -4,26 +4,29 @@
 //! Lines), compared by the Jaccard similarity of their word (or character) n-gram shingles.
 //!
 //! # Overview
-//! Data flows one way, one module per stage:
+//! Data flows one way, one module per stage; a module uses only the stages before it, plus
+//! [`config`] (validated settings) and [`error`]:
 //!
 //! | stage | module |
 //! |---|---|
-//! | read lines, take text and id | [`input`] |
+//! | read lines, take text and id, report bad lines | [`input`] |
+//! | read a whole corpus outside the pipeline (idf, hist, sample, explain) | [`corpus`] |
 //! | normalise and tokenise | [`normalize`] |
 //! | shingle → 64-bit hashes | [`shingle`] |
 //! | TF / TF-IDF weights, IDF table | [`weights`] |
 //! | MinHash signature (multiply-shift lanes) | [`minhash`] |
-//! | LSH bands × rows (and `neardup tune`) | [`lsh`], [`tune`] |
-//! | bounded window of recent documents | [`window`] |
-//! | exact verification | [`verify`] |
-//! | similarity graph (petgraph) | [`graph`] |
-//! | components, cliques, paths | [`cluster`] |
+//! | LSH bands × rows, band keys | [`lsh`] |
+//! | bounded window of recent documents, its buckets | [`window`] |
+//! | verification: exact (weighted) Jaccard, text stages, the decision | [`verify`] |
+//! | similarity graph, components, cliques, paths | [`graph`] |
 //! | GraphML, TSV, JSON, DOT, cluster JSONL | [`export`] |
-//! | shortest path with word diffs | [`explain`], [`diff`] |
-//! | threads and ordering | [`pipeline`] |
-//! | writing | [`output`] |
+//! | writing lines, annotations, pairs | [`output`] |
+//! | `--state`: the window saved between runs | [`state`] |
+//! | threads and ordering: prepare, sign, sequence, help | [`pipeline`] |
+//! | the commands and their flags | [`cmd`] |
 //!
-//! Settings live in a validated [`Config`]; [`run`] executes it.
+//! Internals are described in `DESIGN.md`. Settings live in a validated [`Config`]; a
+//! [`Prepared`] run adds the tables it loads; [`run`] executes it.
 //!
 //! # Example
 //! ```
@@ -44,8 +47,6 @@
 
 #![warn(missing_docs)]
 
-pub mod buckets;
-pub mod cluster;
 pub mod cmd;
 pub mod config;
 pub mod corpus;

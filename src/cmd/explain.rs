@@ -1,18 +1,18 @@
 //! `neardup explain A B`: why two documents end up in one group.
 //!
 //! Finds the shortest chain of verified pairs between the two documents
-//! ([`crate::cluster::shortest_path`]: fewest hops, strongest weakest edge), then reads the
+//! ([`crate::graph::shortest_path`]: fewest hops, strongest weakest edge), then reads the
 //! input a second time to fetch the texts on the path (only those are kept) and prints each
 //! hop's similarity with a word diff, and the exact similarity of the two ends themselves —
 //! which, for a chained component, is far below the threshold.
 
 use super::args::{CommandInput, CommonArgs, check_similarity};
-use crate::cluster::{Adjacency, shortest_path};
 use crate::config::{Config, Mode};
 use crate::corpus::texts_of_lines;
 use crate::diff::word_diff;
 use crate::error::{Error, Result};
 use crate::graph::DupGraph;
+use crate::graph::{Adjacency, shortest_path};
 use crate::input::Input;
 use crate::normalize::Normalized;
 use crate::output::format_similarity;

@@ -1,6 +1,6 @@
 //! The commands: one file each, holding its flags, their validation into engine settings,
 //! and its run (the layout of xsv's `src/cmd/`). [`Args`] is the whole command line;
-//! [`run`] validates it (a usage error, exit code 2, before any input is read) and runs the
+//! [`Args::run`] validates it (a usage error, exit code 2, before any input is read) and runs the
 //! command. This module and [`args`] are the only ones that know clap.
 //!
 //! | command | file |

@@ -3,7 +3,7 @@
 //! Holds, for at most `capacity` documents (0 = unbounded), what verification needs (sorted
 //! shingle fingerprints, or a compact signature when verification is off), each document's band
 //! keys, and three indexes:
-//! - `buckets` ([`crate::buckets`]): band key → the documents with that key (the LSH
+//! - `buckets` (the `buckets` module): band key → the documents with that key (the LSH
 //!   tables; band keys already include the band number, so any table can hold any band).
 //!   The keys are spread over [`SHARDS`] tables by their low bits, so that a batch's keys can
 //!   be added on several threads at once, each thread owning some of the tables
@@ -22,10 +22,14 @@
 //! Candidates come back sorted by sequence number, so the order in which they are verified,
 //! and therefore the output, never depends on hash-map iteration order or slot reuse.
 
-use crate::buckets::Buckets;
+mod buckets;
+mod chunked;
+
 use crate::hash::MixHasher;
 use crate::input::DocId;
 use crate::verify::{Compared, Fingerprint};
+use buckets::Buckets;
+use chunked::Chunked;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
@@ -106,70 +110,6 @@ struct Slot {
     newer: u32,
     /// Towards the least recent document.
     older: u32,
-}
-
-/// A vector that grows by whole chunks of [`CHUNK`] items, so items never move. A slot is
-/// about 180 bytes: a doubling vector of them copied its whole content at each growth, on the
-/// sequencer, between batches (1.2% of the CPU of a `-j 2` run, plus the page faults of each
-/// new copy).
-#[derive(Debug)]
-struct Chunked<T> {
-    chunks: Vec<Vec<T>>,
-    len: usize,
-}
-
-/// Items per chunk of a [`Chunked`] vector.
-const CHUNK: usize = 4096;
-
-impl<T> Default for Chunked<T> {
-    fn default() -> Self {
-        Chunked {
-            chunks: Vec::new(),
-            len: 0,
-        }
-    }
-}
-
-impl<T> Chunked<T> {
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Items the allocated chunks hold.
-    fn capacity(&self) -> usize {
-        self.chunks.len() * CHUNK
-    }
-
-    fn push(&mut self, item: T) {
-        if self.len == self.capacity() {
-            self.chunks.push(Vec::with_capacity(CHUNK));
-        }
-        self.chunks[self.len / CHUNK].push(item);
-        self.len += 1;
-    }
-
-    /// Allocates the chunks for `additional` more items.
-    fn reserve(&mut self, additional: usize) {
-        let chunks = (self.len + additional).div_ceil(CHUNK);
-        while self.chunks.len() < chunks {
-            self.chunks.push(Vec::with_capacity(CHUNK));
-        }
-    }
-}
-
-impl<T> std::ops::Index<usize> for Chunked<T> {
-    type Output = T;
-    #[inline]
-    fn index(&self, i: usize) -> &T {
-        &self.chunks[i / CHUNK][i % CHUNK]
-    }
-}
-
-impl<T> std::ops::IndexMut<usize> for Chunked<T> {
-    #[inline]
-    fn index_mut(&mut self, i: usize) -> &mut T {
-        &mut self.chunks[i / CHUNK][i % CHUNK]
-    }
 }
 
 /// Number of bucket tables; a key's table is its low bits (each table's own probing starts
@@ -798,26 +738,5 @@ mod tests {
         assert!(w.buckets.len() <= 300);
         assert!(w.copies.len() <= 100);
         assert!(w.slots.len() <= 101, "freed slots are reused");
-    }
-
-    #[test]
-    fn chunked_items_stay_in_place_across_chunks() {
-        let mut v = Chunked::default();
-        v.reserve(10);
-        assert_eq!((v.len(), v.capacity()), (0, CHUNK));
-        for i in 0..2 * CHUNK + 3 {
-            v.push(i as u64 * 3);
-        }
-        let first = std::ptr::from_ref(&v[0]);
-        v.reserve(5 * CHUNK);
-        v.push(7);
-        assert_eq!(std::ptr::from_ref(&v[0]), first, "growth moves nothing");
-        assert_eq!((v.len(), v.capacity()), (2 * CHUNK + 4, 8 * CHUNK));
-        v[CHUNK] = 1;
-        let expected: Vec<u64> = (0..2 * CHUNK + 3)
-            .map(|i| if i == CHUNK { 1 } else { i as u64 * 3 })
-            .chain([7])
-            .collect();
-        assert!((0..v.len()).all(|i| v[i] == expected[i]));
     }
 }

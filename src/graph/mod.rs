@@ -6,10 +6,15 @@
 //! documents times the snippet bound plus the edges — never with whole texts.
 //! [`GraphBuilder::finish`] yields a [`DupGraph`], a `petgraph` undirected graph whose node
 //! and edge indices follow input order, and [`DupGraph::cluster`] groups it
-//! ([`crate::cluster`]).
+//! ([`adjacency`], [`cliques`]).
 
-use crate::cluster::{self, Adjacency, Bfs, Diameter};
+pub mod adjacency;
+pub mod cliques;
+
+pub use adjacency::{Adjacency, Bfs, Diameter, components, groups, shortest_path};
+
 use crate::error::{Error, Result};
+use crate::graph::cliques::CLIQUE_WORK_BUDGET;
 use crate::input::DocId;
 use petgraph::graph::{NodeIndex, UnGraph};
 use petgraph::visit::EdgeRef;
@@ -227,7 +232,7 @@ impl Default for ClusterOptions {
         ClusterOptions {
             min_edge: 0.0,
             max_cluster: 0,
-            clique_budget: cluster::CLIQUE_WORK_BUDGET,
+            clique_budget: CLIQUE_WORK_BUDGET,
         }
     }
 }
@@ -311,8 +316,8 @@ impl DupGraph {
     pub fn cluster(&self, by: ClusterBy, options: ClusterOptions) -> Clustering {
         let adj = self.adjacency(options.min_edge);
         let n = adj.len();
-        let component = cluster::components(&adj);
-        let members_of = cluster::groups(&component);
+        let component = adjacency::components(&adj);
+        let members_of = adjacency::groups(&component);
         let mut clique_groups: Vec<Vec<u32>> = Vec::with_capacity(members_of.len());
         let mut infos = Vec::new();
         let mut warnings = Vec::new();
@@ -324,9 +329,9 @@ impl DupGraph {
                 continue;
             }
             let (parts, greedy) =
-                match cluster::maximal_cliques(&adj, members, options.clique_budget) {
-                    Some(cliques) => (cluster::clique_partition(&cliques), false),
-                    None => (cluster::greedy_cliques(&adj, members), true),
+                match cliques::maximal_cliques(&adj, members, options.clique_budget) {
+                    Some(cliques) => (cliques::clique_partition(&cliques), false),
+                    None => (cliques::greedy_cliques(&adj, members), true),
                 };
             let first_id = &self.node(members[0]).id;
             if greedy {
@@ -354,8 +359,8 @@ impl DupGraph {
                 label: label as u32,
                 members: members.clone(),
                 edges,
-                diameter: cluster::diameter(&adj, members, &mut bfs),
-                weakest: cluster::weakest_edge(&adj, members),
+                diameter: adjacency::diameter(&adj, members, &mut bfs),
+                weakest: adjacency::weakest_edge(&adj, members),
                 cliques: parts.len(),
                 greedy,
             });
