@@ -118,7 +118,7 @@ pub enum ShingleKind {
     Words(usize),
     /// `n` consecutive characters of the normalised text.
     Chars(usize),
-    /// Spot signatures (SpotSigs, SEEDS §2): at every stop word, the stop word followed by
+    /// Spot signatures (SpotSigs, methods §2): at every stop word, the stop word followed by
     /// the next `n` words that are not stop words.
     Stopword(usize),
 }

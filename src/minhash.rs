@@ -13,20 +13,17 @@
 //! with AVX-512 one 64 × 64-bit multiply (`vpmullq`), an add and an unsigned 64-bit minimum
 //! (`vpminuq`) per lane and shingle; with AVX2 (no 64-bit multiply or minimum) `a_k · x mod
 //! 2^64` comes from two 32 × 32 → 64-bit products (`vpmuludq`); a portable fallback otherwise.
-//! All give the same minima. Criterion `sign/set` on the bundled sample, AMD EPYC: AVX2 3.0 ms,
-//! AVX-512 with the AVX2 loop 1.6 ms, with the 64-bit instructions 1.14 ms.
+//! All give the same minima (the per-instruction-set timings are in docs/performance.md).
 //!
 //! # Why this scheme
-//! We implemented and measured three candidates on this machine (2-core AMD EPYC, AVX2), for
-//! documents of 216 shingles at K = 128:
-//! - SuperMinHash (Ertl 2017, arXiv:1706.05698): 26–28 µs per document. Its variance is at
-//!   most J(1−J)/K, but its expected cost O(n + K log² K) is dominated by the K log² K term for
-//!   documents of a few hundred shingles, which is what text documents are;
-//! - multiply-shift on the full 64-bit hash (64 × 64-bit products, emulated with three
-//!   `vpmuludq`): 8.9 µs;
-//! - these lanes: 6.7 µs per document (6.1 µs with four shingles per pass over the lanes),
-//!   with the estimator's measured variance equal to
-//!   J(1−J)/K within sampling error at every set size tried (15 to 800 elements).
+//! We implemented and measured three candidates (docs/performance.md has the figures):
+//! - SuperMinHash (Ertl 2017, arXiv:1706.05698): its variance is at most J(1−J)/K, but its
+//!   expected cost O(n + K log² K) is dominated by the K log² K term for documents of a few
+//!   hundred shingles, which is what text documents are: several times slower;
+//! - multiply-shift on the full 64-bit hash (64 × 64-bit products, which AVX2 must emulate
+//!   with three `vpmuludq`): slower than 32-bit keys for no gain in accuracy;
+//! - these lanes, with the estimator's measured variance equal to J(1−J)/K within sampling
+//!   error at every set size tried (15 to 800 elements).
 //!
 //! One-permutation hashing with optimal densification (Shrivastava 2017) would be cheaper
 //! still, but its values are correlated when a document has fewer shingles than K (empty bins
@@ -34,7 +31,7 @@
 //! not take it. A first attempt with 32-bit multipliers and no wrap-around is a warning: the
 //! lanes become monotone in `x`, all pick the same minimum, and the measured variance was 25×
 //! the theory. The unit tests below would catch that. Keeping the minima as 64-bit values was
-//! 4× slower (AVX2 has no unsigned 64-bit minimum).
+//! much slower (AVX2 has no unsigned 64-bit minimum).
 //!
 //! The minimum of each lane is kept as 32 bits: two different shingles win the same lane
 //! with equal values with probability 2^-32, far below the estimator's own error; so do

@@ -6,7 +6,7 @@
 //! seeded xxh3: no shingle string is ever built or kept. A document shorter than `n` is one
 //! shingle (its whole text), so short documents still compare.
 //!
-//! Set semantics (default) keep each distinct shingle once. Bag semantics (`--bag`, SEEDS.md
+//! Set semantics (default) keep each distinct shingle once. Bag semantics (`--bag`, methods
 //! §1) keep repeats: the k-th repeat (k ≥ 1) of shingle `h` becomes the distinct element
 //! `mix(h, k)`, so set Jaccard over these elements is the multiset Jaccard
 //! Σmin(count)/Σmax(count).

@@ -25,7 +25,7 @@
 //! [`crate::minhash::Signer::sign_weighted_into`] computes it from the same vectorised lanes as
 //! set MinHash, one pass per distinct weight, and takes a logarithm only when a cheap bound
 //! says the weight group can win a lane. Measured cost: `examples/sign_cost.rs` and the
-//! README; ICWS on the same documents is in that example for comparison.
+//! docs/performance.md; ICWS on the same documents is in that example for comparison.
 //!
 //! # IDF
 //! `idf(s) = ln((1 + N) / (1 + df(s))) + 1` (the smoothed form): always ≥ 1 and finite, so no

@@ -441,7 +441,7 @@ fn block_by_compares_only_within_a_block() {
 
 #[test]
 fn text_stages_confirm_candidates() {
-    // SEEDS §5: same words, different order.
+    // methods §5: same words, different order.
     let input = "Dog bites man\nMan bites dog\n";
     let dup = |args: &[&str]| {
         let run = neardup(

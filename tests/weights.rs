@@ -245,7 +245,7 @@ fn tfidf_pairs_against_exact_weighted_jaccard() {
     }
 }
 
-/// Templated job ads (SEEDS §1): 12 companies, each ad = the company's 90-word boilerplate
+/// Templated job ads (methods §1): 12 companies, each ad = the company's 90-word boilerplate
 /// plus a 45-word job description of its own; 20 of the ads are re-posted with 2 words
 /// changed.
 /// Returns the corpus and the (earlier, later) line numbers of the true re-posts.

@@ -1,5 +1,5 @@
 //! `neardup hist`: the distribution of pairwise Jaccard similarity for several shingle
-//! lengths, to choose n and the threshold (SEEDS §1's figure).
+//! lengths, to choose n and the threshold (methods §1's figure).
 //!
 //! A reservoir sample (Vitter's algorithm R, seeded, so runs repeat) of the stream's documents
 //! is kept — memory is bounded by the sample, never the stream — and for each n the exact

@@ -1,4 +1,4 @@
-//! `neardup sample`: example pairs per similarity bin, with word diffs (SEEDS §4), to see
+//! `neardup sample`: example pairs per similarity bin, with word diffs (methods §4), to see
 //! what a threshold means on your data before choosing it.
 //!
 //! Bins whose lower edge is at least [`LSH_FROM`] are filled from the whole stream: the

@@ -16,9 +16,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Work Bron–Kerbosch may spend on one component before the greedy fallback takes over:
-/// list elements merged, or 64-bit words combined in the bit-set search (about a second).
-/// The densest component of the 220 MB benchmark corpus at T = 0.5 (578 documents) needs
-/// 84 million.
+/// list elements merged, or 64-bit words combined in the bit-set search. Far above what the
+/// dense components of real corpora need (docs/performance.md), low enough that a
+/// pathological component gives up instead of hanging.
 pub const CLIQUE_WORK_BUDGET: u64 = 1_000_000_000;
 
 fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {

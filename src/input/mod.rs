@@ -24,8 +24,7 @@ use std::path::{Path, PathBuf};
 
 /// Target size of a batch in bytes: large enough to amortise channel traffic and the
 /// sequencer's per-batch work (handing work to its helpers and back), small enough to keep every
-/// worker busy. 1 MiB against 256 KiB: -j 2 on the peer corpus, median of 9 runs, 1.16 ->
-/// 1.03 s (512 KiB and 2 MiB within 2% of it).
+/// worker busy (the sizes tried are in docs/performance.md).
 pub const BATCH_BYTES: usize = 1 << 20;
 /// Size of one read from an input.
 const READ_BYTES: usize = 256 << 10;

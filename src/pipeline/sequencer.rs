@@ -109,9 +109,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if self.config.stats {
             self.summary.window_bytes = self.window.approx_bytes() as u64;
         }
-        // Freeing every entry took 7 ms at the end of a run on the peer corpus, on one
-        // thread with nothing else left to do: a detached thread does it, so that a process
-        // that exits next does not wait for it. If no thread can be started, the refused
+        // Freeing every entry is serial work at the end of a run, with nothing else left to
+        // do: a detached thread does it, so that a process that exits next does not wait for
+        // it. If no thread can be started, the refused
         // closure is dropped here, and the window with it (`thread::spawn` would panic).
         let window = std::mem::replace(&mut self.window, Window::placeholder());
         let _ = std::thread::Builder::new().spawn(move || drop(window));
@@ -243,8 +243,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// Whether the helpers are called for the batch just taken ([`HelperPolicy`]). `Auto`:
     /// when at least [`BEHIND`] more signed batches wait. Alone, the sequencer spends less CPU
     /// per document than with the helpers; with two threads on two cores the signing is the
-    /// slower stage and helpers only took CPU from it (`-j 2` was 5% faster without them);
-    /// with more threads the signing outpaces the sequencer, signed batches queue up, and it
+    /// slower stage and helpers only take CPU from it; with more threads the signing outpaces the sequencer, signed batches queue up, and it
     /// is helped.
     fn wants_help(&self) -> bool {
         match self.config.helpers {

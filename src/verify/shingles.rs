@@ -2,7 +2,7 @@
 //!
 //! A document's shingles are kept for verification as sorted, distinct 32-bit fingerprints:
 //! the top 32 bits of each sorted 64-bit shingle hash ([`fingerprints_into`]), so Jaccard is
-//! one linear merge. Following SEEDS.md §1 it is computed as |A∩B| / (|A| + |B| − |A∩B|),
+//! one linear merge. Following methods §1 it is computed as |A∩B| / (|A| + |B| − |A∩B|),
 //! with no union built. Bag semantics need nothing special here: the shingler already turned
 //! repeats into distinct elements. Before merging, the size bound J ≤ min(|A|,|B|) /
 //! max(|A|,|B|) rejects pairs that cannot reach the threshold without touching the elements.

@@ -1,4 +1,4 @@
-//! Text stages of verification (`--verify edit|cosine|lcs`, SEEDS §2 and §5).
+//! Text stages of verification (`--verify edit|cosine|lcs`, methods §2 and §5).
 //!
 //! Candidates can be confirmed, alone or after the Jaccard check, by measures on the
 //! normalised texts of the two documents:
