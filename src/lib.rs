@@ -16,7 +16,7 @@
 //! | TF / TF-IDF weights, IDF table | [`weights`] |
 //! | MinHash signature (multiply-shift lanes) | [`minhash`] |
 //! | LSH bands × rows, band keys | [`lsh`] |
-//! | bounded window of recent documents, its buckets | [`window`] |
+//! | bounded window of recent documents, its buckets | [`window`] ([`prefetch`] hints) |
 //! | verification: exact (weighted) Jaccard, text stages, the decision | [`verify`] |
 //! | similarity graph, components, cliques, paths | [`graph`] |
 //! | GraphML, TSV, JSON, DOT, cluster JSONL | [`export`] |
@@ -61,6 +61,7 @@ pub mod minhash;
 pub mod normalize;
 pub mod output;
 pub mod pipeline;
+pub mod prefetch;
 pub mod shingle;
 pub mod state;
 pub mod verify;

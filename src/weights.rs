@@ -269,19 +269,7 @@ impl TermTable {
 
     #[inline]
     fn prefetch(&self, h: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let slot = &self.slots[h as usize & self.mask];
-            // SAFETY: prefetching is a hint; the pointer is valid.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch(
-                    (slot as *const (u64, u32, f32)).cast::<i8>(),
-                    std::arch::x86_64::_MM_HINT_T0,
-                );
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = h;
+        crate::prefetch::prefetch(&self.slots[h as usize & self.mask]);
     }
 
     fn len(&self) -> usize {

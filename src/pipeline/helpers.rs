@@ -38,21 +38,12 @@ fn check_docs(config: &Config, window: &Window, docs: &[Held], marks: &mut Marks
         }
         let entry = window.entry(doc);
         window.candidates_before(&entry.band_keys, doc.seq, marks, &mut candidates);
-        for &held in &candidates {
-            window.prefetch_slot(held);
-        }
         let mut matches = Vec::new();
-        for (c, &earlier) in candidates.iter().enumerate() {
-            // Window entries are rarely in cache: ask for the next candidate's shingles
-            // while this one is merged.
-            if let Some(&next) = candidates.get(c + 1) {
-                window.prefetch(next);
-            }
-            let verdict = decide(config, window.entry(earlier).compared(), entry.compared());
-            if let Some(similarity) = verdict {
+        window.visit(&candidates, |earlier, candidate| {
+            if let Some(similarity) = decide(config, candidate.compared(), entry.compared()) {
                 matches.push((earlier, similarity));
             }
-        }
+        });
         out.push(Outcome {
             candidates: candidates.len() as u64,
             matches,

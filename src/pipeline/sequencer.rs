@@ -287,22 +287,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
             .candidates(&signed.band_keys, &mut self.candidates);
         self.summary.candidates += self.candidates.len() as u64;
         self.matches.clear();
-        for &held in &self.candidates {
-            self.window.prefetch_slot(held);
-        }
-        for (k, &held) in self.candidates.iter().enumerate() {
-            if let Some(&next) = self.candidates.get(k + 1) {
-                self.window.prefetch(next);
+        let (config, matches) = (self.config, &mut self.matches);
+        self.window.visit(&self.candidates, |held, entry| {
+            if let Some(s) = decide(config, entry.compared(), signed.compared()) {
+                matches.push((held, s));
             }
-            let similarity = decide(
-                self.config,
-                self.window.entry(held).compared(),
-                signed.compared(),
-            );
-            if let Some(s) = similarity {
-                self.matches.push((held, s));
-            }
-        }
+        });
         self.report(batch, i, &signed.id, signed.node.take())?;
         self.window
             .insert(line.number, into_entry(signed, pairs_mode));

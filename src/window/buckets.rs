@@ -162,15 +162,7 @@ impl Buckets {
     /// Asks the CPU to start loading the cell where a lookup of `key` begins.
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let cell = std::ptr::from_ref(&self.cells[self.home(key)]).cast::<i8>();
-            // SAFETY: a prefetch never faults; the address is a cell's.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(cell) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        crate::prefetch::prefetch(&self.cells[self.home(key)]);
     }
 
     /// Makes room for `additional` more keys without growing.

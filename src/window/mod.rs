@@ -27,6 +27,7 @@ mod chunked;
 
 use crate::hash::MixHasher;
 use crate::input::DocId;
+use crate::prefetch::{prefetch, prefetch_slice};
 use crate::verify::{Compared, Fingerprint};
 use buckets::Buckets;
 use chunked::Chunked;
@@ -312,28 +313,31 @@ impl Window {
     /// that [`Window::prefetch`] and [`Window::entry`] find it in cache.
     #[inline]
     pub fn prefetch_slot(&self, held: Held) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let slot = std::ptr::from_ref(&self.slots[held.slot as usize]).cast::<i8>();
-            // SAFETY: a prefetch never faults; the address is the slot's.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(slot) };
-        }
+        prefetch(&self.slots[held.slot as usize]);
     }
 
     /// Asks the CPU to start loading the first shingles of a held document (verification
     /// reads them next; a window entry is rarely in cache).
     #[inline]
     pub fn prefetch(&self, held: Held) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(entry) = &self.slots[held.slot as usize].entry {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let start = entry.shingles.as_ptr().cast::<i8>();
-            let lines = std::mem::size_of_val(&*entry.shingles).div_ceil(64);
-            for line in 0..lines.min(PREFETCH_LINES) {
-                // SAFETY: a prefetch never faults, and the address is inside the slice.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(line * 64)) };
+            prefetch_slice(&entry.shingles, PREFETCH_LINES);
+        }
+    }
+
+    /// Calls `visit` with each of `held` (in order) and its entry, loading ahead: every slot
+    /// first, then the next document's shingles while one is visited (verification merges
+    /// them, and a window entry is rarely in cache).
+    #[inline]
+    pub fn visit(&self, held: &[Held], mut visit: impl FnMut(Held, &Entry)) {
+        for &h in held {
+            self.prefetch_slot(h);
+        }
+        for (k, &h) in held.iter().enumerate() {
+            if let Some(&next) = held.get(k + 1) {
+                self.prefetch(next);
             }
+            visit(h, self.entry(h));
         }
     }
 
