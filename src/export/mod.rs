@@ -1,5 +1,5 @@
 //! Writing the similarity graph and its groups: GraphML (Gephi, networkx, igraph), TSV edge
-//! list, JSON, Graphviz DOT — one file per format behind [`Exporter`], as hyperfine's
+//! list, JSON, Graphviz DOT — one file per format behind the `Exporter` trait, as hyperfine's
 //! exporters — and the per-document cluster JSON lines of `neardup clusters`.
 //!
 //! Node order is input order and edge order is discovery order, so the bytes written depend
