@@ -161,6 +161,11 @@ pub struct Config {
     pub lsh: LshParams,
     /// Maximum number of documents kept in the window; 0 = unbounded.
     pub window: usize,
+    /// The filter modes' bound on work per document: at most this many candidates are
+    /// verified (those sharing the most bands first), and an LSH bucket keeps its
+    /// `2 × max_candidates` newest documents. 0 = no bound. Not used by `--pairs` and the
+    /// graph commands, which list every pair.
+    pub max_candidates: usize,
     /// Candidate confirmation.
     pub verify: VerifyMode,
     /// Bad-line policy.
@@ -217,6 +222,8 @@ pub const DEFAULT_NGRAM: usize = 5;
 pub const DEFAULT_THRESHOLD: f64 = 0.8;
 /// Default seed ("near" in ASCII).
 pub const DEFAULT_SEED: u64 = 0x6e65_6172;
+/// Default bound on the candidates the filter verifies per document.
+pub const DEFAULT_MAX_CANDIDATES: usize = 32;
 /// Default length of a node's text snippet in the graph commands, in characters.
 pub const DEFAULT_SNIPPET_CHARS: usize = 80;
 /// Default limit on a line's length: 64 MiB.
@@ -242,6 +249,7 @@ impl Default for Config {
             rows: None,
             lsh: LshParams { bands: 16, rows: 8 },
             window: 0,
+            max_candidates: DEFAULT_MAX_CANDIDATES,
             verify: VerifyMode::Jaccard,
             on_bad_line: BadLinePolicy::Pass,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
@@ -412,6 +420,23 @@ impl Config {
             ));
         }
         Ok(self)
+    }
+
+    /// True for the modes that filter the stream (`--drop-dups`, `--only-dups`,
+    /// `--annotate`): a document is compared with the documents kept so far, and work per
+    /// document is bounded by [`Config::max_candidates`].
+    pub fn filters(&self) -> bool {
+        matches!(self.mode, Mode::DropDups | Mode::OnlyDups | Mode::Annotate)
+    }
+
+    /// Most documents an LSH bucket keeps: `2 × max_candidates` in the filter modes, else
+    /// no limit (0).
+    pub fn bucket_limit(&self) -> usize {
+        if self.filters() {
+            self.max_candidates.saturating_mul(2)
+        } else {
+            0
+        }
     }
 
     /// Worker threads to start: `threads`, or the number of cores when it is 0.

@@ -283,7 +283,7 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
     if config.weights == Weights::TfIdf && idf.is_none() {
         return Err(bad("the state has no IDF table".into()));
     }
-    let mut window = Window::new(config.window);
+    let mut window = Window::new(config.window).with_bucket_limit(config.bucket_limit());
     let keep = match config.window {
         0 => docs.len(),
         n => n.min(docs.len()),

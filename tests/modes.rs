@@ -255,10 +255,22 @@ fn extreme_thresholds_work() {
     let (input, _) = corpus();
     let exact_only = neardup(&["-t", "1", "--stats"], input.as_bytes()).ok();
     assert_eq!(exact_only.stats()["dropped"], 1);
-    // Near 0 every shared word counts: K bands of one row, far more candidates, still verified.
+    // Near 0 every shared word counts: K bands of one row, far more candidates, still
+    // verified. The filter stops at a document's first match; --pairs checks them all.
     let low = neardup(&["-t", "0.01", "-n", "1", "--stats"], input.as_bytes()).ok();
     let stats = low.stats();
     assert!(stats["dropped"].as_u64().unwrap() > 4, "{stats}");
+    let checked = stats["candidates_checked"].as_u64().unwrap();
+    assert!(
+        checked >= stats["dropped_near"].as_u64().unwrap(),
+        "{stats}"
+    );
+    let pairs = neardup(
+        &["-t", "0.01", "-n", "1", "--pairs", "--stats"],
+        input.as_bytes(),
+    )
+    .ok();
+    let stats = pairs.stats();
     assert!(
         stats["candidates_checked"].as_u64().unwrap() > 100,
         "{stats}"

@@ -5,6 +5,7 @@ mod util;
 mod accuracy;
 mod bad_input;
 mod docs;
+mod filter;
 mod graph;
 mod modes;
 mod state;

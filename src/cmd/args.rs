@@ -3,9 +3,9 @@
 //! files that knows clap; the engine never sees these types.
 
 use crate::config::{
-    BadLinePolicy, Config, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED,
-    DEFAULT_THRESHOLD, HelperPolicy, InputFormat, Mode, PairsFormat, ShingleKind, TextStage,
-    VerifyMode, Weights,
+    BadLinePolicy, Config, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM,
+    DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, HelperPolicy, InputFormat, Mode,
+    PairsFormat, ShingleKind, TextStage, VerifyMode, Weights,
 };
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
@@ -236,6 +236,13 @@ pub struct CommonArgs {
     )]
     pub window: usize,
 
+    /// Filter modes: verify at most N candidates per document, those sharing the most LSH
+    /// bands first, and keep the 2N newest documents of each LSH bucket, so that the work per
+    /// document is bounded however many near copies came before it. 0: no bound (the exact
+    /// greedy answer with --exact).
+    #[arg(long, default_value_t = DEFAULT_MAX_CANDIDATES, value_name = "N", help_heading = "MinHash and LSH")]
+    pub max_candidates: usize,
+
     /// Signing threads (the sequencer is one of them: it signs while the next batch in order
     /// is not ready), and threads looking up and verifying a batch's candidates; 0 uses all
     /// cores.
@@ -248,9 +255,10 @@ pub struct CommonArgs {
     )]
     pub threads: usize,
 
-    /// When the sequencer shares a batch's LSH lookups and verification with helper threads
-    /// (with more than one thread): auto (when signed batches queue up behind it: it is then
-    /// the slower stage), always, or never. The output is the same.
+    /// --pairs and the graph commands: when the sequencer shares a batch's LSH lookups and
+    /// verification with helper threads (with more than one thread): auto (when signed
+    /// batches queue up behind it: it is then the slower stage), always, or never. The
+    /// output is the same.
     #[arg(
         long,
         value_enum,
@@ -343,6 +351,7 @@ impl CommonArgs {
             bands: self.bands,
             rows: self.rows,
             window: self.window,
+            max_candidates: self.max_candidates,
             verify,
             text_stages: confirm,
             on_bad_line: match self.on_bad_line {

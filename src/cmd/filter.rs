@@ -18,7 +18,11 @@ pub struct FilterArgs {
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Write the lines that are not duplicates of an earlier line (the default mode).
+    /// Write the lines that are not duplicates of an earlier kept line (the default mode).
+    ///
+    /// A document is compared with the documents kept so far, never with dropped ones, so
+    /// no two kept documents in the window are at or above the threshold and nothing is
+    /// dropped by chaining.
     #[arg(long, help_heading = "Output")]
     pub drop_dups: bool,
 
@@ -29,8 +33,8 @@ pub struct FilterArgs {
     /// Write every document as JSON with a "neardup" member: dup_of, similarity, exact.
     ///
     /// JSON objects keep their members and gain "neardup"; plain-text lines become
-    /// {"text": LINE, "neardup": {...}}. dup_of is the id of the most similar earlier
-    /// document at or above the threshold (null if none).
+    /// {"text": LINE, "neardup": {...}}. dup_of is the id of the most similar kept earlier
+    /// document found at or above the threshold (null if none).
     #[arg(long, help_heading = "Output")]
     pub annotate: bool,
 

@@ -154,8 +154,11 @@ fn run_inner<W: Write, D: Write>(
             });
         }
 
-        // `--sign` never looks up; otherwise the other threads help verify batches.
-        let helpers = (threads > 1 && config.mode != Mode::Sign)
+        // The other threads help look up and verify batches where every pair is wanted
+        // (`--pairs`, the graph commands). In the filter modes each document's verdict
+        // depends on the verdicts before it (only kept documents are compared with), and
+        // `sign` never looks up.
+        let helpers = (threads > 1 && matches!(config.mode, Mode::Pairs | Mode::Graph))
             .then(|| Helpers::start(scope, config, threads - 1));
         let mut sequencer =
             Sequencer::new(prepared, out, &names, stderr_is_terminal, helpers, signed);

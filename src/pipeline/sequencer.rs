@@ -70,7 +70,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             prepared,
             names,
             out: Output::new(out, config.pairs_format),
-            window: Window::new(config.window),
+            window: Window::new(config.window).with_bucket_limit(config.bucket_limit()),
             summary: Summary::default(),
             candidates: Vec::new(),
             matches: Vec::new(),
@@ -176,7 +176,6 @@ impl<'c, W: Write> Sequencer<'c, W> {
             let capacity = self.config.window;
             if self.helpers.is_some()
                 && self.wants_help()
-                && self.config.mode != Mode::Sign
                 && (capacity == 0 || self.window.len() + docs.len() <= capacity)
             {
                 self.batch_in_parallel(&batch, docs, diag)?;
@@ -276,13 +275,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 self.config.sign_values.then_some(&signed.signature[..]),
             );
         }
-        // --pairs and the graph want every pair, copies included.
-        let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
-        // Exact copies first: no LSH lookup, no verification, nothing added to the window.
-        if !pairs_mode && let Some(held) = self.window.find_copy(signed.text_hash) {
-            return self.exact_copy(batch, i, held);
+        if self.config.filters() {
+            return self.filter_document(batch, i, signed);
         }
-
+        // --pairs and the graph want every pair, copies included.
         self.window
             .candidates(&signed.band_keys, &mut self.candidates);
         self.summary.candidates += self.candidates.len() as u64;
@@ -294,17 +290,83 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
         });
         self.report(batch, i, &signed.id, signed.node.take())?;
-        self.window
-            .insert(line.number, into_entry(signed, pairs_mode));
+        self.window.insert(line.number, into_entry(signed, true));
         Ok(())
     }
 
-    /// The documents of a batch that cannot evict anything, with the bucket inserts, the LSH
-    /// lookups and verification on this thread and the helpers. Same output, window and
-    /// recency order as [`Self::document`] one by one:
-    /// 1. in order, each document is checked against the exact index and inserted without
-    ///    its band keys; with no eviction every handle stays valid (inserts depend on neither
-    ///    lookup nor verdict);
+    /// A document of the filter modes, compared with the documents kept so far (never with
+    /// dropped ones): an exact copy of one (same normalised text: no LSH work at all), a near
+    /// duplicate of one (dropped), or new (kept: it enters the window). So no two kept
+    /// documents in the window are at or above the threshold (up to LSH recall), and a
+    /// document is never dropped for resembling one that was dropped itself.
+    ///
+    /// The work is bounded whatever came before: candidates are verified in the order of
+    /// [`Window::ranked_candidates`] (most shared bands first), at most
+    /// [`Config::max_candidates`] of them, and `--drop-dups` and `--only-dups` stop at the
+    /// first match. `--annotate` goes on through the bounded list to name the most similar.
+    /// Only the first match is refreshed, so the window (and what is dropped) is the same in
+    /// the three modes.
+    fn filter_document(&mut self, batch: &Batch, i: usize, signed: Signed) -> Result<()> {
+        if let Some(held) = self.window.find_copy(signed.text_hash) {
+            return self.exact_copy(batch, i, held);
+        }
+        self.window
+            .ranked_candidates(&signed.band_keys, &mut self.candidates);
+        let limit = match self.config.max_candidates {
+            0 => usize::MAX,
+            n => n,
+        };
+        let checked = &self.candidates[..self.candidates.len().min(limit)];
+        let every_match = self.config.mode == Mode::Annotate;
+        let (config, matches) = (self.config, &mut self.matches);
+        matches.clear();
+        let mut verified = 0;
+        self.window.visit_while(checked, |held, entry| {
+            verified += 1;
+            match decide(config, entry.compared(), signed.compared()) {
+                Some(s) => {
+                    matches.push((held, s));
+                    every_match
+                }
+                None => true,
+            }
+        });
+        self.summary.candidates += verified;
+        self.summary.pairs += self.matches.len() as u64;
+        // The most similar kept document checked; ties go to the earliest.
+        let best = self.matches.iter().copied().reduce(|b, m| {
+            if m.1 > b.1 || (m.1 == b.1 && m.0.seq < b.0.seq) {
+                m
+            } else {
+                b
+            }
+        });
+        let Some((dup_of, similarity)) = best else {
+            let verdict = Verdict {
+                dup_of: None,
+                similarity: 0.0,
+                copy: false,
+            };
+            emit(&mut self.out, &mut self.summary, config, batch, i, verdict)?;
+            let line = batch.lines[i].number;
+            self.window.insert(line, into_entry(signed, false));
+            return Ok(());
+        };
+        self.window.touch(self.matches[0].0);
+        self.summary.dropped_near += 1;
+        let verdict = Verdict {
+            dup_of: Some(&self.window.entry(dup_of).id),
+            similarity,
+            copy: false,
+        };
+        emit(&mut self.out, &mut self.summary, config, batch, i, verdict)
+    }
+
+    /// The documents of a batch of `--pairs` or a graph command that cannot evict anything,
+    /// with the bucket inserts, the LSH lookups and verification on this thread and the
+    /// helpers. Same output, window and recency order as [`Self::document`] one by one:
+    /// 1. in order, each document is inserted without its band keys; with no eviction every
+    ///    handle stays valid (inserts depend on neither lookup nor verdict);
     /// 2. on all threads, each owning some of the bucket tables, the batch's band keys are
     ///    added in sequence order ([`index_batch`]): each bucket gets its documents in the
     ///    order one-by-one inserts give;
@@ -322,10 +384,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
     ) -> Result<()> {
         enum Plan {
             Bad(BadLine),
-            Exact(Held),
             Near(Held, Option<NodeData>),
         }
-        let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
         let mut plans = Vec::with_capacity(docs.len());
         let mut inserted = Vec::with_capacity(docs.len());
         for (i, doc) in docs.into_iter().enumerate() {
@@ -336,14 +396,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     continue;
                 }
             };
-            if !pairs_mode && let Some(held) = self.window.find_copy(signed.text_hash) {
-                plans.push(Plan::Exact(held));
-                continue;
-            }
             let node = signed.node.take();
             let held = self
                 .window
-                .insert_unindexed(batch.lines[i].number, into_entry(signed, pairs_mode));
+                .insert_unindexed(batch.lines[i].number, into_entry(signed, true));
             inserted.push(held);
             plans.push(Plan::Near(held, node));
         }
@@ -362,7 +418,6 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.lines = batch.lines[i].number;
             match plan {
                 Plan::Bad(reason) => self.bad_line(batch, i, &reason, diag)?,
-                Plan::Exact(held) => self.exact_copy(batch, i, held)?,
                 Plan::Near(held, node) => {
                     let outcome = looked.next().expect("one outcome per inserted document");
                     self.summary.candidates += outcome.candidates;
@@ -420,8 +475,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
         )
     }
 
-    /// Writes what line `i` (document `id`) gets once its verified matches are in
-    /// `self.matches`: pairs, graph edges, or its line with the verdict; the matched documents
+    /// Writes what line `i` (document `id`) of `--pairs` or a graph command gets once its
+    /// verified matches are in `self.matches`: pairs or graph edges; the matched documents
     /// are refreshed. The caller then inserts (or refreshes) the document itself.
     fn report(
         &mut self,
@@ -430,21 +485,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
         id: &DocId,
         node: Option<NodeData>,
     ) -> Result<()> {
-        let pairs_mode = matches!(self.config.mode, Mode::Pairs | Mode::Graph);
         self.summary.pairs += self.matches.len() as u64;
-        // The most similar earlier document; ties go to the earliest (candidates are sorted).
-        let best = self
-            .matches
-            .iter()
-            .copied()
-            .fold(None::<(Held, f64)>, |best, m| match best {
-                Some(b) if b.1 >= m.1 => Some(b),
-                _ => Some(m),
-            });
         for &(held, _) in &self.matches {
             self.window.touch(held);
         }
-
         if let Some(graph) = &mut self.graph {
             let NodeData { snippet, attrs } = node.unwrap_or_default();
             let node = graph.add_node(
@@ -458,29 +502,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
             for &(held, similarity) in &self.matches {
                 graph.add_edge(held.seq, node, similarity);
             }
-        } else if pairs_mode {
+        } else {
             for &(held, similarity) in &self.matches {
                 let earlier = &self.window.entry(held).id;
                 self.out.pair(earlier, id, similarity)?;
                 self.summary.written += 1;
             }
-        } else {
-            if best.is_some() {
-                self.summary.dropped_near += 1;
-            }
-            let verdict = Verdict {
-                dup_of: best.map(|(held, _)| &self.window.entry(held).id),
-                similarity: best.map_or(0.0, |b| b.1),
-                copy: false,
-            };
-            emit(
-                &mut self.out,
-                &mut self.summary,
-                self.config,
-                batch,
-                i,
-                verdict,
-            )?;
         }
         Ok(())
     }

@@ -84,6 +84,8 @@ pub struct Buckets {
     lists: Vec<Vec<u32>>,
     /// Indexes of `lists` not in use (kept with their capacity).
     spare: Vec<u32>,
+    /// Most members a bucket keeps (0: no limit); a push past it drops the oldest member.
+    limit: usize,
 }
 
 impl Default for Buckets {
@@ -101,6 +103,18 @@ impl Buckets {
             keys: 0,
             lists: Vec::new(),
             spare: Vec::new(),
+            limit: 0,
+        }
+    }
+
+    /// An empty table whose buckets keep at most `limit` members each, the most recently
+    /// pushed (0: no limit). A template family can share a band key among thousands of
+    /// documents; the filter looks at no more than the newest few of them, so keeping the
+    /// rest would only cost memory and time (a list grows, and eviction scans it).
+    pub fn with_limit(limit: usize) -> Buckets {
+        Buckets {
+            limit,
+            ..Buckets::new()
         }
     }
 
@@ -201,7 +215,11 @@ impl Buckets {
                     self.cells[i].tag = MANY;
                     self.cells[i].value = list;
                 } else {
-                    self.lists[c.value as usize].push(slot);
+                    let list = &mut self.lists[c.value as usize];
+                    if self.limit > 1 && list.len() >= self.limit {
+                        list.remove(0);
+                    }
+                    list.push(slot);
                 }
                 return;
             }
@@ -301,6 +319,26 @@ mod tests {
 
     /// Random pushes and removes (many keys in few homes, so probe runs wrap and shift)
     /// against a map of vectors.
+    #[test]
+    fn a_limited_bucket_keeps_its_newest_members() {
+        let mut b = Buckets::with_limit(3);
+        for slot in 0..10 {
+            b.push(42, slot);
+            b.push(7, 100 + slot);
+        }
+        assert_eq!(b.get(42), &[7, 8, 9]);
+        assert_eq!(b.get(7), &[107, 108, 109]);
+        // Removing a member the limit dropped changes nothing; the others go as usual.
+        b.remove(42, 2);
+        b.remove(42, 8);
+        assert_eq!(b.get(42), &[7, 9]);
+        let mut unlimited = Buckets::new();
+        for slot in 0..10 {
+            unlimited.push(42, slot);
+        }
+        assert_eq!(unlimited.get(42).len(), 10);
+    }
+
     #[test]
     fn equals_a_map_of_lists() {
         let mut next = crate::hash::test_rng(11u64);

@@ -153,6 +153,8 @@ pub struct Window {
 #[derive(Debug, Default)]
 pub struct Marks {
     marks: Vec<u32>,
+    /// Per slot, the bands the current query shares with it ([`Window::ranked_candidates`]).
+    shared: Vec<u16>,
     /// Number of the current query (never 0 once a query ran; marks restart when it wraps).
     query: u32,
 }
@@ -162,6 +164,7 @@ impl Marks {
     fn start(&mut self, slots: usize) -> u32 {
         if self.marks.len() < slots {
             self.marks.resize(slots, 0);
+            self.shared.resize(slots, 0);
         }
         self.query = self.query.wrapping_add(1);
         if self.query == 0 {
@@ -180,6 +183,13 @@ impl Window {
             buckets: (0..SHARDS).map(|_| Buckets::new()).collect(),
             ..Window::placeholder()
         }
+    }
+
+    /// The window with bucket lists of at most `limit` documents each, the most recently
+    /// inserted (0: no limit; see [`Buckets::with_limit`]). Call on a new window.
+    pub fn with_bucket_limit(mut self, limit: usize) -> Window {
+        self.buckets = (0..SHARDS).map(|_| Buckets::with_limit(limit)).collect();
+        self
     }
 
     /// An empty stand-in that allocates nothing (while a window is lent to other threads).
@@ -265,6 +275,33 @@ impl Window {
         self.marks = marks;
     }
 
+    /// Writes into `out` (cleared first) the documents sharing at least one band key, each
+    /// once, those sharing the most bands first (ties: the earlier first). The filter
+    /// verifies them in this order and may stop early: a document that shares more bands is
+    /// more similar on average (each band agrees with probability J^rows).
+    pub fn ranked_candidates(&mut self, band_keys: &[u64], out: &mut Vec<Held>) {
+        out.clear();
+        let mut marks = std::mem::take(&mut self.marks);
+        let query = marks.start(self.slots.len());
+        for &key in band_keys {
+            for &slot in self.buckets[shard(key)].get(key) {
+                let s = slot as usize;
+                if marks.marks[s] != query {
+                    marks.marks[s] = query;
+                    marks.shared[s] = 1;
+                    out.push(Held {
+                        seq: self.seqs[s],
+                        slot,
+                    });
+                } else {
+                    marks.shared[s] = marks.shared[s].saturating_add(1);
+                }
+            }
+        }
+        out.sort_unstable_by_key(|h| (std::cmp::Reverse(marks.shared[h.slot as usize]), h.seq));
+        self.marks = marks;
+    }
+
     /// [`Window::candidates`] among the documents with a sequence number below `before`,
     /// with the caller's marks (so that threads can query at once).
     pub fn candidates_before(
@@ -330,6 +367,15 @@ impl Window {
     /// them, and a window entry is rarely in cache).
     #[inline]
     pub fn visit(&self, held: &[Held], mut visit: impl FnMut(Held, &Entry)) {
+        self.visit_while(held, |h, entry| {
+            visit(h, entry);
+            true
+        });
+    }
+
+    /// [`Window::visit`] while `visit` returns true.
+    #[inline]
+    pub fn visit_while(&self, held: &[Held], mut visit: impl FnMut(Held, &Entry) -> bool) {
         for &h in held {
             self.prefetch_slot(h);
         }
@@ -337,7 +383,9 @@ impl Window {
             if let Some(&next) = held.get(k + 1) {
                 self.prefetch(next);
             }
-            visit(h, self.entry(h));
+            if !visit(h, self.entry(h)) {
+                return;
+            }
         }
     }
 
