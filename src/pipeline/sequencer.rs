@@ -310,13 +310,13 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if let Some(held) = self.window.find_copy(signed.text_hash) {
             return self.exact_copy(batch, i, held);
         }
-        self.window
-            .ranked_candidates(&signed.band_keys, &mut self.candidates);
         let limit = match self.config.max_candidates {
             0 => usize::MAX,
             n => n,
         };
-        let checked = &self.candidates[..self.candidates.len().min(limit)];
+        self.window
+            .ranked_candidates(&signed.band_keys, limit, &mut self.candidates);
+        let checked = &self.candidates[..];
         let every_match = self.config.mode == Mode::Annotate;
         let (config, matches) = (self.config, &mut self.matches);
         matches.clear();

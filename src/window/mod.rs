@@ -275,11 +275,12 @@ impl Window {
         self.marks = marks;
     }
 
-    /// Writes into `out` (cleared first) the documents sharing at least one band key, each
-    /// once, those sharing the most bands first (ties: the earlier first). The filter
-    /// verifies them in this order and may stop early: a document that shares more bands is
-    /// more similar on average (each band agrees with probability J^rows).
-    pub fn ranked_candidates(&mut self, band_keys: &[u64], out: &mut Vec<Held>) {
+    /// Writes into `out` (cleared first) the first `limit` of the documents sharing at least
+    /// one band key, each once, those sharing the most bands first (ties: the earlier
+    /// first). The filter verifies them in this order and may stop early: a document that
+    /// shares more bands is more similar on average (each band agrees with probability
+    /// J^rows).
+    pub fn ranked_candidates(&mut self, band_keys: &[u64], limit: usize, out: &mut Vec<Held>) {
         out.clear();
         let mut marks = std::mem::take(&mut self.marks);
         let query = marks.start(self.slots.len());
@@ -298,7 +299,14 @@ impl Window {
                 }
             }
         }
-        out.sort_unstable_by_key(|h| (std::cmp::Reverse(marks.shared[h.slot as usize]), h.seq));
+        // Only the first `limit` are wanted, so they are selected first (a template family
+        // gives hundreds of candidates, and sorting them all cost more than verifying).
+        let key = |h: &Held| (std::cmp::Reverse(marks.shared[h.slot as usize]), h.seq);
+        if out.len() > limit {
+            out.select_nth_unstable_by_key(limit, key);
+            out.truncate(limit);
+        }
+        out.sort_unstable_by_key(key);
         self.marks = marks;
     }
 
