@@ -39,7 +39,7 @@ corpus() { # corpus KIND N -> path (generated once)
       tpl1) python3 scripts/make_template_corpus.py --docs "$n" --templates 1 > "$path.tmp" ;;
       tpl100) python3 scripts/make_template_corpus.py --docs "$n" --templates 100 > "$path.tmp" ;;
       # ~0.72 KB a line, as the template documents; enough megabytes for n lines, then cut.
-      text) python3 scripts/make_corpus.py --chunk 640 --mb $((n / 900 + 8)) --seed 3 \
+      text) python3 scripts/make_corpus.py --chunk 640 --mb $((n / 900 + 8)) --seed 3 2> /dev/null \
               | head -n "$n" > "$path.tmp" ;;
     esac
     mv "$path.tmp" "$path"

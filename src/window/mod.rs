@@ -150,23 +150,26 @@ pub struct Window {
 /// Per slot, the last query that found it: a query finds the same document in most of its
 /// bands (ten times as many hits as documents at 16 × 8), and the marks let each document
 /// through once without sorting the hits. One per querying thread, reused across queries.
+///
+/// A mark is the query's number (24 bits) and, for [`Window::ranked_candidates`], the bands
+/// that query shares with the slot (8 bits, saturating): one load per hit.
 #[derive(Debug, Default)]
 pub struct Marks {
     marks: Vec<u32>,
-    /// Per slot, the bands the current query shares with it ([`Window::ranked_candidates`]).
-    shared: Vec<u16>,
     /// Number of the current query (never 0 once a query ran; marks restart when it wraps).
     query: u32,
 }
+
+/// Query numbers wrap at this (24 bits); the marks are cleared then.
+const QUERIES: u32 = 1 << 24;
 
 impl Marks {
     /// Starts a query over a window of `slots` slots; returns its number.
     fn start(&mut self, slots: usize) -> u32 {
         if self.marks.len() < slots {
             self.marks.resize(slots, 0);
-            self.shared.resize(slots, 0);
         }
-        self.query = self.query.wrapping_add(1);
+        self.query = (self.query + 1) % QUERIES;
         if self.query == 0 {
             self.marks.fill(0);
             self.query = 1;
@@ -286,22 +289,26 @@ impl Window {
         let query = marks.start(self.slots.len());
         for &key in band_keys {
             for &slot in self.buckets[shard(key)].get(key) {
-                let s = slot as usize;
-                if marks.marks[s] != query {
-                    marks.marks[s] = query;
-                    marks.shared[s] = 1;
+                let mark = &mut marks.marks[slot as usize];
+                if *mark >> 8 != query {
+                    *mark = query << 8 | 1;
                     out.push(Held {
-                        seq: self.seqs[s],
+                        seq: self.seqs[slot as usize],
                         slot,
                     });
-                } else {
-                    marks.shared[s] = marks.shared[s].saturating_add(1);
+                } else if *mark & 0xff != 0xff {
+                    *mark += 1;
                 }
             }
         }
         // Only the first `limit` are wanted, so they are selected first (a template family
         // gives hundreds of candidates, and sorting them all cost more than verifying).
-        let key = |h: &Held| (std::cmp::Reverse(marks.shared[h.slot as usize]), h.seq);
+        let key = |h: &Held| {
+            (
+                std::cmp::Reverse(marks.marks[h.slot as usize] & 0xff),
+                h.seq,
+            )
+        };
         if out.len() > limit {
             out.select_nth_unstable_by_key(limit, key);
             out.truncate(limit);
@@ -324,8 +331,8 @@ impl Window {
         for &key in band_keys {
             for &slot in self.buckets[shard(key)].get(key) {
                 let mark = &mut marks.marks[slot as usize];
-                if *mark != query {
-                    *mark = query;
+                if *mark >> 8 != query {
+                    *mark = query << 8;
                     let seq = self.seqs[slot as usize];
                     if seq < before {
                         out.push(Held { seq, slot });
@@ -370,9 +377,9 @@ impl Window {
         }
     }
 
-    /// Calls `visit` with each of `held` (in order) and its entry, loading ahead: every slot
-    /// first, then the next document's shingles while one is visited (verification merges
-    /// them, and a window entry is rarely in cache).
+    /// Calls `visit` with each of `held` (in order) and its entry, loading the next ones'
+    /// slots and shingles ahead (verification merges the shingles, and a window entry is
+    /// rarely in cache).
     #[inline]
     pub fn visit(&self, held: &[Held], mut visit: impl FnMut(Held, &Entry)) {
         self.visit_while(held, |h, entry| {
@@ -384,12 +391,24 @@ impl Window {
     /// [`Window::visit`] while `visit` returns true.
     #[inline]
     pub fn visit_while(&self, held: &[Held], mut visit: impl FnMut(Held, &Entry) -> bool) {
-        for &h in held {
+        // A rolling window of loads in flight: slots a few documents ahead, then (once a
+        // slot is in) the shingles it points to. Asking for every candidate's slot at once
+        // filled the CPU's miss buffers and stalled; a document that stops at its first
+        // match needed none of the rest.
+        const SLOTS_AHEAD: usize = 8;
+        const SHINGLES_AHEAD: usize = 3;
+        for &h in held.iter().take(SLOTS_AHEAD) {
             self.prefetch_slot(h);
         }
+        for &h in held.iter().take(SHINGLES_AHEAD) {
+            self.prefetch(h);
+        }
         for (k, &h) in held.iter().enumerate() {
-            if let Some(&next) = held.get(k + 1) {
-                self.prefetch(next);
+            if let Some(&ahead) = held.get(k + SLOTS_AHEAD) {
+                self.prefetch_slot(ahead);
+            }
+            if let Some(&ahead) = held.get(k + SHINGLES_AHEAD) {
+                self.prefetch(ahead);
             }
             if !visit(h, self.entry(h)) {
                 return;
@@ -700,7 +719,7 @@ mod tests {
         let mut w = Window::new(0);
         w.insert(1, entry(&[1, 2], None));
         w.insert(2, entry(&[2], None));
-        w.marks.query = u32::MAX - 1;
+        w.marks.query = QUERIES - 2;
         let mut c = Vec::new();
         for _ in 0..4 {
             w.candidates(&[1, 2], &mut c);
