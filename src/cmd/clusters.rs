@@ -59,8 +59,13 @@ impl From<ByArg> for ClusterBy {
 impl ClustersArgs {
     /// Groups the documents (or the `--from-edges` graph) and writes one line per document.
     pub fn run(self) -> Result<()> {
-        let grouping = self.grouping.options()?;
+        let mut grouping = self.grouping.options()?;
         let by = self.by.into();
+        // Components print no clique unless --max-cluster splits them; only --stats prints
+        // the components' diameters and weakest edges.
+        let stats = self.common.stats;
+        grouping.cliques = by == ClusterBy::Cliques || grouping.max_cluster > 0 || stats;
+        grouping.summaries = stats;
         let config = Config {
             snippet_chars: 0,
             ..self.common.config(self.input, Mode::Graph)?

@@ -72,7 +72,14 @@ impl From<GraphFormatArg> for GraphFormat {
 impl GraphArgs {
     /// Builds the graph of the inputs and writes it to standard output.
     pub fn run(self) -> Result<()> {
-        let grouping = self.grouping.options()?;
+        let mut grouping = self.grouping.options()?;
+        let stats = self.common.stats;
+        // Compute only what the format (or --stats) prints: GraphML and JSON label each node
+        // with its clique cluster, JSON and DOT describe each component.
+        grouping.cliques =
+            stats || matches!(self.format, GraphFormatArg::Graphml | GraphFormatArg::Json);
+        grouping.summaries =
+            stats || matches!(self.format, GraphFormatArg::Json | GraphFormatArg::Dot);
         let export = ExportOptions {
             all_nodes: self.all_nodes,
             attr_names: self.node_attr.clone(),

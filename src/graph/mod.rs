@@ -225,6 +225,14 @@ pub struct ClusterOptions {
     pub max_cluster: usize,
     /// Work budget of the clique search per component.
     pub clique_budget: u64,
+    /// Compute the clique clusters. Without them each component is its own clique label
+    /// and [`ComponentInfo::cliques`] is 0: for output that prints no clique (components
+    /// without `--max-cluster`, the TSV edge list), whose cost would be the clique search.
+    pub cliques: bool,
+    /// Compute each component's diameter and weakest edge (for `--stats`, JSON and DOT);
+    /// without them [`ComponentInfo::diameter`] is a zero placeholder and `weakest` is
+    /// `None`.
+    pub summaries: bool,
 }
 
 impl Default for ClusterOptions {
@@ -233,6 +241,8 @@ impl Default for ClusterOptions {
             min_edge: 0.0,
             max_cluster: 0,
             clique_budget: CLIQUE_WORK_BUDGET,
+            cliques: true,
+            summaries: true,
         }
     }
 }
@@ -328,11 +338,14 @@ impl DupGraph {
                 clique_groups.push(members.clone());
                 continue;
             }
-            let (parts, greedy) =
+            let (parts, greedy) = if !options.cliques {
+                (Vec::new(), false)
+            } else {
                 match cliques::maximal_cliques(&adj, members, options.clique_budget) {
                     Some(cliques) => (cliques::clique_partition(&cliques), false),
                     None => (cliques::greedy_cliques(&adj, members), true),
-                };
+                }
+            };
             let first_id = &self.node(members[0]).id;
             if greedy {
                 warnings.push(format!(
@@ -355,16 +368,34 @@ impl DupGraph {
                 ));
             }
             let edges = members.iter().map(|&v| adj.degree(v)).sum::<usize>() / 2;
+            let (diameter, weakest) = if options.summaries {
+                (
+                    adjacency::diameter(&adj, members, &mut bfs),
+                    adjacency::weakest_edge(&adj, members),
+                )
+            } else {
+                let none = Diameter {
+                    hops: 0,
+                    from: members[0],
+                    to: members[0],
+                    exact: false,
+                };
+                (none, None)
+            };
             infos.push(ComponentInfo {
                 label: label as u32,
                 members: members.clone(),
                 edges,
-                diameter: adjacency::diameter(&adj, members, &mut bfs),
-                weakest: adjacency::weakest_edge(&adj, members),
+                diameter,
+                weakest,
                 cliques: parts.len(),
                 greedy,
             });
-            clique_groups.extend(parts);
+            if options.cliques {
+                clique_groups.extend(parts);
+            } else {
+                clique_groups.push(members.clone());
+            }
         }
         let clique = number_groups(n, &clique_groups);
         let cluster_groups: Vec<Vec<u32>> = match by {
@@ -479,6 +510,39 @@ mod tests {
         let k = g.cluster(ClusterBy::Cliques, ClusterOptions::default());
         assert_eq!(k.cluster, vec![0, 0, 1, 1, 2, 3, 3]);
         assert_eq!(k.cluster_size, vec![2, 2, 1, 2]);
+    }
+
+    #[test]
+    fn components_alone_skip_the_clique_search_and_the_summaries() {
+        let g = graph(7, &[(0, 1, 0.9), (1, 2, 0.9), (2, 3, 0.85), (5, 6, 0.95)]);
+        let full = g.cluster(ClusterBy::Components, ClusterOptions::default());
+        let lean = g.cluster(
+            ClusterBy::Components,
+            ClusterOptions {
+                cliques: false,
+                summaries: false,
+                ..ClusterOptions::default()
+            },
+        );
+        // The same components, the same clusters, in the same order.
+        assert_eq!(lean.component, full.component);
+        assert_eq!(lean.cluster, full.cluster);
+        assert_eq!(lean.cluster_size, full.cluster_size);
+        let members = |c: &Clustering| {
+            c.components
+                .iter()
+                .map(|i| i.members.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(members(&lean), members(&full));
+        // What was not asked for is not computed.
+        assert_eq!(lean.clique, lean.component);
+        assert!(
+            lean.components
+                .iter()
+                .all(|i| i.cliques == 0 && i.weakest.is_none())
+        );
+        assert_eq!(full.components[0].cliques, 2);
     }
 
     #[test]
