@@ -4,6 +4,7 @@ mod util;
 
 mod accuracy;
 mod bad_input;
+mod compressed;
 mod docs;
 mod filter;
 mod graph;

@@ -11,6 +11,7 @@
 //! panic), which [`BadLines`] ([`bad_lines`]) counts and reports as `--on-bad-line` says.
 
 pub mod bad_lines;
+pub mod decompress;
 pub mod extract;
 
 pub use bad_lines::BadLines;
@@ -18,6 +19,7 @@ pub use extract::{BadLine, DocId, Extractor, write_json_string};
 
 use crate::config::InputFormat;
 use crate::error::{Error, Result};
+use decompress::Decompressing;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -83,23 +85,25 @@ pub struct Input {
 }
 
 impl Input {
-    /// Opens `path`; `-` is standard input.
+    /// Opens `path`; `-` is standard input. Compressed data (gzip, zstd, bzip2, xz) is
+    /// recognised by its first bytes and decompressed ([`decompress`]).
     pub fn open(path: &Path) -> Result<Input> {
         if path.as_os_str() == "-" {
             return Ok(Input {
                 name: "-".to_string(),
-                reader: Box::new(io::stdin()),
+                reader: Box::new(Decompressing::new(Box::new(io::stdin()))),
             });
         }
         let name = path.display().to_string();
         let file = File::open(path).map_err(|e| Error::io(format!("opening {name}"), e))?;
         Ok(Input {
             name,
-            reader: Box::new(file),
+            reader: Box::new(Decompressing::new(Box::new(file))),
         })
     }
 
-    /// Wraps any reader (for tests and library use).
+    /// Wraps any reader, read as it is (for tests and library use; wrap it in a
+    /// [`Decompressing`] for compressed data).
     pub fn from_reader(name: impl Into<String>, reader: Box<dyn Read + Send>) -> Input {
         Input {
             name: name.into(),

@@ -1,0 +1,212 @@
+//! Compressed inputs: gzip (multi-member files too), zstd (multi-frame), bzip2 and xz,
+//! recognised by their first bytes, never by the file name, so that `crawl.jsonl.zst`,
+//! `cat dump.gz |` and a misnamed file all work. Everything after (line numbers, `--stats`
+//! `bytes_read`) sees the decompressed text. A corrupt or truncated stream is a read error,
+//! which the reader reports with the input's name.
+//!
+//! The standard crates do the work: `flate2` (zlib-rs), `zstd`, `bzip2` (libbz2-rs) and
+//! `liblzma`.
+
+use std::io::{self, Read};
+
+/// What the first bytes of an input say it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// Not compressed (or not a format we know): read as it is.
+    None,
+    /// gzip (RFC 1952), `1f 8b`.
+    Gzip,
+    /// Zstandard, `28 b5 2f fd`.
+    Zstd,
+    /// bzip2, `BZh` and a block size digit.
+    Bzip2,
+    /// xz, `fd 37 7a 58 5a 00`.
+    Xz,
+}
+
+/// Bytes [`detect`] needs to see.
+pub const MAGIC_BYTES: usize = 6;
+
+/// The compression the first bytes of an input show (fewer than [`MAGIC_BYTES`] at end of
+/// input are fine). Text never starts with these bytes: none of them is valid UTF-8 at the
+/// start of a line except `BZh` followed by a digit, which is checked in full.
+pub fn detect(head: &[u8]) -> Compression {
+    match head {
+        [0x1f, 0x8b, ..] => Compression::Gzip,
+        [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
+        [b'B', b'Z', b'h', b'1'..=b'9', ..] => Compression::Bzip2,
+        [0xfd, b'7', b'z', b'X', b'Z', 0x00, ..] => Compression::Xz,
+        _ => Compression::None,
+    }
+}
+
+/// A reader that looks at its first bytes on the first read and from then on decompresses
+/// (or passes through) what follows. Nothing is read before the first read, so opening an
+/// idle pipe does not block.
+pub struct Decompressing {
+    state: State,
+}
+
+enum State {
+    Unread(Box<dyn Read + Send>),
+    Reading(Box<dyn Read + Send>),
+    /// Only while the state changes.
+    Taken,
+}
+
+impl Decompressing {
+    /// Wraps `inner`.
+    pub fn new(inner: Box<dyn Read + Send>) -> Decompressing {
+        Decompressing {
+            state: State::Unread(inner),
+        }
+    }
+}
+
+impl Read for Decompressing {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let State::Unread(_) = self.state {
+            let State::Unread(mut inner) = std::mem::replace(&mut self.state, State::Taken) else {
+                unreachable!("checked above");
+            };
+            let mut head = [0u8; MAGIC_BYTES];
+            let mut have = 0;
+            while have < MAGIC_BYTES {
+                match inner.read(&mut head[have..]) {
+                    Ok(0) => break,
+                    Ok(n) => have += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        self.state = State::Reading(inner);
+                        return Err(e);
+                    }
+                }
+            }
+            let rest: Box<dyn Read + Send> =
+                Box::new(io::Cursor::new(head[..have].to_vec()).chain(inner));
+            self.state = State::Reading(match detect(&head[..have]) {
+                Compression::None => rest,
+                Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(rest)),
+                Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(rest)?),
+                Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(rest)),
+                Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(rest)),
+            });
+        }
+        match &mut self.state {
+            State::Reading(reader) => reader.read(buf),
+            _ => unreachable!("the first read sets the reader"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    const TEXT: &[u8] = b"{\"text\":\"one line\"}\nsecond line\n\xef\xbb\xbfthird, no LF";
+
+    fn compressed(kind: Compression, data: &[u8]) -> Vec<u8> {
+        match kind {
+            Compression::None => data.to_vec(),
+            Compression::Gzip => {
+                let mut e = flate2::write::GzEncoder::new(Vec::new(), Default::default());
+                e.write_all(data).unwrap();
+                e.finish().unwrap()
+            }
+            Compression::Zstd => zstd::stream::encode_all(data, 3).unwrap(),
+            Compression::Bzip2 => {
+                let mut e = bzip2::write::BzEncoder::new(Vec::new(), Default::default());
+                e.write_all(data).unwrap();
+                e.finish().unwrap()
+            }
+            Compression::Xz => {
+                let mut e = liblzma::write::XzEncoder::new(Vec::new(), 6);
+                e.write_all(data).unwrap();
+                e.finish().unwrap()
+            }
+        }
+    }
+
+    /// Reads everything through a `Decompressing`, a few bytes at a time.
+    fn read_all(bytes: Vec<u8>) -> io::Result<Vec<u8>> {
+        let mut r = Decompressing::new(Box::new(io::Cursor::new(bytes)));
+        let mut out = Vec::new();
+        let mut buf = [0u8; 7];
+        loop {
+            match r.read(&mut buf)? {
+                0 => return Ok(out),
+                n => out.extend_from_slice(&buf[..n]),
+            }
+        }
+    }
+
+    const KINDS: [Compression; 5] = [
+        Compression::None,
+        Compression::Gzip,
+        Compression::Zstd,
+        Compression::Bzip2,
+        Compression::Xz,
+    ];
+
+    #[test]
+    fn every_format_is_recognised_and_gives_the_text_back() {
+        for kind in KINDS {
+            let bytes = compressed(kind, TEXT);
+            assert_eq!(detect(&bytes), kind);
+            assert_eq!(read_all(bytes).unwrap(), TEXT, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn concatenated_members_and_frames_are_read_whole() {
+        for kind in [
+            Compression::Gzip,
+            Compression::Zstd,
+            Compression::Bzip2,
+            Compression::Xz,
+        ] {
+            let mut bytes = compressed(kind, b"first part\n");
+            bytes.extend(compressed(kind, b"second part\n"));
+            assert_eq!(
+                read_all(bytes).unwrap(),
+                b"first part\nsecond part\n",
+                "{kind:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn truncated_or_corrupt_streams_are_errors() {
+        let long: Vec<u8> = (0..20_000u32)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        for kind in [
+            Compression::Gzip,
+            Compression::Zstd,
+            Compression::Bzip2,
+            Compression::Xz,
+        ] {
+            let bytes = compressed(kind, &long);
+            let cut = bytes[..bytes.len() / 2].to_vec();
+            assert!(
+                read_all(cut).is_err(),
+                "{kind:?}: a truncated stream reads without error"
+            );
+            let mut flipped = bytes.clone();
+            let at = flipped.len() / 2;
+            flipped[at] ^= 0x55;
+            assert!(
+                read_all(flipped).is_err(),
+                "{kind:?}: a corrupt stream reads without error"
+            );
+        }
+    }
+
+    #[test]
+    fn short_and_empty_inputs_pass_through() {
+        for data in [&b""[..], b"a", b"BZ", b"BZh", b"\x1f"] {
+            assert_eq!(read_all(data.to_vec()).unwrap(), data);
+        }
+    }
+}
