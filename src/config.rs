@@ -222,6 +222,9 @@ pub const DEFAULT_NGRAM: usize = 5;
 pub const DEFAULT_THRESHOLD: f64 = 0.8;
 /// Default seed ("near" in ASCII).
 pub const DEFAULT_SEED: u64 = 0x6e65_6172;
+/// Most threads `--threads` takes: beyond it a machine refuses to start them, and no
+/// machine has that many cores for the signing to use.
+pub const MAX_THREADS: usize = 1024;
 /// Default bound on the candidates the filter verifies per document.
 pub const DEFAULT_MAX_CANDIDATES: usize = 32;
 /// Default length of a node's text snippet in the graph commands, in characters.
@@ -368,6 +371,12 @@ impl Config {
             return Err(Error::config(
                 "--state",
                 "only the filter modes (--drop-dups, --only-dups, --annotate, --pairs) keep state",
+            ));
+        }
+        if self.threads > MAX_THREADS {
+            return Err(Error::config(
+                "--threads",
+                format!("{} is more than {MAX_THREADS}", self.threads),
             ));
         }
         if self.max_line_bytes == 0 {

@@ -80,17 +80,24 @@ pub fn settings(config: &Config, shingling: &str) -> String {
     s
 }
 
-/// Writes the state atomically to `path` (temporary file, fsync, rename, fsync directory).
-pub fn save(
-    path: &Path,
-    config: &Config,
-    shingling: &str,
-    window: &Window,
-    lines: u64,
-    idf: Option<&IdfTable>,
-) -> Result<()> {
+/// Checks, before any input is read, that a state can be saved at `path`: a save creates a
+/// temporary file beside it, so one is created and removed now. A run that would fail only
+/// at its end, after all its work, fails at once instead.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let (dir, tmp) = temporary_path(path)?;
+    File::create(&tmp)
+        .and_then(|_| std::fs::remove_file(&tmp))
+        .map_err(|e| {
+            Error::io(
+                format!("{} cannot be saved in {}", path.display(), dir.display()),
+                e,
+            )
+        })
+}
+
+/// The directory of `path` and the temporary file a save writes there.
+fn temporary_path(path: &Path) -> Result<(PathBuf, PathBuf)> {
     let name = path.display().to_string();
-    let io = |what: &str, e| Error::io(format!("{what} {name}"), e);
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -103,6 +110,21 @@ pub fn save(
         file_name.to_string_lossy(),
         std::process::id()
     ));
+    Ok((dir, tmp))
+}
+
+/// Writes the state atomically to `path` (temporary file, fsync, rename, fsync directory).
+pub fn save(
+    path: &Path,
+    config: &Config,
+    shingling: &str,
+    window: &Window,
+    lines: u64,
+    idf: Option<&IdfTable>,
+) -> Result<()> {
+    let name = path.display().to_string();
+    let io = |what: &str, e| Error::io(format!("{what} {name}"), e);
+    let (dir, tmp) = temporary_path(path)?;
     let result = (|| -> std::io::Result<()> {
         let file = File::create(&tmp)?;
         let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));

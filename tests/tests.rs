@@ -9,6 +9,7 @@ mod docs;
 mod filter;
 mod graph;
 mod modes;
+mod real_inputs;
 mod state;
 mod unix;
 mod weights;

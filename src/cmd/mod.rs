@@ -52,7 +52,8 @@ use std::sync::Arc;
 /// sign writes LSH band keys for a distributed join (see 'neardup help COMMAND').
 ///
 /// Exit status: 0 on success (whether or not duplicates were found), 1 on a runtime error
-/// (I/O, or a bad line under --on-bad-line fail), 2 on a usage error.
+/// (I/O, or a bad line under --on-bad-line fail), 2 on a usage error, 130 or 143 when
+/// --state saved the window on SIGINT or SIGTERM.
 #[derive(Parser, Debug)]
 #[command(name = "neardup", version, about, long_about, max_term_width = 100)]
 #[command(args_conflicts_with_subcommands = true)]

@@ -158,6 +158,7 @@ fn unescape(s: &str) -> String {
             Some('t') => out.push('\t'),
             Some('n') => out.push('\n'),
             Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
             Some(other) => out.push(other),
             None => out.push('\\'),
         }

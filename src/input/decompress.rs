@@ -5,7 +5,7 @@
 //! which the reader reports with the input's name.
 //!
 //! The standard crates do the work: `flate2` (zlib-rs), `zstd`, `bzip2` (libbz2-rs) and
-//! `liblzma`.
+//! `liblzma`. A UTF-8 byte-order mark at the start of the (decompressed) text is dropped.
 
 use std::io::{self, Read};
 
@@ -84,19 +84,40 @@ impl Read for Decompressing {
             }
             let rest: Box<dyn Read + Send> =
                 Box::new(io::Cursor::new(head[..have].to_vec()).chain(inner));
-            self.state = State::Reading(match detect(&head[..have]) {
+            let text: Box<dyn Read + Send> = match detect(&head[..have]) {
                 Compression::None => rest,
                 Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(rest)),
                 Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(rest)?),
                 Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(rest)),
                 Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(rest)),
-            });
+            };
+            self.state = State::Reading(without_bom(text)?);
         }
         match &mut self.state {
             State::Reading(reader) => reader.read(buf),
             _ => unreachable!("the first read sets the reader"),
         }
     }
+}
+
+/// The UTF-8 byte-order mark some editors put at the start of a file.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// `text` without a leading UTF-8 byte-order mark: it is no part of the first line (as JSON
+/// it would make line 1 a bad line, as text a different document).
+fn without_bom(mut text: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
+    let mut head = [0u8; 3];
+    let mut have = 0;
+    while have < head.len() {
+        match text.read(&mut head[have..]) {
+            Ok(0) => break,
+            Ok(n) => have += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    let keep = if &head[..have] == BOM { 0 } else { have };
+    Ok(Box::new(io::Cursor::new(head[..keep].to_vec()).chain(text)))
 }
 
 #[cfg(test)]
@@ -201,6 +222,20 @@ mod tests {
                 "{kind:?}: a corrupt stream reads without error"
             );
         }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped_once_compressed_or_not() {
+        for kind in KINDS {
+            let bytes = compressed(kind, b"\xef\xbb\xbf{\"text\":\"a\"}\n\xef\xbb\xbfb\n");
+            let text = read_all(bytes).unwrap();
+            assert_eq!(
+                text, b"{\"text\":\"a\"}\n\xef\xbb\xbfb\n",
+                "{kind:?}: only the first"
+            );
+        }
+        assert_eq!(read_all(BOM.to_vec()).unwrap(), b"");
+        assert_eq!(read_all(b"\xef\xbb".to_vec()).unwrap(), b"\xef\xbb");
     }
 
     #[test]

@@ -49,6 +49,7 @@ impl DocId {
                         b'\n' => out.extend_from_slice(b"\\n"),
                         b'\r' => out.extend_from_slice(b"\\r"),
                         b'\\' => out.extend_from_slice(b"\\\\"),
+                        b'\0' => out.extend_from_slice(b"\\0"),
                         b => out.push(b),
                     }
                 }
@@ -67,7 +68,8 @@ impl DocId {
 }
 
 impl fmt::Display for DocId {
-    /// Plain text for TSV: tabs, newlines and backslashes in string ids are escaped.
+    /// Plain text for TSV: tabs, newlines, carriage returns, NULs and backslashes in string
+    /// ids are escaped.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = Vec::new();
         self.write_tsv(&mut out);

@@ -98,6 +98,7 @@ pub(super) fn resume(
         return Ok((prepared, inputs, None));
     };
     let path = path.clone();
+    crate::state::check_writable(&path)?;
     let mut prepared = prepared;
     let mut saved = crate::state::load(&path, &prepared.config, &prepared.shingling())?;
     if let Some(table) = saved.as_mut().and_then(|s| s.idf.take()) {
