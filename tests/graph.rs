@@ -674,3 +674,62 @@ fn clusters_from_an_edge_list_match_clusters_from_documents() {
     assert_eq!(fail.code, 1);
     let _ = std::fs::remove_file(path);
 }
+
+#[test]
+fn explain_names_the_cut_it_followed() {
+    // The chain 514 -> 6875 holds at 0.3, not with --min-edge 0.9: the message names 0.9.
+    let run = neardup(
+        &[
+            "explain",
+            "514",
+            "6875",
+            "--id-field",
+            "id",
+            "-t",
+            "0.3",
+            "--min-edge",
+            "0.9",
+            SAMPLE,
+        ],
+        b"",
+    )
+    .ok();
+    assert!(
+        run.out()
+            .starts_with("no path: 514 and 6875 are not connected by pairs at or above 0.9;"),
+        "{}",
+        run.out()
+    );
+}
+
+#[test]
+fn clusters_stats_cover_the_grouping_and_edge_lists() {
+    let run = neardup(&["clusters", "--stats", "-t", "0.5", SAMPLE], b"").ok();
+    let stats = run.stats();
+    let (total, grouping) = (
+        stats["seconds"].as_f64().unwrap(),
+        stats["grouping_seconds"].as_f64().unwrap(),
+    );
+    assert!(total >= grouping && grouping >= 0.0, "{stats}");
+    assert!(stats["graph"]["edges"].as_u64().unwrap() > 0, "{stats}");
+    // From an edge list there is no pipeline summary, but the graph is described.
+    let edges = neardup(&["--pairs", "-t", "0.5", SAMPLE], b"").ok();
+    let path = crate::util::temp_path("stats-edges.tsv");
+    std::fs::write(&path, &edges.stdout).unwrap();
+    let run = neardup(
+        &[
+            "clusters",
+            "--stats",
+            "--from-edges",
+            path.to_str().unwrap(),
+        ],
+        b"",
+    )
+    .ok();
+    let stats = run.stats();
+    assert_eq!(
+        stats["graph"]["edges"].as_u64().unwrap(),
+        edges.lines().len() as u64,
+        "{stats}"
+    );
+}

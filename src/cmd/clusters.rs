@@ -59,6 +59,7 @@ impl From<ByArg> for ClusterBy {
 impl ClustersArgs {
     /// Groups the documents (or the `--from-edges` graph) and writes one line per document.
     pub fn run(self) -> Result<()> {
+        let start = std::time::Instant::now();
         let mut grouping = self.grouping.options()?;
         let by = self.by.into();
         // Components print no clique unless --max-cluster splits them; only --stats prints
@@ -95,9 +96,7 @@ impl ClustersArgs {
         };
         let clustering = super::cluster(&config, &graph, by, grouping)?;
         crate::export::write_clusters(&graph, &clustering, by, std::io::stdout().lock())?;
-        if let Some(summary) = summary {
-            super::graph_stats(&config, &summary, &graph, &clustering);
-        }
+        super::graph_stats(&config, summary.as_ref(), &graph, &clustering, start);
         Ok(())
     }
 }

@@ -68,10 +68,13 @@ impl ExplainArgs {
         let adjacency = graph.adjacency(min_edge);
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         let ids = (self.id_a.as_str(), self.id_b.as_str());
+        // The lowest similarity a followed edge has: the threshold, or --min-edge above it.
+        let cut = min_edge.max(config.threshold);
         explain(
             &prepared,
             &graph,
             &adjacency,
+            cut,
             ids,
             || inputs.open(),
             &mut out,
@@ -112,6 +115,7 @@ fn explain<W: Write>(
     prepared: &Prepared,
     graph: &DupGraph,
     adjacency: &Adjacency,
+    cut: f64,
     ids: (&str, &str),
     reopen: impl FnOnce() -> Result<Vec<Input>>,
     out: &mut W,
@@ -152,7 +156,7 @@ fn explain<W: Write>(
                  similarity is {}",
                 name(a),
                 name(b),
-                config.threshold,
+                cut,
                 format_similarity(ends)
             )?;
             return Ok(());
@@ -175,7 +179,7 @@ fn explain<W: Write>(
             if hops == 1 { "" } else { "s" },
             format_similarity(f64::from(weakest)),
             format_similarity(ends),
-            config.threshold
+            cut
         )?;
         for w in path.windows(2) {
             let (x, y) = (w[0], w[1]);

@@ -72,6 +72,7 @@ impl From<GraphFormatArg> for GraphFormat {
 impl GraphArgs {
     /// Builds the graph of the inputs and writes it to standard output.
     pub fn run(self) -> Result<()> {
+        let start = std::time::Instant::now();
         let mut grouping = self.grouping.options()?;
         let stats = self.common.stats;
         // Compute only what the format (or --stats) prints: GraphML and JSON label each node
@@ -98,7 +99,7 @@ impl GraphArgs {
         let clustering = super::cluster(&config, &graph, ClusterBy::Components, grouping)?;
         let out = std::io::stdout().lock();
         crate::export::write_graph(&graph, &clustering, self.format.into(), &export, out)?;
-        super::graph_stats(&config, &summary, &graph, &clustering);
+        super::graph_stats(&config, Some(&summary), &graph, &clustering, start);
         Ok(())
     }
 }

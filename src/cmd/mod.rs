@@ -242,17 +242,27 @@ fn cluster(
 }
 
 /// `--stats` of the graph commands: the run summary plus a `graph` object.
+/// `seconds` is the whole command's time from `start`, grouping and writing included (the
+/// summary's own covers the pipeline); `grouping_seconds` the time after the pipeline.
+/// Without a summary (`clusters --from-edges`) the object has the graph and the times.
 fn graph_stats(
     config: &Config,
-    summary: &crate::Summary,
+    summary: Option<&crate::Summary>,
     graph: &DupGraph,
     clustering: &Clustering,
+    start: std::time::Instant,
 ) {
     if !config.stats {
         return;
     }
-    let mut value: serde_json::Value =
-        serde_json::from_str(&summary.to_json()).expect("the summary is JSON");
+    let mut value: serde_json::Value = match summary {
+        Some(s) => serde_json::from_str(&s.to_json()).expect("the summary is JSON"),
+        None => serde_json::json!({}),
+    };
+    let pipeline = summary.map_or(0.0, |s| s.seconds);
+    let total = start.elapsed().as_secs_f64();
+    value["seconds"] = ((total * 1000.0).round() / 1000.0).into();
+    value["grouping_seconds"] = (((total - pipeline).max(0.0) * 1000.0).round() / 1000.0).into();
     value["graph"] = crate::export::graph_stats(graph, clustering, 10);
     print_stats(&value);
 }

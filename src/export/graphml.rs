@@ -32,7 +32,9 @@ pub fn xml_escape(s: &str, out: &mut String) {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
+            // XML parsers turn a raw CR (and CR LF) into LF: a reference keeps it.
+            '\r' => out.push_str("&#13;"),
+            '\t' | '\n' => out.push(c),
             c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
             c => out.push(c),
         }
@@ -152,5 +154,6 @@ mod tests {
             xml("a<b>&\"c'\u{1}\u{FFFF}\té"),
             "a&lt;b&gt;&amp;&quot;c&apos;\u{FFFD}\u{FFFD}\té"
         );
+        assert_eq!(xml("a\r\nb\rc"), "a&#13;\nb&#13;c");
     }
 }
