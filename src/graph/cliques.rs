@@ -365,6 +365,56 @@ pub fn clique_partition(cliques: &[Vec<u32>]) -> Vec<Vec<u32>> {
     out
 }
 
+/// Gives a cluster of two or more, where it can, to every document that has a verified pair:
+/// the greedy partition (and the greedy cover) can leave a document alone once its cliques'
+/// other members went to other clusters. Taken in ascending order, a lone document joins a
+/// lone neighbour (the most similar, ties: the lowest), or else takes the most similar
+/// neighbour out of a cluster of three or more. Every cluster stays a clique. A document whose
+/// neighbours all sit in pairs stays alone (breaking a pair would leave another alone).
+pub fn pair_lone_members(adj: &Adjacency, parts: &mut Vec<Vec<u32>>) {
+    let mut part_of: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for (p, members) in parts.iter().enumerate() {
+        for &v in members {
+            part_of.insert(v, p);
+        }
+    }
+    let mut lone: Vec<u32> = parts
+        .iter()
+        .filter(|p| p.len() == 1 && adj.degree(p[0]) > 0)
+        .map(|p| p[0])
+        .collect();
+    lone.sort_unstable();
+    for v in lone {
+        let here = part_of[&v];
+        if parts[here].len() != 1 {
+            continue; // a neighbour joined it already
+        }
+        // The most similar neighbour first (ties: the lowest index).
+        let mut neighbours: Vec<(u32, f32)> = adj
+            .neighbors(v)
+            .iter()
+            .map(|&w| (w, adj.weight(v, w).unwrap_or(0.0)))
+            .collect();
+        neighbours.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let pick = neighbours
+            .iter()
+            .find(|(w, _)| parts[part_of[w]].len() == 1)
+            .or_else(|| {
+                neighbours
+                    .iter()
+                    .find(|(w, _)| parts[part_of[w]].len() >= 3)
+            });
+        if let Some(&(w, _)) = pick {
+            let from = part_of[&w];
+            parts[from].retain(|&x| x != w);
+            parts[here].push(w);
+            parts[here].sort_unstable();
+            part_of.insert(w, here);
+        }
+    }
+    parts.retain(|p| !p.is_empty());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,6 +449,53 @@ mod tests {
             .collect();
         canonical_order(&mut maximal);
         maximal
+    }
+
+    #[test]
+    fn a_document_with_a_pair_is_not_left_alone() {
+        // Triangle 0-1-2, and 3 linked only to 1 and 2: the partition takes the triangle
+        // first, so 3 would be alone. It takes 2 (its most similar neighbour) out of the
+        // triangle: two clusters of two, both cliques.
+        let adj = Adjacency::new(
+            4,
+            [
+                (0, 1, 0.9),
+                (0, 2, 0.9),
+                (1, 2, 0.9),
+                (1, 3, 0.8),
+                (2, 3, 0.85),
+            ],
+        );
+        let members = [0, 1, 2, 3];
+        let mut parts = clique_partition(&maximal_cliques(&adj, &members, u64::MAX).unwrap());
+        assert!(
+            parts.iter().any(|p| p == &vec![3]),
+            "the partition leaves 3 alone: {parts:?}"
+        );
+        pair_lone_members(&adj, &mut parts);
+        parts.sort();
+        assert_eq!(parts, vec![vec![0, 1], vec![2, 3]]);
+        // Two lone neighbours pair up; a document without a pair stays alone.
+        let adj = Adjacency::new(3, [(0, 1, 0.9)]);
+        let mut parts = vec![vec![0], vec![1], vec![2]];
+        pair_lone_members(&adj, &mut parts);
+        assert_eq!(parts, vec![vec![0, 1], vec![2]]);
+    }
+
+    #[test]
+    fn lone_members_are_paired_on_random_graphs_and_clusters_stay_cliques() {
+        for seed in 0..40 {
+            let adj = random_graph(seed, 30, 150);
+            let members: Vec<u32> = (0..30).collect();
+            let mut parts = clique_partition(&maximal_cliques(&adj, &members, u64::MAX).unwrap());
+            pair_lone_members(&adj, &mut parts);
+            let mut seen: Vec<u32> = parts.iter().flatten().copied().collect();
+            seen.sort_unstable();
+            assert_eq!(seen, members, "seed {seed}: a partition");
+            for p in &parts {
+                assert!(is_clique(&adj, p), "seed {seed}: {p:?}");
+            }
+        }
     }
 
     #[test]

@@ -342,10 +342,13 @@ impl DupGraph {
             let (parts, greedy) = if !options.cliques {
                 (Vec::new(), false)
             } else {
-                match cliques::maximal_cliques(&adj, members, options.clique_budget) {
-                    Some(cliques) => (cliques::clique_partition(&cliques), false),
-                    None => (cliques::greedy_cliques(&adj, members), true),
-                }
+                let (mut parts, greedy) =
+                    match cliques::maximal_cliques(&adj, members, options.clique_budget) {
+                        Some(cliques) => (cliques::clique_partition(&cliques), false),
+                        None => (cliques::greedy_cliques(&adj, members), true),
+                    };
+                cliques::pair_lone_members(&adj, &mut parts);
+                (parts, greedy)
             };
             let first_id = &self.node(members[0]).id;
             if greedy {
