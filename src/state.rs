@@ -92,7 +92,36 @@ pub fn check_writable(path: &Path) -> Result<()> {
                 format!("{} cannot be saved in {}", path.display(), dir.display()),
                 e,
             )
-        })
+        })?;
+    remove_stale_temporaries(path, &dir);
+    Ok(())
+}
+
+/// Removes the temporary files of saves that never finished (a process killed while
+/// saving, `kill -9` included, leaves `.FILE.tmpPID` behind): those beside `path` whose
+/// process is gone. Only names of exactly that form are touched, and only when the process
+/// table can be read (`/proc`), so a save still running elsewhere is never disturbed.
+fn remove_stale_temporaries(path: &Path, dir: &Path) {
+    let Some(file_name) = path.file_name() else {
+        return;
+    };
+    let prefix = format!(".{}.tmp", file_name.to_string_lossy());
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let is_pid = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
+        if is_pid && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The directory of `path` and the temporary file a save writes there.
@@ -564,6 +593,29 @@ mod tests {
             .expect("loads")
             .expect("exists");
         assert_eq!(dump(&saved.window), dump(&w)[40..].to_vec());
+        std::fs::remove_dir_all(&dir).expect("cleanup");
+    }
+
+    #[test]
+    fn stale_temporary_files_are_removed_and_live_ones_kept() {
+        let dir = std::env::temp_dir().join(format!("neardup-stale-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("s.ndstate");
+        // A PID no process has (above the kernel's maximum), PID 1 (always running), and
+        // names of another form.
+        let stale = dir.join(".s.ndstate.tmp4999999");
+        let live = dir.join(".s.ndstate.tmp1");
+        let other = dir.join(".t.ndstate.tmp4999999");
+        let odd = dir.join(".s.ndstate.tmp12x");
+        for f in [&stale, &live, &other, &odd] {
+            std::fs::write(f, b"x").expect("write");
+        }
+        check_writable(&path).expect("writable");
+        if Path::new("/proc/self").exists() {
+            assert!(!stale.exists(), "the dead process's file is removed");
+        }
+        assert!(live.exists(), "a running process's file is kept");
+        assert!(other.exists() && odd.exists(), "other names are left alone");
         std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 
