@@ -24,6 +24,7 @@
 
 mod buckets;
 mod chunked;
+mod marks;
 
 use crate::hash::MixHasher;
 use crate::input::DocId;
@@ -31,6 +32,9 @@ use crate::prefetch::{prefetch, prefetch_slice};
 use crate::verify::{Compared, Fingerprint};
 use buckets::Buckets;
 use chunked::Chunked;
+pub use marks::Marks;
+#[cfg(test)]
+use marks::QUERIES;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
@@ -147,37 +151,6 @@ pub struct Window {
     marks: Marks,
 }
 
-/// Per slot, the last query that found it: a query finds the same document in most of its
-/// bands (ten times as many hits as documents at 16 × 8), and the marks let each document
-/// through once without sorting the hits. One per querying thread, reused across queries.
-///
-/// A mark is the query's number (24 bits) and, for [`Window::ranked_candidates`], the bands
-/// that query shares with the slot (8 bits, saturating): one load per hit.
-#[derive(Debug, Default)]
-pub struct Marks {
-    marks: Vec<u32>,
-    /// Number of the current query (never 0 once a query ran; marks restart when it wraps).
-    query: u32,
-}
-
-/// Query numbers wrap at this (24 bits); the marks are cleared then.
-const QUERIES: u32 = 1 << 24;
-
-impl Marks {
-    /// Starts a query over a window of `slots` slots; returns its number.
-    fn start(&mut self, slots: usize) -> u32 {
-        if self.marks.len() < slots {
-            self.marks.resize(slots, 0);
-        }
-        self.query = (self.query + 1) % QUERIES;
-        if self.query == 0 {
-            self.marks.fill(0);
-            self.query = 1;
-        }
-        self.query
-    }
-}
-
 impl Window {
     /// A window of at most `capacity` documents; 0 means unbounded.
     pub fn new(capacity: usize) -> Window {
@@ -189,7 +162,8 @@ impl Window {
     }
 
     /// The window with bucket lists of at most `limit` documents each, the most recently
-    /// inserted (0: no limit; see [`Buckets::with_limit`]). Call on a new window.
+    /// inserted (0: no limit): a template family can share a band key among thousands of documents,
+    /// and the filter looks at no more than the newest few. Call on a new window.
     pub fn with_bucket_limit(mut self, limit: usize) -> Window {
         self.buckets = (0..SHARDS).map(|_| Buckets::with_limit(limit)).collect();
         self
