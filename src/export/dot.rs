@@ -1,25 +1,9 @@
 //! Graphviz DOT: one box (`subgraph cluster_N`) per component.
 
-use super::{ExportOptions, Exporter, id_text};
+use super::id_text;
 use crate::graph::{Clustering, ComponentInfo, DupGraph};
 use crate::output::format_similarity;
 use std::io::Write;
-
-/// Dot.
-pub(super) struct Dot;
-
-impl Exporter for Dot {
-    fn write(
-        &self,
-        graph: &DupGraph,
-        clustering: &Clustering,
-        _options: &ExportOptions,
-        keep: &[bool],
-        w: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        dot(graph, clustering, keep, w)
-    }
-}
 
 /// Appends `s` as the inside of a DOT double-quoted string.
 fn dot_escape(s: &str) -> String {
@@ -36,7 +20,12 @@ fn dot_escape(s: &str) -> String {
     out
 }
 
-fn dot(graph: &DupGraph, c: &Clustering, keep: &[bool], w: &mut dyn Write) -> std::io::Result<()> {
+pub(super) fn dot(
+    graph: &DupGraph,
+    c: &Clustering,
+    keep: &[bool],
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
     writeln!(w, "graph neardup {{")?;
     writeln!(w, "  graph [overlap=false, fontsize=10];")?;
     writeln!(w, "  node [shape=box, fontsize=9];")?;

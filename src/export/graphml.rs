@@ -1,26 +1,10 @@
 //! GraphML with typed keys, for Gephi, networkx and igraph.
 
-use super::{ExportOptions, Exporter, id_text};
+use super::{ExportOptions, id_text};
 use crate::graph::{Clustering, DupGraph};
 use crate::output::format_similarity;
 use serde_json::Value;
 use std::io::Write;
-
-/// Graphml.
-pub(super) struct Graphml;
-
-impl Exporter for Graphml {
-    fn write(
-        &self,
-        graph: &DupGraph,
-        clustering: &Clustering,
-        options: &ExportOptions,
-        keep: &[bool],
-        w: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        graphml(graph, clustering, options, keep, w)
-    }
-}
 
 /// Appends `s` escaped for XML text and attributes; characters XML 1.0 forbids become
 /// U+FFFD.
@@ -73,7 +57,7 @@ fn attr_text(value: &Value) -> String {
     }
 }
 
-fn graphml(
+pub(super) fn graphml(
     graph: &DupGraph,
     c: &Clustering,
     options: &ExportOptions,

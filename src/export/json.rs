@@ -1,27 +1,11 @@
 //! One JSON document: nodes, edges, and the groups with their diameters and weakest edges.
 
-use super::{ExportOptions, Exporter, component_json, id_json, round4};
+use super::{ExportOptions, component_json, id_json, round4};
 use crate::graph::{Clustering, DupGraph};
 use serde_json::{Value, json};
 use std::io::Write;
 
-/// Json.
-pub(super) struct Json;
-
-impl Exporter for Json {
-    fn write(
-        &self,
-        graph: &DupGraph,
-        clustering: &Clustering,
-        options: &ExportOptions,
-        keep: &[bool],
-        w: &mut dyn Write,
-    ) -> std::io::Result<()> {
-        json_graph(graph, clustering, options, keep, w)
-    }
-}
-
-fn json_graph(
+pub(super) fn json_graph(
     graph: &DupGraph,
     c: &Clustering,
     options: &ExportOptions,

@@ -1,6 +1,6 @@
 //! Writing the similarity graph and its groups: GraphML (Gephi, networkx, igraph), TSV edge
-//! list, JSON, Graphviz DOT — one file per format behind the `Exporter` trait, as hyperfine's
-//! exporters — and the per-document cluster JSON lines of `neardup clusters`.
+//! list, JSON, Graphviz DOT — one file per format, as hyperfine's exporters — and the
+//! per-document cluster JSON lines of `neardup clusters`.
 //!
 //! Node order is input order and edge order is discovery order, so the bytes written depend
 //! only on the input and the flags.
@@ -17,20 +17,6 @@ use crate::graph::{ClusterBy, Clustering, ComponentInfo, DupGraph};
 use crate::input::DocId;
 use serde_json::{Value, json};
 use std::io::{BufWriter, Write};
-
-/// One output format of `neardup graph`.
-trait Exporter {
-    /// Writes the graph: the nodes `keep` marks, in input order, with their groups, and every
-    /// edge in the order it was found.
-    fn write(
-        &self,
-        graph: &DupGraph,
-        clustering: &Clustering,
-        options: &ExportOptions,
-        keep: &[bool],
-        w: &mut dyn Write,
-    ) -> std::io::Result<()>;
-}
 
 /// Output format of `neardup graph`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,13 +50,12 @@ pub fn write_graph<W: Write>(
 ) -> Result<()> {
     let mut w = BufWriter::with_capacity(256 << 10, out);
     let keep = kept_nodes(graph, options.all_nodes);
-    let exporter: &dyn Exporter = match format {
-        GraphFormat::Graphml => &graphml::Graphml,
-        GraphFormat::Tsv => &tsv::Tsv,
-        GraphFormat::Json => &json::Json,
-        GraphFormat::Dot => &dot::Dot,
+    let result = match format {
+        GraphFormat::Graphml => graphml::graphml(graph, clustering, options, &keep, &mut w),
+        GraphFormat::Tsv => tsv::tsv(graph, &mut w),
+        GraphFormat::Json => json::json_graph(graph, clustering, options, &keep, &mut w),
+        GraphFormat::Dot => dot::dot(graph, clustering, &keep, &mut w),
     };
-    let result = exporter.write(graph, clustering, options, &keep, &mut w);
     result
         .and_then(|()| w.flush())
         .map_err(|e| Error::io("writing output", e))

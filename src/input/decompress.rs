@@ -69,22 +69,19 @@ impl Read for Decompressing {
             let State::Unread(mut inner) = std::mem::replace(&mut self.state, State::Taken) else {
                 unreachable!("checked above");
             };
-            let mut head = [0u8; MAGIC_BYTES];
-            let mut have = 0;
-            while have < MAGIC_BYTES {
-                match inner.read(&mut head[have..]) {
-                    Ok(0) => break,
-                    Ok(n) => have += n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        self.state = State::Reading(inner);
-                        return Err(e);
-                    }
-                }
+            // As much of the first bytes as the input has (a pipe may hand out fewer a read).
+            let mut head = Vec::with_capacity(MAGIC_BYTES);
+            if let Err(e) = inner
+                .by_ref()
+                .take(MAGIC_BYTES as u64)
+                .read_to_end(&mut head)
+            {
+                self.state = State::Reading(inner);
+                return Err(e);
             }
-            let rest: Box<dyn Read + Send> =
-                Box::new(io::Cursor::new(head[..have].to_vec()).chain(inner));
-            let text: Box<dyn Read + Send> = match detect(&head[..have]) {
+            let kind = detect(&head);
+            let rest: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(inner));
+            let text: Box<dyn Read + Send> = match kind {
                 Compression::None => rest,
                 Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(rest)),
                 Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(rest)?),
@@ -106,18 +103,14 @@ const BOM: &[u8] = b"\xef\xbb\xbf";
 /// `text` without a leading UTF-8 byte-order mark: it is no part of the first line (as JSON
 /// it would make line 1 a bad line, as text a different document).
 fn without_bom(mut text: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
-    let mut head = [0u8; 3];
-    let mut have = 0;
-    while have < head.len() {
-        match text.read(&mut head[have..]) {
-            Ok(0) => break,
-            Ok(n) => have += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
+    let mut head = Vec::with_capacity(BOM.len());
+    text.by_ref()
+        .take(BOM.len() as u64)
+        .read_to_end(&mut head)?;
+    if head == BOM {
+        head.clear();
     }
-    let keep = if &head[..have] == BOM { 0 } else { have };
-    Ok(Box::new(io::Cursor::new(head[..keep].to_vec()).chain(text)))
+    Ok(Box::new(io::Cursor::new(head).chain(text)))
 }
 
 #[cfg(test)]
