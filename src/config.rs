@@ -29,6 +29,9 @@ pub enum Mode {
     /// `neardup sign`: each document's LSH band keys (and signature), in input order; no
     /// window.
     Sign,
+    /// The reference of `--against`: every document enters an unbounded window, nothing is
+    /// compared or written.
+    Reference,
 }
 
 /// How the `--pairs` mode formats a pair.
@@ -212,6 +215,12 @@ pub struct Config {
     pub state: Option<PathBuf>,
     /// `--checkpoint-every N`: with `state`, also save after every N documents (0: never).
     pub checkpoint_every: u64,
+    /// `--against FILE`: reference documents (corpus files or saved states); an input
+    /// document near one of them is a duplicate. They are never written nor saved.
+    pub against: Vec<PathBuf>,
+    /// `--against-only`: the input is compared with the reference alone (its own duplicates
+    /// are kept).
+    pub against_only: bool,
 }
 
 /// Default number of MinHash values: 128 (see README "Choosing K").
@@ -274,6 +283,8 @@ impl Default for Config {
             snippet_chars: DEFAULT_SNIPPET_CHARS,
             state: None,
             checkpoint_every: 0,
+            against: Vec::new(),
+            against_only: false,
         }
     }
 }
@@ -373,6 +384,16 @@ impl Config {
                 "only the filter modes (--drop-dups, --only-dups, --annotate, --pairs) keep state",
             ));
         }
+        if !self.against.is_empty() && !self.filters() {
+            return Err(Error::config(
+                "--against",
+                "only the filter modes (--drop-dups, --only-dups, --annotate) filter against a \
+                 reference",
+            ));
+        }
+        if self.against_only && self.against.is_empty() {
+            return Err(Error::config("--against-only", "needs --against FILE"));
+        }
         if self.threads > MAX_THREADS {
             return Err(Error::config(
                 "--threads",
@@ -438,10 +459,10 @@ impl Config {
         matches!(self.mode, Mode::DropDups | Mode::OnlyDups | Mode::Annotate)
     }
 
-    /// Most documents an LSH bucket keeps: `2 × max_candidates` in the filter modes, else
-    /// no limit (0).
+    /// Most documents an LSH bucket keeps: `2 × max_candidates` in the filter modes and the
+    /// reference they filter against, else no limit (0).
     pub fn bucket_limit(&self) -> usize {
-        if self.filters() {
+        if self.filters() || self.mode == Mode::Reference {
             self.max_candidates.saturating_mul(2)
         } else {
             0

@@ -18,6 +18,22 @@ pub struct Verdict<'a> {
     pub similarity: f64,
     /// True when the normalised texts are identical.
     pub copy: bool,
+    /// With `--against`: whether `dup_of` is a reference document (`None`: no reference, and
+    /// no `reference` member is written).
+    pub reference: Option<bool>,
+}
+
+impl Verdict<'_> {
+    /// The verdict of a document that duplicates nothing; `reference` as in
+    /// [`Verdict::reference`].
+    pub fn new_document(reference: Option<bool>) -> Self {
+        Verdict {
+            dup_of: None,
+            similarity: 0.0,
+            copy: false,
+            reference,
+        }
+    }
 }
 
 /// The buffered result writer.
@@ -91,10 +107,16 @@ impl<W: Write> Output<W> {
             s.extend_from_slice(b"null");
         }
         s.extend_from_slice(if verdict.copy {
-            b",\"exact\":true}}\n"
+            b",\"exact\":true"
         } else {
-            b",\"exact\":false}}\n"
+            b",\"exact\":false"
         });
+        match verdict.reference {
+            Some(true) => s.extend_from_slice(b",\"reference\":true"),
+            Some(false) => s.extend_from_slice(b",\"reference\":false"),
+            None => {}
+        }
+        s.extend_from_slice(b"}}\n");
         let result = self.put(&s);
         self.scratch = s;
         result
@@ -245,6 +267,7 @@ mod tests {
                 dup_of: dup,
                 similarity: 0.875,
                 copy: false,
+                reference: None,
             },
         )
         .unwrap();

@@ -256,6 +256,11 @@ impl<W: Write> Hashing<W> {
     }
 }
 
+/// True when `head` (a file's first bytes) begins as a state file does.
+pub fn has_magic(head: &[u8]) -> bool {
+    head.starts_with(MAGIC)
+}
+
 /// Loads the state at `path` for a run with `config`: `None` when the file does not exist.
 /// The window gets `config.window` as its capacity (a smaller window evicts the least
 /// recently used documents at once). Conflicting settings, a truncated or corrupted file

@@ -9,7 +9,12 @@ use serde_json::Value;
 
 /// `docs` plain-text lines from `templates` templates of `words` words, each with 1 to
 /// `max_changes` random words replaced: families whose members are 0.5 to 0.95 similar.
-fn template_corpus(seed: u64, templates: usize, docs: usize, max_changes: u64) -> Vec<String> {
+pub(crate) fn template_corpus(
+    seed: u64,
+    templates: usize,
+    docs: usize,
+    max_changes: u64,
+) -> Vec<String> {
     let mut w = Words::new(seed);
     let bases: Vec<Vec<String>> = (0..templates).map(|_| w.doc(60)).collect();
     (0..docs)
@@ -24,12 +29,12 @@ fn template_corpus(seed: u64, templates: usize, docs: usize, max_changes: u64) -
         .collect()
 }
 
-fn text(lines: &[String]) -> Vec<u8> {
+pub(crate) fn text(lines: &[String]) -> Vec<u8> {
     (lines.join("\n") + "\n").into_bytes()
 }
 
 /// The exact similarity neardup's verification gives (word 5-gram sets, default settings).
-fn similarity(a: &str, b: &str) -> f64 {
+pub(crate) fn similarity(a: &str, b: &str) -> f64 {
     let shingler = Shingler::new(ShingleKind::Words(5), false, DEFAULT_SEED);
     let normalize = |t: &str| {
         let mut n = Normalized::default();

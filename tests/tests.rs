@@ -3,6 +3,7 @@
 mod util;
 
 mod accuracy;
+mod against;
 mod bad_input;
 mod compressed;
 mod docs;

@@ -57,6 +57,17 @@ pub struct FilterArgs {
     #[arg(long, visible_alias = "input-format", value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
     pub format: FormatArg,
 
+    /// Drop (or annotate) input documents that are near duplicates of a document in FILE: a
+    /// corpus file (any input format, compressed or not) or a saved --state file. The
+    /// reference is held in memory whole, never written, never modified; repeat for more.
+    #[arg(long, value_name = "FILE", help_heading = "Reference")]
+    pub against: Vec<PathBuf>,
+
+    /// With --against: compare the input with the reference only (its own duplicates are
+    /// kept, and nothing of it is held in memory).
+    #[arg(long, requires = "against", help_heading = "Reference")]
+    pub against_only: bool,
+
     /// Resume from FILE (the window, its LSH buckets and verification data, the IDF table,
     /// the line count) when it exists, and save to it at the end of input and on
     /// SIGINT/SIGTERM. Settings that shape the window must match the saved ones.
@@ -85,6 +96,8 @@ impl FilterArgs {
             line_buffered: self.line_buffered,
             state: self.state,
             checkpoint_every: self.checkpoint_every,
+            against: self.against,
+            against_only: self.against_only,
             ..common.config(
                 CommandInput {
                     files: self.files,

@@ -19,6 +19,7 @@
 //! | file | stage |
 //! |---|---|
 //! | [`prepare`] | before the run: `--state` window, frozen IDF table |
+//! | `reference` | before the run: the `--against` documents, in a window of their own |
 //! | [`signing`] | a worker: one line → a signed document |
 //! | `sequencer` | input order: exact index, LSH window, verification, output |
 //! | `helpers` | threads sharing a batch's lookups and verification with the sequencer |
@@ -26,6 +27,7 @@
 
 mod helpers;
 pub mod prepare;
+mod reference;
 mod sequencer;
 pub mod signing;
 pub mod summary;
@@ -36,11 +38,11 @@ pub use summary::Summary;
 
 use crate::config::Mode;
 use crate::error::{Error, Result};
-use crate::graph::{DupGraph, GraphBuilder};
+use crate::graph::DupGraph;
 use crate::input::{Batch, Input, LineReader};
 use crossbeam_channel::{Receiver, bounded};
 use helpers::Helpers;
-use sequencer::{Sequencer, Stealer};
+use sequencer::{Finished, Sequencer, Stealer};
 use signing::{ToSign, sign};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::AtomicUsize;
@@ -64,7 +66,7 @@ pub fn run<W: Write, D: Write>(
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<Summary> {
-    run_inner(prepared, inputs, out, diagnostics, stderr_is_terminal).map(|(s, _)| s)
+    run_inner(prepared, inputs, out, diagnostics, stderr_is_terminal).map(|f| f.summary)
 }
 
 /// Runs the pipeline in [`Mode::Graph`] (whatever the mode of `prepared` says) and returns
@@ -77,14 +79,15 @@ pub fn collect_graph<D: Write>(
 ) -> Result<(Summary, DupGraph)> {
     let mut prepared = prepared.clone();
     prepared.config.mode = Mode::Graph;
-    let (summary, graph) = run_inner(
+    let finished = run_inner(
         &prepared,
         inputs,
         std::io::sink(),
         diagnostics,
         stderr_is_terminal,
     )?;
-    Ok((summary, graph.unwrap_or_default().finish()))
+    let graph = finished.graph.unwrap_or_default().finish();
+    Ok((finished.summary, graph))
 }
 
 fn run_inner<W: Write, D: Write>(
@@ -93,10 +96,15 @@ fn run_inner<W: Write, D: Write>(
     out: W,
     diagnostics: &mut D,
     stderr_is_terminal: bool,
-) -> Result<(Summary, Option<GraphBuilder>)> {
+) -> Result<Finished> {
     let start = Instant::now();
     let (prepared, inputs, saved) = prepare::resume(prepared, inputs)?;
     let load_seconds = start.elapsed().as_secs_f64();
+    // The reference is signed with the run's frozen IDF table, before the input is read.
+    let reference = match prepared.config.against.is_empty() {
+        true => None,
+        false => Some(reference::load(&prepared, diagnostics, stderr_is_terminal)?),
+    };
     let prepared = &prepared;
     let config = &prepared.config;
     let threads = config.worker_threads().max(1);
@@ -165,6 +173,7 @@ fn run_inner<W: Write, D: Write>(
         if let Some(saved) = saved {
             sequencer.window = saved.window;
         }
+        sequencer.reference = reference;
         sequencer.lines = lines_before;
         sequencer.recycle = Some(recycle_tx);
         sequencer.stealer = Some(Stealer {
@@ -175,13 +184,14 @@ fn run_inner<W: Write, D: Write>(
         let bytes_read = reader_handle
             .join()
             .map_err(|_| Error::Internal("the reader thread panicked".into()))?;
-        let (mut summary, graph) = result?;
+        let mut finished = result?;
+        let summary = &mut finished.summary;
         summary.bytes_read = bytes_read;
         summary.seconds = start.elapsed().as_secs_f64();
         if let Some((load, _)) = &mut summary.state_seconds {
             *load = load_seconds;
         }
-        Ok((summary, graph))
+        Ok(finished)
     })
 }
 

@@ -29,6 +29,8 @@ pub(super) struct Sequencer<'c, W: Write> {
     names: &'c [String],
     out: Output<W>,
     pub(super) window: Window,
+    /// `--against`: the reference documents, never changed.
+    pub(super) reference: Option<Window>,
     summary: Summary,
     candidates: Vec<Held>,
     matches: Vec<(Held, f64)>,
@@ -71,6 +73,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             names,
             out: Output::new(out, config.pairs_format),
             window: Window::new(config.window).with_bucket_limit(config.bucket_limit()),
+            reference: None,
             summary: Summary::default(),
             candidates: Vec::new(),
             matches: Vec::new(),
@@ -93,7 +96,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         mut self,
         order: Receiver<Ordered>,
         diag: &mut D,
-    ) -> Result<(Summary, Option<GraphBuilder>)> {
+    ) -> Result<Finished> {
         let result = self.consume(order, diag);
         if self.progress {
             let _ = write!(diag, "\r\x1b[K");
@@ -109,13 +112,28 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if self.config.stats {
             self.summary.window_bytes = self.window.approx_bytes() as u64;
         }
+        if let Some(reference) = &self.reference {
+            self.summary.reference_docs = Some(reference.len() as u64);
+        }
+        let window = std::mem::replace(&mut self.window, Window::placeholder());
+        if self.config.mode == Mode::Reference {
+            return Ok(Finished {
+                summary: self.summary,
+                graph: None,
+                window: Some(window),
+            });
+        }
         // Freeing every entry is serial work at the end of a run, with nothing else left to
         // do: a detached thread does it, so that a process that exits next does not wait for
         // it. If no thread can be started, the refused
         // closure is dropped here, and the window with it (`thread::spawn` would panic).
-        let window = std::mem::replace(&mut self.window, Window::placeholder());
-        let _ = std::thread::Builder::new().spawn(move || drop(window));
-        Ok((self.summary, self.graph))
+        let reference = self.reference.take();
+        let _ = std::thread::Builder::new().spawn(move || drop((window, reference)));
+        Ok(Finished {
+            summary: self.summary,
+            graph: self.graph,
+            window: None,
+        })
     }
 
     /// `--state`: writes the window and the line count (output must be flushed first, so
@@ -278,6 +296,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if self.config.filters() {
             return self.filter_document(batch, i, signed);
         }
+        if self.config.mode == Mode::Reference {
+            self.window.insert(line.number, into_entry(signed, false));
+            return Ok(());
+        }
         // --pairs and the graph want every pair, copies included.
         self.window
             .candidates(&signed.band_keys, &mut self.candidates);
@@ -300,64 +322,74 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// documents in the window are at or above the threshold (up to LSH recall), and a
     /// document is never dropped for resembling one that was dropped itself.
     ///
-    /// The work is bounded whatever came before: candidates are verified in the order of
-    /// [`Window::ranked_candidates`] (most shared bands first), at most
-    /// [`Config::max_candidates`] of them, and `--drop-dups` and `--only-dups` stop at the
-    /// first match. `--annotate` goes on through the bounded list to name the most similar.
-    /// Only the first match is refreshed, so the window (and what is dropped) is the same in
-    /// the three modes.
+    /// With `--against`, the reference is asked first, the same way: a document that matches
+    /// a reference document is dropped whatever the window holds, and does not enter it.
+    /// With `--against-only` the window is never asked nor filled.
+    ///
+    /// The work is bounded whatever came before: see [`find_match`].
     fn filter_document(&mut self, batch: &Batch, i: usize, signed: Signed) -> Result<()> {
-        if let Some(held) = self.window.find_copy(signed.text_hash) {
-            return self.exact_copy(batch, i, held);
+        let config = self.config;
+        let against = self.reference.is_some().then_some(false);
+        if let Some(reference) = &mut self.reference {
+            let found = find_match(
+                config,
+                reference,
+                &signed,
+                &mut self.candidates,
+                &mut self.matches,
+            );
+            self.summary.candidates += found.verified;
+            if let Some((held, similarity, copy)) = found.best {
+                self.summary.dropped_reference += 1;
+                self.summary.pairs += found.pairs;
+                let verdict = Verdict {
+                    dup_of: Some(&reference.entry(held).id),
+                    similarity,
+                    copy,
+                    reference: Some(true),
+                };
+                return emit(&mut self.out, &mut self.summary, config, batch, i, verdict);
+            }
+            if config.against_only {
+                let verdict = Verdict::new_document(against);
+                return emit(&mut self.out, &mut self.summary, config, batch, i, verdict);
+            }
         }
-        let limit = match self.config.max_candidates {
-            0 => usize::MAX,
-            n => n,
-        };
-        self.window
-            .ranked_candidates(&signed.band_keys, limit, &mut self.candidates);
-        let checked = &self.candidates[..];
-        let every_match = self.config.mode == Mode::Annotate;
-        let (config, matches) = (self.config, &mut self.matches);
-        matches.clear();
-        let mut verified = 0;
-        self.window.visit_while(checked, |held, entry| {
-            verified += 1;
-            match decide(config, entry.compared(), signed.compared()) {
-                Some(s) => {
-                    matches.push((held, s));
-                    every_match
-                }
-                None => true,
-            }
-        });
-        self.summary.candidates += verified;
-        self.summary.pairs += self.matches.len() as u64;
-        // The most similar kept document checked; ties go to the earliest.
-        let best = self.matches.iter().copied().reduce(|b, m| {
-            if m.1 > b.1 || (m.1 == b.1 && m.0.seq < b.0.seq) {
-                m
-            } else {
-                b
-            }
-        });
-        let Some((dup_of, similarity)) = best else {
-            let verdict = Verdict {
-                dup_of: None,
-                similarity: 0.0,
-                copy: false,
-            };
-            emit(&mut self.out, &mut self.summary, config, batch, i, verdict)?;
+        let found = find_match(
+            config,
+            &mut self.window,
+            &signed,
+            &mut self.candidates,
+            &mut self.matches,
+        );
+        self.summary.candidates += found.verified;
+        self.summary.pairs += found.pairs;
+        let Some((dup_of, similarity, copy)) = found.best else {
+            emit(
+                &mut self.out,
+                &mut self.summary,
+                config,
+                batch,
+                i,
+                Verdict::new_document(against),
+            )?;
             let line = batch.lines[i].number;
             self.window.insert(line, into_entry(signed, false));
             return Ok(());
         };
-        self.window.touch(self.matches[0].0);
-        self.summary.dropped_near += 1;
+        // Only the first match is refreshed, so the window (and what is dropped) is the same
+        // in the three modes.
+        self.window.touch(found.first.unwrap_or(dup_of));
+        if copy {
+            self.summary.dropped_exact += 1;
+        } else {
+            self.summary.dropped_near += 1;
+        }
         let verdict = Verdict {
             dup_of: Some(&self.window.entry(dup_of).id),
             similarity,
-            copy: false,
+            copy,
+            reference: against,
         };
         emit(&mut self.out, &mut self.summary, config, batch, i, verdict)
     }
@@ -443,7 +475,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let line = batch.lines[i];
         self.summary.bad_lines += 1;
         let place = format!("{}:{}", self.names[line.input as usize], line.input_line);
-        let pass = self.config.on_bad_line == BadLinePolicy::Pass;
+        // The reference of `--against` is never written: its bad lines are skipped.
+        let pass =
+            self.config.on_bad_line == BadLinePolicy::Pass && self.config.mode != Mode::Reference;
         let action = if pass { "passed through" } else { "skipped" };
         self.bad.add(place, reason, action, diag)?;
         let writes_lines = matches!(self.config.mode, Mode::DropDups | Mode::Annotate);
@@ -452,27 +486,6 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.summary.written += 1;
         }
         Ok(())
-    }
-
-    /// Line `i` is a copy of the held document (same normalised text): refreshed, and the
-    /// line dropped or annotated. Nothing is added to the window.
-    fn exact_copy(&mut self, batch: &Batch, i: usize, held: Held) -> Result<()> {
-        self.window.touch(held);
-        self.summary.dropped_exact += 1;
-        self.summary.pairs += 1;
-        let verdict = Verdict {
-            dup_of: Some(&self.window.entry(held).id),
-            similarity: 1.0,
-            copy: true,
-        };
-        emit(
-            &mut self.out,
-            &mut self.summary,
-            self.config,
-            batch,
-            i,
-            verdict,
-        )
     }
 
     /// Writes what line `i` (document `id`) of `--pairs` or a graph command gets once its
@@ -513,6 +526,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
     }
 }
 
+/// What a run leaves: its counts, and the graph ([`Mode::Graph`]) or the window
+/// ([`Mode::Reference`]) it built.
+pub(super) struct Finished {
+    pub summary: Summary,
+    pub graph: Option<GraphBuilder>,
+    pub window: Option<Window>,
+}
+
 /// `--helpers auto` calls the helpers when this many signed batches wait behind the one the
 /// sequencer takes (the order queue holds 2 × threads + 2). With fewer, on two cores they
 /// were called often enough to cost time (docs/performance.md).
@@ -524,6 +545,73 @@ pub(super) struct Stealer {
     pub work: Receiver<ToSign>,
     /// This thread's signing state.
     pub worker: Worker,
+}
+
+/// What [`find_match`] found in a window.
+struct Found {
+    /// The most similar document checked (ties: the earliest), its similarity, and whether
+    /// it is an exact copy.
+    best: Option<(Held, f64, bool)>,
+    /// The first match verified (the one the filter refreshes); none for a copy.
+    first: Option<Held>,
+    /// Candidates verified.
+    verified: u64,
+    /// Matches found.
+    pairs: u64,
+}
+
+/// Looks a document up in `window` as the filter modes do: an exact copy of a held
+/// document (same normalised text) is found in the copy index with no LSH work; otherwise
+/// candidates are verified in the order of [`Window::ranked_candidates`] (most shared bands
+/// first), at most [`Config::max_candidates`] of them, so the work is bounded whatever the
+/// window holds. `--drop-dups` and `--only-dups` stop at the first match; `--annotate` goes
+/// on through the bounded list to name the most similar.
+fn find_match(
+    config: &Config,
+    window: &mut Window,
+    signed: &Signed,
+    candidates: &mut Vec<Held>,
+    matches: &mut Vec<(Held, f64)>,
+) -> Found {
+    if let Some(held) = window.find_copy(signed.text_hash) {
+        return Found {
+            best: Some((held, 1.0, true)),
+            first: None,
+            verified: 0,
+            pairs: 1,
+        };
+    }
+    let limit = match config.max_candidates {
+        0 => usize::MAX,
+        n => n,
+    };
+    window.ranked_candidates(&signed.band_keys, limit, candidates);
+    let every_match = config.mode == Mode::Annotate;
+    matches.clear();
+    let mut verified = 0;
+    window.visit_while(candidates, |held, entry| {
+        verified += 1;
+        match decide(config, entry.compared(), signed.compared()) {
+            Some(s) => {
+                matches.push((held, s));
+                every_match
+            }
+            None => true,
+        }
+    });
+    let best = matches.iter().copied().reduce(|b, m| {
+        if m.1 > b.1 || (m.1 == b.1 && m.0.seq < b.0.seq) {
+            m
+        } else {
+            b
+        }
+    });
+    Found {
+        best: best.map(|(held, s)| (held, s, false)),
+        first: matches.first().map(|m| m.0),
+        verified,
+        pairs: matches.len() as u64,
+    }
 }
 
 /// What the window keeps of a signed document. `--pairs` never asks the exact index (copies
@@ -570,7 +658,7 @@ fn emit<W: Write>(
         Mode::DropDups => !is_dup,
         Mode::OnlyDups => is_dup,
         Mode::Annotate => true,
-        Mode::Pairs | Mode::Graph | Mode::Hist | Mode::Sign => false,
+        Mode::Pairs | Mode::Graph | Mode::Hist | Mode::Sign | Mode::Reference => false,
     };
     if !write {
         return Ok(());

@@ -12,6 +12,11 @@ pub struct Summary {
     pub dropped_exact: u64,
     /// Documents that are near duplicates of an earlier one.
     pub dropped_near: u64,
+    /// Documents that are exact copies or near duplicates of a reference document
+    /// (`--against`).
+    pub dropped_reference: u64,
+    /// `--against`: documents in the reference (`None` without it).
+    pub reference_docs: Option<u64>,
     /// Lines that were not documents (see `--on-bad-line`).
     pub bad_lines: u64,
     /// Candidate pairs verified.
@@ -33,9 +38,10 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Duplicates found (exact + near): in `--drop-dups` these are the dropped lines.
+    /// Duplicates found (exact + near + of the reference): in `--drop-dups` these are the
+    /// dropped lines.
     pub fn duplicates(&self) -> u64 {
-        self.dropped_exact + self.dropped_near
+        self.dropped_exact + self.dropped_near + self.dropped_reference
     }
 
     /// The one-line JSON summary printed by `--stats`.
@@ -58,6 +64,10 @@ impl Summary {
             "docs_per_sec": (self.docs_read as f64 / secs).round() as u64,
             "mb_per_sec": ((self.bytes_read as f64 / 1e6 / secs) * 100.0).round() / 100.0,
         });
+        if let Some(docs) = self.reference_docs {
+            json["reference_docs"] = docs.into();
+            json["dropped_reference"] = self.dropped_reference.into();
+        }
         if let Some((load, save)) = self.state_seconds {
             json["state_load_seconds"] = ((load * 1000.0).round() / 1000.0).into();
             json["state_save_seconds"] = ((save * 1000.0).round() / 1000.0).into();

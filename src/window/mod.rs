@@ -239,6 +239,28 @@ impl Window {
         })
     }
 
+    /// The sequence number of the most recently inserted or matched document (0 when empty).
+    pub fn newest_seq(&self) -> u64 {
+        match self.newest {
+            NIL => 0,
+            slot => self.seqs[slot as usize],
+        }
+    }
+
+    /// Takes the documents out with their sequence numbers, least recently used first (to
+    /// insert them into another window).
+    pub fn into_entries(mut self) -> Vec<(u64, Entry)> {
+        let mut entries = Vec::with_capacity(self.len);
+        let mut slot = self.oldest;
+        while slot != NIL {
+            let s = &mut self.slots[slot as usize];
+            let entry = s.entry.take().expect("listed slots hold a document");
+            entries.push((self.seqs[slot as usize], entry));
+            slot = s.newer;
+        }
+        entries
+    }
+
     /// The document whose normalised text hashes to `hash`, if it is in the window.
     pub fn find_copy(&self, hash: u128) -> Option<Held> {
         self.copies.get(&hash).map(|&slot| self.held(slot))

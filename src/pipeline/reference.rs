@@ -1,0 +1,109 @@
+//! `--against`: the reference documents an input is filtered against, loaded into a window
+//! of their own before the input is read. Corpus files (any input format, compressed or not)
+//! go through the pipeline and are signed as the input will be; saved `--state` files
+//! (recognised by their first bytes) are loaded as they were saved, and their settings must
+//! match the run's. The window is unbounded and never changes afterwards: nothing is evicted
+//! from it, nothing of the input enters it, and the files are only read.
+
+use super::prepare::Prepared;
+use crate::config::Mode;
+use crate::error::{Error, Result};
+use crate::input::Input;
+use crate::window::Window;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// Loads every `--against` file of `prepared` (whose IDF table, if any, is frozen) into one
+/// window, in the order given. Bad lines of corpus files are reported and skipped (or fatal
+/// with `--on-bad-line fail`).
+pub(super) fn load<D: Write>(
+    prepared: &Prepared,
+    diagnostics: &mut D,
+    stderr_is_terminal: bool,
+) -> Result<Window> {
+    let mut states = Vec::new();
+    let mut corpora = Vec::new();
+    for path in &prepared.config.against {
+        if path.as_os_str() != "-" && is_state_file(path)? {
+            states.push(path.clone());
+        } else {
+            corpora.push(path.clone());
+        }
+    }
+    let mut reference = prepared.clone();
+    let config = &mut reference.config;
+    config.mode = Mode::Reference;
+    config.window = 0;
+    config.state = None;
+    config.checkpoint_every = 0;
+    config.against = Vec::new();
+    config.progress = false;
+    let mut window = if corpora.is_empty() {
+        Window::new(0).with_bucket_limit(config.bucket_limit())
+    } else {
+        config.inputs = corpora;
+        let inputs = Input::open_all(&config.inputs)?;
+        let finished = super::run_inner(
+            &reference,
+            inputs,
+            std::io::sink(),
+            diagnostics,
+            stderr_is_terminal,
+        )?;
+        finished
+            .window
+            .ok_or_else(|| Error::Internal("the reference run kept no window".into()))?
+    };
+    // Saved documents follow the corpus ones, numbered on (only the order of their numbers
+    // is used, to break ties between equally similar matches).
+    let mut seq = window.newest_seq();
+    for path in states {
+        let saved = crate::state::load(&path, &reference.config, &reference.shingling())
+            .map_err(against)?
+            .ok_or_else(|| {
+                let missing = std::io::ErrorKind::NotFound.into();
+                Error::io(format!("opening {}", path.display()), missing)
+            })?;
+        let same_idf = match (&saved.idf, &reference.idf) {
+            (None, None) => true,
+            (Some(saved), Some(run)) => saved == run.as_ref(),
+            _ => false,
+        };
+        if !same_idf {
+            return Err(Error::config(
+                "--against",
+                format!(
+                    "{}: its IDF table differs from this run's (give the same --idf file)",
+                    path.display()
+                ),
+            ));
+        }
+        for (_, entry) in saved.window.into_entries() {
+            seq += 1;
+            window.insert(seq, entry);
+        }
+    }
+    Ok(window)
+}
+
+/// True when `path` starts as a `--state` file does.
+fn is_state_file(path: &Path) -> Result<bool> {
+    let name = path.display();
+    let file = std::fs::File::open(path).map_err(|e| Error::io(format!("opening {name}"), e))?;
+    let mut head = Vec::with_capacity(8);
+    file.take(8)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(format!("reading {name}"), e))?;
+    Ok(crate::state::has_magic(&head))
+}
+
+/// A state file's complaint names the flag that gave the file.
+fn against(e: Error) -> Error {
+    match e {
+        Error::Config {
+            flag: "--state",
+            message,
+        } => Error::config("--against", message),
+        other => other,
+    }
+}
