@@ -32,10 +32,15 @@ pub fn for_each_document(
         config.id_field.as_deref(),
         config.max_line_bytes,
     );
-    let mut reader = LineReader::new(inputs, config.format);
+    let mut reader =
+        LineReader::new(inputs, config.format).cutting_lines_over(config.max_line_bytes);
     let mut bad = 0;
     while let Some(batch) = reader.next_batch()? {
         for (i, line) in batch.lines.iter().enumerate() {
+            // An over-long line's first piece is longer than the limit: a bad line.
+            if line.part.continues() {
+                continue;
+            }
             match extractor.extract(batch.content(i), batch.format, line.number) {
                 Ok((text, id)) => {
                     let document = Document {

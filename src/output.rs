@@ -59,6 +59,11 @@ impl<W: Write> Output<W> {
             .map_err(|e| Error::io("writing output", e))
     }
 
+    /// Writes a piece of an over-long input line exactly as read ([`crate::input::Part`]).
+    pub fn piece(&mut self, raw: &[u8]) -> Result<()> {
+        self.put(raw)
+    }
+
     /// Writes an input line exactly as read; a last line without LF gets one.
     pub fn line(&mut self, raw: &[u8]) -> Result<()> {
         self.put(raw)?;

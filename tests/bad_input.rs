@@ -127,10 +127,11 @@ fn huge_lines_pass_through_intact() {
         v.truncate(v.len() - GOOD.len() - 1);
         v
     });
+    assert!(limited.stderr.contains("-:2: line of at least "));
     assert!(
         limited
             .stderr
-            .contains("-:2: line of 10000011 bytes is longer than --max-line-bytes")
+            .contains("bytes is longer than --max-line-bytes (passed through)")
     );
     assert_eq!(limited.stats()["dropped"], 1);
     // Under the default limit the huge line is an ordinary document.
@@ -143,4 +144,68 @@ fn invalid_utf8_in_text_mode() {
     let run = neardup(&["--format", "text"], b"ok line\n\xff\xfe bytes\n").ok();
     assert_eq!(run.stdout, b"ok line\n\xff\xfe bytes\n");
     assert!(run.stderr.contains("-:2: invalid UTF-8"));
+}
+
+/// Runs neardup under an address-space limit of `kib` KiB, streaming `bytes` bytes of 'x'
+/// (no line end) then "\ngood line\n" into it; returns the exit code, the bytes written and
+/// stderr.
+fn long_line_under_limit(kib: u64, args: &str, bytes: usize) -> (i32, usize, String) {
+    use std::io::{Read, Write};
+    let script = format!("ulimit -v {kib}; exec \"$0\" {args}");
+    let mut child = crate::util::spawn_piped(
+        std::process::Command::new("sh")
+            .args(["-c", &script])
+            .arg(env!("CARGO_BIN_EXE_neardup")),
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let block = vec![b'x'; 1 << 20];
+        let mut left = bytes;
+        while left > 0 {
+            let n = left.min(block.len());
+            if stdin.write_all(&block[..n]).is_err() {
+                return;
+            }
+            left -= n;
+        }
+        let _ = stdin.write_all(b"\nthe good line after the long one\n");
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut written = 0;
+    let mut buf = vec![0; 1 << 20];
+    loop {
+        match stdout.read(&mut buf).unwrap() {
+            0 => break,
+            n => written += n,
+        }
+    }
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    (status.code().unwrap_or(-1), written, stderr)
+}
+
+#[test]
+fn over_long_lines_are_streamed_in_bounded_memory() {
+    // 200 MB in one line under a 250 MB address space: holding the line (as earlier versions
+    // did, twice over) cannot fit; pieces of the 1,000-byte limit do.
+    let huge = 200_000_000;
+    let good = "the good line after the long one\n".len();
+    let limit = "--max-line-bytes 1000 -j 2 --on-bad-line";
+    let (code, written, stderr) = long_line_under_limit(250_000, &format!("{limit} pass"), huge);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(written, huge + 1 + good, "every byte passed through");
+    assert!(stderr.contains("-:1: line of at least"), "{stderr}");
+    assert!(stderr.contains("(passed through)"), "{stderr}");
+    let (code, written, stderr) = long_line_under_limit(250_000, &format!("{limit} skip"), huge);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(written, good, "only the good line");
+    let (code, written, stderr) = long_line_under_limit(250_000, &format!("{limit} fail"), huge);
+    assert_eq!((code, written), (1, 0), "{stderr}");
 }

@@ -86,20 +86,29 @@ fn help_names_every_exit_status() {
 
 #[test]
 fn numeric_ids_are_echoed_as_written() {
-    // Beyond u64 and beyond f64: two ids stay two, and 1e400 is an id, not a bad line
-    // (its exponent is written in serde_json's form, 1e+400).
+    // Beyond u64 and beyond f64: two ids stay two, and 1e400 is an id, not a bad line;
+    // every number keeps the form it was written in, at the top level or nested.
     let text = "{\"id\":18446744073709551617,\"text\":\"one two three four five six\"}\n\
                 {\"id\":12345678901234567890123,\"text\":\"one two three four five six\"}\n\
-                {\"id\":1e400,\"text\":\"one two three four five six\"}\n";
+                {\"id\":1e400,\"text\":\"one two three four five six\"}\n\
+                {\"id\":1.50E-3,\"text\":\"one two three four five six\"}\n";
     let pairs = neardup(&["--pairs", "--id-field", "id", "--stats"], text.as_bytes()).ok();
     assert_eq!(
         pairs.lines(),
         vec![
             "18446744073709551617\t12345678901234567890123\t1",
-            "18446744073709551617\t1e+400\t1",
-            "12345678901234567890123\t1e+400\t1",
+            "18446744073709551617\t1e400\t1",
+            "12345678901234567890123\t1e400\t1",
+            "18446744073709551617\t1.50E-3\t1",
+            "12345678901234567890123\t1.50E-3\t1",
+            "1e400\t1.50E-3\t1",
         ]
     );
+    let nested = text
+        .replace("{\"id\":", "{\"meta\":{\"id\":")
+        .replace(",\"text", "},\"text");
+    let nested = neardup(&["--pairs", "--id-field", "meta.id"], nested.as_bytes()).ok();
+    assert_eq!(nested.lines(), pairs.lines());
     assert_eq!(pairs.stats()["bad_lines"], 0);
     let annotated = neardup(&["--annotate", "--id-field", "id"], text.as_bytes()).ok();
     assert!(

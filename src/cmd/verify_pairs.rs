@@ -107,21 +107,27 @@ fn verify_pairs<W: Write, D: Write>(
     diag: &mut D,
 ) -> Result<Counts> {
     let config = &prepared.config;
+    // A line holds two texts.
+    let limit = config.max_line_bytes.saturating_mul(2);
     let side = |field: &str, id: &str| {
         let mut side = prepared.clone();
         side.config.field = field.into();
         side.config.id_field = Some(id.into());
-        side.config.max_line_bytes = config.max_line_bytes.saturating_mul(2);
+        side.config.max_line_bytes = limit;
         Worker::new(&side)
     };
     let (mut left, mut right) = (side("text_a", "a"), side("text_b", "b"));
-    let mut reader = LineReader::new(inputs, InputFormat::Jsonl);
+    let mut reader = LineReader::new(inputs, InputFormat::Jsonl).cutting_lines_over(limit);
     let names = reader.input_names();
     let mut out = Output::new(out, config.pairs_format);
     let mut counts = Counts::default();
     let mut bad = BadLines::new(config);
     while let Some(batch) = reader.next_batch()? {
         for (i, line) in batch.lines.iter().enumerate() {
+            // An over-long line's first piece is longer than the limit: a bad line.
+            if line.part.continues() {
+                continue;
+            }
             counts.read += 1;
             let content = batch.content(i);
             let a = left.process(content, InputFormat::Jsonl, line.number);

@@ -4,6 +4,7 @@
 use crate::config::InputFormat;
 use compact_str::CompactString;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -90,6 +91,9 @@ pub enum BadLine {
     Empty,
     /// The line is longer than `--max-line-bytes`.
     TooLong(usize),
+    /// The line is longer than `--max-line-bytes` and was read in pieces: the first was this
+    /// long ([`crate::input::Part`]).
+    TooLongPiece(usize),
     /// The bytes are not UTF-8.
     InvalidUtf8,
     /// The line is not valid JSON.
@@ -113,6 +117,12 @@ impl fmt::Display for BadLine {
         match self {
             BadLine::Empty => write!(f, "empty line"),
             BadLine::TooLong(n) => write!(f, "line of {n} bytes is longer than --max-line-bytes"),
+            BadLine::TooLongPiece(n) => {
+                write!(
+                    f,
+                    "line of at least {n} bytes is longer than --max-line-bytes"
+                )
+            }
             BadLine::InvalidUtf8 => write!(f, "invalid UTF-8"),
             BadLine::InvalidJson(e) => write!(f, "invalid JSON: {e}"),
             BadLine::NotAnObject => write!(f, "JSON value is not an object"),
@@ -238,7 +248,16 @@ impl Extractor {
         }
         let id = match &self.id_field {
             None => DocId::Line(number),
-            Some((path, name)) => id_of(lookup(&value, path), name)?,
+            Some((path, name)) => match id_of(lookup(&value, path), name)? {
+                // A parsed number has lost its form (1e400 reads as 1e+400): take its text.
+                DocId::Num(parsed) => DocId::Num(
+                    std::str::from_utf8(line)
+                        .ok()
+                        .and_then(|line| raw_at(line, path))
+                        .map_or(parsed, Into::into),
+                ),
+                id => id,
+            },
         };
         for (slot, path) in attrs.iter_mut().zip(&self.attrs) {
             *slot = lookup(&value, path).filter(|v| !v.is_null()).cloned();
@@ -280,9 +299,10 @@ impl Extractor {
         };
         let (found, id) = serde::Deserializer::deserialize_map(&mut de, visitor).ok()?;
         de.end().ok()?;
-        let id = match &self.id_field {
-            None => DocId::Line(number),
-            Some((_, name)) => id_of(id.as_ref(), name).ok()?,
+        let id = match (&self.id_field, id) {
+            (None, _) => DocId::Line(number),
+            (Some((_, name)), None) => id_of(None, name).ok()?,
+            (Some((_, name)), Some(raw)) => raw_id(raw, name).ok()?,
         };
         Some((found?, id))
     }
@@ -301,11 +321,11 @@ struct FlatObject<'k, 'de> {
     field: &'k str,
     id_key: Option<&'k str>,
     text: Option<Cow<'de, str>>,
-    id: Option<Value>,
+    id: Option<&'de RawValue>,
 }
 
 impl<'de> serde::de::Visitor<'de> for FlatObject<'_, 'de> {
-    type Value = (Option<Cow<'de, str>>, Option<Value>);
+    type Value = (Option<Cow<'de, str>>, Option<&'de RawValue>);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON object")
@@ -356,6 +376,29 @@ impl<'de> serde::Deserialize<'de> for TextValue<'de> {
         }
         d.deserialize_str(Visit)
     }
+}
+
+/// The id a JSON value gives, from its text as written: a number keeps its digits and form
+/// (`1e400`, `1.50`, `12345678901234567890123`), which no parsed number does.
+fn raw_id(raw: &RawValue, name: &str) -> std::result::Result<DocId, BadLine> {
+    let text = raw.get();
+    if text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+        return Ok(DocId::Num(text.into()));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|_| BadLine::BadId(name.into()))?;
+    id_of(Some(&value), name)
+}
+
+/// The text of the value at `path` in the JSON object `line`, as written (duplicate keys:
+/// the last, as the parsed value has it).
+fn raw_at<'a>(line: &'a str, path: &[String]) -> Option<&'a str> {
+    let mut raw = line;
+    for key in path {
+        let object: std::collections::HashMap<String, &RawValue> =
+            serde_json::from_str(raw).ok()?;
+        raw = object.get(key.as_str())?.get();
+    }
+    Some(raw)
 }
 
 /// The id a JSON value gives (`name` is the id field, for the reason a line is bad).

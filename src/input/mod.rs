@@ -49,6 +49,33 @@ pub struct LineSpan {
     pub input: u32,
     /// 1-based line number within that input.
     pub input_line: u64,
+    /// Whole, or a piece of a line longer than the reader's limit.
+    pub part: Part,
+}
+
+/// What a [`LineSpan`] holds of its line. A line longer than the limit of
+/// [`LineReader::cutting_lines_over`] is handed on in pieces as it is read (all with the
+/// line's numbers), so that memory stays bounded by the limit however long it is: the first
+/// piece is longer than the limit and stands for the line (a bad line); the others are only
+/// written through (`--on-bad-line pass`) or dropped. A line whose end is read with the byte
+/// that takes it over the limit is whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The whole line.
+    Whole,
+    /// The first piece of an over-long line.
+    First,
+    /// A later piece of an over-long line, not the last.
+    Rest,
+    /// The last piece of an over-long line (with its terminator, if it has one).
+    Last,
+}
+
+impl Part {
+    /// True for the pieces after the first, which only follow their line.
+    pub fn continues(self) -> bool {
+        matches!(self, Part::Rest | Part::Last)
+    }
 }
 
 /// Whole lines read together, with their bytes.
@@ -167,6 +194,10 @@ pub struct LineReader {
     /// Lines in the last batch: the next batch's line list starts with room for a few more
     /// (it grew from empty, reallocating about ten times a batch).
     last_lines: usize,
+    /// Lines longer than this are cut into pieces ([`Part`]).
+    limit: usize,
+    /// The line being read is over the limit and its first piece was handed on.
+    in_long_line: bool,
 }
 
 impl LineReader {
@@ -184,7 +215,16 @@ impl LineReader {
             bytes_read: 0,
             done: false,
             last_lines: 0,
+            limit: usize::MAX,
+            in_long_line: false,
         }
+    }
+
+    /// Hands lines longer than `limit` bytes on in pieces ([`Part`]) instead of holding them
+    /// whole.
+    pub fn cutting_lines_over(mut self, limit: usize) -> LineReader {
+        self.limit = limit.max(1);
+        self
     }
 
     /// Continues a numbering: the first line read gets number `lines + 1` (`--state`).
@@ -242,6 +282,10 @@ impl LineReader {
                 line_start = end;
                 scan = end;
             }
+            if filled - line_start > self.limit {
+                self.push_piece(&mut batch, line_start, filled);
+                line_start = filled;
+            }
             if line_start >= BATCH_BYTES || (hand_out && line_start > 0) {
                 break;
             }
@@ -270,13 +314,15 @@ impl LineReader {
             scan = old;
             if n == 0 {
                 // End of this input: its unterminated last line is still a line.
-                if line_start < filled {
+                // (An over-long line ends here too, even with no bytes after its last piece.)
+                if line_start < filled || self.in_long_line {
                     self.push_line(&mut batch, line_start, filled, false);
                     line_start = filled;
                 }
                 scan = filled;
                 self.current += 1;
                 self.input_line = 0;
+                self.in_long_line = false;
             }
         }
         self.carry.clear();
@@ -293,6 +339,12 @@ impl LineReader {
         Ok(Some(batch))
     }
 
+    /// A piece of an over-long line, not its end: bytes `start..end` of the batch.
+    fn push_piece(&mut self, batch: &mut Batch, start: usize, end: usize) {
+        self.push_span(batch, start, end, end, Part::First);
+        self.in_long_line = true;
+    }
+
     fn push_line(&mut self, batch: &mut Batch, start: usize, end: usize, terminated: bool) {
         let mut content_end = end;
         if terminated {
@@ -300,6 +352,35 @@ impl LineReader {
             if content_end > start && batch.data[content_end - 1] == b'\r' {
                 content_end -= 1;
             }
+        }
+        self.push_span(batch, start, content_end, end, Part::Whole);
+        self.in_long_line = false;
+    }
+
+    /// Adds a line (or a piece of one: `part`), or a later piece of the over-long line being
+    /// read.
+    fn push_span(
+        &mut self,
+        batch: &mut Batch,
+        start: usize,
+        content_end: usize,
+        end: usize,
+        part: Part,
+    ) {
+        if self.in_long_line {
+            batch.lines.push(LineSpan {
+                start,
+                content_end,
+                end,
+                number: self.number,
+                input: self.current as u32,
+                input_line: self.input_line,
+                part: match part {
+                    Part::Whole => Part::Last,
+                    _ => Part::Rest,
+                },
+            });
+            return;
         }
         if self.format == InputFormat::Auto {
             let content = &batch.data[start..content_end];
@@ -320,6 +401,7 @@ impl LineReader {
             number: self.number,
             input: self.current as u32,
             input_line: self.input_line,
+            part,
         });
     }
 }
@@ -430,6 +512,58 @@ mod tests {
         assert_eq!(n, 100_000);
         assert!(batches > 1);
         assert_eq!(joined, data);
+    }
+
+    #[test]
+    fn over_long_lines_come_in_pieces_with_their_numbers() {
+        let long = vec![b'x'; 3 * READ_BYTES + 17];
+        let first = [b"a\n".as_slice(), &long, b"\nb\n", &long].concat();
+        let second = [long.as_slice(), b"\r\nc"].concat();
+        let mut r = reader(&[&first, &second], InputFormat::Text).cutting_lines_over(1000);
+        let mut pieces = Vec::new();
+        let mut bytes = Vec::new();
+        while let Some(b) = r.next_batch().unwrap() {
+            for (i, l) in b.lines.iter().enumerate() {
+                assert!(
+                    b.raw(i).len() <= BUFFER_BYTES,
+                    "a piece is at most a buffer"
+                );
+                bytes.extend_from_slice(b.raw(i));
+                pieces.push((l.part, l.number, l.input, l.input_line));
+            }
+        }
+        assert_eq!(
+            bytes,
+            [first.as_slice(), &second].concat(),
+            "every byte, in order"
+        );
+        // Consecutive pieces of one line collapse into (first part, last part, numbers).
+        let mut lines: Vec<(Part, Part, u64, u32, u64)> = Vec::new();
+        for (part, number, input, input_line) in pieces {
+            match lines.last_mut() {
+                Some(last) if part.continues() => {
+                    assert_eq!((last.2, last.3, last.4), (number, input, input_line));
+                    last.1 = part;
+                }
+                _ => lines.push((part, part, number, input, input_line)),
+            }
+        }
+        use Part::{First, Last, Whole};
+        assert_eq!(
+            lines,
+            vec![
+                (Whole, Whole, 1, 0, 1),
+                (First, Last, 2, 0, 2),
+                (Whole, Whole, 3, 0, 3),
+                // The first input ends inside a long line: it ends there.
+                (First, Last, 4, 0, 4),
+                (First, Last, 5, 1, 1),
+                (Whole, Whole, 6, 1, 2),
+            ]
+        );
+        // Without a limit the same lines come whole.
+        let mut whole = reader(&[&first, &second], InputFormat::Text);
+        assert_eq!(all_lines(&mut whole).len(), 6);
     }
 
     #[test]

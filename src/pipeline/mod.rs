@@ -116,6 +116,7 @@ fn run_inner<W: Write, D: Write>(
     // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
     let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(4 * threads + 4);
     let mut reader = LineReader::new(inputs, config.format)
+        .cutting_lines_over(config.max_line_bytes)
         .numbered_after(lines_before)
         .recycling(recycle_rx);
     let names = reader.input_names();

@@ -11,7 +11,7 @@ use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config, HelperPolicy, Mode};
 use crate::error::{Error, Result};
 use crate::graph::{GraphBuilder, Node};
-use crate::input::{BadLine, BadLines, Batch, DocId};
+use crate::input::{BadLine, BadLines, Batch, DocId, Part};
 use crate::output::{Output, Verdict};
 use crate::verify::decide;
 use crate::window::{Entry, Held, Marks, Window};
@@ -277,8 +277,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
         doc: Doc,
         diag: &mut D,
     ) -> Result<()> {
-        self.summary.docs_read += 1;
         let line = batch.lines[i];
+        if line.part.continues() {
+            return self.rest_of_long_line(batch, i);
+        }
+        self.summary.docs_read += 1;
         self.lines = line.number;
         let mut signed = match doc {
             Doc::Good(s) => s,
@@ -417,12 +420,17 @@ impl<'c, W: Write> Sequencer<'c, W> {
         enum Plan {
             Bad(BadLine),
             Near(Held, Option<NodeData>),
+            Rest,
         }
         let mut plans = Vec::with_capacity(docs.len());
         let mut inserted = Vec::with_capacity(docs.len());
         for (i, doc) in docs.into_iter().enumerate() {
             let mut signed = match doc {
                 Doc::Good(s) => s,
+                Doc::Bad(_) if batch.lines[i].part.continues() => {
+                    plans.push(Plan::Rest);
+                    continue;
+                }
                 Doc::Bad(reason) => {
                     plans.push(Plan::Bad(reason));
                     continue;
@@ -446,11 +454,15 @@ impl<'c, W: Write> Sequencer<'c, W> {
         )?
         .into_iter();
         for (i, plan) in plans.into_iter().enumerate() {
-            self.summary.docs_read += 1;
             self.lines = batch.lines[i].number;
             match plan {
-                Plan::Bad(reason) => self.bad_line(batch, i, &reason, diag)?,
+                Plan::Rest => self.rest_of_long_line(batch, i)?,
+                Plan::Bad(reason) => {
+                    self.summary.docs_read += 1;
+                    self.bad_line(batch, i, &reason, diag)?
+                }
                 Plan::Near(held, node) => {
+                    self.summary.docs_read += 1;
                     let outcome = looked.next().expect("one outcome per inserted document");
                     self.summary.candidates += outcome.candidates;
                     self.matches = outcome.matches;
@@ -461,6 +473,25 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
         }
         Ok(())
+    }
+
+    /// Whether `--on-bad-line pass` writes bad lines in this mode (the reference of
+    /// `--against` is never written).
+    fn passes_bad_lines(&self) -> bool {
+        self.config.on_bad_line == BadLinePolicy::Pass
+            && matches!(self.config.mode, Mode::DropDups | Mode::Annotate)
+    }
+
+    /// A later piece of an over-long line ([`Part`]): its first piece was the bad line, so
+    /// the piece is only written through when that was.
+    fn rest_of_long_line(&mut self, batch: &Batch, i: usize) -> Result<()> {
+        if !self.passes_bad_lines() {
+            return Ok(());
+        }
+        match batch.lines[i].part {
+            Part::Last => self.out.line(batch.raw(i)),
+            _ => self.out.piece(batch.raw(i)),
+        }
     }
 
     /// A line that is not a document: counted, reported (up to the limit), and passed
@@ -480,9 +511,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.config.on_bad_line == BadLinePolicy::Pass && self.config.mode != Mode::Reference;
         let action = if pass { "passed through" } else { "skipped" };
         self.bad.add(place, reason, action, diag)?;
-        let writes_lines = matches!(self.config.mode, Mode::DropDups | Mode::Annotate);
-        if pass && writes_lines {
-            self.out.line(batch.raw(i))?;
+        if self.passes_bad_lines() {
+            match line.part {
+                Part::First => self.out.piece(batch.raw(i))?,
+                _ => self.out.line(batch.raw(i))?,
+            }
             self.summary.written += 1;
         }
         Ok(())

@@ -5,7 +5,7 @@
 use super::prepare::Prepared;
 use crate::config::{InputFormat, Mode, VerifyMode, Weights};
 use crate::graph::snippet;
-use crate::input::{BadLine, Batch, DocId, Extractor};
+use crate::input::{BadLine, Batch, DocId, Extractor, Part};
 use crate::lsh::{LshParams, prefix_length};
 use crate::minhash::Signer;
 use crate::normalize::{Normalized, Normalizer};
@@ -228,7 +228,14 @@ impl Worker {
     pub(super) fn process_batch(&mut self, batch: &Batch) -> Vec<Doc> {
         let format = batch.format;
         (0..batch.lines.len())
-            .map(|i| self.process(batch.content(i), format, batch.lines[i].number))
+            .map(|i| match batch.lines[i].part {
+                Part::Whole => self.process(batch.content(i), format, batch.lines[i].number),
+                // Pieces of an over-long line: the first stands for the line; the sequencer
+                // only writes the others through.
+                Part::First | Part::Rest | Part::Last => {
+                    Doc::Bad(BadLine::TooLongPiece(batch.content(i).len()))
+                }
+            })
             .collect()
     }
 }
