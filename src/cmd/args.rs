@@ -39,8 +39,8 @@ pub struct GroupingArgs {
     )]
     pub min_edge: f64,
 
-    /// Warn about components of more than N documents; clusters --by components splits them
-    /// into their cliques. 0: no limit.
+    /// No group of more than N documents: a larger component is reported and split into its
+    /// clique clusters, and a larger clique into runs of N in input order. 0: no limit.
     #[arg(long, default_value_t = 0, value_name = "N", help_heading = "Grouping")]
     pub max_cluster: usize,
 }

@@ -21,6 +21,30 @@ use std::collections::BinaryHeap;
 /// pathological component gives up instead of hanging.
 pub const CLIQUE_WORK_BUDGET: u64 = 1_000_000_000;
 
+/// Maximal cliques one component's search may hold, counted in 4-byte units: each member,
+/// plus 8 for each clique's own allocation (about 128 MiB). A near-complete component of a
+/// hundred documents has millions of maximal cliques, each almost the whole component: the
+/// search steps stay affordable while the stored cliques would take gigabytes, so the
+/// search gives up on either count.
+pub const CLIQUE_STORE_BUDGET: u64 = 32 << 20;
+
+/// What one component's clique search may spend before it gives up.
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    /// Work units (list elements merged, 64-bit words combined).
+    work: u64,
+    /// Stored cliques, in [`CLIQUE_STORE_BUDGET`]'s units.
+    stored: u64,
+}
+
+impl Budget {
+    /// Counts one stored clique; `false` when that is over the budget.
+    fn store(&mut self, clique: &[u32], used: &mut u64) -> bool {
+        *used += clique.len() as u64 + 8;
+        *used <= self.stored
+    }
+}
+
 fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
     let mut out = Vec::with_capacity(a.len().min(b.len()));
     let (mut i, mut j) = (0, 0);
@@ -95,7 +119,8 @@ fn degeneracy_order(nbrs: &[Vec<u32>]) -> Vec<u32> {
 struct BronKerbosch<'a> {
     nbrs: &'a [Vec<u32>],
     work: u64,
-    budget: u64,
+    stored: u64,
+    budget: Budget,
     out: Vec<Vec<u32>>,
 }
 
@@ -103,13 +128,16 @@ impl BronKerbosch<'_> {
     /// Reports every maximal clique containing `r`, extended from `p`, excluding `x`.
     fn expand(&mut self, r: &mut Vec<u32>, mut p: Vec<u32>, mut x: Vec<u32>) -> Result<(), ()> {
         self.work += (p.len() + x.len()) as u64 + 1;
-        if self.work > self.budget {
+        if self.work > self.budget.work {
             return Err(());
         }
         if p.is_empty() {
             if x.is_empty() {
                 let mut clique = r.clone();
                 clique.sort_unstable();
+                if !self.budget.store(&clique, &mut self.stored) {
+                    return Err(());
+                }
                 self.out.push(clique);
             }
             return Ok(());
@@ -151,8 +179,21 @@ impl BronKerbosch<'_> {
 
 /// Every maximal clique of the component `members` (ascending node indices), each sorted,
 /// in canonical order (larger first, then lexicographically). `None` when the search would
-/// spend more than `budget` work units; see [`greedy_cliques`].
+/// spend more than `budget` work units or hold more than [`CLIQUE_STORE_BUDGET`]; see
+/// [`greedy_cliques`].
 pub fn maximal_cliques(adj: &Adjacency, members: &[u32], budget: u64) -> Option<Vec<Vec<u32>>> {
+    let budget = Budget {
+        work: budget,
+        stored: CLIQUE_STORE_BUDGET,
+    };
+    maximal_cliques_within(adj, members, budget)
+}
+
+fn maximal_cliques_within(
+    adj: &Adjacency,
+    members: &[u32],
+    budget: Budget,
+) -> Option<Vec<Vec<u32>>> {
     let nbrs = local_neighbors(adj, members);
     let order = degeneracy_order(&nbrs);
     let mut position = vec![0usize; members.len()];
@@ -167,6 +208,7 @@ pub fn maximal_cliques(adj: &Adjacency, members: &[u32], budget: u64) -> Option<
         let mut bk = BronKerbosch {
             nbrs: &nbrs,
             work: 0,
+            stored: 0,
             budget,
             out: Vec::new(),
         };
@@ -196,7 +238,8 @@ struct BitBronKerbosch {
     rows: Vec<u64>,
     words: usize,
     work: u64,
-    budget: u64,
+    stored: u64,
+    budget: Budget,
     out: Vec<Vec<u32>>,
 }
 
@@ -220,13 +263,16 @@ impl BitBronKerbosch {
 
     fn expand(&mut self, r: &mut Vec<u32>, mut p: Vec<u64>, mut x: Vec<u64>) -> Result<(), ()> {
         self.work += self.words as u64 + 1;
-        if self.work > self.budget {
+        if self.work > self.budget.work {
             return Err(());
         }
         if p.iter().all(|&w| w == 0) {
             if x.iter().all(|&w| w == 0) {
                 let mut clique = r.clone();
                 clique.sort_unstable();
+                if !self.budget.store(&clique, &mut self.stored) {
+                    return Err(());
+                }
                 self.out.push(clique);
             }
             return Ok(());
@@ -265,7 +311,7 @@ fn bitset_cliques(
     nbrs: &[Vec<u32>],
     order: &[u32],
     position: &[usize],
-    budget: u64,
+    budget: Budget,
 ) -> Option<Vec<Vec<u32>>> {
     let n = nbrs.len();
     let words = n.div_ceil(64);
@@ -279,6 +325,7 @@ fn bitset_cliques(
         rows,
         words,
         work: 0,
+        stored: 0,
         budget,
         out: Vec::new(),
     };
@@ -543,11 +590,16 @@ mod tests {
                     for (i, &v) in order.iter().enumerate() {
                         position[v as usize] = i;
                     }
-                    let mut dense = bitset_cliques(&nbrs, &order, &position, u64::MAX).unwrap();
+                    let unlimited = Budget {
+                        work: u64::MAX,
+                        stored: u64::MAX,
+                    };
+                    let mut dense = bitset_cliques(&nbrs, &order, &position, unlimited).unwrap();
                     let mut bk = BronKerbosch {
                         nbrs: &nbrs,
                         work: 0,
-                        budget: u64::MAX,
+                        stored: 0,
+                        budget: unlimited,
                         out: Vec::new(),
                     };
                     for (i, &v) in order.iter().enumerate() {
@@ -602,5 +654,29 @@ mod tests {
         assert_eq!(shortest_path(&square, 3, 3).unwrap(), vec![3]);
         assert!(shortest_path(&Adjacency::new(2, []), 0, 1).is_none());
         assert_eq!(weakest_edge(&adj, &members), Some((0, 2, 0.6)));
+    }
+
+    /// All pairs of `n` documents but a perfect matching: 2^(n/2) maximal cliques of n/2.
+    fn cocktail_party(n: u32) -> (Adjacency, Vec<u32>) {
+        let edges = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .filter(|&(a, b)| !(a % 2 == 0 && b == a + 1))
+            .map(|(a, b)| (a, b, 1.0));
+        (Adjacency::new(n as usize, edges), (0..n).collect())
+    }
+
+    #[test]
+    fn the_search_stops_at_the_store_budget() {
+        let (adj, members) = cocktail_party(40);
+        let budget = |stored| Budget {
+            work: u64::MAX,
+            stored,
+        };
+        // 2^20 cliques of 20 would take 112 MB; 10,000 units stop it at once.
+        assert!(maximal_cliques_within(&adj, &members, budget(10_000)).is_none());
+        let (adj, members) = cocktail_party(12);
+        let all = maximal_cliques_within(&adj, &members, budget(64 * (6 + 8))).unwrap();
+        assert_eq!(all.len(), 64);
+        assert!(maximal_cliques_within(&adj, &members, budget(64 * (6 + 8) - 1)).is_none());
     }
 }

@@ -354,7 +354,9 @@ impl DupGraph {
             if greedy {
                 warnings.push(format!(
                     "component of {} documents (first: {first_id}) is too dense for an exact \
-                     clique search; its cliques were built greedily",
+                     clique search (its maximal cliques would exceed the search's time or \
+                     memory budget); its clusters were built greedily: each is a clique, \
+                     not necessarily a maximum one",
                     members.len()
                 ));
             }
@@ -419,6 +421,19 @@ impl DupGraph {
                 }
                 out
             }
+        };
+        // --max-cluster is a cap: a clique larger than it is cut into runs of its members in
+        // input order (each still a clique).
+        let cluster_groups: Vec<Vec<u32>> = match options.max_cluster {
+            0 => cluster_groups,
+            cap => cluster_groups
+                .into_iter()
+                .flat_map(|mut group| {
+                    group.sort_unstable();
+                    let runs: Vec<Vec<u32>> = group.chunks(cap).map(<[u32]>::to_vec).collect();
+                    runs
+                })
+                .collect(),
         };
         let cluster = number_groups(n, &cluster_groups);
         infos.sort_by(|a, b| {
@@ -570,6 +585,22 @@ mod tests {
         assert_eq!(split.component, vec![0, 0, 0, 0]);
         assert_eq!(split.cluster, vec![0, 0, 1, 1]);
         assert_eq!(split.warnings.len(), 1, "{:?}", split.warnings);
+        // A cap: a clique larger than it is cut into runs, by cliques and by components.
+        let complete: Vec<(u32, u32, f64)> = (0..7u32)
+            .flat_map(|a| (a + 1..7).map(move |b| (a, b, 0.9)))
+            .collect();
+        let k7 = graph(7, &complete);
+        for by in [ClusterBy::Cliques, ClusterBy::Components] {
+            let capped = k7.cluster(
+                by,
+                ClusterOptions {
+                    max_cluster: 3,
+                    ..ClusterOptions::default()
+                },
+            );
+            assert_eq!(capped.cluster, vec![0, 0, 0, 1, 1, 1, 2], "{by:?}");
+            assert_eq!(capped.component, vec![0; 7]);
+        }
     }
 
     #[test]
