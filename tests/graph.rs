@@ -40,7 +40,7 @@ fn chain_is_one_component_and_several_cliques() {
     assert_eq!(rows.len(), 8);
     for (i, row) in rows.iter().enumerate() {
         assert_eq!(row["id"], i as u64 + 1);
-        assert_eq!(row["cluster"], 0);
+        assert_eq!(row["cluster"], 1, "group numbers are 1-based");
         assert_eq!(row["size"], 8);
     }
 
@@ -59,7 +59,7 @@ fn chain_is_one_component_and_several_cliques() {
         })
         .collect();
     // A path of 8 splits into 4 pairs: 1-2, 3-4, 5-6, 7-8.
-    assert_eq!(clusters, vec![0, 0, 1, 1, 2, 2, 3, 3]);
+    assert_eq!(clusters, vec![1, 1, 2, 2, 3, 3, 4, 4]);
 }
 
 #[test]
@@ -257,7 +257,7 @@ fn graphml_is_well_formed_typed_and_escaped() {
     assert!(
         nodes
             .iter()
-            .all(|n| n["size"] == "5" && n["component"] == "0")
+            .all(|n| n["size"] == "5" && n["component"] == "1")
     );
 
     let all = neardup(&[&args[..], &["--all-nodes"]].concat(), input.as_bytes()).ok();

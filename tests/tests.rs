@@ -9,6 +9,7 @@ mod compressed;
 mod docs;
 mod filter;
 mod graph;
+mod keep;
 mod modes;
 mod real_inputs;
 mod state;

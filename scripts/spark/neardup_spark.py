@@ -19,7 +19,7 @@ The stages, and who does them:
 5. group (Spark): connected components by iterated minimum-label propagation over the edges
    (rounds = the longest shortest path in a component, plus one).
 6. write: one JSON line per document, {"id", "cluster", "size"}, in input order, with
-   clusters numbered by their first document as `neardup clusters` numbers them; so on one
+   clusters numbered from 1 by their first document as `neardup clusters` numbers them; so on one
    machine the output equals `neardup clusters` byte for byte (scripts/spark/test_spark.sh).
 
 Everything after `--` is passed to both neardup commands (shingling, K, threshold, seed,
@@ -139,12 +139,12 @@ def main(argv):
     labels, rounds = components(edges)
 
     # Every document's component root (itself when it has no edge), then clusters numbered
-    # by their first document in input order, as `neardup clusters` numbers them.
+    # from 1 in order of their first document, as `neardup clusters` numbers them.
     root = docs.map(lambda d: (d[0], d[0])).leftOuterJoin(labels).map(
         lambda kv: (kv[0], kv[1][1] if kv[1][1] is not None else kv[0])
     )
     sizes = root.map(lambda kv: (kv[1], 1)).reduceByKey(lambda a, b: a + b)
-    number = sizes.keys().sortBy(lambda r: r).zipWithIndex()
+    number = sizes.keys().sortBy(lambda r: r).zipWithIndex().mapValues(lambda i: i + 1)
     per_root = sizes.join(number)  # root -> (size, cluster number)
     ids = docs.map(lambda d: (d[0], d[1]))
     rows = (

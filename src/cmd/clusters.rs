@@ -29,6 +29,18 @@ pub struct ClustersArgs {
     #[arg(long, value_name = "FILE", help_heading = "Input")]
     pub from_edges: Option<PathBuf>,
 
+    /// Write one line per group instead, the survivor's input line unchanged, in input
+    /// order: first, last, longest (text), shortest, max:FIELD or min:FIELD (the largest or
+    /// smallest value of a JSON field, e.g. max:date); ties go to the earliest. Bad lines
+    /// follow --on-bad-line. The input is read twice (standard input is held in memory).
+    #[arg(
+        long,
+        value_name = "POLICY",
+        conflicts_with = "from_edges",
+        help_heading = "Output"
+    )]
+    pub keep: Option<String>,
+
     /// Grouping settings.
     #[command(flatten)]
     pub grouping: GroupingArgs,
@@ -67,12 +79,19 @@ impl ClustersArgs {
         let stats = self.common.stats;
         grouping.cliques = by == ClusterBy::Cliques || grouping.max_cluster > 0 || stats;
         grouping.summaries = stats;
-        let config = Config {
+        let mut config = Config {
             snippet_chars: 0,
             ..self.common.config(self.input, Mode::Graph)?
-        }
-        .validate()?;
+        };
+        let keep = match &self.keep {
+            Some(policy) => Some(super::keep::parse(policy, &mut config.node_attrs)?),
+            None => None,
+        };
+        let config = config.validate()?;
         let mut stderr = std::io::stderr();
+        if let Some(keep) = keep {
+            return keep_survivors(&config, by, grouping, &keep, start);
+        }
         let (summary, graph) = match &self.from_edges {
             Some(path) => {
                 let input = Input::open(path)?;
@@ -99,4 +118,44 @@ impl ClustersArgs {
         super::graph_stats(&config, summary.as_ref(), &graph, &clustering, start);
         Ok(())
     }
+}
+
+/// `clusters --keep`: groups the documents, then reads the input again and writes each
+/// group's survivor.
+fn keep_survivors(
+    config: &Config,
+    by: ClusterBy,
+    grouping: crate::graph::ClusterOptions,
+    keep: &crate::graph::survivors::Keep,
+    start: std::time::Instant,
+) -> Result<()> {
+    let inputs = super::Rereadable::new(&config.inputs)?;
+    let prepared = Prepared::new(config.clone())?;
+    let mut stderr = std::io::stderr();
+    let terminal = pipeline::stderr_is_terminal();
+    let (summary, graph) =
+        pipeline::collect_graph(&prepared, inputs.open()?, &mut stderr, terminal)?;
+    let clustering = super::cluster(config, &graph, by, grouping)?;
+    let survivors = crate::graph::survivors::survivors(&graph, &clustering.cluster, keep);
+    let written = super::keep::write_survivors(
+        config,
+        inputs.open()?,
+        &graph,
+        &survivors,
+        std::io::stdout().lock(),
+    )?;
+    if config.stats {
+        let stats = serde_json::json!({
+            "docs_read": written.read,
+            "written": written.kept + if config.on_bad_line == crate::config::BadLinePolicy::Pass { written.bad } else { 0 },
+            "groups": written.kept,
+            "dropped": written.dropped,
+            "bad_lines": written.bad,
+            "pairs": summary.pairs,
+            "seconds": super::seconds_since(start),
+        });
+        use std::io::Write as _;
+        let _ = writeln!(stderr, "{stats}");
+    }
+    Ok(())
 }

@@ -23,6 +23,7 @@ pub mod filter;
 pub mod graph;
 pub mod hist;
 pub mod idf;
+pub mod keep;
 mod plot;
 pub mod sample;
 pub mod sign;

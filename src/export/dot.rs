@@ -42,14 +42,14 @@ pub(super) fn dot(
     let mut infos: Vec<&ComponentInfo> = c.components.iter().collect();
     infos.sort_by_key(|i| i.label);
     for info in infos {
-        writeln!(w, "  subgraph cluster_{} {{", info.label)?;
+        writeln!(w, "  subgraph cluster_{} {{", info.label + 1)?;
         let weakest = info.weakest.map_or(String::new(), |(_, _, s)| {
             format!(", weakest edge {}", format_similarity(f64::from(s)))
         });
         writeln!(
             w,
             "    label=\"component {}: {} documents, diameter {}{}\";",
-            info.label,
+            info.label + 1,
             info.members.len(),
             info.diameter.hops,
             weakest

@@ -101,10 +101,11 @@ pub(super) fn graphml(
         let comp = c.component[v];
         write!(
             w,
-            r#"    <node id="n{v}"><data key="label">{}</data><data key="snippet">{}</data><data key="component">{comp}</data><data key="clique">{}</data><data key="size">{}</data><data key="degree">{}</data>"#,
+            r#"    <node id="n{v}"><data key="label">{}</data><data key="snippet">{}</data><data key="component">{}</data><data key="clique">{}</data><data key="size">{}</data><data key="degree">{}</data>"#,
             xml(&id_text(&node.id)),
             xml(&node.snippet),
-            c.clique[v],
+            comp + 1,
+            c.clique[v] + 1,
             c.component_size[comp as usize],
             graph
                 .graph

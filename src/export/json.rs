@@ -25,8 +25,8 @@ pub(super) fn json_graph(
         let item = json!({
             "id": id_json(&node.id),
             "snippet": &*node.snippet,
-            "component": c.component[v],
-            "clique": c.clique[v],
+            "component": c.component[v] + 1,
+            "clique": c.clique[v] + 1,
             "size": c.component_size[c.component[v] as usize],
             "attrs": attrs,
         });

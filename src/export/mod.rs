@@ -3,7 +3,9 @@
 //! per-document cluster JSON lines of `neardup clusters`.
 //!
 //! Node order is input order and edge order is discovery order, so the bytes written depend
-//! only on the input and the flags.
+//! only on the input and the flags. Group numbers (cluster, component, clique) are 1-based,
+//! like line numbers: group 1 is the group of the first document, then in order of each
+//! group's first document.
 
 mod dot;
 mod graphml;
@@ -78,9 +80,10 @@ pub fn write_clusters<W: Write>(
             graph.node(v as u32).id.write_json(&mut line);
             let c = clustering.cluster[v];
             let size = clustering.cluster_size[c as usize];
-            line.extend_from_slice(format!(",\"cluster\":{c},\"size\":{size}").as_bytes());
+            let number = c + 1;
+            line.extend_from_slice(format!(",\"cluster\":{number},\"size\":{size}").as_bytes());
             if by == ClusterBy::Cliques {
-                let comp = clustering.component[v];
+                let comp = clustering.component[v] + 1;
                 line.extend_from_slice(format!(",\"component\":{comp}").as_bytes());
             }
             line.extend_from_slice(b"}\n");
@@ -127,7 +130,7 @@ pub fn component_json(graph: &DupGraph, c: &Clustering, info: &ComponentInfo) ->
         }
     }
     json!({
-        "component": info.label,
+        "component": info.label + 1,
         "size": info.members.len(),
         "edges": info.edges,
         "diameter": info.diameter.hops,

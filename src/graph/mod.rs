@@ -10,6 +10,7 @@
 
 pub mod adjacency;
 pub mod cliques;
+pub mod survivors;
 
 pub use adjacency::{Adjacency, Bfs, Diameter, components, groups, shortest_path};
 
@@ -30,6 +31,8 @@ pub struct Node {
     pub snippet: Box<str>,
     /// The `--node-attr` values, in the order given (`None`: missing or null).
     pub attrs: Box<[Option<Value>]>,
+    /// Bytes of the document's text (0 for an id read from an edge list).
+    pub text_bytes: u64,
 }
 
 /// Collects nodes and edges in input order.
@@ -135,6 +138,7 @@ pub fn read_edges(
                         id: doc,
                         snippet: "".into(),
                         attrs: Box::new([]),
+                        text_bytes: 0,
                     })
                     .index() as u32
             })
@@ -490,6 +494,7 @@ mod tests {
             id: DocId::Line(i),
             snippet: "".into(),
             attrs: Box::new([]),
+            text_bytes: 0,
         }
     }
 

@@ -536,13 +536,18 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.window.touch(held);
         }
         if let Some(graph) = &mut self.graph {
-            let NodeData { snippet, attrs } = node.unwrap_or_default();
+            let NodeData {
+                snippet,
+                attrs,
+                text_bytes,
+            } = node.unwrap_or_default();
             let node = graph.add_node(
                 batch.lines[i].number,
                 Node {
                     id: id.clone(),
                     snippet,
                     attrs,
+                    text_bytes,
                 },
             );
             for &(held, similarity) in &self.matches {

@@ -57,6 +57,8 @@ pub struct NodeData {
     pub snippet: Box<str>,
     /// The `--node-attr` values, in the order of the flags.
     pub attrs: Box<[Option<Value>]>,
+    /// Bytes of the document's text.
+    pub text_bytes: u64,
 }
 
 /// Per-thread state of a signing worker: settings plus reusable scratch buffers.
@@ -211,6 +213,7 @@ impl Worker {
         let node = self.graph.then(|| NodeData {
             snippet: snippet(&text, self.snippet_chars),
             attrs: std::mem::take(&mut self.attrs).into_boxed_slice(),
+            text_bytes: text.len() as u64,
         });
         Doc::Good(Signed {
             id,

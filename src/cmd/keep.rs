@@ -1,0 +1,124 @@
+//! `neardup clusters --keep POLICY`: one survivor per group, written as its input line
+//! unchanged. The input is read twice (standard input is held in memory for the second
+//! read): once to build the groups, once to write the survivors in input order.
+
+use crate::config::{BadLinePolicy, Config};
+use crate::error::{Error, Result};
+use crate::graph::DupGraph;
+use crate::graph::survivors::Keep;
+use crate::input::{Input, LineReader, Part};
+use crate::output::Output;
+use std::io::Write;
+
+/// Parses a `--keep` value: `first`, `last`, `longest`, `shortest`, `max:FIELD`,
+/// `min:FIELD`. A field becomes the node attribute after those already in `node_attrs`.
+pub fn parse(value: &str, node_attrs: &mut Vec<String>) -> Result<Keep> {
+    let mut field = |f: &str| {
+        if f.is_empty() {
+            return Err(Error::config("--keep", "max: and min: need a field name"));
+        }
+        node_attrs.push(f.to_string());
+        Ok(node_attrs.len() - 1)
+    };
+    Ok(match value {
+        "first" => Keep::First,
+        "last" => Keep::Last,
+        "longest" => Keep::Longest,
+        "shortest" => Keep::Shortest,
+        _ => match value.split_once(':') {
+            Some(("max", f)) => Keep::Max(field(f)?),
+            Some(("min", f)) => Keep::Min(field(f)?),
+            _ => {
+                return Err(Error::config(
+                    "--keep",
+                    format!(
+                        "'{value}' is not first, last, longest, shortest, max:FIELD or min:FIELD"
+                    ),
+                ));
+            }
+        },
+    })
+}
+
+/// What the second read wrote and left out.
+#[derive(Debug, Default, PartialEq)]
+pub struct Written {
+    /// Lines read.
+    pub read: u64,
+    /// Survivors written.
+    pub kept: u64,
+    /// Documents left out (another member of their group survived).
+    pub dropped: u64,
+    /// Lines that were not documents (written through with `--on-bad-line pass`).
+    pub bad: u64,
+}
+
+/// Reads `inputs` again and writes, in input order, the line of every survivor (node indices
+/// `survivors` of `graph`) and, with `--on-bad-line pass`, every bad line; the others are
+/// counted as dropped. Bad lines were reported by the first read.
+pub fn write_survivors<W: Write>(
+    config: &Config,
+    inputs: Vec<Input>,
+    graph: &DupGraph,
+    survivors: &[u32],
+    out: W,
+) -> Result<Written> {
+    let mut kept: Vec<u64> = survivors.iter().map(|&v| graph.lines[v as usize]).collect();
+    kept.sort_unstable();
+    // The documents' line numbers, ascending: a line that is not one was a bad line.
+    let documents = &graph.lines;
+    let (mut next_doc, mut next_kept) = (0, 0);
+    let pass = config.on_bad_line == BadLinePolicy::Pass;
+    let mut out = Output::new(out, config.pairs_format);
+    let mut reader =
+        LineReader::new(inputs, config.format).cutting_lines_over(config.max_line_bytes);
+    let mut written = Written::default();
+    let mut passing = false;
+    while let Some(batch) = reader.next_batch()? {
+        for (i, line) in batch.lines.iter().enumerate() {
+            if line.part.continues() {
+                if passing {
+                    match line.part {
+                        Part::Last => out.line(batch.raw(i))?,
+                        _ => out.piece(batch.raw(i))?,
+                    }
+                }
+                continue;
+            }
+            written.read += 1;
+            passing = false;
+            while next_doc < documents.len() && documents[next_doc] < line.number {
+                next_doc += 1;
+            }
+            if documents.get(next_doc) != Some(&line.number) {
+                written.bad += 1;
+                if pass {
+                    passing = true;
+                    match line.part {
+                        Part::First => out.piece(batch.raw(i))?,
+                        _ => out.line(batch.raw(i))?,
+                    }
+                }
+                continue;
+            }
+            while next_kept < kept.len() && kept[next_kept] < line.number {
+                next_kept += 1;
+            }
+            if kept.get(next_kept) == Some(&line.number) {
+                written.kept += 1;
+                out.line(batch.raw(i))?;
+            } else {
+                written.dropped += 1;
+            }
+        }
+    }
+    out.flush()?;
+    if written.kept != kept.len() as u64 {
+        return Err(Error::Data(format!(
+            "the input changed between its two reads ({} of {} survivors found)",
+            written.kept,
+            kept.len()
+        )));
+    }
+    Ok(written)
+}
