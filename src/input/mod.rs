@@ -367,33 +367,26 @@ impl LineReader {
         end: usize,
         part: Part,
     ) {
-        if self.in_long_line {
-            batch.lines.push(LineSpan {
-                start,
-                content_end,
-                end,
-                number: self.number,
-                input: self.current as u32,
-                input_line: self.input_line,
-                part: match part {
-                    Part::Whole => Part::Last,
-                    _ => Part::Rest,
-                },
-            });
-            return;
-        }
-        if self.format == InputFormat::Auto {
-            let content = &batch.data[start..content_end];
-            if let Some(&first) = content.iter().find(|b| !b.is_ascii_whitespace()) {
-                self.format = if first == b'{' {
-                    InputFormat::Jsonl
-                } else {
-                    InputFormat::Text
-                };
+        let part = if self.in_long_line {
+            match part {
+                Part::Whole => Part::Last,
+                _ => Part::Rest,
             }
-        }
-        self.number += 1;
-        self.input_line += 1;
+        } else {
+            if self.format == InputFormat::Auto {
+                let content = &batch.data[start..content_end];
+                if let Some(&first) = content.iter().find(|b| !b.is_ascii_whitespace()) {
+                    self.format = if first == b'{' {
+                        InputFormat::Jsonl
+                    } else {
+                        InputFormat::Text
+                    };
+                }
+            }
+            self.number += 1;
+            self.input_line += 1;
+            part
+        };
         batch.lines.push(LineSpan {
             start,
             content_end,
