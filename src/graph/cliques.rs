@@ -38,10 +38,17 @@ struct Budget {
 }
 
 impl Budget {
-    /// Counts one stored clique; `false` when that is over the budget.
-    fn store(&mut self, clique: &[u32], used: &mut u64) -> bool {
-        *used += clique.len() as u64 + 8;
-        *used <= self.stored
+    /// Stores the maximal clique `r` (sorted) in `out`, counting it in `used`; `Err` when that
+    /// is over the budget.
+    fn keep(&self, r: &[u32], used: &mut u64, out: &mut Vec<Vec<u32>>) -> Result<(), ()> {
+        *used += r.len() as u64 + 8;
+        if *used > self.stored {
+            return Err(());
+        }
+        let mut clique = r.to_vec();
+        clique.sort_unstable();
+        out.push(clique);
+        Ok(())
     }
 }
 
@@ -133,12 +140,7 @@ impl BronKerbosch<'_> {
         }
         if p.is_empty() {
             if x.is_empty() {
-                let mut clique = r.clone();
-                clique.sort_unstable();
-                if !self.budget.store(&clique, &mut self.stored) {
-                    return Err(());
-                }
-                self.out.push(clique);
+                self.budget.keep(r, &mut self.stored, &mut self.out)?;
             }
             return Ok(());
         }
@@ -268,12 +270,7 @@ impl BitBronKerbosch {
         }
         if p.iter().all(|&w| w == 0) {
             if x.iter().all(|&w| w == 0) {
-                let mut clique = r.clone();
-                clique.sort_unstable();
-                if !self.budget.store(&clique, &mut self.stored) {
-                    return Err(());
-                }
-                self.out.push(clique);
+                self.budget.keep(r, &mut self.stored, &mut self.out)?;
             }
             return Ok(());
         }
