@@ -166,8 +166,9 @@ pub struct Config {
     pub window: usize,
     /// The filter modes' bound on work per document: at most this many candidates are
     /// verified (those sharing the most bands first), and an LSH bucket keeps its
-    /// `2 × max_candidates` newest documents. 0 = no bound. Not used by `--pairs` and the
-    /// graph commands, which list every pair.
+    /// `2 × max_candidates` newest documents. 0 = no bound. Also bounds
+    /// [`Config::components_over`]; not used by `--pairs` and the graph commands that list
+    /// every pair.
     pub max_candidates: usize,
     /// Candidate confirmation.
     pub verify: VerifyMode,
@@ -211,6 +212,12 @@ pub struct Config {
     pub node_attrs: Vec<String>,
     /// [`Mode::Graph`]: characters of each document's text kept as its snippet.
     pub snippet_chars: usize,
+    /// [`Mode::Graph`] when only the connected components are wanted (`clusters --by
+    /// components`, `--keep`): `Some(min_edge)` joins documents by pairs of at least that
+    /// similarity as they arrive, and verifies no candidate already in the document's
+    /// component. The graph then holds a spanning forest of the components, not every pair,
+    /// and the work per document is bounded like the filter's ([`Config::max_candidates`]).
+    pub components_over: Option<f64>,
     /// `--state FILE`: the window is loaded from FILE when it exists and saved to it.
     pub state: Option<PathBuf>,
     /// `--checkpoint-every N`: with `state`, also save after every N documents (0: never).
@@ -281,6 +288,7 @@ impl Default for Config {
             block_by: None,
             node_attrs: Vec::new(),
             snippet_chars: DEFAULT_SNIPPET_CHARS,
+            components_over: None,
             state: None,
             checkpoint_every: 0,
             against: Vec::new(),
@@ -459,10 +467,20 @@ impl Config {
         matches!(self.mode, Mode::DropDups | Mode::OnlyDups | Mode::Annotate)
     }
 
-    /// Most documents an LSH bucket keeps: `2 × max_candidates` in the filter modes and the
-    /// reference they filter against, else no limit (0).
+    /// True when every verified pair is wanted (`--pairs`, the graph commands but for
+    /// [`Config::components_over`]): the work per document then grows with its matches.
+    pub fn lists_every_pair(&self) -> bool {
+        match self.mode {
+            Mode::Pairs => true,
+            Mode::Graph => self.components_over.is_none(),
+            _ => false,
+        }
+    }
+
+    /// Most documents an LSH bucket keeps: `2 × max_candidates` in the filter modes, the
+    /// reference they filter against and [`Config::components_over`], else no limit (0).
     pub fn bucket_limit(&self) -> usize {
-        if self.filters() || self.mode == Mode::Reference {
+        if self.filters() || self.mode == Mode::Reference || self.components_over.is_some() {
             self.max_candidates.saturating_mul(2)
         } else {
             0

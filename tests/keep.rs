@@ -7,8 +7,9 @@ use serde_json::json;
 
 const T: f64 = 0.5;
 
-/// Components of the documents at or above `T`, by union–find over all pairs.
-fn components(texts: &[String]) -> Vec<usize> {
+/// Components of the documents at or above `t`, by union–find over all pairs: each
+/// document's component as its smallest member.
+pub(crate) fn components(texts: &[String], t: f64) -> Vec<usize> {
     let mut parent: Vec<usize> = (0..texts.len()).collect();
     fn root(p: &mut [usize], mut v: usize) -> usize {
         while p[v] != v {
@@ -19,7 +20,7 @@ fn components(texts: &[String]) -> Vec<usize> {
     }
     for a in 0..texts.len() {
         for b in a + 1..texts.len() {
-            if similarity(&texts[a], &texts[b]) >= T {
+            if similarity(&texts[a], &texts[b]) >= t {
                 let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
                 parent[ra.max(rb)] = ra.min(rb);
             }
@@ -51,7 +52,7 @@ fn every_policy_keeps_its_choice_once_per_group_and_loses_nothing() {
         .collect();
     lines.insert(40, "not json at all".into());
     let input = lines.join("\n") + "\n";
-    let root = components(&texts);
+    let root = components(&texts, T);
     let groups: std::collections::BTreeSet<usize> = root.iter().copied().collect();
     assert!(
         groups.len() > 6 && groups.len() < 100,

@@ -74,15 +74,19 @@ impl ClustersArgs {
         let start = std::time::Instant::now();
         let mut grouping = self.grouping.options()?;
         let by = self.by.into();
-        // Components print no clique unless --max-cluster splits them; only --stats prints
-        // the components' diameters and weakest edges.
-        let stats = self.common.stats;
+        // Components print no clique unless --max-cluster splits them; only --stats (without
+        // --keep) prints the components' edges, diameters, weakest edges and cliques. When
+        // nothing but the components is printed, no pair inside one is verified.
+        let stats = self.common.stats && self.keep.is_none();
         grouping.cliques = by == ClusterBy::Cliques || grouping.max_cluster > 0 || stats;
         grouping.summaries = stats;
         let mut config = Config {
             snippet_chars: 0,
             ..self.common.config(self.input, Mode::Graph)?
         };
+        if !grouping.cliques {
+            config.components_over = Some(grouping.min_edge);
+        }
         let keep = match &self.keep {
             Some(policy) => Some(super::keep::parse(policy, &mut config.node_attrs)?),
             None => None,
@@ -151,6 +155,7 @@ fn keep_survivors(
             "groups": written.kept,
             "dropped": written.dropped,
             "bad_lines": written.bad,
+            "candidates": summary.candidates,
             "pairs": summary.pairs,
             "seconds": super::seconds_since(start),
         });

@@ -54,11 +54,15 @@ impl GraphBuilder {
 
     /// Adds the verified pair (document with window key `earlier_seq`, node `later`).
     pub fn add_edge(&mut self, earlier_seq: u64, later: u32, similarity: f64) {
-        let earlier = self
-            .seqs
-            .binary_search(&earlier_seq)
-            .expect("edges join documents that are nodes") as u32;
+        let earlier = self.node_of(earlier_seq);
         self.edges.push((earlier, later, similarity as f32));
+    }
+
+    /// The node of the document with window key `seq` (it must have been added).
+    pub fn node_of(&self, seq: u64) -> u32 {
+        self.seqs
+            .binary_search(&seq)
+            .expect("edges join documents that are nodes") as u32
     }
 
     /// Number of nodes so far.

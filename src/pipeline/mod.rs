@@ -22,9 +22,11 @@
 //! | `reference` | before the run: the `--against` documents, in a window of their own |
 //! | [`signing`] | a worker: one line → a signed document |
 //! | `sequencer` | input order: exact index, LSH window, verification, output |
+//! | `components` | the sequencer's union–find when only components are wanted |
 //! | `helpers` | threads sharing a batch's lookups and verification with the sequencer |
 //! | [`summary`] | the counts `--stats` prints |
 
+mod components;
 mod helpers;
 pub mod prepare;
 mod reference;
@@ -167,7 +169,7 @@ fn run_inner<W: Write, D: Write>(
         // (`--pairs`, the graph commands). In the filter modes each document's verdict
         // depends on the verdicts before it (only kept documents are compared with), and
         // `sign` never looks up.
-        let helpers = (threads > 1 && matches!(config.mode, Mode::Pairs | Mode::Graph))
+        let helpers = (threads > 1 && config.lists_every_pair())
             .then(|| Helpers::start(scope, config, threads - 1));
         let mut sequencer =
             Sequencer::new(prepared, out, &names, stderr_is_terminal, helpers, signed);

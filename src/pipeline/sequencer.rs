@@ -4,6 +4,7 @@
 
 use super::Ordered;
 use super::Slot;
+use super::components::Components;
 use super::helpers::{Helpers, index_batch, look_up_and_verify};
 use super::prepare::Prepared;
 use super::signing::{Doc, NodeData, Signed, ToSign, Worker, sign};
@@ -35,6 +36,8 @@ pub(super) struct Sequencer<'c, W: Write> {
     candidates: Vec<Held>,
     matches: Vec<(Held, f64)>,
     graph: Option<GraphBuilder>,
+    /// [`Config::components_over`]: the components so far.
+    components: Option<Components>,
     bad: BadLines,
     progress: bool,
     last_progress: Instant,
@@ -78,6 +81,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             candidates: Vec::new(),
             matches: Vec::new(),
             graph: (config.mode == Mode::Graph).then(GraphBuilder::default),
+            components: config.components_over.map(|_| Components::default()),
             bad: BadLines::new(config),
             progress: config.progress && !config.quiet && stderr_is_terminal,
             last_progress: Instant::now(),
@@ -301,6 +305,29 @@ impl<'c, W: Write> Sequencer<'c, W> {
         }
         if self.config.mode == Mode::Reference {
             self.window.insert(line.number, into_entry(signed, false));
+            return Ok(());
+        }
+        if let (Some(components), Some(graph), Some(min_edge)) = (
+            &mut self.components,
+            &self.graph,
+            self.config.components_over,
+        ) {
+            let joined = components.join(
+                self.config,
+                min_edge,
+                &mut self.window,
+                graph,
+                &signed,
+                &mut self.matches,
+            );
+            self.summary.candidates += joined.verified;
+            self.report(batch, i, &signed.id, signed.node.take())?;
+            if !joined.copy {
+                let held = self.window.insert(line.number, into_entry(signed, false));
+                if let Some(components) = &mut self.components {
+                    components.hold(held, joined.node);
+                }
+            }
             return Ok(());
         }
         // --pairs and the graph want every pair, copies included.

@@ -30,4 +30,9 @@ impl Marks {
         }
         self.query
     }
+
+    /// Bands the current query shares with the document in `slot` (one it found).
+    pub(super) fn shared_bands(&self, slot: u32) -> u8 {
+        (self.marks[slot as usize] & 0xff) as u8
+    }
 }

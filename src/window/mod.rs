@@ -35,6 +35,7 @@ use chunked::Chunked;
 pub use marks::Marks;
 #[cfg(test)]
 use marks::QUERIES;
+use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
@@ -100,6 +101,17 @@ pub struct Held {
     pub seq: u64,
     slot: u32,
 }
+
+impl Held {
+    /// The document's slot: distinct among the documents held at once, below the most ever
+    /// held, reused after an eviction.
+    pub fn slot(self) -> usize {
+        self.slot as usize
+    }
+}
+
+/// The order of [`Window::ranked_candidates`]: more shared bands first, then the earlier.
+pub type Rank = (Reverse<u8>, u64);
 
 /// Cache lines of shingles [`Window::prefetch`] asks for.
 const PREFETCH_LINES: usize = 8;
@@ -282,13 +294,49 @@ impl Window {
     pub fn ranked_candidates(&mut self, band_keys: &[u64], limit: usize, out: &mut Vec<Held>) {
         out.clear();
         let mut marks = std::mem::take(&mut self.marks);
+        self.count_shared_bands(band_keys, &mut marks, |held| out.push(held));
+        // Only the first `limit` are wanted, so they are selected first (a template family
+        // gives hundreds of candidates, and sorting them all cost more than verifying).
+        let key = |h: &Held| (Reverse(marks.shared_bands(h.slot)), h.seq);
+        if out.len() > limit {
+            out.select_nth_unstable_by_key(limit, key);
+            out.truncate(limit);
+        }
+        out.sort_unstable_by_key(key);
+        self.marks = marks;
+    }
+
+    /// Writes into `out` (cleared first) the documents sharing at least one band key, each
+    /// once, unordered, with their rank: `Rank` orders them as
+    /// [`Window::ranked_candidates`] does, for a caller that verifies them in that order but
+    /// drops some first.
+    pub fn candidates_with_rank(&mut self, band_keys: &[u64], out: &mut Vec<(Rank, Held)>) {
+        out.clear();
+        let mut marks = std::mem::take(&mut self.marks);
+        self.count_shared_bands(band_keys, &mut marks, |held| {
+            out.push(((Reverse(0), 0), held))
+        });
+        for (rank, held) in out.iter_mut() {
+            *rank = (Reverse(marks.shared_bands(held.slot)), held.seq);
+        }
+        self.marks = marks;
+    }
+
+    /// Calls `found` once for each document sharing at least one band key, and leaves in
+    /// `marks` how many bands each shares.
+    fn count_shared_bands(
+        &self,
+        band_keys: &[u64],
+        marks: &mut Marks,
+        mut found: impl FnMut(Held),
+    ) {
         let query = marks.start(self.slots.len());
         for &key in band_keys {
             for &slot in self.buckets[shard(key)].get(key) {
                 let mark = &mut marks.marks[slot as usize];
                 if *mark >> 8 != query {
                     *mark = query << 8 | 1;
-                    out.push(Held {
+                    found(Held {
                         seq: self.seqs[slot as usize],
                         slot,
                     });
@@ -297,20 +345,6 @@ impl Window {
                 }
             }
         }
-        // Only the first `limit` are wanted, so they are selected first (a template family
-        // gives hundreds of candidates, and sorting them all cost more than verifying).
-        let key = |h: &Held| {
-            (
-                std::cmp::Reverse(marks.marks[h.slot as usize] & 0xff),
-                h.seq,
-            )
-        };
-        if out.len() > limit {
-            out.select_nth_unstable_by_key(limit, key);
-            out.truncate(limit);
-        }
-        out.sort_unstable_by_key(key);
-        self.marks = marks;
     }
 
     /// [`Window::candidates`] among the documents with a sequence number below `before`,
