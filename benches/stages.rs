@@ -159,7 +159,7 @@ fn stages(c: &mut Criterion) {
     g.finish();
 
     // Band keys of every document, then a window that queries and inserts each in turn.
-    let lsh = LshParams::from_threshold(0.8, K);
+    let lsh = LshParams::for_recall(0.8, K, neardup::lsh::DEFAULT_RECALL);
     let keys: Vec<Vec<u64>> = corpus
         .set
         .iter()

@@ -35,10 +35,15 @@ cell() {
   local kb=0
   for _ in $(seq "$runs"); do
     local start=$EPOCHREALTIME
-    if ! timeout "$limit" /usr/bin/time -f '%M' -o "$work/t" "$bin" -q -j "$threads" "$@" "$path" \
-      > /dev/null 2> /dev/null; then
+    local code=0
+    timeout "$limit" /usr/bin/time -f '%M' -o "$work/t" "$bin" "$@" -q -j "$threads" "$path" \
+      > /dev/null 2> "$work/err" || code=$?
+    if [ "$code" = 124 ]; then
       echo "> $limit s"
       return
+    elif [ "$code" != 0 ]; then
+      echo "failed: $(head -c 200 "$work/err")" >&2
+      exit 1
     fi
     local end=$EPOCHREALTIME
     awk -v a="$start" -v b="$end" 'BEGIN {print b - a}' >> "$work/s"

@@ -5,7 +5,7 @@
 //! (the LSH bands × rows) before any work starts, so a bad flag fails fast with exit code 2.
 
 use crate::error::{Error, Result};
-use crate::lsh::LshParams;
+use crate::lsh::{DEFAULT_RECALL, LshParams};
 use crate::normalize::Normalizer;
 use std::path::PathBuf;
 
@@ -160,6 +160,9 @@ pub struct Config {
     pub bands: Option<usize>,
     /// Explicit rows per band (`--rows`).
     pub rows: Option<usize>,
+    /// Recall target of the banding chosen when neither `bands` nor `rows` is given:
+    /// P(candidate | J = threshold) at least this ([`LshParams::for_recall`]).
+    pub recall: f64,
     /// Resolved LSH parameters (set by `validate`).
     pub lsh: LshParams,
     /// Maximum number of documents kept in the window; 0 = unbounded.
@@ -266,7 +269,8 @@ impl Default for Config {
             threshold: DEFAULT_THRESHOLD,
             bands: None,
             rows: None,
-            lsh: LshParams { bands: 16, rows: 8 },
+            recall: DEFAULT_RECALL,
+            lsh: LshParams { bands: 16, rows: 6 },
             window: 0,
             max_candidates: DEFAULT_MAX_CANDIDATES,
             verify: VerifyMode::Jaccard,
@@ -375,6 +379,12 @@ impl Config {
                  weights",
             ));
         }
+        if !(self.recall > 0.0 && self.recall < 1.0) {
+            return Err(Error::config(
+                "--recall",
+                format!("{} is not in (0, 1)", self.recall),
+            ));
+        }
         if self.block_by.as_deref() == Some("") {
             return Err(Error::config("--block-by", "must not be empty"));
         }
@@ -412,7 +422,7 @@ impl Config {
             return Err(Error::config("--max-line-bytes", "must be at least 1"));
         }
         self.lsh = match (self.bands, self.rows) {
-            (None, None) => LshParams::from_threshold(self.threshold, self.num_perm),
+            (None, None) => LshParams::for_recall(self.threshold, self.num_perm, self.recall),
             (Some(b), Some(r)) => LshParams { bands: b, rows: r },
             (Some(b), None) => {
                 if b == 0 || !self.num_perm.is_multiple_of(b) {
@@ -467,6 +477,25 @@ impl Config {
         matches!(self.mode, Mode::DropDups | Mode::OnlyDups | Mode::Annotate)
     }
 
+    /// A warning when the banding chosen for `threshold` cannot reach `recall` with
+    /// `num_perm` values (explicit `--bands`/`--rows` and `--exact` are taken as asked).
+    pub fn banding_warning(&self) -> Option<String> {
+        let chosen = self.bands.is_none() && self.rows.is_none() && !self.all_pairs;
+        (chosen && !self.lsh.reaches(self.threshold, self.recall)).then(|| {
+            format!(
+                "no banding of --num-perm {} values reaches --recall {} at --threshold {}; \
+                 using {} bands x {} rows, which catch a pair at the threshold with probability \
+                 {:.4} (more values reach it)",
+                self.num_perm,
+                self.recall,
+                self.threshold,
+                self.lsh.bands,
+                self.lsh.rows,
+                self.lsh.probability(self.threshold)
+            )
+        })
+    }
+
     /// True when every verified pair is wanted (`--pairs`, the graph commands but for
     /// [`Config::components_over`]): the work per document then grows with its matches.
     pub fn lists_every_pair(&self) -> bool {
@@ -504,9 +533,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_validates_to_threshold_bands() {
+    fn default_validates_to_the_recall_banding() {
         let c = Config::default().validate().unwrap();
-        assert_eq!(c.lsh.bands * c.lsh.rows, c.num_perm);
+        assert_eq!(c.lsh, Config::default().lsh, "the default's bands x rows");
+        assert!(c.lsh.bands * c.lsh.rows <= c.num_perm);
+        assert!(c.lsh.reaches(c.threshold, DEFAULT_RECALL));
+        assert!(c.banding_warning().is_none());
+        let few = Config {
+            num_perm: 16,
+            threshold: 0.05,
+            ..Config::default()
+        };
+        let warning = few.validate().unwrap().banding_warning().unwrap();
+        assert!(warning.contains("--recall 0.99"), "{warning}");
     }
 
     #[test]
@@ -532,6 +571,20 @@ mod tests {
                     ..Config::default()
                 },
                 "--threshold",
+            ),
+            (
+                Config {
+                    recall: 1.0,
+                    ..Config::default()
+                },
+                "--recall",
+            ),
+            (
+                Config {
+                    recall: 0.0,
+                    ..Config::default()
+                },
+                "--recall",
             ),
             (
                 Config {

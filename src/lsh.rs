@@ -8,26 +8,26 @@
 //! P(s) = 1 − (1 − s^r)^b                      (the S-curve)
 //! ```
 //!
-//! [`LshParams::from_threshold`] picks, among the (b, r) with b·r = K (so every value is used),
-//! the pair minimising the weighted error area
+//! Every candidate is verified exactly, so a false positive costs one comparison while a false
+//! negative is a duplicate never seen. [`LshParams::for_recall`] therefore starts from a
+//! recall target R (`--recall`, default 0.99) at the threshold itself: among the (b, r) with
+//! b·r ≤ K and P(T) ≥ R, it takes the one with the least false-positive area
 //!
 //! ```text
-//! cost(b, r) = w_fp · ∫₀ᵀ P(s) ds  +  w_fn · ∫ₜ¹ (1 − P(s)) ds
+//! FP(b, r) = ∫₀ᵀ P(s) ds
 //! ```
 //!
-//! with `w_fn` = 0.9 and `w_fp` = 0.1. The weights are not the symmetric 0.5/0.5 of other
-//! tools on purpose: every candidate is verified exactly, so a false positive costs one
-//! Jaccard computation while a false negative is a duplicate we never see. For K = 128 this
-//! gives 16 × 8 at T = 0.8 (P(0.8) = 0.947, P(0.85) = 0.994) and 32 × 4 at T = 0.5.
-//! T = 1.0 gives one band of all K rows (identical signatures only); T near 0 gives K bands
-//! of one row (any shared minimum).
+//! (fewest candidates below T; ties: fewer values). Pairs above T are found more often
+//! still, so the recall over a corpus's pairs is at least R. For K = 128 this gives 16 × 6 at
+//! T = 0.8 (P(0.8) = 0.992; 96 of the 128 values), 35 × 3 at T = 0.5 and 49 × 2 at T = 0.3.
+//! When no banding of K values reaches R (small K, T near 0 or 1 with few values), the one
+//! with the highest P(T) is used and [`LshParams::reaches`] says so. T = 1.0 gives one band
+//! of all K rows (identical signatures only).
 
 use crate::hash::mix64;
 
-/// Weight of the false-negative area in the cost (see the module docs).
-pub const FN_WEIGHT: f64 = 0.9;
-/// Weight of the false-positive area in the cost.
-pub const FP_WEIGHT: f64 = 0.1;
+/// Default recall target: P(candidate | J = T) ≥ 0.99.
+pub const DEFAULT_RECALL: f64 = 0.99;
 
 /// Bands and rows per band.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,26 +39,67 @@ pub struct LshParams {
 }
 
 impl LshParams {
-    /// The (b, r) with b·r = `num_perm` minimising the weighted error area for `threshold`.
-    pub fn from_threshold(threshold: f64, num_perm: usize) -> LshParams {
-        let mut best = LshParams {
-            bands: num_perm,
-            rows: 1,
-        };
-        let mut best_cost = f64::INFINITY;
-        for rows in (1..=num_perm).filter(|r| num_perm.is_multiple_of(*r)) {
-            let p = LshParams {
-                bands: num_perm / rows,
-                rows,
-            };
-            let cost = FP_WEIGHT * p.false_positive_area(threshold)
-                + FN_WEIGHT * p.false_negative_area(threshold);
-            if cost < best_cost {
-                best_cost = cost;
-                best = p;
-            }
+    /// The banding for `threshold` with `num_perm` values (see the module docs): the least
+    /// false-positive area among [`LshParams::options`] that reach `recall` at the
+    /// threshold, or, when none does, the highest P(T).
+    pub fn for_recall(threshold: f64, num_perm: usize, recall: f64) -> LshParams {
+        let options = LshParams::options(threshold, num_perm, recall);
+        let fp = |p: &LshParams| p.false_positive_area(threshold);
+        let cheapest = options
+            .iter()
+            .filter(|p| p.reaches(threshold, recall))
+            .map(|p| (fp(p), p.bands * p.rows, *p))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        match cheapest {
+            Some((_, _, p)) => p,
+            None => options
+                .into_iter()
+                .max_by(|a, b| {
+                    a.probability(threshold)
+                        .total_cmp(&b.probability(threshold))
+                        .then(fp(b).total_cmp(&fp(a)))
+                })
+                .unwrap_or(LshParams {
+                    bands: 1,
+                    rows: num_perm.max(1),
+                }),
         }
-        best
+    }
+
+    /// For each number of rows r from 1 to `num_perm`: the fewest bands of r rows that
+    /// reach `recall` at `threshold` within `num_perm` values, else as many as fit (⌊K/r⌋).
+    pub fn options(threshold: f64, num_perm: usize, recall: f64) -> Vec<LshParams> {
+        (1..=num_perm)
+            .map(|rows| {
+                let most = num_perm / rows;
+                let bands = LshParams::bands_for(threshold, rows, recall, most);
+                LshParams { bands, rows }
+            })
+            .collect()
+    }
+
+    /// The fewest bands of `rows` rows, at most `most`, whose P(`threshold`) ≥ `recall`
+    /// (`most` when none is enough). From the closed form b = ln(1 − R) / ln(1 − T^r),
+    /// corrected against [`LshParams::probability`] itself so that rounding never decides.
+    fn bands_for(threshold: f64, rows: usize, recall: f64, most: usize) -> usize {
+        let reaches = |bands| LshParams { bands, rows }.reaches(threshold, recall);
+        let estimate = (1.0 - recall).ln() / (1.0 - threshold.powi(rows as i32)).ln();
+        if !estimate.is_finite() || estimate >= most as f64 {
+            return most;
+        }
+        let mut bands = (estimate.ceil() as usize).clamp(1, most);
+        while bands > 1 && reaches(bands - 1) {
+            bands -= 1;
+        }
+        while bands < most && !reaches(bands) {
+            bands += 1;
+        }
+        bands
+    }
+
+    /// Whether P(candidate | J = `threshold`) is at least `recall`.
+    pub fn reaches(&self, threshold: f64, recall: f64) -> bool {
+        self.probability(threshold) >= recall
     }
 
     /// P(candidate | Jaccard = s) = 1 − (1 − s^r)^b.
@@ -197,37 +238,70 @@ mod tests {
 
     #[test]
     fn choices_table() {
-        // (threshold, K) → (bands, rows), checked by brute force against the S-curve below.
+        // (threshold, K) → (bands, rows), checked by brute force below.
         let cases = [
-            (0.8, 128, 16, 8),
-            (0.5, 128, 32, 4),
+            (0.8, 128, 16, 6),
+            (0.5, 128, 35, 3),
+            (0.3, 128, 49, 2),
             (1.0, 128, 1, 128),
-            (0.01, 128, 128, 1),
         ];
         for (t, k, b, r) in cases {
-            let p = LshParams::from_threshold(t, k);
+            let p = LshParams::for_recall(t, k, DEFAULT_RECALL);
             assert_eq!((p.bands, p.rows), (b, r), "T={t} K={k}");
         }
     }
 
+    /// Every T in 0.05 steps, several K: the choice reaches the target within K values and
+    /// has the least false-positive area of every (b, r) that does (ties: fewer values).
     #[test]
-    fn choice_minimises_cost_over_all_divisors() {
-        for &k in &[60usize, 64, 100, 128, 256] {
-            for i in 1..=20 {
-                let t = i as f64 / 20.0;
-                let chosen = LshParams::from_threshold(t, k);
-                assert_eq!(chosen.bands * chosen.rows, k);
-                let cost = |p: &LshParams| {
-                    FP_WEIGHT * p.false_positive_area(t) + FN_WEIGHT * p.false_negative_area(t)
-                };
-                for r in (1..=k).filter(|r| k % r == 0) {
-                    let other = LshParams {
-                        bands: k / r,
-                        rows: r,
-                    };
-                    assert!(cost(&chosen) <= cost(&other) + 1e-12);
+    fn choice_reaches_the_target_with_the_fewest_false_candidates() {
+        for &k in &[64usize, 100, 128] {
+            for recall in [0.95, DEFAULT_RECALL, 0.999] {
+                for i in 1..=20 {
+                    let t = i as f64 / 20.0;
+                    let chosen = LshParams::for_recall(t, k, recall);
+                    assert!(chosen.bands * chosen.rows <= k);
+                    // 64 or 100 one-row bands cannot catch J = 0.05 with 0.99 (at most
+                    // 1 − 0.95^100 = 0.994): the unreachable case is tested below.
+                    let reachable = (1..=k).any(|r| {
+                        LshParams {
+                            bands: k / r,
+                            rows: r,
+                        }
+                        .reaches(t, recall)
+                    });
+                    if !reachable {
+                        continue;
+                    }
+                    assert!(chosen.reaches(t, recall), "T={t} K={k} R={recall}");
+                    let fp = chosen.false_positive_area(t);
+                    for rows in 1..=k {
+                        for bands in 1..=k / rows {
+                            let other = LshParams { bands, rows };
+                            if other.reaches(t, recall) {
+                                let o = other.false_positive_area(t);
+                                assert!(fp <= o + 1e-12, "T={t} K={k}: {chosen:?} vs {other:?}");
+                            }
+                        }
+                    }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn an_unreachable_target_gets_the_highest_probability() {
+        // 16 values cannot catch J = 0.05 with probability 0.99: all 16 one-row bands give
+        // 1 − 0.95^16 ≈ 0.56, the most there is.
+        let p = LshParams::for_recall(0.05, 16, DEFAULT_RECALL);
+        assert_eq!((p.bands, p.rows), (16, 1));
+        assert!(!p.reaches(0.05, DEFAULT_RECALL));
+        for r in 1..=16 {
+            let other = LshParams {
+                bands: 16 / r,
+                rows: r,
+            };
+            assert!(other.probability(0.05) <= p.probability(0.05));
         }
     }
 
@@ -250,9 +324,9 @@ mod tests {
 
     #[test]
     fn recall_at_the_default_threshold_is_high() {
-        let p = LshParams::from_threshold(0.8, 128);
-        assert!(p.probability(0.85) > 0.99);
-        assert!(p.probability(0.3) < 0.01);
+        let p = LshParams::for_recall(0.8, 128, DEFAULT_RECALL);
+        assert!(p.probability(0.8) >= 0.99);
+        assert!(p.probability(0.3) < 0.02);
     }
 
     #[test]

@@ -644,8 +644,8 @@ mod tests {
         // The threshold alone does not shape the window (bands are kept explicitly here).
         let t = Config {
             threshold: 0.5,
-            bands: Some(16),
-            rows: Some(8),
+            bands: Some(Config::default().lsh.bands),
+            rows: Some(Config::default().lsh.rows),
             ..Config::default()
         }
         .validate()

@@ -9,6 +9,7 @@ use crate::config::{
 };
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
+use crate::lsh::DEFAULT_RECALL;
 use crate::normalize::Normalizer;
 use clap::ValueEnum;
 use std::path::PathBuf;
@@ -213,13 +214,18 @@ pub struct CommonArgs {
     #[arg(short = 'k', long, default_value_t = DEFAULT_NUM_PERM, value_name = "K", help_heading = "MinHash and LSH")]
     pub num_perm: usize,
 
-    /// LSH bands [default: chosen from --threshold].
+    /// LSH bands [default: chosen from --threshold and --recall].
     #[arg(long, value_name = "B", help_heading = "MinHash and LSH")]
     pub bands: Option<usize>,
 
-    /// LSH rows per band [default: chosen from --threshold].
+    /// LSH rows per band [default: chosen from --threshold and --recall].
     #[arg(long, value_name = "R", help_heading = "MinHash and LSH")]
     pub rows: Option<usize>,
+
+    /// Recall target of the LSH banding: a pair exactly at --threshold becomes a candidate
+    /// with at least this probability (pairs above it more often). Lower is faster.
+    #[arg(long, default_value_t = DEFAULT_RECALL, value_name = "R", help_heading = "MinHash and LSH")]
+    pub recall: f64,
 
     /// Seed for shingle hashing and MinHash.
     #[arg(long, default_value_t = DEFAULT_SEED, value_name = "SEED", help_heading = "MinHash and LSH")]
@@ -350,6 +356,7 @@ impl CommonArgs {
             threshold: self.threshold,
             bands: self.bands,
             rows: self.rows,
+            recall: self.recall,
             window: self.window,
             max_candidates: self.max_candidates,
             verify,

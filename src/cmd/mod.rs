@@ -291,7 +291,7 @@ mod tests {
         assert!(Args::try_parse_from(["neardup", "--drop-dups", "--pairs"]).is_err());
         let c = filter_config(&["neardup", "--pairs", "-t", "0.5"]);
         assert_eq!(c.mode, Mode::Pairs);
-        assert_eq!((c.lsh.bands, c.lsh.rows), (32, 4));
+        assert_eq!((c.lsh.bands, c.lsh.rows), (35, 3));
     }
 
     #[test]

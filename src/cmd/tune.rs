@@ -1,14 +1,15 @@
 //! `neardup tune`: what bands × rows a threshold and K give, and what they cost.
 //!
-//! Prints the chosen banding ([`LshParams::from_threshold`] unless `--bands`/`--rows` are
-//! given), the S-curve P(candidate | J) on a grid of J, the false-positive and
-//! false-negative areas, the alternatives with b·r = K ranked by the same weighted cost, and
-//! can write the S-curves as an SVG plot.
+//! Prints the chosen banding ([`LshParams::for_recall`] unless `--bands`/`--rows` are
+//! given), whether it reaches the recall target at the threshold, the S-curve
+//! P(candidate | J) on a grid of J, the false-positive and false-negative areas, the
+//! alternatives (for each number of rows, the fewest bands reaching the target) ranked the
+//! same way, and can write the S-curves as an SVG plot.
 
 use super::plot::svg_open;
 use crate::config::{Config, DEFAULT_NUM_PERM, DEFAULT_THRESHOLD};
 use crate::error::Result;
-use crate::lsh::{FN_WEIGHT, FP_WEIGHT, LshParams};
+use crate::lsh::{DEFAULT_RECALL, LshParams};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -31,6 +32,10 @@ pub struct TuneArgs {
     #[arg(long, value_name = "R")]
     pub rows: Option<usize>,
 
+    /// Recall target: P(candidate | J = T) at least this.
+    #[arg(long, default_value_t = DEFAULT_RECALL, value_name = "R")]
+    pub recall: f64,
+
     /// Also write the S-curves as an SVG plot to FILE.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
@@ -44,12 +49,21 @@ impl TuneArgs {
             num_perm: self.num_perm,
             bands: self.bands,
             rows: self.rows,
+            recall: self.recall,
             ..Config::default()
         }
         .validate()?;
-        super::print(&report(config.lsh, config.threshold, config.num_perm))?;
+        super::print(&report(
+            config.lsh,
+            config.threshold,
+            config.num_perm,
+            config.recall,
+        ))?;
         if let Some(path) = &self.plot {
-            super::write_file(path, &svg(config.lsh, config.threshold, config.num_perm))?;
+            super::write_file(
+                path,
+                &svg(config.lsh, config.threshold, config.num_perm, config.recall),
+            )?;
         }
         Ok(())
     }
@@ -60,46 +74,46 @@ impl TuneArgs {
 pub struct Banding {
     /// Bands × rows.
     pub params: LshParams,
-    /// ∫₀ᵀ P(s) ds.
+    /// P(candidate | J = T).
+    pub at_threshold: f64,
+    /// ∫₀ᵀ P(s) ds: the candidates below T the default choice minimises.
     pub fp_area: f64,
     /// ∫ₜ¹ (1 − P(s)) ds.
     pub fn_area: f64,
-    /// The weighted cost the default choice minimises.
-    pub cost: f64,
+    /// Whether P(T) reaches the recall target.
+    pub reaches: bool,
 }
 
-fn option(params: LshParams, threshold: f64) -> Banding {
-    let fp_area = params.false_positive_area(threshold);
-    let fn_area = params.false_negative_area(threshold);
+fn option(params: LshParams, threshold: f64, recall: f64) -> Banding {
     Banding {
         params,
-        fp_area,
-        fn_area,
-        cost: FP_WEIGHT * fp_area + FN_WEIGHT * fn_area,
+        at_threshold: params.probability(threshold),
+        fp_area: params.false_positive_area(threshold),
+        fn_area: params.false_negative_area(threshold),
+        reaches: params.reaches(threshold, recall),
     }
 }
 
-/// Every banding with b·r = K, cheapest first.
-pub fn alternatives(threshold: f64, num_perm: usize) -> Vec<Banding> {
-    let mut all: Vec<Banding> = (1..=num_perm)
-        .filter(|r| num_perm.is_multiple_of(*r))
-        .map(|rows| {
-            option(
-                LshParams {
-                    bands: num_perm / rows,
-                    rows,
-                },
-                threshold,
-            )
-        })
+/// For each number of rows, the fewest bands reaching `recall` (or all that fit): those that
+/// reach it first, fewest false candidates first; then the rest, highest P(T) first.
+pub fn alternatives(threshold: f64, num_perm: usize, recall: f64) -> Vec<Banding> {
+    let mut all: Vec<Banding> = LshParams::options(threshold, num_perm, recall)
+        .into_iter()
+        .map(|p| option(p, threshold, recall))
         .collect();
-    all.sort_by(|a, b| a.cost.total_cmp(&b.cost));
+    all.sort_by(|a, b| {
+        b.reaches.cmp(&a.reaches).then(if a.reaches {
+            a.fp_area.total_cmp(&b.fp_area)
+        } else {
+            b.at_threshold.total_cmp(&a.at_threshold)
+        })
+    });
     all
 }
 
 /// The text report.
-pub fn report(params: LshParams, threshold: f64, num_perm: usize) -> String {
-    let chosen = option(params, threshold);
+pub fn report(params: LshParams, threshold: f64, num_perm: usize, recall: f64) -> String {
+    let chosen = option(params, threshold, recall);
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -111,15 +125,19 @@ pub fn report(params: LshParams, threshold: f64, num_perm: usize) -> String {
     );
     let _ = writeln!(
         s,
-        "steepest at J = (1/b)^(1/r) = {:.3}; P(candidate | J = T) = {:.4}",
+        "P(candidate | J = T) = {:.4}: recall target {recall} {}; steepest at J = (1/b)^(1/r) = {:.3}",
+        chosen.at_threshold,
+        if chosen.reaches {
+            "reached"
+        } else {
+            "NOT reached (more values, --num-perm, reach it)"
+        },
         params.effective_threshold(),
-        params.probability(threshold)
     );
     let _ = writeln!(
         s,
-        "false-positive area (J < T) {:.4}, false-negative area (J >= T) {:.4}, \
-         cost {FP_WEIGHT}*FP + {FN_WEIGHT}*FN = {:.4}",
-        chosen.fp_area, chosen.fn_area, chosen.cost
+        "false-positive area (J < T) {:.4}, false-negative area (J >= T) {:.4}",
+        chosen.fp_area, chosen.fn_area
     );
     let _ = writeln!(s, "\nJ\tP(candidate)\tP(missed)");
     for i in 0..=20 {
@@ -127,26 +145,34 @@ pub fn report(params: LshParams, threshold: f64, num_perm: usize) -> String {
         let p = params.probability(j);
         let _ = writeln!(s, "{j:.2}\t{p:.6}\t{:.6}", 1.0 - p);
     }
-    let _ = writeln!(s, "\nbands x rows\tFP area\tFN area\tcost\tP(T)");
-    for o in alternatives(threshold, num_perm) {
+    let _ = writeln!(
+        s,
+        "\nbands x rows\tvalues\tP(T)\tFP area\tFN area\t(for each rows, the fewest bands reaching {recall})"
+    );
+    for o in alternatives(threshold, num_perm, recall) {
         let mark = if o.params == params { "  <- used" } else { "" };
         let _ = writeln!(
             s,
-            "{} x {}\t{:.4}\t{:.4}\t{:.4}\t{:.4}{mark}",
+            "{} x {}\t{}\t{:.4}\t{:.4}\t{:.4}{}{mark}",
             o.params.bands,
             o.params.rows,
+            o.params.bands * o.params.rows,
+            o.at_threshold,
             o.fp_area,
             o.fn_area,
-            o.cost,
-            o.params.probability(threshold)
+            if o.reaches {
+                ""
+            } else {
+                "  (short of the target)"
+            },
         );
     }
     s
 }
 
-/// An SVG plot of the S-curve of `params` (bold) and of the two neighbouring bandings, with
-/// the threshold marked.
-pub fn svg(params: LshParams, threshold: f64, num_perm: usize) -> String {
+/// An SVG plot of the S-curve of `params` (bold) and of the bandings with one row fewer and
+/// one more (each with its fewest bands reaching `recall`), with the threshold marked.
+pub fn svg(params: LshParams, threshold: f64, num_perm: usize, recall: f64) -> String {
     let (w, h, m) = (640.0, 420.0, 50.0);
     let x = |j: f64| m + j * (w - 2.0 * m);
     let y = |p: f64| h - m - p * (h - 2.0 * m);
@@ -205,22 +231,16 @@ pub fn svg(params: LshParams, threshold: f64, num_perm: usize) -> String {
         x(threshold) + 4.0,
         y(0.2)
     );
+    // The neighbours: one row fewer and one more, each with its fewest bands reaching the
+    // target.
     let mut curves = vec![(params, "#1f4e99", 2.5)];
-    let divisors: Vec<usize> = (1..=num_perm)
-        .filter(|r| num_perm.is_multiple_of(*r))
-        .collect();
-    if let Some(i) = divisors.iter().position(|&r| r == params.rows) {
-        for (j, colour) in [(i.wrapping_sub(1), "#7aa6d6"), (i + 1, "#e3a33b")] {
-            if let Some(&rows) = divisors.get(j) {
-                curves.push((
-                    LshParams {
-                        bands: num_perm / rows,
-                        rows,
-                    },
-                    colour,
-                    1.2,
-                ));
-            }
+    let options = LshParams::options(threshold, num_perm, recall);
+    for (rows, colour) in [
+        (params.rows.wrapping_sub(1), "#7aa6d6"),
+        (params.rows + 1, "#e3a33b"),
+    ] {
+        if let Some(&p) = rows.checked_sub(1).and_then(|i| options.get(i)) {
+            curves.push((p, colour, 1.2));
         }
     }
     for (k, (p, colour, width)) in curves.iter().enumerate() {
@@ -254,13 +274,14 @@ mod tests {
 
     #[test]
     fn report_names_the_choice_and_is_monotone() {
-        let p = LshParams::from_threshold(0.5, 128);
-        let r = report(p, 0.5, 128);
+        let p = LshParams::for_recall(0.5, 128, DEFAULT_RECALL);
+        let r = report(p, 0.5, 128, DEFAULT_RECALL);
         assert!(
-            r.starts_with("threshold 0.5, K = 128: 32 bands x 4 rows"),
+            r.starts_with("threshold 0.5, K = 128: 35 bands x 3 rows (105 of 128 values used)"),
             "{r}"
         );
-        assert!(r.contains("32 x 4\t") && r.contains("<- used"));
+        assert!(r.contains("recall target 0.99 reached"), "{r}");
+        assert!(r.contains("35 x 3\t105\t") && r.contains("<- used"));
         let probs: Vec<f64> = r
             .lines()
             .filter(|l| l.starts_with("0.") || l.starts_with("1.00"))
@@ -270,13 +291,16 @@ mod tests {
         assert!(probs.windows(2).all(|w| w[0] <= w[1]));
         assert_eq!(probs[0], 0.0);
         assert_eq!(probs[20], 1.0);
-        // The default choice is the cheapest alternative.
-        assert_eq!(alternatives(0.5, 128)[0].params, p);
+        // The default choice is the first alternative.
+        assert_eq!(alternatives(0.5, 128, DEFAULT_RECALL)[0].params, p);
+        // 16 × 8, asked for, falls short at 0.5.
+        let short = report(LshParams { bands: 16, rows: 8 }, 0.5, 128, DEFAULT_RECALL);
+        assert!(short.contains("NOT reached"), "{short}");
     }
 
     #[test]
     fn svg_has_the_curves() {
-        let s = svg(LshParams { bands: 16, rows: 8 }, 0.8, 128);
+        let s = svg(LshParams { bands: 16, rows: 8 }, 0.8, 128, DEFAULT_RECALL);
         assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
         assert_eq!(s.matches("<polyline").count(), 3);
         assert!(s.contains("T = 0.8") && s.contains("16 x 8"));

@@ -109,6 +109,12 @@ fn run_inner<W: Write, D: Write>(
     };
     let prepared = &prepared;
     let config = &prepared.config;
+    if let Some(warning) = config.banding_warning()
+        && !config.quiet
+        && config.mode != Mode::Reference
+    {
+        let _ = writeln!(diagnostics, "neardup: warning: {warning}");
+    }
     let threads = config.worker_threads().max(1);
     // The sequencer signs batches too while the next one in order is not signed yet, so it
     // is one of the `threads` signing threads: `-j 1` runs the whole pipeline but reading on
