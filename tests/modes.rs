@@ -382,6 +382,34 @@ fn crlf_lines_are_kept_byte_for_byte() {
     );
 }
 
+/// With a corpus, each banding is priced on a sample of its pairs: the candidates per
+/// document it predicts are those a run verifies, within a factor of two.
+#[test]
+fn tune_prices_the_bandings_on_a_corpus() {
+    let run = neardup(&["tune", "-t", "0.3", "--sample", "500", SAMPLE], b"").ok();
+    let out = run.out();
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("corpus: 953 documents, 500 sampled"));
+    let line = line.unwrap_or_else(|| panic!("{out}"));
+    let predicted: f64 = line
+        .split("about ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(out.contains("cand/doc\trecall (sample)"), "{out}");
+    let pairs = neardup(&["--pairs", "-t", "0.3", "--stats", SAMPLE], b"").ok();
+    let verified = pairs.stats()["candidates_checked"].as_f64().unwrap() / 953.0;
+    assert!(
+        predicted > verified / 2.0 && predicted < verified * 2.0,
+        "predicted {predicted}, verified {verified} per document"
+    );
+}
+
 #[test]
 fn tune_prints_the_banding_and_plots_it() {
     let plot = std::env::temp_dir().join(format!("neardup-tune-{}.svg", std::process::id()));

@@ -91,8 +91,9 @@ impl Histogram {
     }
 }
 
-fn bin(j: f64) -> usize {
-    ((j * BINS as f64 + 1e-9).floor() as usize).min(BINS)
+/// The bin of similarity `j` among `bins` bins per unit (J = 1 is bin `bins`).
+fn bin(j: f64, bins: usize) -> usize {
+    ((j * bins as f64 + 1e-9).floor() as usize).min(bins)
 }
 
 /// Exact Jaccard of every pair of `docs`, binned, for each n in `ngrams` (word shingles,
@@ -104,42 +105,54 @@ fn histograms(
     threads: usize,
 ) -> Vec<Histogram> {
     ngrams
-        .map(|n| {
-            let shingler = Shingler::new(ShingleKind::Words(n), config.bag, config.seed);
-            let sets: Vec<Vec<Fingerprint>> = docs
-                .iter()
-                .map(|d| shingle_set(&shingler, &d.normalized))
-                .collect();
-            let threads = threads.max(1);
-            let counts = std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|t| {
-                        let sets = &sets;
-                        scope.spawn(move || {
-                            let mut counts = vec![0u64; BINS + 1];
-                            for j in (t..sets.len()).step_by(threads) {
-                                for i in 0..j {
-                                    counts[bin(jaccard(&sets[i], &sets[j]))] += 1;
-                                }
-                            }
-                            counts
-                        })
-                    })
-                    .collect();
-                let mut total = vec![0u64; BINS + 1];
-                for h in handles {
-                    for (a, b) in total
-                        .iter_mut()
-                        .zip(h.join().expect("a hist thread panicked"))
-                    {
-                        *a += b;
-                    }
-                }
-                total
-            });
-            Histogram { n, counts }
+        .map(|n| Histogram {
+            n,
+            counts: pair_counts(config, docs, ShingleKind::Words(n), BINS, threads),
         })
         .collect()
+}
+
+/// Exact Jaccard of every pair of `docs` under `kind` shingles (bag semantics if
+/// `config.bag`), counted in `bins` bins per unit (`bins` + 1 counts), on `threads` threads.
+pub fn pair_counts(
+    config: &Config,
+    docs: &[Sampled],
+    kind: ShingleKind,
+    bins: usize,
+    threads: usize,
+) -> Vec<u64> {
+    let shingler = Shingler::new(kind, config.bag, config.seed);
+    let sets: Vec<Vec<Fingerprint>> = docs
+        .iter()
+        .map(|d| shingle_set(&shingler, &d.normalized))
+        .collect();
+    let threads = threads.max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let sets = &sets;
+                scope.spawn(move || {
+                    let mut counts = vec![0u64; bins + 1];
+                    for j in (t..sets.len()).step_by(threads) {
+                        for i in 0..j {
+                            counts[bin(jaccard(&sets[i], &sets[j]), bins)] += 1;
+                        }
+                    }
+                    counts
+                })
+            })
+            .collect();
+        let mut total = vec![0u64; bins + 1];
+        for h in handles {
+            for (a, b) in total
+                .iter_mut()
+                .zip(h.join().expect("a hist thread panicked"))
+            {
+                *a += b;
+            }
+        }
+        total
+    })
 }
 
 /// The text report: counts per 0.05 with log10, and pairs per million above the cut-offs.

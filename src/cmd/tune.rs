@@ -6,59 +6,56 @@
 //! alternatives (for each number of rows, the fewest bands reaching the target) ranked the
 //! same way, and can write the S-curves as an SVG plot.
 
+use super::args::{CommandInput, CommonArgs};
+use super::hist::pair_counts;
 use super::plot::svg_open;
-use crate::config::{Config, DEFAULT_NUM_PERM, DEFAULT_THRESHOLD};
-use crate::error::Result;
-use crate::lsh::{DEFAULT_RECALL, LshParams};
+use crate::config::{Config, Mode};
+use crate::corpus::reservoir;
+use crate::error::{Error, Result};
+use crate::input::Input;
+use crate::lsh::LshParams;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// Arguments of `neardup tune`.
 #[derive(clap::Args, Debug)]
 pub struct TuneArgs {
-    /// Jaccard similarity cut-off, in (0, 1].
-    #[arg(short, long, default_value_t = DEFAULT_THRESHOLD, value_name = "T")]
-    pub threshold: f64,
+    /// A corpus to price the bandings on (optional; '-' for standard input): a sample's
+    /// pairwise similarities give each banding's candidates per document and recall.
+    #[command(flatten)]
+    pub input: CommandInput,
 
-    /// Number of MinHash values per document (K).
-    #[arg(short = 'k', long, default_value_t = DEFAULT_NUM_PERM, value_name = "K")]
-    pub num_perm: usize,
-
-    /// LSH bands [default: chosen from --threshold].
-    #[arg(long, value_name = "B")]
-    pub bands: Option<usize>,
-
-    /// LSH rows per band [default: chosen from --threshold].
-    #[arg(long, value_name = "R")]
-    pub rows: Option<usize>,
-
-    /// Recall target: P(candidate | J = T) at least this.
-    #[arg(long, default_value_t = DEFAULT_RECALL, value_name = "R")]
-    pub recall: f64,
+    /// Documents of the corpus to sample (all pairs of them are compared).
+    #[arg(
+        long,
+        default_value_t = 2000,
+        value_name = "N",
+        help_heading = "Output"
+    )]
+    pub sample: usize,
 
     /// Also write the S-curves as an SVG plot to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub plot: Option<PathBuf>,
+
+    /// Threshold, K, banding, recall target, shingles and input settings.
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 impl TuneArgs {
     /// Prints the report (and writes the plot).
     pub fn run(self) -> Result<()> {
-        let config = Config {
-            threshold: self.threshold,
-            num_perm: self.num_perm,
-            bands: self.bands,
-            rows: self.rows,
-            recall: self.recall,
-            ..Config::default()
+        if self.sample < 2 {
+            return Err(Error::config("--sample", "must be at least 2"));
         }
-        .validate()?;
-        super::print(&report(
-            config.lsh,
-            config.threshold,
-            config.num_perm,
-            config.recall,
-        ))?;
+        let priced = !self.input.files.is_empty();
+        let config = self.common.config(self.input, Mode::Hist)?.validate()?;
+        let sample = match priced {
+            true => Some(Sample::of(&config, self.sample)?),
+            false => None,
+        };
+        super::print(&report(&config, sample.as_ref()))?;
         if let Some(path) = &self.plot {
             super::write_file(
                 path,
@@ -66,6 +63,70 @@ impl TuneArgs {
             )?;
         }
         Ok(())
+    }
+}
+
+/// Bins per unit of similarity in a [`Sample`]: fine, because most pairs of a corpus lie
+/// below 0.01, where one-row bands still make candidates of some.
+const BINS: usize = 10_000;
+
+/// The pairwise similarities of a reservoir sample of a corpus, to price a banding.
+pub struct Sample {
+    /// Sampled pairs per bin ([`BINS`] + 1 bins).
+    counts: Vec<u64>,
+    /// Documents sampled.
+    sampled: usize,
+    /// Documents in the corpus.
+    docs: u64,
+}
+
+impl Sample {
+    /// Samples `size` documents of the config's inputs and bins all their pairs.
+    fn of(config: &Config, size: usize) -> Result<Sample> {
+        let inputs = Input::open_all(&config.inputs)?;
+        let (docs, seen) = reservoir(config, inputs, size)?;
+        let counts = pair_counts(config, &docs, config.shingle, BINS, config.worker_threads());
+        Ok(Sample {
+            counts,
+            sampled: docs.len(),
+            docs: seen,
+        })
+    }
+
+    /// The similarity a bin stands for (its middle; the last bin is J = 1).
+    fn similarity(bin: usize) -> f64 {
+        if bin == BINS {
+            1.0
+        } else {
+            (bin as f64 + 0.5) / BINS as f64
+        }
+    }
+
+    /// Expected candidates verified per document over the whole corpus with every document
+    /// held (each pair once, by its later document): (documents − 1) / 2 × the mean
+    /// P(candidate) of the sampled pairs.
+    fn candidates_per_doc(&self, p: LshParams) -> f64 {
+        let pairs: u64 = self.counts.iter().sum();
+        let expected: f64 = (self.counts.iter().enumerate())
+            .map(|(b, &c)| c as f64 * p.probability(Sample::similarity(b)))
+            .sum();
+        self.docs.saturating_sub(1) as f64 / 2.0 * expected / pairs.max(1) as f64
+    }
+
+    /// Sampled pairs in the bins at or above `threshold`.
+    fn from_threshold(&self, threshold: f64) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let first = (threshold * BINS as f64 - 1e-9).ceil() as usize;
+        (self.counts.iter().copied().enumerate()).skip(first)
+    }
+
+    /// Expected share of the sampled pairs at or above `threshold` that become candidates
+    /// (none when no sampled pair is that similar).
+    fn recall(&self, p: LshParams, threshold: f64) -> Option<f64> {
+        let above: u64 = self.from_threshold(threshold).map(|(_, c)| c).sum();
+        let caught: f64 = (self.from_threshold(threshold))
+            .map(|(b, c)| c as f64 * p.probability(Sample::similarity(b)))
+            .sum();
+        (above > 0).then(|| caught / above as f64)
     }
 }
 
@@ -111,8 +172,10 @@ pub fn alternatives(threshold: f64, num_perm: usize, recall: f64) -> Vec<Banding
     all
 }
 
-/// The text report.
-pub fn report(params: LshParams, threshold: f64, num_perm: usize, recall: f64) -> String {
+/// The text report (with a corpus `sample`: each banding's price on it).
+pub fn report(config: &Config, sample: Option<&Sample>) -> String {
+    let (params, threshold, num_perm, recall) =
+        (config.lsh, config.threshold, config.num_perm, config.recall);
     let chosen = option(params, threshold, recall);
     let mut s = String::new();
     let _ = writeln!(
@@ -139,21 +202,50 @@ pub fn report(params: LshParams, threshold: f64, num_perm: usize, recall: f64) -
         "false-positive area (J < T) {:.4}, false-negative area (J >= T) {:.4}",
         chosen.fp_area, chosen.fn_area
     );
+    if let Some(sample) = sample {
+        let pairs: u64 = sample.counts.iter().sum();
+        let above: u64 = sample.from_threshold(threshold).map(|(_, c)| c).sum();
+        let _ = writeln!(
+            s,
+            "corpus: {} documents, {} sampled ({pairs} pairs, {above} at or above T): about {:.1} \
+             candidates per document, recall over the sampled pairs at or above T {}",
+            sample.docs,
+            sample.sampled,
+            sample.candidates_per_doc(params),
+            sample
+                .recall(params, threshold)
+                .map_or("- (none sampled)".to_string(), |r| format!("{r:.4}"))
+        );
+    }
     let _ = writeln!(s, "\nJ\tP(candidate)\tP(missed)");
     for i in 0..=20 {
         let j = i as f64 / 20.0;
         let p = params.probability(j);
         let _ = writeln!(s, "{j:.2}\t{p:.6}\t{:.6}", 1.0 - p);
     }
+    let priced = match sample {
+        Some(_) => "\tcand/doc\trecall (sample)",
+        None => "",
+    };
     let _ = writeln!(
         s,
-        "\nbands x rows\tvalues\tP(T)\tFP area\tFN area\t(for each rows, the fewest bands reaching {recall})"
+        "\nbands x rows\tvalues\tP(T)\tFP area\tFN area{priced}\t(for each rows, the fewest bands reaching {recall})"
     );
     for o in alternatives(threshold, num_perm, recall) {
         let mark = if o.params == params { "  <- used" } else { "" };
+        let price = match sample {
+            Some(sample) => format!(
+                "\t{:.1}\t{}",
+                sample.candidates_per_doc(o.params),
+                sample
+                    .recall(o.params, threshold)
+                    .map_or("-".to_string(), |r| format!("{r:.4}"))
+            ),
+            None => String::new(),
+        };
         let _ = writeln!(
             s,
-            "{} x {}\t{}\t{:.4}\t{:.4}\t{:.4}{}{mark}",
+            "{} x {}\t{}\t{:.4}\t{:.4}\t{:.4}{price}{}{mark}",
             o.params.bands,
             o.params.rows,
             o.params.bands * o.params.rows,
@@ -271,11 +363,18 @@ pub fn svg(params: LshParams, threshold: f64, num_perm: usize, recall: f64) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lsh::DEFAULT_RECALL;
 
     #[test]
     fn report_names_the_choice_and_is_monotone() {
-        let p = LshParams::for_recall(0.5, 128, DEFAULT_RECALL);
-        let r = report(p, 0.5, 128, DEFAULT_RECALL);
+        let config = Config {
+            threshold: 0.5,
+            ..Config::default()
+        }
+        .validate()
+        .unwrap();
+        let p = config.lsh;
+        let r = report(&config, None);
         assert!(
             r.starts_with("threshold 0.5, K = 128: 35 bands x 3 rows (105 of 128 values used)"),
             "{r}"
@@ -294,7 +393,11 @@ mod tests {
         // The default choice is the first alternative.
         assert_eq!(alternatives(0.5, 128, DEFAULT_RECALL)[0].params, p);
         // 16 × 8, asked for, falls short at 0.5.
-        let short = report(LshParams { bands: 16, rows: 8 }, 0.5, 128, DEFAULT_RECALL);
+        let asked = Config {
+            lsh: LshParams { bands: 16, rows: 8 },
+            ..config
+        };
+        let short = report(&asked, None);
         assert!(short.contains("NOT reached"), "{short}");
     }
 
