@@ -114,7 +114,7 @@ impl Sample {
     }
 
     /// Sampled pairs in the bins at or above `threshold`.
-    fn from_threshold(&self, threshold: f64) -> impl Iterator<Item = (usize, u64)> + '_ {
+    fn at_or_above(&self, threshold: f64) -> impl Iterator<Item = (usize, u64)> + '_ {
         let first = (threshold * BINS as f64 - 1e-9).ceil() as usize;
         (self.counts.iter().copied().enumerate()).skip(first)
     }
@@ -122,8 +122,8 @@ impl Sample {
     /// Expected share of the sampled pairs at or above `threshold` that become candidates
     /// (none when no sampled pair is that similar).
     fn recall(&self, p: LshParams, threshold: f64) -> Option<f64> {
-        let above: u64 = self.from_threshold(threshold).map(|(_, c)| c).sum();
-        let caught: f64 = (self.from_threshold(threshold))
+        let above: u64 = self.at_or_above(threshold).map(|(_, c)| c).sum();
+        let caught: f64 = (self.at_or_above(threshold))
             .map(|(b, c)| c as f64 * p.probability(Sample::similarity(b)))
             .sum();
         (above > 0).then(|| caught / above as f64)
@@ -204,7 +204,7 @@ pub fn report(config: &Config, sample: Option<&Sample>) -> String {
     );
     if let Some(sample) = sample {
         let pairs: u64 = sample.counts.iter().sum();
-        let above: u64 = sample.from_threshold(threshold).map(|(_, c)| c).sum();
+        let above: u64 = sample.at_or_above(threshold).map(|(_, c)| c).sum();
         let _ = writeln!(
             s,
             "corpus: {} documents, {} sampled ({pairs} pairs, {above} at or above T): about {:.1} \
