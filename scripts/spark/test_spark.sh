@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs scripts/spark/neardup_spark.py with PySpark in local mode (local[2]) on the bundled
 # Reuters sample and checks that its clusters equal `neardup clusters` byte for byte, for
-# several engine settings. PySpark comes from PyPI into a venv (target/spark-venv); Java 17
+# several engine settings, and that its deduplicated dataset equals `neardup clusters --keep`. PySpark comes from PyPI into a venv (target/spark-venv); Java 17
 # must be installed. Usage: scripts/spark/test_spark.sh [path/to/neardup]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -51,6 +51,28 @@ check default ""
 check ids-t0.5 id -t 0.5
 check edit id -t 0.5 --verify jaccard,edit --max-edit 0.3
 check tfidf id -t 0.6 --weights tfidf --idf "$work/sample.idf"
+
+# The deduplicated dataset: one line per cluster, as `neardup clusters --keep` writes it.
+keep() {
+    local policy=$1; shift
+    "$neardup" clusters --id-field id --keep "$policy" "$@" "$corpus" > "$work/keep.expected"
+    "$venv/bin/spark-submit" --master 'local[2]' --conf spark.ui.enabled=false \
+        --conf spark.default.parallelism=2 \
+        scripts/spark/neardup_spark.py --input "$corpus" --output "$work/keep-$policy.clusters" \
+        --keep "$policy" --survivors "$work/keep-$policy.out" \
+        --neardup "$neardup" --id-field id -- "$@" 2> "$work/keep.log" \
+        || { cat "$work/keep.log" >&2; exit 1; }
+    cat "$work/keep-$policy.out"/part-* > "$work/keep.got"
+    if cmp -s "$work/keep.expected" "$work/keep.got"; then
+        echo "spark --keep $policy: same survivors as neardup clusters --keep ($(wc -l < "$work/keep.got") lines)"
+    else
+        echo "spark --keep $policy: survivors differ from neardup clusters --keep" >&2
+        diff "$work/keep.expected" "$work/keep.got" | head -10 >&2
+        exit 1
+    fi
+}
+keep longest -t 0.5
+keep max:date -t 0.5
 
 # The same corpus as Parquet (one file, rows in input order).
 "$venv/bin/python" - "$corpus" "$work/sample.parquet" <<'PY'
