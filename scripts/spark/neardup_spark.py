@@ -80,7 +80,8 @@ def with_index(df):
     monotonically increasing id is (partition << 33) + row, and the partitions' row counts
     give each partition's first index."""
     df = df.withColumn("_mid", F.monotonically_increasing_id())
-    df = df.withColumn("_part", F.shiftright("_mid", 33)).cache()
+    # Reading files is deterministic, so the ids are the same when the plan runs again.
+    df = df.withColumn("_part", F.shiftright("_mid", 33))
     counts = sorted(df.groupBy("_part").count().collect())
     offsets, total = [], 0
     for part, count in counts:
@@ -107,18 +108,16 @@ def read_documents(spark, args):
         schema = spark.read.json(args.input).schema
         parsed = lines.select(F.col("value").alias("row"), F.from_json("value", schema).alias("j"))
         parsed = parsed.select("row", "j.*")
+    text = F.col(args.text_field) if args.text_field in parsed.columns else F.lit(None)
+    ident = [F.col(args.id_field).alias("_id")] if args.id_field else []
+    # The raw rows and the other columns are held only for the survivors.
+    extra = ["row"] + [c for c in parsed.columns if c != "row"] if args.keep else []
+    parsed = with_index(parsed.select(text.cast("string").alias("_text"), *ident, *extra))
+    if not args.id_field:
+        parsed = parsed.withColumn("_id", F.col("i") + 1)
     if args.partitions:
         parsed = parsed.repartition(args.partitions)
-    parsed = with_index(parsed)
-    text = F.col(args.text_field) if args.text_field in parsed.columns else F.lit(None)
-    doc_id = F.col(args.id_field) if args.id_field else F.col("i") + 1
-    return parsed.select(
-        "i",
-        doc_id.alias("_id"),
-        text.cast("string").alias("_text"),
-        "row",
-        *[c for c in parsed.columns if c not in ("i", "row")],
-    )
+    return parsed
 
 
 def pipe(spark, lines, command, schema):
@@ -233,11 +232,14 @@ def main(argv):
     keys = sign(spark, docs, args).cache()
     signed = keys.select("i").distinct()
     lap("sign")
+    signed = signed.cache()
     pairs = candidate_pairs(keys, args.bucket_neighbours).cache()
     pair_count = pairs.count()
+    keys.unpersist()
     lap("candidates")
     edges = verified_edges(spark, docs, pairs, args).cache()
     edge_count = edges.count()
+    pairs.unpersist()
     lap("verify")
     labels, rounds = components(edges, args.checkpoint_dir is not None)
     lap("components")
