@@ -87,10 +87,14 @@ impl Components {
                 break;
             }
             let round = budget.min(candidates.len());
-            if candidates.len() > round {
-                candidates.select_nth_unstable_by_key(round, |c| c.0);
+            // Without a bound every candidate is verified unless joined already, and the
+            // order changes which pairs join but not the components: nothing to sort.
+            if budget != usize::MAX {
+                if candidates.len() > round {
+                    candidates.select_nth_unstable_by_key(round, |c| c.0);
+                }
+                candidates[..round].sort_unstable_by_key(|c| c.0);
             }
-            candidates[..round].sort_unstable_by_key(|c| c.0);
             for &(_, held) in &candidates[..round] {
                 let other = nodes[held.slot()];
                 if sets.equiv(other, node) {
