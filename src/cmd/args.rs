@@ -14,6 +14,30 @@ use crate::normalize::Normalizer;
 use clap::ValueEnum;
 use std::path::PathBuf;
 
+/// `--sample N` of the commands that compare all pairs of a seeded reservoir sample (`hist`,
+/// `sample`, `tune`).
+#[derive(clap::Args, Debug)]
+pub struct SampleSize {
+    /// Documents to sample, seeded (all pairs of them are compared: n(n-1)/2).
+    #[arg(
+        long = "sample",
+        default_value_t = 2000,
+        value_name = "N",
+        help_heading = "Output"
+    )]
+    pub documents: usize,
+}
+
+impl SampleSize {
+    /// The sample size, validated: a pair needs two documents.
+    pub fn documents(&self) -> Result<usize> {
+        match self.documents {
+            0 | 1 => Err(Error::config("--sample", "must be at least 2")),
+            n => Ok(n),
+        }
+    }
+}
+
 /// Input files and format of a command (where `--format` is the output's).
 #[derive(clap::Args, Debug)]
 pub struct CommandInput {

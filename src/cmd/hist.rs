@@ -7,11 +7,11 @@
 //! text table shows counts per 0.05 with their log10, and per n how many pairs per million lie
 //! above common cut-offs; the SVG plots one curve of log10(count) per n.
 
-use super::args::{CommandInput, CommonArgs};
+use super::args::{CommandInput, CommonArgs, SampleSize};
 use super::plot::svg_open;
 use crate::config::{Config, Mode, ShingleKind};
 use crate::corpus::{Sampled, reservoir};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::input::Input;
 use crate::shingle::Shingler;
 use crate::verify::{Fingerprint, jaccard, shingle_set};
@@ -25,14 +25,9 @@ pub struct HistArgs {
     #[command(flatten)]
     pub input: CommandInput,
 
-    /// Documents to sample (all pairs of them are compared: n(n-1)/2).
-    #[arg(
-        long,
-        default_value_t = 2000,
-        value_name = "N",
-        help_heading = "Output"
-    )]
-    pub sample: usize,
+    /// Sample size.
+    #[command(flatten)]
+    pub sample: SampleSize,
 
     /// Also write the histogram as an SVG plot to FILE.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -46,13 +41,11 @@ pub struct HistArgs {
 impl HistArgs {
     /// Samples the inputs and prints the histograms (and writes the plot).
     pub fn run(self) -> Result<()> {
-        if self.sample < 2 {
-            return Err(Error::config("--sample", "must be at least 2"));
-        }
+        let size = self.sample.documents()?;
         let ngrams = self.common.ngram.0..=self.common.ngram.1;
         let config = self.common.config(self.input, Mode::Hist)?.validate()?;
         let inputs = Input::open_all(&config.inputs)?;
-        let (docs, seen) = reservoir(&config, inputs, self.sample)?;
+        let (docs, seen) = reservoir(&config, inputs, size)?;
         let hists = histograms(&config, &docs, ngrams, config.worker_threads());
         super::print(&table(&hists, docs.len(), seen))?;
         if let Some(path) = &self.plot {

@@ -9,7 +9,7 @@
 //! picked in a fixed pseudo-random order (a hash of the two line numbers), so runs repeat.
 //! The texts of the shown pairs are fetched by reading the input a second time.
 
-use super::args::{CommandInput, CommonArgs};
+use super::args::{CommandInput, CommonArgs, SampleSize};
 use crate::config::{Config, Mode, Weights};
 use crate::corpus::{reservoir, texts_of_lines};
 use crate::diff::word_diff;
@@ -36,14 +36,9 @@ pub struct SampleArgs {
     #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Output")]
     pub per_bin: usize,
 
-    /// Documents sampled for the bins below 0.5.
-    #[arg(
-        long,
-        default_value_t = 2000,
-        value_name = "N",
-        help_heading = "Output"
-    )]
-    pub sample: usize,
+    /// Sample size, for the bins below 0.5.
+    #[command(flatten)]
+    pub sample: SampleSize,
 
     /// Write JSON lines ({"bin", "id_a", "id_b", "similarity", "diff"}) instead of text.
     #[arg(long, help_heading = "Output")]
@@ -68,7 +63,7 @@ impl SampleArgs {
         // The input is read more than once; standard input is kept in memory for that.
         let inputs = super::Rereadable::new(&config.inputs)?;
         let open = || inputs.open();
-        let sample = self.sample.max(2);
+        let sample = self.sample.documents()?;
         let prepared = Prepared::new(config)?;
         let found = collect(&prepared, &self.bins, self.per_bin, sample, &open)?;
         let config = &prepared.config;

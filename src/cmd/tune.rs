@@ -6,12 +6,12 @@
 //! alternatives (for each number of rows, the fewest bands reaching the target) ranked the
 //! same way, and can write the S-curves as an SVG plot.
 
-use super::args::{CommandInput, CommonArgs};
+use super::args::{CommandInput, CommonArgs, SampleSize};
 use super::hist::pair_counts;
 use super::plot::svg_open;
 use crate::config::{Config, Mode};
 use crate::corpus::reservoir;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::input::Input;
 use crate::lsh::LshParams;
 use std::fmt::Write as _;
@@ -25,14 +25,9 @@ pub struct TuneArgs {
     #[command(flatten)]
     pub input: CommandInput,
 
-    /// Documents of the corpus to sample (all pairs of them are compared).
-    #[arg(
-        long,
-        default_value_t = 2000,
-        value_name = "N",
-        help_heading = "Output"
-    )]
-    pub sample: usize,
+    /// Sample size.
+    #[command(flatten)]
+    pub sample: SampleSize,
 
     /// Also write the S-curves as an SVG plot to FILE.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -46,13 +41,11 @@ pub struct TuneArgs {
 impl TuneArgs {
     /// Prints the report (and writes the plot).
     pub fn run(self) -> Result<()> {
-        if self.sample < 2 {
-            return Err(Error::config("--sample", "must be at least 2"));
-        }
+        let size = self.sample.documents()?;
         let priced = !self.input.files.is_empty();
         let config = self.common.config(self.input, Mode::Hist)?.validate()?;
         let sample = match priced {
-            true => Some(Sample::of(&config, self.sample)?),
+            true => Some(Sample::of(&config, size)?),
             false => None,
         };
         super::print(&report(&config, sample.as_ref()))?;
