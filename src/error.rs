@@ -25,6 +25,9 @@ pub enum Error {
         /// The underlying error.
         source: io::Error,
     },
+    /// A command line that does not parse (usage error: exit code 2): clap's message, first
+    /// paragraph (programs that run the engine in process show it as their own error).
+    Usage(String),
     /// A bad input line under `--on-bad-line fail`.
     BadLine {
         /// `file:line` of the offending line.
@@ -63,7 +66,7 @@ impl Error {
     /// The exit code the binary uses for this error: 2 for usage errors, 1 otherwise.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Config { .. } => 2,
+            Error::Config { .. } | Error::Usage(_) => 2,
             _ => 1,
         }
     }
@@ -75,7 +78,7 @@ impl fmt::Display for Error {
             Error::Config { flag, message } => write!(f, "invalid value for '{flag}': {message}"),
             Error::Io { context, source } => write!(f, "{context}: {source}"),
             Error::BadLine { place, reason } => write!(f, "{place}: {reason}"),
-            Error::Data(message) => f.write_str(message),
+            Error::Usage(message) | Error::Data(message) => f.write_str(message),
             Error::Internal(message) => write!(f, "internal error: {message}"),
         }
     }

@@ -386,6 +386,26 @@ pub fn warmup(
     Ok((counter.finish(usize::MAX, settings), replay))
 }
 
+/// Learns a frozen table from `texts`, as `--idf-warmup` does from its first lines (for the
+/// in-process [`crate::pipeline::Deduper`]): texts with no tokens after normalisation count
+/// for nothing.
+pub fn learn<'a>(
+    config: &Config,
+    shingler: &Shingler,
+    texts: impl IntoIterator<Item = &'a str>,
+) -> IdfTable {
+    let mut counter = DfCounter::default();
+    let (mut normalized, mut shingles) = (Normalized::default(), Vec::new());
+    for text in texts {
+        config.normalizer.normalize_into(text, &mut normalized);
+        if !normalized.is_empty() {
+            shingler.shingles_into(&normalized, &mut shingles);
+            counter.add(&shingles);
+        }
+    }
+    counter.finish(usize::MAX, settings_of(shingler, &config.normalizer))
+}
+
 /// A document's weighted elements, built with reusable buffers.
 #[derive(Debug, Default)]
 pub struct Weigher {

@@ -6,6 +6,7 @@ mod accuracy;
 mod against;
 mod bad_input;
 mod components;
+mod deduper;
 mod compressed;
 mod docs;
 mod filter;

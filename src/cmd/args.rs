@@ -39,7 +39,7 @@ impl SampleSize {
 }
 
 /// Input files and format of a command (where `--format` is the output's).
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Clone, Debug)]
 pub struct CommandInput {
     /// Input files; '-' or none reads standard input.
     #[arg(value_name = "FILE")]
@@ -82,7 +82,7 @@ impl GroupingArgs {
 }
 
 /// Settings shared by every command: input, normalisation, similarity, MinHash/LSH, threads.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Clone, Debug)]
 pub struct CommonArgs {
     /// Print a one-line JSON summary to stderr at the end.
     #[arg(long, help_heading = "Output")]

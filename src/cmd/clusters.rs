@@ -4,7 +4,7 @@
 use super::args::{CommandInput, CommonArgs, GroupingArgs};
 use crate::config::{Config, Mode};
 use crate::error::Result;
-use crate::graph::ClusterBy;
+use crate::graph::{ClusterBy, ClusterOptions};
 use crate::input::{BadLines, Input};
 use crate::pipeline::{self, Prepared};
 use clap::ValueEnum;
@@ -69,9 +69,16 @@ impl From<ByArg> for ClusterBy {
 }
 
 impl ClustersArgs {
-    /// Groups the documents (or the `--from-edges` graph) and writes one line per document.
-    pub fn run(self) -> Result<()> {
-        let start = std::time::Instant::now();
+    /// The settings of a run over documents, validated, without `--keep` (for programs that
+    /// group documents in process: the Python module).
+    pub fn settings(self) -> Result<(Config, ClusterBy, ClusterOptions)> {
+        let (config, by, grouping) = self.plan()?;
+        Ok((config.validate()?, by, grouping))
+    }
+
+    /// The settings before `--keep` adds the fields it reads; the configuration is not yet
+    /// validated.
+    fn plan(&self) -> Result<(Config, ClusterBy, ClusterOptions)> {
         let mut grouping = self.grouping.options()?;
         let by = self.by.into();
         // Components print no clique unless --max-cluster splits them; only --stats (without
@@ -82,11 +89,18 @@ impl ClustersArgs {
         grouping.summaries = stats;
         let mut config = Config {
             snippet_chars: 0,
-            ..self.common.config(self.input, Mode::Graph)?
+            ..self.common.clone().config(self.input.clone(), Mode::Graph)?
         };
         if !grouping.cliques {
             config.components_over = Some(grouping.min_edge);
         }
+        Ok((config, by, grouping))
+    }
+
+    /// Groups the documents (or the `--from-edges` graph) and writes one line per document.
+    pub fn run(self) -> Result<()> {
+        let start = std::time::Instant::now();
+        let (mut config, by, grouping) = self.plan()?;
         let keep = match &self.keep {
             Some(policy) => Some(super::keep::parse(policy, &mut config.node_attrs)?),
             None => None,
@@ -129,7 +143,7 @@ impl ClustersArgs {
 fn keep_survivors(
     config: &Config,
     by: ClusterBy,
-    grouping: crate::graph::ClusterOptions,
+    grouping: ClusterOptions,
     keep: &crate::graph::survivors::Keep,
     start: std::time::Instant,
 ) -> Result<()> {

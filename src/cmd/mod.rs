@@ -36,6 +36,7 @@ use crate::graph::{ClusterBy, ClusterOptions, Clustering, DupGraph};
 use crate::input::Input;
 use args::CommonArgs;
 use clap::{Parser, Subcommand};
+use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -147,6 +148,96 @@ impl Args {
             Some(Command::VerifyPairs(a)) => a.run(),
         }
     }
+}
+
+/// Runs a whole command line (the program name first) as the binary does and returns the
+/// exit code: 0 success (also when stdout is closed early, as with `| head`), 1 runtime
+/// failure, 2 usage error. The `neardup` binary and the Python package's command both call
+/// this.
+pub fn main<I, T>(argv: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args = match Args::try_parse_from(argv) {
+        Ok(args) => args,
+        Err(e) => return clap_exit(&e),
+    };
+    match args.run() {
+        Ok(()) => 0,
+        Err(e) if e.is_broken_pipe() => 0,
+        Err(e) => fail(&e),
+    }
+}
+
+/// Parses a command line (the program name first) as the binary does, without running it:
+/// for programs that run the engine in process (the Python module), so that they take the
+/// same flags and defaults and give the same messages. `--help` and `--version` are errors
+/// here too, whose message is the text they print.
+pub fn parse<I, T>(argv: I) -> Result<Args>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    Args::try_parse_from(argv).map_err(|e| {
+        let text = e.render().to_string();
+        // The first paragraph: what is wrong, without the pointer to --help.
+        let first = text.split("\n\n").next().unwrap_or_default();
+        Error::Usage(first.trim_start_matches("error: ").trim_end().to_string())
+    })
+}
+
+impl Args {
+    /// The validated settings of a filter command line (`--drop-dups`, `--only-dups`,
+    /// `--annotate` or `--pairs`, with no command).
+    pub fn filter_settings(self) -> Result<Config> {
+        match self.command {
+            None => self.filter.config(self.common),
+            Some(_) => Err(Error::Usage("expected the filter's flags, not a command".into())),
+        }
+    }
+
+    /// The validated settings of a `clusters` command line (without `--keep`).
+    pub fn clusters_settings(self) -> Result<(Config, ClusterBy, ClusterOptions)> {
+        match self.command {
+            Some(Command::Clusters(args)) => args.settings(),
+            _ => Err(Error::Usage("expected the 'clusters' command".into())),
+        }
+    }
+}
+
+/// Usage errors go to stderr with exit code 2; `--help` and `--version` to stdout with 0,
+/// unless stdout cannot take them (a full disk: 1; a closed pipe is no failure).
+fn clap_exit(e: &clap::Error) -> u8 {
+    if e.use_stderr() {
+        let _ = e.print();
+        return e.exit_code() as u8;
+    }
+    let mut out = std::io::stdout().lock();
+    match write!(out, "{}", e.render().ansi()).and_then(|()| out.flush()) {
+        Ok(()) => e.exit_code() as u8,
+        Err(w) if w.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(w) => {
+            eprintln!("neardup: writing output: {w}");
+            1
+        }
+    }
+}
+
+/// Prints the error and its causes on one line and returns its exit code.
+fn fail(e: &Error) -> u8 {
+    let mut message = format!("neardup: {e}");
+    let mut source = std::error::Error::source(e);
+    // The Io variant already prints its source; show deeper causes only.
+    if let Some(s) = source {
+        source = s.source();
+    }
+    while let Some(s) = source {
+        message.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    eprintln!("{message}");
+    e.exit_code() as u8
 }
 
 /// Writes `text` to standard output.

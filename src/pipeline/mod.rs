@@ -27,6 +27,8 @@
 //! | [`summary`] | the counts `--stats` prints |
 
 mod components;
+mod deduper;
+mod filter;
 mod helpers;
 pub mod prepare;
 mod reference;
@@ -35,6 +37,7 @@ pub mod signing;
 pub mod summary;
 
 pub use prepare::Prepared;
+pub use deduper::{Deduper, Match, Outcome};
 pub use signing::{Doc, NodeData, Signed, Worker};
 pub use summary::Summary;
 

@@ -5,6 +5,7 @@
 use super::Ordered;
 use super::Slot;
 use super::components::Components;
+use super::filter::{Decision, Scratch, filter, into_entry};
 use super::helpers::{Helpers, index_batch, look_up_and_verify};
 use super::prepare::Prepared;
 use super::signing::{Doc, NodeData, Signed, ToSign, Worker, sign};
@@ -15,7 +16,7 @@ use crate::graph::{GraphBuilder, Node};
 use crate::input::{BadLine, BadLines, Batch, DocId, Part};
 use crate::output::{Output, Verdict};
 use crate::verify::decide;
-use crate::window::{Entry, Held, Marks, Window};
+use crate::window::{Held, Marks, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::io::Write;
 use std::sync::Arc;
@@ -35,6 +36,8 @@ pub(super) struct Sequencer<'c, W: Write> {
     summary: Summary,
     candidates: Vec<Held>,
     matches: Vec<(Held, f64)>,
+    /// The filter modes' lookups ([`filter`]).
+    scratch: Scratch,
     graph: Option<GraphBuilder>,
     /// [`Config::components_over`]: the components so far.
     components: Option<Components>,
@@ -80,6 +83,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             summary: Summary::default(),
             candidates: Vec::new(),
             matches: Vec::new(),
+            scratch: Scratch::default(),
             graph: (config.mode == Mode::Graph).then(GraphBuilder::default),
             components: config.components_over.map(|_| Components::default()),
             bad: BadLines::new(config),
@@ -346,80 +350,39 @@ impl<'c, W: Write> Sequencer<'c, W> {
         Ok(())
     }
 
-    /// A document of the filter modes, compared with the documents kept so far (never with
-    /// dropped ones): an exact copy of one (same normalised text: no LSH work at all), a near
-    /// duplicate of one (dropped), or new (kept: it enters the window). So no two kept
-    /// documents in the window are at or above the threshold (up to LSH recall), and a
-    /// document is never dropped for resembling one that was dropped itself.
-    ///
-    /// With `--against`, the reference is asked first, the same way: a document that matches
-    /// a reference document is dropped whatever the window holds, and does not enter it.
-    /// With `--against-only` the window is never asked nor filled.
-    ///
-    /// The work is bounded whatever came before: see [`find_match`].
+    /// A document of the filter modes: [`filter`] decides, and the verdict is written as the
+    /// mode says.
     fn filter_document(&mut self, batch: &Batch, i: usize, signed: Signed) -> Result<()> {
         let config = self.config;
         let against = self.reference.is_some().then_some(false);
-        if let Some(reference) = &mut self.reference {
-            let found = find_match(
-                config,
-                reference,
-                &signed,
-                &mut self.candidates,
-                &mut self.matches,
-            );
-            self.summary.candidates += found.verified;
-            if let Some((held, similarity, copy)) = found.best {
-                self.summary.dropped_reference += 1;
-                self.summary.pairs += found.pairs;
-                let verdict = Verdict {
-                    dup_of: Some(&reference.entry(held).id),
+        let decision = filter(
+            config,
+            self.reference.as_mut(),
+            &mut self.window,
+            signed,
+            batch.lines[i].number,
+            &mut self.scratch,
+            &mut self.summary,
+        );
+        let verdict = match decision {
+            Decision::New => Verdict::new_document(against),
+            Decision::Dup {
+                held,
+                in_reference,
+                similarity,
+                copy,
+            } => {
+                let (window, reference) = match (&self.reference, in_reference) {
+                    (Some(reference), true) => (reference, Some(true)),
+                    _ => (&self.window, against),
+                };
+                Verdict {
+                    dup_of: Some(&window.entry(held).id),
                     similarity,
                     copy,
-                    reference: Some(true),
-                };
-                return emit(&mut self.out, &mut self.summary, config, batch, i, verdict);
+                    reference,
+                }
             }
-            if config.against_only {
-                let verdict = Verdict::new_document(against);
-                return emit(&mut self.out, &mut self.summary, config, batch, i, verdict);
-            }
-        }
-        let found = find_match(
-            config,
-            &mut self.window,
-            &signed,
-            &mut self.candidates,
-            &mut self.matches,
-        );
-        self.summary.candidates += found.verified;
-        self.summary.pairs += found.pairs;
-        let Some((dup_of, similarity, copy)) = found.best else {
-            emit(
-                &mut self.out,
-                &mut self.summary,
-                config,
-                batch,
-                i,
-                Verdict::new_document(against),
-            )?;
-            let line = batch.lines[i].number;
-            self.window.insert(line, into_entry(signed, false));
-            return Ok(());
-        };
-        // Only the first match is refreshed, so the window (and what is dropped) is the same
-        // in the three modes.
-        self.window.touch(found.first.unwrap_or(dup_of));
-        if copy {
-            self.summary.dropped_exact += 1;
-        } else {
-            self.summary.dropped_near += 1;
-        }
-        let verdict = Verdict {
-            dup_of: Some(&self.window.entry(dup_of).id),
-            similarity,
-            copy,
-            reference: against,
         };
         emit(&mut self.out, &mut self.summary, config, batch, i, verdict)
     }
@@ -610,89 +573,6 @@ pub(super) struct Stealer {
     pub work: Receiver<ToSign>,
     /// This thread's signing state.
     pub worker: Worker,
-}
-
-/// What [`find_match`] found in a window.
-struct Found {
-    /// The most similar document checked (ties: the earliest), its similarity, and whether
-    /// it is an exact copy.
-    best: Option<(Held, f64, bool)>,
-    /// The first match verified (the one the filter refreshes); none for a copy.
-    first: Option<Held>,
-    /// Candidates verified.
-    verified: u64,
-    /// Matches found.
-    pairs: u64,
-}
-
-/// Looks a document up in `window` as the filter modes do: an exact copy of a held
-/// document (same normalised text) is found in the copy index with no LSH work; otherwise
-/// candidates are verified in the order of [`Window::ranked_candidates`] (most shared bands
-/// first), at most [`Config::max_candidates`] of them, so the work is bounded whatever the
-/// window holds. `--drop-dups` and `--only-dups` stop at the first match; `--annotate` goes
-/// on through the bounded list to name the most similar.
-fn find_match(
-    config: &Config,
-    window: &mut Window,
-    signed: &Signed,
-    candidates: &mut Vec<Held>,
-    matches: &mut Vec<(Held, f64)>,
-) -> Found {
-    if let Some(held) = window.find_copy(signed.text_hash) {
-        return Found {
-            best: Some((held, 1.0, true)),
-            first: None,
-            verified: 0,
-            pairs: 1,
-        };
-    }
-    let limit = match config.max_candidates {
-        0 => usize::MAX,
-        n => n,
-    };
-    window.ranked_candidates(&signed.band_keys, limit, candidates);
-    let every_match = config.mode == Mode::Annotate;
-    matches.clear();
-    let mut verified = 0;
-    window.visit_while(candidates, |held, entry| {
-        verified += 1;
-        match decide(config, entry.compared(), signed.compared()) {
-            Some(s) => {
-                matches.push((held, s));
-                every_match
-            }
-            None => true,
-        }
-    });
-    let best = matches.iter().copied().reduce(|b, m| {
-        if m.1 > b.1 || (m.1 == b.1 && m.0.seq < b.0.seq) {
-            m
-        } else {
-            b
-        }
-    });
-    Found {
-        best: best.map(|(held, s)| (held, s, false)),
-        first: matches.first().map(|m| m.0),
-        verified,
-        pairs: matches.len() as u64,
-    }
-}
-
-/// What the window keeps of a signed document. `--pairs` never asks the exact index (copies
-/// go through LSH to find all their pairs), so the text hash is not indexed there.
-fn into_entry(signed: Signed, pairs_mode: bool) -> Entry {
-    Entry {
-        id: signed.id,
-        shingles: signed.shingles.into_boxed_slice(),
-        weights: signed.weights.into_boxed_slice(),
-        text: signed.text.unwrap_or_default(),
-        total_weight: signed.total_weight,
-        signature: signed.signature.into_boxed_slice(),
-        band_keys: signed.band_keys.into_boxed_slice(),
-        copy_key: (!pairs_mode).then_some(signed.text_hash),
-        text_hash: signed.text_hash,
-    }
 }
 
 /// SIGINT and SIGTERM, delivered on a channel instead of ending the process (`--state`).

@@ -146,11 +146,16 @@ impl Worker {
         } else {
             self.extractor.extract(content, format, number)
         };
-        let (text, id) = match extracted {
-            Ok(x) => x,
-            Err(bad) => return Doc::Bad(bad),
-        };
-        self.normalizer.normalize_into(&text, &mut self.normalized);
+        match extracted {
+            Ok((text, id)) => self.sign_text(&text, id),
+            Err(bad) => Doc::Bad(bad),
+        }
+    }
+
+    /// Signs a document given as its text and id (what [`Worker::process`] extracts from a
+    /// line; the `--node-attr` and `--block-by` values, if any, were extracted with them).
+    pub fn sign_text(&mut self, text: &str, id: DocId) -> Doc {
+        self.normalizer.normalize_into(text, &mut self.normalized);
         if self.normalized.is_empty() {
             return Doc::Bad(BadLine::NoTokens);
         }
@@ -211,7 +216,7 @@ impl Worker {
         };
         let kept_text = self.keep_text.then(|| self.normalized.as_str().into());
         let node = self.graph.then(|| NodeData {
-            snippet: snippet(&text, self.snippet_chars),
+            snippet: snippet(text, self.snippet_chars),
             attrs: std::mem::take(&mut self.attrs).into_boxed_slice(),
             text_bytes: text.len() as u64,
         });

@@ -1,0 +1,328 @@
+//! The filter in process, for programs that hand documents over themselves (the Python
+//! module): [`Deduper::add`] one at a time, or [`Deduper::add_many`] a batch signed on every
+//! core. The same signing ([`Worker::sign_text`]) and the same decision ([`filter`]) as
+//! `--drop-dups` and `--annotate`, without lines, files or output, so it keeps exactly the
+//! documents the command line keeps.
+//!
+//! A batch goes through a small ordered pipeline, like the command line's: its documents are
+//! cut into chunks, signed by `threads − 1` helpers and by the calling thread, and decided in
+//! input order by the calling thread, which signs a chunk itself while the next one in order
+//! is not ready. At most [`AHEAD`] chunks per thread are signed ahead of the decisions, so
+//! the memory a batch needs beyond its texts is bounded.
+
+use super::filter::{Decision, Scratch, filter};
+use super::prepare::Prepared;
+use super::signing::{Doc, Worker};
+use super::summary::Summary;
+use crate::config::{BadLinePolicy, Config, Mode, Weights};
+use crate::error::{Error, Result};
+use crate::input::{BadLine, DocId};
+use crate::window::Window;
+use crossbeam_channel::{Receiver, TryRecvError, bounded};
+use std::sync::Arc;
+
+/// Documents signed together by one thread.
+const CHUNK: usize = 256;
+
+/// Chunks per thread signed ahead of the decisions.
+const AHEAD: usize = 4;
+
+/// What [`Deduper::add`] decided for one document.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// The first of its kind: kept, and held in the window for the documents after it.
+    New,
+    /// An exact copy or a near duplicate of a kept document.
+    Duplicate(Match),
+    /// Not a document (no tokens after normalisation). `--on-bad-line pass` keeps it, `skip`
+    /// leaves it out; under `fail`, [`Deduper::add`] returns an error instead.
+    Bad(BadLine),
+}
+
+/// The kept document a duplicate matched.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Match {
+    /// Its id.
+    pub dup_of: DocId,
+    /// Their similarity (1 for an exact copy).
+    pub similarity: f64,
+    /// Whether the two normalised texts are equal.
+    pub exact: bool,
+    /// Whether it is a document of the `--against` reference.
+    pub in_reference: bool,
+}
+
+/// The filter over documents handed over one by one or in batches.
+pub struct Deduper {
+    prepared: Prepared,
+    window: Window,
+    reference: Option<Window>,
+    /// One per thread, once the IDF table (if any) is known; the first is the caller's.
+    workers: Vec<Worker>,
+    scratch: Scratch,
+    summary: Summary,
+}
+
+impl Deduper {
+    /// A filter with the settings of `config` (validated; its mode one of the filter modes:
+    /// [`Mode::Annotate`] names the most similar match, the others the first found). Its
+    /// inputs, output and `--state` are not used; the `--against` files are loaded now, and
+    /// an `--idf` table; with `--idf-warmup N` the table is learnt from the first N documents
+    /// of the first [`Deduper::add_many`].
+    pub fn new(config: Config) -> Result<Deduper> {
+        if !config.filters() {
+            return Err(Error::Internal(
+                "a Deduper runs one of the filter modes".into(),
+            ));
+        }
+        if config.block_by.is_some() {
+            return Err(Error::config(
+                "--block-by",
+                "reads a JSON field of each line; give each block a Deduper of its own",
+            ));
+        }
+        if config.state.is_some() {
+            return Err(Error::config(
+                "--state",
+                "is for the command line; a Deduper holds its window while it lives",
+            ));
+        }
+        let mut prepared = Prepared::new(config)?;
+        if let Some(path) = &prepared.config.idf_path {
+            let table = crate::weights::IdfTable::load(path, &prepared.shingling())?;
+            prepared.idf = Some(Arc::new(table));
+        }
+        let reference = match prepared.config.against.is_empty() {
+            true => None,
+            false => Some(super::reference::load(
+                &prepared,
+                &mut std::io::stderr(),
+                false,
+            )?),
+        };
+        let config = &prepared.config;
+        let window = Window::new(config.window).with_bucket_limit(config.bucket_limit());
+        let mut deduper = Deduper {
+            window,
+            reference,
+            workers: Vec::new(),
+            scratch: Scratch::default(),
+            summary: Summary::default(),
+            prepared,
+        };
+        if deduper.idf_known() {
+            deduper.start_workers();
+        }
+        Ok(deduper)
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &Config {
+        &self.prepared.config
+    }
+
+    /// The counts so far, as `--stats` prints them (documents added are `docs_read`, kept
+    /// ones `written`).
+    pub fn summary(&self) -> Summary {
+        let mut summary = self.summary.clone();
+        summary.window_docs = self.window.len() as u64;
+        summary.reference_docs = self.reference.as_ref().map(|r| r.len() as u64);
+        summary
+    }
+
+    /// Decides one document: its text, and its id (by default its number, counting from 1
+    /// over all documents added). An error only under `--on-bad-line fail`, or with
+    /// `--idf-warmup` before the table is learnt.
+    pub fn add(&mut self, text: &str, id: Option<DocId>) -> Result<Outcome> {
+        if self.workers.is_empty() {
+            return Err(Error::config(
+                "--idf-warmup",
+                "the IDF table is learnt from the first batch of documents: add a batch first",
+            ));
+        }
+        let number = self.summary.docs_read + 1;
+        let id = id.unwrap_or(DocId::Line(number));
+        let doc = self.workers[0].sign_text(text, id);
+        self.decide(doc)
+    }
+
+    /// Decides a batch of documents, in order, signing them on every thread (`--threads`):
+    /// the same outcomes as [`Deduper::add`] one by one. Under `--on-bad-line fail` a bad
+    /// document stops the batch with an error, the documents before it decided.
+    pub fn add_many<S: AsRef<str> + Sync>(
+        &mut self,
+        docs: &[(S, Option<DocId>)],
+    ) -> Result<Vec<Outcome>> {
+        if self.workers.is_empty() {
+            self.learn_idf(docs);
+        }
+        let first = self.summary.docs_read + 1;
+        let chunks: Vec<_> = docs.chunks(CHUNK).collect();
+        let mut outcomes = Vec::with_capacity(docs.len());
+        // Out of `self` while the batch runs, so that the decisions can borrow it.
+        let mut workers = std::mem::take(&mut self.workers);
+        let (deciding, helpers) = split_workers(&mut workers, chunks.len());
+        let ahead = AHEAD * (helpers.len() + 1);
+        let (work_tx, work_rx) = bounded::<(usize, crossbeam_channel::Sender<Vec<Doc>>)>(ahead);
+        let sign = |worker: &mut Worker, i: usize| -> Vec<Doc> {
+            let start = first + (i * CHUNK) as u64;
+            let chunk: &[(S, Option<DocId>)] = chunks[i];
+            chunk
+                .iter()
+                .zip(start..)
+                .map(|((text, id), number)| {
+                    let id = id.clone().unwrap_or(DocId::Line(number));
+                    worker.sign_text(text.as_ref(), id)
+                })
+                .collect()
+        };
+        let result = std::thread::scope(|scope| -> Result<()> {
+            for worker in helpers {
+                let work_rx = work_rx.clone();
+                let sign = &sign;
+                scope.spawn(move || {
+                    for (i, slot) in work_rx {
+                        // The caller may have stopped at a bad document.
+                        let _ = slot.send(sign(worker, i));
+                    }
+                });
+            }
+            let mut slots = std::collections::VecDeque::<Receiver<Vec<Doc>>>::new();
+            let mut queued = 0;
+            let result = (|| {
+                for _ in 0..chunks.len() {
+                    while queued < chunks.len() && slots.len() < ahead {
+                        let (slot_tx, slot_rx) = bounded(1);
+                        work_tx
+                            .send((queued, slot_tx))
+                            .map_err(|_| Error::Internal("the signing threads stopped".into()))?;
+                        slots.push_back(slot_rx);
+                        queued += 1;
+                    }
+                    let slot = slots.pop_front().expect("a queued chunk");
+                    let signed = loop {
+                        match slot.try_recv() {
+                            Ok(docs) => break docs,
+                            Err(TryRecvError::Disconnected) => {
+                                return Err(Error::Internal("a signing thread panicked".into()));
+                            }
+                            // Sign a waiting chunk (maybe this one) rather than wait.
+                            Err(TryRecvError::Empty) => match work_rx.try_recv() {
+                                Ok((i, own)) => {
+                                    let _ = own.send(sign(deciding, i));
+                                }
+                                Err(_) => match slot.recv() {
+                                    Ok(docs) => break docs,
+                                    Err(_) => {
+                                        return Err(Error::Internal(
+                                            "a signing thread panicked".into(),
+                                        ));
+                                    }
+                                },
+                            },
+                        }
+                    };
+                    for doc in signed {
+                        outcomes.push(self.decide(doc)?);
+                    }
+                }
+                Ok(())
+            })();
+            // Closing the work channel lets the helpers finish.
+            drop(work_tx);
+            result
+        });
+        self.workers = workers;
+        result.map(|()| outcomes)
+    }
+
+    /// Whether the signing settings are complete (the IDF table, for `--weights tfidf`).
+    fn idf_known(&self) -> bool {
+        self.prepared.config.weights != Weights::TfIdf || self.prepared.idf.is_some()
+    }
+
+    /// One worker per thread.
+    fn start_workers(&mut self) {
+        let threads = self.prepared.config.worker_threads().max(1);
+        self.workers = (0..threads).map(|_| Worker::new(&self.prepared)).collect();
+    }
+
+    /// `--idf-warmup N`: learns the table from the first N documents, as the command line
+    /// does from its first N lines.
+    fn learn_idf<S: AsRef<str>>(&mut self, docs: &[(S, Option<DocId>)]) {
+        let n = self.prepared.config.idf_warmup;
+        let shingler = self.prepared.shingler(false);
+        let texts = docs.iter().take(n).map(|(text, _)| text.as_ref());
+        let table = crate::weights::learn(&self.prepared.config, &shingler, texts);
+        self.prepared.idf = Some(Arc::new(table));
+        self.start_workers();
+    }
+
+    /// Decides a signed document, in input order.
+    fn decide(&mut self, doc: Doc) -> Result<Outcome> {
+        self.summary.docs_read += 1;
+        let number = self.summary.docs_read;
+        let config = &self.prepared.config;
+        let signed = match doc {
+            Doc::Good(signed) => signed,
+            Doc::Bad(reason) => {
+                self.summary.bad_lines += 1;
+                return match config.on_bad_line {
+                    BadLinePolicy::Fail => Err(Error::BadLine {
+                        place: format!("document {number}"),
+                        reason: reason.to_string(),
+                    }),
+                    BadLinePolicy::Pass => {
+                        self.summary.written += 1;
+                        Ok(Outcome::Bad(reason))
+                    }
+                    BadLinePolicy::Skip => Ok(Outcome::Bad(reason)),
+                };
+            }
+        };
+        let decision = filter(
+            config,
+            self.reference.as_mut(),
+            &mut self.window,
+            signed,
+            number,
+            &mut self.scratch,
+            &mut self.summary,
+        );
+        match decision {
+            Decision::New => {
+                if config.mode != Mode::OnlyDups {
+                    self.summary.written += 1;
+                }
+                Ok(Outcome::New)
+            }
+            Decision::Dup {
+                held,
+                in_reference,
+                similarity,
+                copy,
+            } => {
+                if config.mode != Mode::DropDups {
+                    self.summary.written += 1;
+                }
+                let window = match (&self.reference, in_reference) {
+                    (Some(reference), true) => reference,
+                    _ => &self.window,
+                };
+                Ok(Outcome::Duplicate(Match {
+                    dup_of: window.entry(held).id.clone(),
+                    similarity,
+                    exact: copy,
+                    in_reference,
+                }))
+            }
+        }
+    }
+}
+
+/// The caller's worker and the helpers' (no more helpers than chunks to sign).
+fn split_workers(workers: &mut [Worker], chunks: usize) -> (&mut Worker, &mut [Worker]) {
+    let (first, rest) = workers.split_first_mut().expect("at least one worker");
+    let helpers = rest.len().min(chunks.saturating_sub(1));
+    (first, &mut rest[..helpers])
+}

@@ -1,0 +1,186 @@
+//! The filter modes' decision for one document (`--drop-dups`, `--only-dups`, `--annotate`,
+//! and [`super::Deduper`]): is it an exact copy or a near duplicate of a kept document, in
+//! the `--against` reference or in the window, or new? New documents enter the window. The
+//! sequencer and the in-process [`super::Deduper`] both decide here, so they keep the same
+//! documents.
+
+use super::signing::Signed;
+use super::summary::Summary;
+use crate::config::{Config, Mode};
+use crate::verify::decide;
+use crate::window::{Entry, Held, Window};
+
+/// What [`filter`] decided.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Decision {
+    /// No match: the document is kept (and entered the window, but with `--against-only`).
+    New,
+    /// A match: `held` in the reference (`in_reference`) or in the window.
+    Dup {
+        /// The matched document.
+        held: Held,
+        /// Whether `held` is in the reference window rather than the run's own.
+        in_reference: bool,
+        /// Its similarity (1 for a copy).
+        similarity: f64,
+        /// Whether it is an exact copy (same normalised text).
+        copy: bool,
+    },
+}
+
+/// Scratch space reused from one document to the next.
+#[derive(Default)]
+pub(super) struct Scratch {
+    candidates: Vec<Held>,
+    matches: Vec<(Held, f64)>,
+}
+
+/// Decides one document of the filter modes, compared with the documents kept so far (never
+/// with dropped ones): an exact copy of one (same normalised text: no LSH work at all), a
+/// near duplicate of one (dropped), or new (kept: it enters the window as line `line`). So
+/// no two kept documents in the window are at or above the threshold (up to LSH recall), and
+/// a document is never dropped for resembling one that was dropped itself.
+///
+/// With `--against`, the reference is asked first, the same way: a document that matches a
+/// reference document is dropped whatever the window holds, and does not enter it. With
+/// `--against-only` the window is never asked nor filled.
+///
+/// The counts of `summary` that depend on the decision are updated here (candidates, pairs,
+/// dropped); what is written is the caller's. The work is bounded whatever came before: see
+/// [`find_match`].
+pub(super) fn filter(
+    config: &Config,
+    reference: Option<&mut Window>,
+    window: &mut Window,
+    signed: Signed,
+    line: u64,
+    scratch: &mut Scratch,
+    summary: &mut Summary,
+) -> Decision {
+    let Scratch {
+        candidates,
+        matches,
+    } = scratch;
+    if let Some(reference) = reference {
+        let found = find_match(config, reference, &signed, candidates, matches);
+        summary.candidates += found.verified;
+        if let Some((held, similarity, copy)) = found.best {
+            summary.dropped_reference += 1;
+            summary.pairs += found.pairs;
+            return Decision::Dup {
+                held,
+                in_reference: true,
+                similarity,
+                copy,
+            };
+        }
+        if config.against_only {
+            return Decision::New;
+        }
+    }
+    let found = find_match(config, window, &signed, candidates, matches);
+    summary.candidates += found.verified;
+    summary.pairs += found.pairs;
+    let Some((held, similarity, copy)) = found.best else {
+        window.insert(line, into_entry(signed, false));
+        return Decision::New;
+    };
+    // Only the first match is refreshed, so the window (and what is dropped) is the same in
+    // the three modes.
+    window.touch(found.first.unwrap_or(held));
+    if copy {
+        summary.dropped_exact += 1;
+    } else {
+        summary.dropped_near += 1;
+    }
+    Decision::Dup {
+        held,
+        in_reference: false,
+        similarity,
+        copy,
+    }
+}
+
+/// What [`find_match`] found in a window.
+struct Found {
+    /// The most similar document checked (ties: the earliest), its similarity, and whether
+    /// it is an exact copy.
+    best: Option<(Held, f64, bool)>,
+    /// The first match verified (the one the filter refreshes); none for a copy.
+    first: Option<Held>,
+    /// Candidates verified.
+    verified: u64,
+    /// Matches found.
+    pairs: u64,
+}
+
+/// Looks a document up in `window` as the filter modes do: an exact copy of a held
+/// document (same normalised text) is found in the copy index with no LSH work; otherwise
+/// candidates are verified in the order of [`Window::ranked_candidates`] (most shared bands
+/// first), at most [`Config::max_candidates`] of them, so the work is bounded whatever the
+/// window holds. `--drop-dups` and `--only-dups` stop at the first match; `--annotate` goes
+/// on through the bounded list to name the most similar.
+fn find_match(
+    config: &Config,
+    window: &mut Window,
+    signed: &Signed,
+    candidates: &mut Vec<Held>,
+    matches: &mut Vec<(Held, f64)>,
+) -> Found {
+    if let Some(held) = window.find_copy(signed.text_hash) {
+        return Found {
+            best: Some((held, 1.0, true)),
+            first: None,
+            verified: 0,
+            pairs: 1,
+        };
+    }
+    let limit = match config.max_candidates {
+        0 => usize::MAX,
+        n => n,
+    };
+    window.ranked_candidates(&signed.band_keys, limit, candidates);
+    let every_match = config.mode == Mode::Annotate;
+    matches.clear();
+    let mut verified = 0;
+    window.visit_while(candidates, |held, entry| {
+        verified += 1;
+        match decide(config, entry.compared(), signed.compared()) {
+            Some(s) => {
+                matches.push((held, s));
+                every_match
+            }
+            None => true,
+        }
+    });
+    let best = matches.iter().copied().reduce(|b, m| {
+        if m.1 > b.1 || (m.1 == b.1 && m.0.seq < b.0.seq) {
+            m
+        } else {
+            b
+        }
+    });
+    Found {
+        best: best.map(|(held, s)| (held, s, false)),
+        first: matches.first().map(|m| m.0),
+        verified,
+        pairs: matches.len() as u64,
+    }
+}
+
+/// What the window keeps of a signed document. `--pairs` never asks the exact index (copies
+/// go through LSH to find all their pairs), so the text hash is not indexed there.
+pub(super) fn into_entry(signed: Signed, pairs_mode: bool) -> Entry {
+    Entry {
+        id: signed.id,
+        shingles: signed.shingles.into_boxed_slice(),
+        weights: signed.weights.into_boxed_slice(),
+        text: signed.text.unwrap_or_default(),
+        total_weight: signed.total_weight,
+        signature: signed.signature.into_boxed_slice(),
+        band_keys: signed.band_keys.into_boxed_slice(),
+        copy_key: (!pairs_mode).then_some(signed.text_hash),
+        text_hash: signed.text_hash,
+    }
+}
+

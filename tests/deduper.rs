@@ -1,0 +1,152 @@
+//! The in-process filter (`neardup::pipeline::Deduper`, behind the Python module) against the
+//! command line: the same documents kept, the same matches named, on any thread count.
+
+use crate::util::{SAMPLE, neardup, sample_bytes, temp_path};
+use neardup::input::DocId;
+use neardup::pipeline::{Deduper, Outcome};
+use serde_json::Value;
+
+/// The sample's documents: (text, id).
+fn documents() -> Vec<(String, Option<DocId>)> {
+    let bytes = sample_bytes();
+    let text = String::from_utf8(bytes).unwrap();
+    text.lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let id = DocId::Num(v["id"].to_string().into());
+            (v["text"].as_str().unwrap().to_string(), Some(id))
+        })
+        .collect()
+}
+
+/// A Deduper for the filter flags `args`, on `threads` threads.
+fn deduper(args: &[&str], threads: usize) -> Deduper {
+    let threads = threads.to_string();
+    let argv = [&["neardup"][..], args, &["--threads", &threads]].concat();
+    let config = neardup::cmd::parse(argv)
+        .and_then(|a| a.filter_settings())
+        .unwrap();
+    Deduper::new(config).unwrap()
+}
+
+/// The outcomes of `args` over the sample: one batch on `threads` threads, or one by one.
+fn outcomes(args: &[&str], threads: usize, batch: bool) -> Vec<Outcome> {
+    let docs = documents();
+    let mut d = deduper(args, threads);
+    if batch {
+        d.add_many(&docs).unwrap()
+    } else {
+        docs.into_iter()
+            .map(|(text, id)| d.add(&text, id).unwrap())
+            .collect()
+    }
+}
+
+/// The sample's lines the outcomes keep (`--drop-dups`).
+fn kept(outcomes: &[Outcome]) -> Vec<u8> {
+    let bytes = sample_bytes();
+    let lines = bytes.split_inclusive(|&b| b == b'\n');
+    lines
+        .zip(outcomes)
+        .filter(|(_, o)| !matches!(o, Outcome::Duplicate(_)))
+        .flat_map(|(line, _)| line.to_vec())
+        .collect()
+}
+
+#[test]
+fn keeps_what_drop_dups_keeps_for_every_weighting() {
+    let idf = temp_path("deduper.idf");
+    std::fs::write(&idf, neardup(&["idf", SAMPLE], b"").ok().stdout).unwrap();
+    let idf = idf.to_str().unwrap();
+    let settings: [&[&str]; 6] = [
+        &[],
+        &["-t", "0.5"],
+        &["--weights", "tf", "-t", "0.6"],
+        &["--weights", "tfidf", "--idf", idf, "-t", "0.6"],
+        &["--weights", "tfidf", "--idf-warmup", "300", "-t", "0.6"],
+        &["--window", "40", "-t", "0.5"],
+    ];
+    for args in settings {
+        let cli = neardup(&[&["--drop-dups", "--id-field", "id", SAMPLE], args].concat(), b"").ok();
+        let batch = outcomes(args, 3, true);
+        assert!(
+            batch.iter().any(|o| matches!(o, Outcome::Duplicate(_))),
+            "{args:?}: the sample has duplicates"
+        );
+        assert_eq!(kept(&batch), cli.stdout, "{args:?}");
+        assert_eq!(outcomes(args, 1, true), batch, "{args:?}: one thread");
+        if !args.contains(&"--idf-warmup") {
+            assert_eq!(outcomes(args, 2, false), batch, "{args:?}: one by one");
+        }
+    }
+}
+
+#[test]
+fn names_the_match_annotate_names() {
+    for args in [&["--annotate", "-t", "0.5"][..], &["-t", "0.5"]] {
+        let cli = neardup(
+            &["--id-field", "id", "-t", "0.5", "--annotate", SAMPLE],
+            b"",
+        )
+        .ok();
+        let outcomes = outcomes(args, 2, true);
+        let lines = String::from_utf8(cli.stdout).unwrap();
+        let mut named = 0;
+        for (line, outcome) in lines.lines().zip(&outcomes) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let annotation = &v["neardup"];
+            match outcome {
+                Outcome::Duplicate(m) => {
+                    named += 1;
+                    let most_similar = args.contains(&"--annotate");
+                    assert_eq!(annotation["exact"], Value::Bool(m.exact), "{line}");
+                    if most_similar || m.exact {
+                        assert_eq!(annotation["dup_of"].to_string(), m.dup_of.to_string());
+                        let s = annotation["similarity"].as_f64().unwrap();
+                        assert!((s - m.similarity).abs() < 1e-3, "{s} {}", m.similarity);
+                    }
+                }
+                _ => assert_eq!(annotation["dup_of"], Value::Null, "{line}"),
+            }
+        }
+        assert!(named > 10, "{named} matches");
+    }
+}
+
+#[test]
+fn empty_documents_follow_the_bad_line_policy() {
+    let docs = [("a b c d e f g", None), ("  ", None), ("a b c d e f g", None)];
+    let mut pass = deduper(&[], 1);
+    let out = pass.add_many(&docs).unwrap();
+    assert_eq!(out[0], Outcome::New);
+    assert!(matches!(out[1], Outcome::Bad(_)));
+    match &out[2] {
+        Outcome::Duplicate(m) => assert!(m.exact && m.dup_of == DocId::Line(1)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(pass.summary().written, 2);
+    let mut skip = deduper(&["--on-bad-line", "skip"], 1);
+    skip.add_many(&docs).unwrap();
+    assert_eq!(skip.summary().written, 1);
+    let mut fail = deduper(&["--on-bad-line", "fail"], 2);
+    let e = fail.add_many(&docs).unwrap_err();
+    assert_eq!(e.to_string(), "document 2: no words left after normalisation");
+}
+
+#[test]
+fn settings_are_the_command_line_s() {
+    let e = neardup::cmd::parse(["neardup", "--threshold", "2"])
+        .and_then(|a| a.filter_settings())
+        .unwrap_err();
+    let cli = neardup(&["--threshold", "2"], b"");
+    assert_eq!(cli.code, 2);
+    assert!(cli.stderr.contains(&e.to_string()), "{} / {e}", cli.stderr);
+    let e = neardup::cmd::parse(["neardup", "--no-such-flag"]).unwrap_err();
+    assert!(e.to_string().starts_with("unexpected argument '--no-such-flag'"), "{e}");
+    let config = neardup::cmd::parse(["neardup", "--weights", "tfidf", "--idf-warmup", "5"])
+        .and_then(|a| a.filter_settings())
+        .unwrap();
+    let mut d = Deduper::new(config).unwrap();
+    let e = d.add("a b c", None).unwrap_err();
+    assert!(e.to_string().contains("add a batch first"), "{e}");
+}
