@@ -309,7 +309,7 @@ impl Rereadable {
 
 /// Groups the graph on a thread with a large stack (the clique search recurses once per
 /// member of the clique being built), and prints the grouping's warnings unless `--quiet`.
-fn cluster(
+pub fn cluster(
     config: &Config,
     graph: &DupGraph,
     by: ClusterBy,

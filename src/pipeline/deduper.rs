@@ -20,6 +20,7 @@ use crate::input::{BadLine, DocId};
 use crate::window::Window;
 use crossbeam_channel::{Receiver, TryRecvError, bounded};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Documents signed together by one thread.
 const CHUNK: usize = 256;
@@ -61,6 +62,8 @@ pub struct Deduper {
     workers: Vec<Worker>,
     scratch: Scratch,
     summary: Summary,
+    /// Time spent in `add` and `add_many` (the summary's `seconds`).
+    busy: Duration,
 }
 
 impl Deduper {
@@ -108,6 +111,7 @@ impl Deduper {
             workers: Vec::new(),
             scratch: Scratch::default(),
             summary: Summary::default(),
+            busy: Duration::ZERO,
             prepared,
         };
         if deduper.idf_known() {
@@ -121,10 +125,11 @@ impl Deduper {
         &self.prepared.config
     }
 
-    /// The counts so far, as `--stats` prints them (documents added are `docs_read`, kept
-    /// ones `written`).
+    /// The counts so far, as `--stats` prints them: documents added are `docs_read`, kept
+    /// ones `written`, their texts' bytes `bytes_read`, and `seconds` the time spent adding.
     pub fn summary(&self) -> Summary {
         let mut summary = self.summary.clone();
+        summary.seconds = self.busy.as_secs_f64();
         summary.window_docs = self.window.len() as u64;
         summary.reference_docs = self.reference.as_ref().map(|r| r.len() as u64);
         summary
@@ -140,10 +145,14 @@ impl Deduper {
                 "the IDF table is learnt from the first batch of documents: add a batch first",
             ));
         }
+        let start = Instant::now();
         let number = self.summary.docs_read + 1;
         let id = id.unwrap_or(DocId::Line(number));
+        self.summary.bytes_read += text.len() as u64;
         let doc = self.workers[0].sign_text(text, id);
-        self.decide(doc)
+        let outcome = self.decide(doc);
+        self.busy += start.elapsed();
+        outcome
     }
 
     /// Decides a batch of documents, in order, signing them on every thread (`--threads`):
@@ -153,9 +162,12 @@ impl Deduper {
         &mut self,
         docs: &[(S, Option<DocId>)],
     ) -> Result<Vec<Outcome>> {
+        let start = Instant::now();
         if self.workers.is_empty() {
             self.learn_idf(docs);
         }
+        let bytes: usize = docs.iter().map(|(text, _)| text.as_ref().len()).sum();
+        self.summary.bytes_read += bytes as u64;
         let first = self.summary.docs_read + 1;
         let chunks: Vec<_> = docs.chunks(CHUNK).collect();
         let mut outcomes = Vec::with_capacity(docs.len());
@@ -233,6 +245,7 @@ impl Deduper {
             result
         });
         self.workers = workers;
+        self.busy += start.elapsed();
         result.map(|()| outcomes)
     }
 

@@ -1,0 +1,328 @@
+//! `neardup._neardup`: the Python module's native half. It takes command lines, not keyword
+//! arguments: `neardup/__init__.py` turns `threshold=0.8` into `--threshold 0.8`, and
+//! [`neardup::cmd::parse`] reads them as the binary does, so options, defaults and messages
+//! are the command line's. Everything else is the crate's own engine:
+//! [`neardup::pipeline::Deduper`] for `Deduper`, and the pipeline itself for `pairs` and
+//! `clusters`. The GIL is released while documents are signed and verified.
+
+use neardup::config::{BadLinePolicy, Config, InputFormat};
+use neardup::input::{DocId, Input};
+use neardup::pipeline::{self, Deduper, Outcome, Prepared};
+use neardup::{Error, cmd};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyString};
+use std::sync::Mutex;
+
+create_exception!(
+    _neardup,
+    BadDocumentError,
+    PyValueError,
+    "A document that is not one (no words after normalisation) under on_bad_line='fail'."
+);
+
+/// The Python exception for an engine error: usage errors are `ValueError`s with the
+/// command line's message.
+fn py_err(e: Error) -> PyErr {
+    let message = e.to_string();
+    match e {
+        Error::Config { .. } | Error::Usage(_) => PyValueError::new_err(message),
+        Error::BadLine { .. } => BadDocumentError::new_err(message),
+        Error::Io { .. } => PyOSError::new_err(message),
+        Error::Data(_) | Error::Internal(_) => PyRuntimeError::new_err(message),
+    }
+}
+
+/// A command line's settings, its program name first.
+fn with_program(argv: Vec<String>) -> Vec<String> {
+    std::iter::once("neardup".to_string()).chain(argv).collect()
+}
+
+/// The kept document a duplicate matched.
+#[pyclass(frozen, module = "neardup", name = "Match")]
+struct PyMatch {
+    /// The id of the kept document: the one given to `add`, or its position (from 0).
+    #[pyo3(get)]
+    dup_of: Py<PyAny>,
+    /// Their similarity (1.0 for an exact copy).
+    #[pyo3(get)]
+    similarity: f64,
+    /// Whether their normalised texts are equal.
+    #[pyo3(get)]
+    exact: bool,
+    /// Whether the kept document is one of the `against` reference.
+    #[pyo3(get)]
+    in_reference: bool,
+}
+
+#[pymethods]
+impl PyMatch {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let exact = if self.exact { "True" } else { "False" };
+        Ok(format!(
+            "Match(dup_of={}, similarity={:?}, exact={exact})",
+            self.dup_of.bind(py).repr()?,
+            self.similarity
+        ))
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(other) = other.cast::<PyMatch>() else {
+            return Ok(false);
+        };
+        let other = other.get();
+        Ok(self.dup_of.bind(py).eq(other.dup_of.bind(py))?
+            && self.similarity == other.similarity
+            && self.exact == other.exact
+            && self.in_reference == other.in_reference)
+    }
+}
+
+/// A document that is not one (no words after normalisation), left out under
+/// `on_bad_line="skip"`.
+#[pyclass(frozen, module = "neardup", name = "Skipped")]
+struct PySkipped {
+    /// Why it is not a document.
+    #[pyo3(get)]
+    reason: String,
+}
+
+#[pymethods]
+impl PySkipped {
+    fn __repr__(&self) -> String {
+        format!("Skipped(reason={:?})", self.reason)
+    }
+}
+
+/// The id as Python sees it: a position counts from 0 (the engine's line numbers from 1).
+fn id_to_py(py: Python<'_>, id: &DocId) -> PyResult<Py<PyAny>> {
+    Ok(match id {
+        DocId::Line(n) => (n - 1).into_pyobject(py)?.into_any().unbind(),
+        DocId::Str(s) => PyString::new(py, s).into_any().unbind(),
+        DocId::Num(s) => match s.parse::<i64>() {
+            Ok(n) => n.into_pyobject(py)?.into_any().unbind(),
+            Err(_) => py.eval(&std::ffi::CString::new(format!("int({s})"))?, None, None)?.unbind(),
+        },
+    })
+}
+
+/// An id given by the caller: a str or an int.
+fn id_from_py(id: &Bound<'_, PyAny>) -> PyResult<DocId> {
+    if let Ok(s) = id.cast::<PyString>() {
+        return Ok(DocId::Str(s.to_str()?.into()));
+    }
+    if id.is_instance_of::<PyInt>() && !id.is_instance_of::<pyo3::types::PyBool>() {
+        return Ok(DocId::Num(id.str()?.to_str()?.into()));
+    }
+    Err(PyTypeError::new_err(format!(
+        "an id is a str or an int, not {}",
+        id.get_type().name()?
+    )))
+}
+
+/// The Python value of an outcome: None (kept), a Match, or a Skipped.
+fn outcome_to_py(py: Python<'_>, outcome: Outcome, policy: BadLinePolicy) -> PyResult<Py<PyAny>> {
+    Ok(match outcome {
+        Outcome::New => py.None(),
+        Outcome::Bad(_) if policy == BadLinePolicy::Pass => py.None(),
+        Outcome::Bad(reason) => Py::new(
+            py,
+            PySkipped {
+                reason: reason.to_string(),
+            },
+        )?
+        .into_any(),
+        Outcome::Duplicate(m) => Py::new(
+            py,
+            PyMatch {
+                dup_of: id_to_py(py, &m.dup_of)?,
+                similarity: m.similarity,
+                exact: m.exact,
+                in_reference: m.in_reference,
+            },
+        )?
+        .into_any(),
+    })
+}
+
+/// The streaming filter; `neardup.Deduper` wraps it.
+#[pyclass(module = "neardup._neardup", name = "Deduper")]
+struct PyDeduper {
+    inner: Mutex<Deduper>,
+    policy: BadLinePolicy,
+}
+
+impl PyDeduper {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Deduper> {
+        // A panic inside the engine is a bug; the state it left is still the filter's.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[pymethods]
+impl PyDeduper {
+    #[new]
+    fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
+        let config = cmd::parse(with_program(argv))
+            .and_then(|args| args.filter_settings())
+            .map_err(py_err)?;
+        let policy = config.on_bad_line;
+        let deduper = py.detach(|| Deduper::new(config)).map_err(py_err)?;
+        Ok(PyDeduper {
+            inner: Mutex::new(deduper),
+            policy,
+        })
+    }
+
+    #[pyo3(signature = (text, id=None))]
+    fn add(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyString>,
+        id: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let text = text.to_str()?;
+        let id = id.map(id_from_py).transpose()?;
+        let outcome = py.detach(|| self.lock().add(text, id)).map_err(py_err)?;
+        outcome_to_py(py, outcome, self.policy)
+    }
+
+    #[pyo3(signature = (texts, ids=None))]
+    fn add_many(
+        &self,
+        py: Python<'_>,
+        texts: &Bound<'_, PyAny>,
+        ids: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        let docs = documents(texts, ids)?;
+        let outcomes = py.detach(|| self.lock().add_many(&docs)).map_err(py_err)?;
+        outcomes
+            .into_iter()
+            .map(|o| outcome_to_py(py, o, self.policy))
+            .collect()
+    }
+
+    /// The counts so far, as `--stats` prints them (JSON).
+    fn stats(&self) -> String {
+        self.lock().summary().to_json()
+    }
+}
+
+/// The texts (and ids) of a batch, copied out of Python so that the GIL can be released.
+fn documents(
+    texts: &Bound<'_, PyAny>,
+    ids: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<(String, Option<DocId>)>> {
+    let mut docs = Vec::with_capacity(texts.len().unwrap_or(0));
+    for text in texts.try_iter()? {
+        let text = text?;
+        let text = text.cast::<PyString>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "texts must be str, not {}",
+                text.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            ))
+        })?;
+        docs.push((text.to_str()?.to_owned(), None));
+    }
+    if let Some(ids) = ids {
+        let mut given = 0;
+        for (doc, id) in docs.iter_mut().zip(ids.try_iter()?) {
+            doc.1 = Some(id_from_py(&id?)?);
+            given += 1;
+        }
+        if given != docs.len() || ids.try_iter()?.nth(given).is_some() {
+            return Err(PyValueError::new_err("texts and ids differ in length"));
+        }
+    }
+    Ok(docs)
+}
+
+/// The texts as JSON Lines input to the pipeline (a text may hold newlines).
+fn texts_input(texts: &[(String, Option<DocId>)]) -> Input {
+    let mut bytes = Vec::with_capacity(texts.iter().map(|(t, _)| t.len() + 12).sum());
+    for (text, _) in texts {
+        bytes.extend_from_slice(b"{\"text\":");
+        neardup::input::write_json_string(text, &mut bytes);
+        bytes.extend_from_slice(b"}\n");
+    }
+    Input::from_reader("texts", Box::new(std::io::Cursor::new(bytes)))
+}
+
+/// Runs the pipeline over the texts and returns the graph of verified pairs.
+fn graph_of(
+    mut config: Config,
+    texts: &[(String, Option<DocId>)],
+) -> neardup::Result<neardup::graph::DupGraph> {
+    config.format = InputFormat::Jsonl;
+    config.snippet_chars = 0;
+    let prepared = Prepared::new(config)?;
+    let mut stderr = std::io::stderr();
+    let (_, graph) =
+        pipeline::collect_graph(&prepared, vec![texts_input(texts)], &mut stderr, false)?;
+    Ok(graph)
+}
+
+/// Every verified pair (earlier position, later position, similarity), as `--pairs` lists
+/// them.
+#[pyfunction]
+fn pairs(py: Python<'_>, argv: Vec<String>, texts: &Bound<'_, PyAny>) -> PyResult<Vec<(u64, u64, f64)>> {
+    let config = cmd::parse(with_program([vec!["--pairs".into()], argv].concat()))
+        .and_then(|args| args.filter_settings())
+        .map_err(py_err)?;
+    let docs = documents(texts, None)?;
+    let graph = py.detach(|| graph_of(config, &docs)).map_err(py_err)?;
+    let position = |node: u32| graph.lines[node as usize] - 1;
+    Ok(graph
+        .edges()
+        .map(|(a, b, s)| (position(a), position(b), shortest(s)))
+        .collect())
+}
+
+/// The group of each text (groups numbered from 0 in order of their first member; -1 for a
+/// text that is not a document).
+#[pyfunction]
+fn clusters(py: Python<'_>, argv: Vec<String>, texts: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    let argv = [vec!["clusters".to_string()], argv].concat();
+    let (config, by, grouping) = cmd::parse(with_program(argv))
+        .and_then(|args| args.clusters_settings())
+        .map_err(py_err)?;
+    let docs = documents(texts, None)?;
+    let n = docs.len();
+    py.detach(|| -> neardup::Result<Vec<i64>> {
+        let graph = graph_of(config.clone(), &docs)?;
+        let clustering = cmd::cluster(&config, &graph, by, grouping)?;
+        let mut groups = vec![-1; n];
+        for (node, &line) in graph.lines.iter().enumerate() {
+            groups[(line - 1) as usize] = i64::from(clustering.cluster[node]);
+        }
+        Ok(groups)
+    })
+    .map_err(py_err)
+}
+
+/// The shortest decimal that reads back as the same f32 (edges hold f32 similarities), so
+/// that Python shows 0.8, not 0.800000011920929.
+fn shortest(s: f32) -> f64 {
+    s.to_string().parse().unwrap_or(f64::from(s))
+}
+
+/// Runs a whole `neardup` command line (the program name first) and returns its exit code:
+/// the `neardup` command of the Python package.
+#[pyfunction]
+fn main(py: Python<'_>, argv: Vec<String>) -> u8 {
+    py.detach(|| cmd::main(argv))
+}
+
+#[pymodule]
+fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyDeduper>()?;
+    m.add_class::<PyMatch>()?;
+    m.add_class::<PySkipped>()?;
+    m.add("BadDocumentError", m.py().get_type::<BadDocumentError>())?;
+    m.add_function(wrap_pyfunction!(pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(clusters, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,211 @@
+"""The Python module against the `neardup` command the package installs: the same documents
+kept, the same pairs, the same groups, the same errors."""
+
+import doctest
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import neardup
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "tests" / "data" / "reuters-sample.jsonl"
+EXAMPLES = ROOT / "python" / "examples"
+COMMAND = shutil.which("neardup")
+
+
+def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Runs the installed `neardup` command."""
+    assert COMMAND, "pip install puts neardup on the PATH"
+    return subprocess.run([COMMAND, *args], capture_output=True, check=check)
+
+
+@pytest.fixture(scope="module")
+def sample():
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    rows = [json.loads(line) for line in lines]
+    return lines, [r["text"] for r in rows], [r["id"] for r in rows]
+
+
+@pytest.fixture(scope="module")
+def idf_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("idf") / "sample.idf"
+    path.write_bytes(cli("idf", str(SAMPLE)).stdout)
+    return path
+
+
+WEIGHTINGS = [
+    {},
+    {"threshold": 0.5},
+    {"weights": "tf", "threshold": 0.6},
+    {"weights": "tfidf", "idf": "IDF", "threshold": 0.6},
+    {"weights": "tfidf", "idf_warmup": 300, "threshold": 0.6},
+    {"window": 40, "threshold": 0.5},
+]
+
+
+def flags(options: dict) -> list[str]:
+    return [
+        part
+        for name, value in options.items()
+        for part in ("--" + name.replace("_", "-"), str(value))
+    ]
+
+
+@pytest.mark.parametrize("options", WEIGHTINGS, ids=lambda o: flags(o) and " ".join(flags(o)))
+def test_keeps_what_drop_dups_keeps(sample, idf_file, options):
+    lines, texts, ids = sample
+    options = {k: (str(idf_file) if v == "IDF" else v) for k, v in options.items()}
+    expected = cli("--drop-dups", "--id-field", "id", *flags(options), str(SAMPLE)).stdout
+    outcomes = neardup.Deduper(**options).add_many(texts, ids)
+    kept = b"".join(line for line, o in zip(lines, outcomes) if o is None)
+    assert any(isinstance(o, neardup.Match) for o in outcomes)
+    assert kept == expected
+    if "idf_warmup" not in options:
+        d = neardup.Deduper(threads=1, **options)
+        assert [d.add(t, i) for t, i in zip(texts, ids)] == outcomes
+    for o in outcomes:
+        if o is not None:
+            assert o.dup_of in ids and 0 < o.similarity <= 1
+
+
+def test_most_similar_names_what_annotate_names(sample):
+    lines, texts, ids = sample
+    out = cli("--annotate", "-t", "0.5", "--id-field", "id", str(SAMPLE)).stdout
+    annotations = [json.loads(line)["neardup"] for line in out.splitlines()]
+    outcomes = neardup.Deduper(0.5, most_similar=True).add_many(texts, ids)
+    assert len(annotations) == len(outcomes)
+    for a, o in zip(annotations, outcomes):
+        if o is None:
+            assert a["dup_of"] is None
+        else:
+            assert (a["dup_of"], a["exact"]) == (o.dup_of, o.exact)
+            assert a["similarity"] == pytest.approx(o.similarity, abs=1e-4)
+
+
+def test_default_ids_are_positions():
+    d = neardup.Deduper()
+    text = "one two three four five six seven eight nine ten"
+    assert d.keep_many(["first document entirely different words here now", text]) == [True, True]
+    m = d.add(text.upper())
+    assert m == d.add(text) and (m.dup_of, m.exact, m.similarity) == (1, True, 1.0)
+    assert "dup_of=1" in repr(m)
+    stats = d.stats()
+    assert (stats["docs_read"], stats["written"], stats["dropped_exact"]) == (4, 2, 2)
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.8])
+def test_pairs_equal_the_command_line_s(sample, threshold):
+    _, texts, _ = sample
+    out = cli("--pairs", "-t", str(threshold), str(SAMPLE)).stdout.decode()
+    expected = [line.split("\t") for line in out.splitlines()]
+    got = neardup.pairs(texts, threshold=threshold)
+    assert len(got) == len(expected) > 10
+    for (i, j, s), (a, b, t) in zip(got, expected):
+        assert (i + 1, j + 1) == (int(a), int(b))
+        assert s == pytest.approx(float(t), abs=5e-5)
+
+
+@pytest.mark.parametrize("by", ["components", "cliques"])
+def test_clusters_equal_the_command_line_s(sample, by):
+    _, texts, _ = sample
+    out = cli("clusters", "--by", by, "-t", "0.5", str(SAMPLE)).stdout
+    expected = [json.loads(line)["cluster"] - 1 for line in out.splitlines()]
+    got = neardup.clusters(texts, by=by, threshold=0.5)
+    assert got == expected
+    assert len(set(got)) < len(got)
+
+
+def test_texts_that_are_not_documents():
+    texts = ["alpha beta gamma delta epsilon", "  ", "alpha beta gamma delta epsilon"]
+    assert neardup.Deduper().add_many(texts)[1] is None
+    skipped = neardup.Deduper(on_bad_line="skip").add_many(texts)[1]
+    assert isinstance(skipped, neardup.Skipped) and "no words" in skipped.reason
+    with pytest.raises(neardup.BadDocumentError, match="document 2: no words"):
+        neardup.Deduper(on_bad_line="fail").add_many(texts)
+    assert neardup.clusters(texts, quiet=True) == [0, -1, 0]
+    assert neardup.pairs(["a\nb c\td e", "a b c d e"], quiet=True) == [(0, 1, 1.0)]
+
+
+def test_errors_are_the_command_line_s():
+    run = cli("--threshold", "2", check=False)
+    assert run.returncode == 2
+    with pytest.raises(ValueError) as e:
+        neardup.Deduper(threshold=2)
+    assert str(e.value) in run.stderr.decode()
+    with pytest.raises(ValueError, match="unexpected argument '--no-such-option'"):
+        neardup.Deduper(no_such_option=1)
+    with pytest.raises(ValueError, match="tfidf needs document frequencies"):
+        neardup.pairs(["a"], weights="tfidf")
+    with pytest.raises(TypeError, match="--id-field is for the neardup command"):
+        neardup.Deduper(id_field="id")
+    with pytest.raises(TypeError, match="an id is a str or an int"):
+        neardup.Deduper().add("some text here", id=1.5)
+    with pytest.raises(TypeError, match="texts must be str"):
+        neardup.Deduper().add_many([b"bytes"])
+    with pytest.raises(ValueError, match="differ in length"):
+        neardup.Deduper().add_many(["a b c"], ids=[1, 2])
+    with pytest.raises(OSError, match="no-such-file"):
+        neardup.Deduper(against="no-such-file.jsonl")
+
+
+def test_against_a_reference(tmp_path, sample):
+    lines, texts, ids = sample
+    reference = tmp_path / "reference.jsonl"
+    reference.write_bytes(b"".join(lines[:400]))
+    rest = tmp_path / "rest.jsonl"
+    rest.write_bytes(b"".join(lines[400:]))
+    expected = cli("--against", str(reference), "--id-field", "id", str(rest)).stdout
+    d = neardup.Deduper(against=reference)
+    outcomes = d.add_many(texts[400:], ids[400:])
+    assert b"".join(l for l, o in zip(lines[400:], outcomes) if o is None) == expected
+    assert any(o is not None and o.in_reference for o in outcomes)
+
+
+def test_batches_from_threads_release_the_gil(sample):
+    _, texts, _ = sample
+    expected = neardup.Deduper(threads=1).keep_many(texts)
+    results = {}
+
+    def run(k):
+        results[k] = neardup.Deduper(threads=1).keep_many(texts)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(results[k] == expected for k in range(3))
+
+
+def test_the_command_is_the_binary_s(tmp_path):
+    assert cli("--version").stdout.decode().strip() == f"neardup {neardup.__version__}"
+    run = subprocess.run(
+        f"{COMMAND} --annotate {SAMPLE} | head -n 1", shell=True, capture_output=True
+    )
+    assert run.returncode == 0 and run.stderr == b""
+    assert json.loads(run.stdout)["neardup"]["dup_of"] is None
+
+
+@pytest.mark.parametrize("example", ["pandas_dedup.py", "hf_datasets_dedup.py"])
+def test_examples(example):
+    pytest.importorskip("pandas" if example.startswith("pandas") else "datasets")
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLES / example)],
+        capture_output=True,
+        cwd=ROOT,
+        env={**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"},
+    )
+    assert run.returncode == 0, run.stderr.decode()
+    kept = len(cli("--drop-dups", str(SAMPLE)).stdout.splitlines())
+    assert run.stdout.decode().startswith(f"953 rows, {kept} kept")
+
+
+def test_the_module_docstring_example():
+    assert doctest.testmod(neardup).failed == 0
