@@ -1,16 +1,24 @@
 #!/usr/bin/env python3
-"""One peer's run for scripts/bench-peers.sh: near-duplicate pairs of a JSON Lines corpus.
+"""One peer's run for scripts/bench-peers.sh: near-duplicate pairs of a JSON Lines corpus
+(or, with --filter, for scripts/bench-python.sh: the documents a deduplicating filter keeps).
 
-    bench_peers.py TOOL CORPUS THRESHOLD OUT_PAIRS [--bands B] [--ngram 5] [--num-perm 128]
+    bench_peers.py TOOL CORPUS THRESHOLD OUT [--bands B] [--ngram 5] [--num-perm 128]
+                   [--filter] [--batch N]
 
-TOOL is datasketch, rensa, gaoya or setsimilaritysearch. Every tool gets the same documents as
+TOOL is datasketch, rensa, gaoya or setsimilaritysearch; or neardup, the Python module
+(pairs: neardup.pairs over the whole corpus; --filter: Deduper.add_many in batches of
+--batch documents, or one Deduper.add per document with --batch 1). Every tool gets the same documents as
 its users would give them: tokens = text.lower().split(), shingles = the set of word n-grams
 joined by spaces (a text shorter than n words is one shingle). The MinHash tools run as a
 stream, the way a deduplicating pipeline uses them: for each document, sign it, query the LSH
 index for earlier candidates, verify each candidate by exact Jaccard of the shingle sets, then
 insert it. setsimilaritysearch is an exact All-Pairs join (its pairs are the ground truth).
-Writes the verified pairs (id_a < id_b, tab-separated, one per line) to OUT_PAIRS and prints
+Writes the verified pairs (id_a < id_b, tab-separated, one per line) to OUT and prints
 one JSON line with the document count and the seconds spent after reading the corpus.
+
+--filter: a document is dropped when a verified candidate among the documents kept so far
+is at or above the threshold, and only kept documents are inserted (what `neardup
+--drop-dups` does); OUT gets the ids of the kept documents, one per line, in input order.
 """
 
 import argparse
@@ -46,6 +54,18 @@ def stream(docs, args, sign, query, insert):
     return pairs
 
 
+def filter_stream(docs, args, sign, query, insert):
+    """Sign, query, verify until a match, insert the kept: the ids of the kept documents."""
+    kept = {}
+    for doc_id, text in docs:
+        s = shingles(text, args.ngram)
+        m = sign(s)
+        if not any(jaccard(s, kept[other]) >= args.threshold for other in query(m)):
+            insert(doc_id, m)
+            kept[doc_id] = s
+    return list(kept)
+
+
 def run_datasketch(docs, args):
     from datasketch import MinHash, MinHashLSH
 
@@ -56,7 +76,7 @@ def run_datasketch(docs, args):
         m.update_batch([x.encode("utf-8") for x in s])
         return m
 
-    return stream(docs, args, sign, lsh.query, lsh.insert)
+    return args.stream(docs, args, sign, lsh.query, lsh.insert)
 
 
 def run_rensa(docs, args):
@@ -69,7 +89,27 @@ def run_rensa(docs, args):
         m.update(list(s))
         return m
 
-    return stream(docs, args, sign, lsh.query, lsh.insert)
+    return args.stream(docs, args, sign, lsh.query, lsh.insert)
+
+
+def run_neardup(docs, args):
+    import neardup
+
+    # --no-nfkc: tokens are exactly str.lower().split(), as the peers get them.
+    options = dict(threshold=args.threshold, ngram=args.ngram, num_perm=args.num_perm,
+                   no_nfkc=True)
+    texts = [text for _, text in docs]
+    ids = [doc_id for doc_id, _ in docs]
+    if not args.filter:
+        return [(ids[i], ids[j]) for i, j, _ in neardup.pairs(texts, **options)]
+    d = neardup.Deduper(**options)
+    if args.batch == 1:
+        return [i for i, t in zip(ids, texts) if d.add(t, i) is None]
+    kept = []
+    for start in range(0, len(texts), args.batch):
+        batch = texts[start : start + args.batch]
+        kept += [i for i, k in zip(ids[start:], d.keep_many(batch)) if k]
+    return kept
 
 
 def run_gaoya(docs, args):
@@ -107,22 +147,32 @@ def run_setsimilaritysearch(docs, args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("tool", choices=["datasketch", "rensa", "gaoya", "setsimilaritysearch"])
+    p.add_argument(
+        "tool", choices=["datasketch", "rensa", "gaoya", "setsimilaritysearch", "neardup"]
+    )
     p.add_argument("corpus")
     p.add_argument("threshold", type=float)
     p.add_argument("out")
     p.add_argument("--bands", type=int, default=16)
     p.add_argument("--ngram", type=int, default=5)
     p.add_argument("--num-perm", type=int, default=128)
+    p.add_argument("--filter", action="store_true")
+    p.add_argument("--batch", type=int, default=10_000)
     args = p.parse_args()
+    args.stream = filter_stream if args.filter else stream
+    if args.filter and args.tool in ("gaoya", "setsimilaritysearch"):
+        p.error(f"{args.tool} runs for pairs only")
     with open(args.corpus, encoding="utf-8") as f:
         docs = [(o["id"], o["text"]) for o in map(json.loads, f)]
     start = time.perf_counter()
     pairs = globals()["run_" + args.tool](docs, args)
     seconds = time.perf_counter() - start
     with open(args.out, "w") as f:
-        for a, b in sorted(set((min(a, b), max(a, b)) for a, b in pairs)):
-            f.write(f"{a}\t{b}\n")
+        if args.filter:
+            f.writelines(f"{doc_id}\n" for doc_id in pairs)
+        else:
+            for a, b in sorted(set((min(a, b), max(a, b)) for a, b in pairs)):
+                f.write(f"{a}\t{b}\n")
     print(json.dumps({"tool": args.tool, "docs": len(docs), "seconds": seconds}))
 
 

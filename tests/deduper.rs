@@ -67,7 +67,11 @@ fn keeps_what_drop_dups_keeps_for_every_weighting() {
         &["--window", "40", "-t", "0.5"],
     ];
     for args in settings {
-        let cli = neardup(&[&["--drop-dups", "--id-field", "id", SAMPLE], args].concat(), b"").ok();
+        let cli = neardup(
+            &[&["--drop-dups", "--id-field", "id", SAMPLE], args].concat(),
+            b"",
+        )
+        .ok();
         let batch = outcomes(args, 3, true);
         assert!(
             batch.iter().any(|o| matches!(o, Outcome::Duplicate(_))),
@@ -115,7 +119,11 @@ fn names_the_match_annotate_names() {
 
 #[test]
 fn empty_documents_follow_the_bad_line_policy() {
-    let docs = [("a b c d e f g", None), ("  ", None), ("a b c d e f g", None)];
+    let docs = [
+        ("a b c d e f g", None),
+        ("  ", None),
+        ("a b c d e f g", None),
+    ];
     let mut pass = deduper(&[], 1);
     let out = pass.add_many(&docs).unwrap();
     assert_eq!(out[0], Outcome::New);
@@ -130,7 +138,10 @@ fn empty_documents_follow_the_bad_line_policy() {
     assert_eq!(skip.summary().written, 1);
     let mut fail = deduper(&["--on-bad-line", "fail"], 2);
     let e = fail.add_many(&docs).unwrap_err();
-    assert_eq!(e.to_string(), "document 2: no words left after normalisation");
+    assert_eq!(
+        e.to_string(),
+        "document 2: no words left after normalisation"
+    );
 }
 
 #[test]
@@ -142,7 +153,11 @@ fn settings_are_the_command_line_s() {
     assert_eq!(cli.code, 2);
     assert!(cli.stderr.contains(&e.to_string()), "{} / {e}", cli.stderr);
     let e = neardup::cmd::parse(["neardup", "--no-such-flag"]).unwrap_err();
-    assert!(e.to_string().starts_with("unexpected argument '--no-such-flag'"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("unexpected argument '--no-such-flag'"),
+        "{e}"
+    );
     let config = neardup::cmd::parse(["neardup", "--weights", "tfidf", "--idf-warmup", "5"])
         .and_then(|a| a.filter_settings())
         .unwrap();

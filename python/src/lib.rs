@@ -15,6 +15,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString};
 use std::sync::Mutex;
 
+/// jemalloc for the engine's allocations (Python's own objects stay with Python's
+/// allocator), as in the binary: docs/performance.md measures what it saves here.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 create_exception!(
     _neardup,
     BadDocumentError,
@@ -102,7 +108,9 @@ fn id_to_py(py: Python<'_>, id: &DocId) -> PyResult<Py<PyAny>> {
         DocId::Str(s) => PyString::new(py, s).into_any().unbind(),
         DocId::Num(s) => match s.parse::<i64>() {
             Ok(n) => n.into_pyobject(py)?.into_any().unbind(),
-            Err(_) => py.eval(&std::ffi::CString::new(format!("int({s})"))?, None, None)?.unbind(),
+            Err(_) => py
+                .eval(&std::ffi::CString::new(format!("int({s})"))?, None, None)?
+                .unbind(),
         },
     })
 }
@@ -220,7 +228,10 @@ fn documents(
         let text = text.cast::<PyString>().map_err(|_| {
             PyTypeError::new_err(format!(
                 "texts must be str, not {}",
-                text.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                text.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
             ))
         })?;
         docs.push((text.to_str()?.to_owned(), None));
@@ -266,7 +277,11 @@ fn graph_of(
 /// Every verified pair (earlier position, later position, similarity), as `--pairs` lists
 /// them.
 #[pyfunction]
-fn pairs(py: Python<'_>, argv: Vec<String>, texts: &Bound<'_, PyAny>) -> PyResult<Vec<(u64, u64, f64)>> {
+fn pairs(
+    py: Python<'_>,
+    argv: Vec<String>,
+    texts: &Bound<'_, PyAny>,
+) -> PyResult<Vec<(u64, u64, f64)>> {
     let config = cmd::parse(with_program([vec!["--pairs".into()], argv].concat()))
         .and_then(|args| args.filter_settings())
         .map_err(py_err)?;

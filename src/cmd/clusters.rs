@@ -89,7 +89,10 @@ impl ClustersArgs {
         grouping.summaries = stats;
         let mut config = Config {
             snippet_chars: 0,
-            ..self.common.clone().config(self.input.clone(), Mode::Graph)?
+            ..self
+                .common
+                .clone()
+                .config(self.input.clone(), Mode::Graph)?
         };
         if !grouping.cliques {
             config.components_over = Some(grouping.min_edge);

@@ -193,7 +193,9 @@ impl Args {
     pub fn filter_settings(self) -> Result<Config> {
         match self.command {
             None => self.filter.config(self.common),
-            Some(_) => Err(Error::Usage("expected the filter's flags, not a command".into())),
+            Some(_) => Err(Error::Usage(
+                "expected the filter's flags, not a command".into(),
+            )),
         }
     }
 

@@ -183,4 +183,3 @@ pub(super) fn into_entry(signed: Signed, pairs_mode: bool) -> Entry {
         text_hash: signed.text_hash,
     }
 }
-

@@ -36,8 +36,8 @@ mod sequencer;
 pub mod signing;
 pub mod summary;
 
-pub use prepare::Prepared;
 pub use deduper::{Deduper, Match, Outcome};
+pub use prepare::Prepared;
 pub use signing::{Doc, NodeData, Signed, Worker};
 pub use summary::Summary;
 
