@@ -26,7 +26,9 @@
 //! | the commands and their flags | [`cmd`] |
 //!
 //! Internals are described in `DESIGN.md`. Settings live in a validated [`Config`]; a
-//! [`Prepared`] run adds the tables it loads; [`run`] executes it.
+//! [`Prepared`] run adds the tables it loads; [`run`] executes it. A program that holds its
+//! documents itself hands them to a [`pipeline::Deduper`], one at a time or in batches (the
+//! Python module does).
 //!
 //! # Example
 //! ```

@@ -22,6 +22,8 @@
 //! | `reference` | before the run: the `--against` documents, in a window of their own |
 //! | [`signing`] | a worker: one line → a signed document |
 //! | `sequencer` | input order: exact index, LSH window, verification, output |
+//! | `filter` | the filter modes' decision for one document (the sequencer's and `Deduper`'s) |
+//! | `deduper` | [`Deduper`]: that decision in process, one document or a batch at a time |
 //! | `components` | the sequencer's union–find when only components are wanted |
 //! | `helpers` | threads sharing a batch's lookups and verification with the sequencer |
 //! | [`summary`] | the counts `--stats` prints |
