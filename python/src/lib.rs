@@ -108,9 +108,15 @@ fn id_to_py(py: Python<'_>, id: &DocId) -> PyResult<Py<PyAny>> {
         DocId::Str(s) => PyString::new(py, s).into_any().unbind(),
         DocId::Num(s) => match s.parse::<i64>() {
             Ok(n) => n.into_pyobject(py)?.into_any().unbind(),
-            Err(_) => py
-                .eval(&std::ffi::CString::new(format!("int({s})"))?, None, None)?
-                .unbind(),
+            // Beyond 64 bits, or a JSON number id as written in a reference file ("3.5",
+            // "1e3"): Python's int of it, else its float, else the text.
+            Err(_) => {
+                let text = PyString::new(py, s);
+                let builtins = py.import("builtins")?;
+                let int = builtins.getattr("int")?.call1((&text,));
+                let number = int.or_else(|_| builtins.getattr("float")?.call1((&text,)));
+                number.unwrap_or_else(|_| text.into_any()).unbind()
+            }
         },
     })
 }
@@ -237,13 +243,13 @@ fn documents(
         docs.push((text.to_str()?.to_owned(), None));
     }
     if let Some(ids) = ids {
-        let mut given = 0;
-        for (doc, id) in docs.iter_mut().zip(ids.try_iter()?) {
-            doc.1 = Some(id_from_py(&id?)?);
-            given += 1;
+        let differ = || PyValueError::new_err("texts and ids differ in length");
+        let mut ids = ids.try_iter()?;
+        for doc in &mut docs {
+            doc.1 = Some(id_from_py(&ids.next().ok_or_else(differ)??)?);
         }
-        if given != docs.len() || ids.try_iter()?.nth(given).is_some() {
-            return Err(PyValueError::new_err("texts and ids differ in length"));
+        if ids.next().is_some() {
+            return Err(differ());
         }
     }
     Ok(docs)

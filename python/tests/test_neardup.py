@@ -100,6 +100,20 @@ def test_default_ids_are_positions():
     assert (stats["docs_read"], stats["written"], stats["dropped_exact"]) == (4, 2, 2)
 
 
+def test_ids_come_back_as_given():
+    text = "one two three four five six seven eight nine ten"
+    d = neardup.Deduper()
+    assert d.add(text, id=2**80) is None
+    assert d.add(text, id="x").dup_of == 2**80
+    d = neardup.Deduper()
+    assert d.add(text, id="first") is None
+    assert d.add_many([text], ids=(i for i in ["second"]))[0].dup_of == "first"
+    with pytest.raises(ValueError, match="differ in length"):
+        neardup.Deduper().add_many(["a b", "c d"], ids=iter([1]))
+    with pytest.raises(ValueError, match="differ in length"):
+        neardup.Deduper().add_many(["a b"], ids=iter([1, 2]))
+
+
 @pytest.mark.parametrize("threshold", [0.5, 0.8])
 def test_pairs_equal_the_command_line_s(sample, threshold):
     _, texts, _ = sample

@@ -10,7 +10,7 @@
 //! is not ready. At most [`AHEAD`] chunks per thread are signed ahead of the decisions, so
 //! the memory a batch needs beyond its texts is bounded.
 
-use super::filter::{Decision, Scratch, filter};
+use super::filter::{Decision, Scratch, filter, window_of};
 use super::prepare::Prepared;
 use super::signing::{Doc, Worker};
 use super::summary::Summary;
@@ -318,10 +318,7 @@ impl Deduper {
                 if config.mode != Mode::DropDups {
                     self.summary.written += 1;
                 }
-                let window = match (&self.reference, in_reference) {
-                    (Some(reference), true) => reference,
-                    _ => &self.window,
-                };
+                let window = window_of(&self.reference, &self.window, in_reference);
                 Ok(Outcome::Duplicate(Match {
                     dup_of: window.entry(held).id.clone(),
                     similarity,

@@ -28,6 +28,18 @@ pub(super) enum Decision {
     },
 }
 
+/// The window a [`Decision::Dup`] was found in: the reference's when `in_reference`.
+pub(super) fn window_of<'w>(
+    reference: &'w Option<Window>,
+    window: &'w Window,
+    in_reference: bool,
+) -> &'w Window {
+    match (reference, in_reference) {
+        (Some(reference), true) => reference,
+        _ => window,
+    }
+}
+
 /// Scratch space reused from one document to the next.
 #[derive(Default)]
 pub(super) struct Scratch {

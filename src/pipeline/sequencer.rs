@@ -5,7 +5,7 @@
 use super::Ordered;
 use super::Slot;
 use super::components::Components;
-use super::filter::{Decision, Scratch, filter, into_entry};
+use super::filter::{Decision, Scratch, filter, into_entry, window_of};
 use super::helpers::{Helpers, index_batch, look_up_and_verify};
 use super::prepare::Prepared;
 use super::signing::{Doc, NodeData, Signed, ToSign, Worker, sign};
@@ -372,15 +372,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 similarity,
                 copy,
             } => {
-                let (window, reference) = match (&self.reference, in_reference) {
-                    (Some(reference), true) => (reference, Some(true)),
-                    _ => (&self.window, against),
-                };
+                let window = window_of(&self.reference, &self.window, in_reference);
                 Verdict {
                     dup_of: Some(&window.entry(held).id),
                     similarity,
                     copy,
-                    reference,
+                    reference: if in_reference { Some(true) } else { against },
                 }
             }
         };
