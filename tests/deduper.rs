@@ -165,3 +165,42 @@ fn settings_are_the_command_line_s() {
     let e = d.add("a b c", None).unwrap_err();
     assert!(e.to_string().contains("add a batch first"), "{e}");
 }
+
+#[test]
+fn state_is_the_command_line_s() {
+    let docs = documents();
+    let (first, rest) = docs.split_at(500);
+    let sample = sample_bytes();
+    let lines: Vec<&[u8]> = sample.split_inclusive(|&b| b == b'\n').collect();
+    let first_file = temp_path("deduper-first.jsonl");
+    std::fs::write(&first_file, lines[..500].concat()).unwrap();
+    let (cli_state, own_state) = (temp_path("cli.state"), temp_path("own.state"));
+    let _ = std::fs::remove_file(&own_state);
+    let args = ["--drop-dups", "--id-field", "id", "-t", "0.5", "--state"];
+    let first_file = first_file.to_str().unwrap();
+    neardup(
+        &[&args[..], &[cli_state.to_str().unwrap(), first_file]].concat(),
+        b"",
+    )
+    .ok();
+    let mut d = deduper(&["-t", "0.5", "--state", own_state.to_str().unwrap()], 2);
+    let mut outcomes = d.add_many(first).unwrap();
+    d.save(None).unwrap();
+    assert_eq!(
+        std::fs::read(&own_state).unwrap(),
+        std::fs::read(&cli_state).unwrap()
+    );
+    // Resumed, the rest is decided as in one run.
+    let mut resumed = deduper(&["-t", "0.5", "--state", own_state.to_str().unwrap()], 2);
+    assert_eq!(resumed.summary().docs_read, 500);
+    outcomes.extend(resumed.add_many(rest).unwrap());
+    assert_eq!(outcomes, self::outcomes(&["-t", "0.5"], 2, true));
+    let no_file = deduper(&["-t", "0.5"], 1).save(None).unwrap_err();
+    assert!(no_file.to_string().contains("give a file"), "{no_file}");
+    let config =
+        neardup::cmd::parse(["neardup", "-n", "3", "--state", own_state.to_str().unwrap()])
+            .and_then(|a| a.filter_settings())
+            .unwrap();
+    let e = Deduper::new(config).err().expect("other settings");
+    assert_eq!(e.exit_code(), 2, "{e}");
+}

@@ -58,7 +58,6 @@ _COMMAND_LINE_ONLY = {
     "field",
     "id_field",
     "max_line_bytes",
-    "state",
     "checkpoint_every",
     "block_by",
     "node_attr",
@@ -117,6 +116,10 @@ class Deduper:
     ``on_bad_line="pass"`` it is kept (``add`` returns None), under ``"skip"`` ``add``
     returns ``Skipped``, and under ``"fail"`` it raises ``BadDocumentError``.
 
+    ``state`` (a file) resumes the window saved there by ``save`` or by ``neardup --state``,
+    if the file exists; ``save()`` writes it, and so does leaving a ``with`` block. The
+    settings that shape the window must be the saved ones (else ``ValueError``).
+
     With ``weights="tfidf"``, give ``idf`` (a file from ``neardup idf``) or ``idf_warmup=N``:
     the table is then learnt from the first N documents of the first ``add_many`` batch.
 
@@ -139,6 +142,7 @@ class Deduper:
         against: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None = None,
         against_only: bool = False,
         most_similar: bool = False,
+        state: str | os.PathLike[str] | None = None,
         on_bad_line: Literal["pass", "skip", "fail"] | None = None,
         threads: int | None = None,
         **options: object,
@@ -156,6 +160,7 @@ class Deduper:
                 idf_warmup=idf_warmup,
                 against=list(against) if against is not None else None,
                 against_only=against_only,
+                state=state,
                 on_bad_line=on_bad_line,
                 threads=threads,
                 **options,
@@ -164,6 +169,21 @@ class Deduper:
         if most_similar:
             argv.append("--annotate")
         self._inner = _neardup.Deduper(argv)
+        self._state = state
+
+    def __enter__(self) -> Deduper:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._state is not None:
+            self.save()
+
+    def save(self, path: str | os.PathLike[str] | None = None) -> None:
+        """Saves the window (the kept documents it holds, their signatures and fingerprints),
+        the IDF table and the count of documents added to ``path``, or to the ``state`` file:
+        the file ``neardup --state`` writes, which a later ``Deduper(state=...)`` or command
+        line resumes, or ``against`` takes as a reference."""
+        self._inner.save(None if path is None else os.fspath(path))
 
     def add(self, text: str, id: Id | None = None) -> Outcome:
         """Decides one document: None when it is kept, else the ``Match`` it duplicates.

@@ -217,6 +217,13 @@ impl PyDeduper {
             .collect()
     }
 
+    /// Saves the window to `path`, or to the `--state` file.
+    #[pyo3(signature = (path=None))]
+    fn save(&self, py: Python<'_>, path: Option<std::path::PathBuf>) -> PyResult<()> {
+        py.detach(|| self.lock().save(path.as_deref()))
+            .map_err(py_err)
+    }
+
     /// The counts so far, as `--stats` prints them (JSON).
     fn stats(&self) -> String {
         self.lock().summary().to_json()

@@ -182,6 +182,23 @@ def test_against_a_reference(tmp_path, sample):
     assert any(o is not None and o.in_reference for o in outcomes)
 
 
+def test_state_resumes_and_is_the_command_line_s(tmp_path, sample):
+    lines, texts, ids = sample
+    state, cli_state = tmp_path / "own.state", tmp_path / "cli.state"
+    first = tmp_path / "first.jsonl"
+    first.write_bytes(b"".join(lines[:500]))
+    cli("--id-field", "id", "-t", "0.5", "--state", str(cli_state), str(first))
+    with neardup.Deduper(0.5, state=state) as d:
+        outcomes = d.add_many(texts[:500], ids[:500])
+    assert state.read_bytes() == cli_state.read_bytes()
+    with neardup.Deduper(0.5, state=state) as d:
+        assert d.stats()["docs_read"] == 500
+        outcomes += d.add_many(texts[500:], ids[500:])
+    assert outcomes == neardup.Deduper(0.5).add_many(texts, ids)
+    with pytest.raises(ValueError, match="--state"):
+        neardup.Deduper(0.5, ngram=3, state=state)
+
+
 def test_batches_from_threads_release_the_gil(sample):
     _, texts, _ = sample
     expected = neardup.Deduper(threads=1).keep_many(texts)

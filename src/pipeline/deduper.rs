@@ -17,8 +17,10 @@ use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config, Mode, Weights};
 use crate::error::{Error, Result};
 use crate::input::{BadLine, DocId};
+use crate::state::Saved;
 use crate::window::Window;
 use crossbeam_channel::{Receiver, TryRecvError, bounded};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -69,9 +71,11 @@ pub struct Deduper {
 impl Deduper {
     /// A filter with the settings of `config` (validated; its mode one of the filter modes:
     /// [`Mode::Annotate`] names the most similar match, the others the first found). Its
-    /// inputs, output and `--state` are not used; the `--against` files are loaded now, and
-    /// an `--idf` table; with `--idf-warmup N` the table is learnt from the first N documents
-    /// of the first [`Deduper::add_many`].
+    /// inputs and output are not used; the `--against` files are loaded now, and an `--idf`
+    /// table; with `--idf-warmup N` the table is learnt from the first N documents of the
+    /// first [`Deduper::add_many`]. With `--state FILE`, a window saved there (by
+    /// [`Deduper::save`] or by the command line) is resumed when the file exists, under the
+    /// same checks as the command line's.
     pub fn new(config: Config) -> Result<Deduper> {
         if !config.filters() {
             return Err(Error::Internal(
@@ -84,17 +88,22 @@ impl Deduper {
                 "reads a JSON field of each line; give each block a Deduper of its own",
             ));
         }
-        if config.state.is_some() {
-            return Err(Error::config(
-                "--state",
-                "is for the command line; a Deduper holds its window while it lives",
-            ));
-        }
         let mut prepared = Prepared::new(config)?;
         if let Some(path) = &prepared.config.idf_path {
             let table = crate::weights::IdfTable::load(path, &prepared.shingling())?;
             prepared.idf = Some(Arc::new(table));
         }
+        let saved = match &prepared.config.state {
+            Some(path) => {
+                crate::state::check_writable(path)?;
+                crate::state::load(path, &prepared.config, &prepared.shingling())?
+            }
+            None => None,
+        };
+        let saved = match saved {
+            Some(saved) => Some(resume_idf(&mut prepared, saved)?),
+            None => None,
+        };
         let reference = match prepared.config.against.is_empty() {
             true => None,
             false => Some(super::reference::load(
@@ -104,13 +113,22 @@ impl Deduper {
             )?),
         };
         let config = &prepared.config;
-        let window = Window::new(config.window).with_bucket_limit(config.bucket_limit());
+        let (window, lines) = match saved {
+            Some(saved) => (saved.window, saved.lines),
+            None => {
+                let window = Window::new(config.window).with_bucket_limit(config.bucket_limit());
+                (window, 0)
+            }
+        };
         let mut deduper = Deduper {
             window,
             reference,
             workers: Vec::new(),
             scratch: Scratch::default(),
-            summary: Summary::default(),
+            summary: Summary {
+                docs_read: lines,
+                ..Summary::default()
+            },
             busy: Duration::ZERO,
             prepared,
         };
@@ -133,6 +151,29 @@ impl Deduper {
         summary.window_docs = self.window.len() as u64;
         summary.reference_docs = self.reference.as_ref().map(|r| r.len() as u64);
         summary
+    }
+
+    /// Saves the window, the IDF table and the count of documents added to `path` (by
+    /// default the `--state` file), as `--state` does: a later `Deduper` or command line with
+    /// the same settings and `--state` resumes from it, or takes it as an `--against`
+    /// reference.
+    pub fn save(&self, path: Option<&Path>) -> Result<()> {
+        let path = path
+            .or(self.prepared.config.state.as_deref())
+            .ok_or_else(|| {
+                Error::config(
+                    "--state",
+                    "give a file to save to (no --state file was set)",
+                )
+            })?;
+        crate::state::save(
+            path,
+            &self.prepared.config,
+            &self.prepared.shingling(),
+            &self.window,
+            self.summary.docs_read,
+            self.prepared.idf.as_deref(),
+        )
     }
 
     /// Decides one document: its text, and its id (by default its number, counting from 1
@@ -328,6 +369,21 @@ impl Deduper {
             }
         }
     }
+}
+
+/// Takes a saved state's IDF table as the run's, as the command line does: an `--idf` file
+/// given too must hold the same table.
+fn resume_idf(prepared: &mut Prepared, mut saved: Saved) -> Result<Saved> {
+    if let Some(table) = saved.idf.take() {
+        if prepared.idf.as_deref().is_some_and(|given| *given != table) {
+            return Err(Error::config(
+                "--idf",
+                "differs from the IDF table saved in the --state file",
+            ));
+        }
+        prepared.idf = Some(Arc::new(table));
+    }
+    Ok(saved)
 }
 
 /// The caller's worker and the helpers' (no more helpers than chunks to sign).
