@@ -112,9 +112,10 @@ class Deduper:
     ``--state`` files) drops documents that match a reference document too;
     ``against_only=True`` compares with the reference only.
 
-    A text with no words after normalisation is not a document: under the default
-    ``on_bad_line="pass"`` it is kept (``add`` returns None), under ``"skip"`` ``add``
-    returns ``Skipped``, and under ``"fail"`` it raises ``BadDocumentError``.
+    A text with no words after normalisation (or None, a missing value) is not a document:
+    under the default ``on_bad_line="pass"`` it is kept (``add`` returns None), under
+    ``"skip"`` ``add`` returns ``Skipped``, and under ``"fail"`` it raises
+    ``BadDocumentError``.
 
     ``state`` (a file) resumes the window saved there by ``save`` or by ``neardup --state``,
     if the file exists; ``save()`` writes it, and so does leaving a ``with`` block. The
@@ -185,7 +186,7 @@ class Deduper:
         line resumes, or ``against`` takes as a reference."""
         self._inner.save(None if path is None else os.fspath(path))
 
-    def add(self, text: str, id: Id | None = None) -> Outcome:
+    def add(self, text: str | None, id: Id | None = None) -> Outcome:
         """Decides one document: None when it is kept, else the ``Match`` it duplicates.
 
         ``id`` (a str or an int) is what a later ``Match.dup_of`` names this document by;
@@ -194,7 +195,7 @@ class Deduper:
         return self._inner.add(text, id)
 
     def add_many(
-        self, texts: Iterable[str], ids: Iterable[Id] | None = None
+        self, texts: Iterable[str | None], ids: Iterable[Id] | None = None
     ) -> list[Outcome]:
         """Decides a batch of documents in order, signing them on every core (``threads``).
 
@@ -204,11 +205,13 @@ class Deduper:
         """
         return self._inner.add_many(texts, ids)
 
-    def keep(self, text: str, id: Id | None = None) -> bool:
+    def keep(self, text: str | None, id: Id | None = None) -> bool:
         """``add``, as a yes/no for ``filter``: True when the document is kept."""
         return self._inner.add(text, id) is None
 
-    def keep_many(self, texts: Iterable[str], ids: Iterable[Id] | None = None) -> list[bool]:
+    def keep_many(
+        self, texts: Iterable[str | None], ids: Iterable[Id] | None = None
+    ) -> list[bool]:
         """``add_many``, as yes/no per document: True for the documents kept."""
         return [outcome is None for outcome in self._inner.add_many(texts, ids)]
 

@@ -193,10 +193,10 @@ impl PyDeduper {
     fn add(
         &self,
         py: Python<'_>,
-        text: &Bound<'_, PyString>,
+        text: &Bound<'_, PyAny>,
         id: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let text = text.to_str()?;
+        let text = text_of(text)?;
         let id = id.map(id_from_py).transpose()?;
         let outcome = py.detach(|| self.lock().add(text, id)).map_err(py_err)?;
         outcome_to_py(py, outcome, self.policy)
@@ -230,6 +230,22 @@ impl PyDeduper {
     }
 }
 
+/// A document's text: a str, or None (a missing value, as in a DataFrame column), which is
+/// a text with no words, a bad document as a line without its text field is.
+fn text_of<'a>(text: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
+    if text.is_none() {
+        return Ok("");
+    }
+    let text = text.cast::<PyString>().map_err(|_| {
+        let kind = text.get_type().name().map(|n| n.to_string());
+        PyTypeError::new_err(format!(
+            "texts must be str, not {}",
+            kind.unwrap_or_default()
+        ))
+    })?;
+    text.to_str()
+}
+
 /// The texts (and ids) of a batch, copied out of Python so that the GIL can be released.
 fn documents(
     texts: &Bound<'_, PyAny>,
@@ -237,17 +253,7 @@ fn documents(
 ) -> PyResult<Vec<(String, Option<DocId>)>> {
     let mut docs = Vec::with_capacity(texts.len().unwrap_or(0));
     for text in texts.try_iter()? {
-        let text = text?;
-        let text = text.cast::<PyString>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "texts must be str, not {}",
-                text.get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default()
-            ))
-        })?;
-        docs.push((text.to_str()?.to_owned(), None));
+        docs.push((text_of(&text?)?.to_owned(), None));
     }
     if let Some(ids) = ids {
         let differ = || PyValueError::new_err("texts and ids differ in length");

@@ -139,6 +139,8 @@ def test_clusters_equal_the_command_line_s(sample, by):
 def test_texts_that_are_not_documents():
     texts = ["alpha beta gamma delta epsilon", "  ", "alpha beta gamma delta epsilon"]
     assert neardup.Deduper().add_many(texts)[1] is None
+    assert neardup.Deduper().add_many([None, *texts])[0] is None
+    assert isinstance(neardup.Deduper(on_bad_line="skip").add(None), neardup.Skipped)
     skipped = neardup.Deduper(on_bad_line="skip").add_many(texts)[1]
     assert isinstance(skipped, neardup.Skipped) and "no words" in skipped.reason
     with pytest.raises(neardup.BadDocumentError, match="document 2: no words"):
