@@ -199,9 +199,11 @@ class Deduper:
     ) -> list[Outcome]:
         """Decides a batch of documents in order, signing them on every core (``threads``).
 
-        The same outcomes as ``add`` one by one. The GIL is released while the batch is
-        signed and verified; the texts are copied first, so batches of some thousands of
-        documents are the efficient size.
+        The same outcomes as ``add`` one by one. ``texts`` may be any iterable (a list, a
+        pandas Series, a generator over a file): they are copied out of Python 65,536 at a
+        time and the GIL is released while each slice is signed and verified, so memory
+        beyond the returned list stays bounded and Ctrl-C is heard between slices.
+        Batches of thousands of documents keep every core busy.
         """
         return self._inner.add_many(texts, ids)
 

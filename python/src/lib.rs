@@ -209,12 +209,25 @@ impl PyDeduper {
         texts: &Bound<'_, PyAny>,
         ids: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Py<PyAny>>> {
-        let docs = documents(texts, ids)?;
-        let outcomes = py.detach(|| self.lock().add_many(&docs)).map_err(py_err)?;
-        outcomes
-            .into_iter()
-            .map(|o| outcome_to_py(py, o, self.policy))
-            .collect()
+        let mut documents = Documents::new(texts, ids)?;
+        let mut outcomes = Vec::new();
+        loop {
+            // `--idf-warmup N` learns from the first N documents of the first batch.
+            let n = SLICE.max(self.lock().idf_pending().unwrap_or(0));
+            let docs = documents.next_slice(n)?;
+            if docs.is_empty() {
+                break;
+            }
+            let decided = py.detach(|| self.lock().add_many(&docs)).map_err(py_err)?;
+            for outcome in decided {
+                outcomes.push(outcome_to_py(py, outcome, self.policy)?);
+            }
+            py.check_signals()?;
+            if docs.len() < n {
+                break;
+            }
+        }
+        Ok(outcomes)
     }
 
     /// Saves the window to `path`, or to the `--state` file.
@@ -246,26 +259,60 @@ fn text_of<'a>(text: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
     text.to_str()
 }
 
-/// The texts (and ids) of a batch, copied out of Python so that the GIL can be released.
-fn documents(
-    texts: &Bound<'_, PyAny>,
-    ids: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Vec<(String, Option<DocId>)>> {
-    let mut docs = Vec::with_capacity(texts.len().unwrap_or(0));
-    for text in texts.try_iter()? {
-        docs.push((text_of(&text?)?.to_owned(), None));
-    }
-    if let Some(ids) = ids {
-        let differ = || PyValueError::new_err("texts and ids differ in length");
-        let mut ids = ids.try_iter()?;
-        for doc in &mut docs {
-            doc.1 = Some(id_from_py(&ids.next().ok_or_else(differ)??)?);
-        }
-        if ids.next().is_some() {
+/// Documents copied out of Python, at most this many at a time: a batch of any length (a
+/// generator over a file, say) holds this many copies, and between slices Ctrl-C is heard.
+const SLICE: usize = 1 << 16;
+
+/// The texts (and ids) of a batch, read from Python iterables a slice at a time and copied,
+/// so that the GIL can be released while they are signed.
+struct Documents<'py> {
+    texts: Bound<'py, pyo3::types::PyIterator>,
+    ids: Option<Bound<'py, pyo3::types::PyIterator>>,
+}
+
+impl<'py> Documents<'py> {
+    fn new(texts: &Bound<'py, PyAny>, ids: Option<&Bound<'py, PyAny>>) -> PyResult<Self> {
+        if let (Some(ids), Ok(n)) = (ids, texts.len())
+            && ids.len().is_ok_and(|m| m != n)
+        {
             return Err(differ());
         }
+        Ok(Documents {
+            texts: texts.try_iter()?,
+            ids: ids.map(|ids| ids.try_iter()).transpose()?,
+        })
     }
-    Ok(docs)
+
+    /// Up to `n` documents; fewer only at the end of the texts.
+    fn next_slice(&mut self, n: usize) -> PyResult<Vec<(String, Option<DocId>)>> {
+        let mut docs = Vec::new();
+        while docs.len() < n {
+            let Some(text) = self.texts.next() else {
+                if let Some(ids) = &mut self.ids
+                    && ids.next().is_some()
+                {
+                    return Err(differ());
+                }
+                break;
+            };
+            let text = text_of(&text?)?.to_owned();
+            let id = match &mut self.ids {
+                Some(ids) => Some(id_from_py(&ids.next().ok_or_else(differ)??)?),
+                None => None,
+            };
+            docs.push((text, id));
+        }
+        Ok(docs)
+    }
+}
+
+fn differ() -> PyErr {
+    PyValueError::new_err("texts and ids differ in length")
+}
+
+/// All the texts of `pairs` and `clusters`, which need them together.
+fn documents(texts: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Option<DocId>)>> {
+    Documents::new(texts, None)?.next_slice(usize::MAX)
 }
 
 /// The texts as JSON Lines input to the pipeline (a text may hold newlines).
@@ -304,7 +351,7 @@ fn pairs(
     let config = cmd::parse(with_program([vec!["--pairs".into()], argv].concat()))
         .and_then(|args| args.filter_settings())
         .map_err(py_err)?;
-    let docs = documents(texts, None)?;
+    let docs = documents(texts)?;
     let graph = py.detach(|| graph_of(config, &docs)).map_err(py_err)?;
     let position = |node: u32| graph.lines[node as usize] - 1;
     Ok(graph
@@ -321,7 +368,7 @@ fn clusters(py: Python<'_>, argv: Vec<String>, texts: &Bound<'_, PyAny>) -> PyRe
     let (config, by, grouping) = cmd::parse(with_program(argv))
         .and_then(|args| args.clusters_settings())
         .map_err(py_err)?;
-    let docs = documents(texts, None)?;
+    let docs = documents(texts)?;
     let n = docs.len();
     py.detach(|| -> neardup::Result<Vec<i64>> {
         let graph = graph_of(config.clone(), &docs)?;

@@ -100,6 +100,15 @@ def test_default_ids_are_positions():
     assert (stats["docs_read"], stats["written"], stats["dropped_exact"]) == (4, 2, 2)
 
 
+def test_batches_beyond_a_slice_stream_from_generators():
+    # More documents than one slice copied out of Python (65,536), from a generator.
+    texts = [f"item {i % 9000} of the catalogue, in words {i % 3} to go" for i in range(70_000)]
+    batch = neardup.Deduper().add_many(t for t in texts)
+    d = neardup.Deduper()
+    assert batch == [d.add(t) for t in texts]
+    assert 0 < sum(o is None for o in batch) < len(texts)
+
+
 def test_ids_come_back_as_given():
     text = "one two three four five six seven eight nine ten"
     d = neardup.Deduper()

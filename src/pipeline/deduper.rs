@@ -290,6 +290,14 @@ impl Deduper {
         result.map(|()| outcomes)
     }
 
+    /// `--idf-warmup N` before the table is learnt: N, the documents the next
+    /// [`Deduper::add_many`] learns it from.
+    pub fn idf_pending(&self) -> Option<usize> {
+        self.workers
+            .is_empty()
+            .then_some(self.prepared.config.idf_warmup)
+    }
+
     /// Whether the signing settings are complete (the IDF table, for `--weights tfidf`).
     fn idf_known(&self) -> bool {
         self.prepared.config.weights != Weights::TfIdf || self.prepared.idf.is_some()
