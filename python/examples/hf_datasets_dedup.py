@@ -9,11 +9,12 @@ The Deduper holds the documents kept so far, so the filter runs in one process (
 import sys
 
 import datasets
-
 import neardup
 
 
-def drop_near_duplicates(ds: datasets.Dataset, column: str, **options) -> datasets.Dataset:
+def drop_near_duplicates(
+    ds: datasets.Dataset, column: str, **options
+) -> datasets.Dataset:
     """The rows whose `column` is not a near duplicate of an earlier kept row's, in order."""
     d = neardup.Deduper(**options)
     return ds.filter(
@@ -29,7 +30,9 @@ def main() -> None:
     path = sys.argv[1] if len(sys.argv) > 1 else "tests/data/reuters-sample.jsonl"
     ds = datasets.load_dataset("json", data_files=path, split="train")
     unique = drop_near_duplicates(ds, "text", threshold=0.8)
-    print(f"{len(ds)} rows, {len(unique)} kept, {len(ds) - len(unique)} near duplicates dropped")
+    print(
+        f"{len(ds)} rows, {len(unique)} kept, {len(ds) - len(unique)} near duplicates dropped"
+    )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Iterable, Literal, Union
+from collections.abc import Iterable
+from typing import Literal
 
 from . import _neardup
 from ._neardup import BadDocumentError, Match, Skipped, __version__
@@ -33,13 +34,13 @@ __all__ = [
     "Deduper",
     "Match",
     "Skipped",
+    "__version__",
     "clusters",
     "pairs",
-    "__version__",
 ]
 
-Id = Union[str, int]
-Outcome = Union[Match, Skipped, None]
+Id = str | int
+Outcome = Match | Skipped | None
 
 # Command-line options about files, formats and output: the API takes texts and returns
 # values instead.
@@ -140,7 +141,10 @@ class Deduper:
         weights: Literal["set", "tf", "tfidf"] | None = None,
         idf: str | os.PathLike[str] | None = None,
         idf_warmup: int | None = None,
-        against: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None = None,
+        against: str
+        | os.PathLike[str]
+        | Iterable[str | os.PathLike[str]]
+        | None = None,
         against_only: bool = False,
         most_similar: bool = False,
         state: str | os.PathLike[str] | None = None,
@@ -172,7 +176,7 @@ class Deduper:
         self._inner = _neardup.Deduper(argv)
         self._state = state
 
-    def __enter__(self) -> Deduper:
+    def __enter__(self) -> Deduper:  # noqa: PYI034 (typing.Self is Python 3.11+)
         return self
 
     def __exit__(self, *exc: object) -> None:

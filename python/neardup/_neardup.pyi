@@ -1,6 +1,6 @@
 """The native half of the ``neardup`` module (see ``neardup/__init__.py``)."""
 
-from typing import Iterable, Union
+from collections.abc import Iterable
 
 __version__: str
 
@@ -11,7 +11,7 @@ class Match:
     """The kept document a duplicate matched."""
 
     @property
-    def dup_of(self) -> Union[str, int]:
+    def dup_of(self) -> str | int:
         """Its id: the one given to ``add``, or its position among the documents added
         (from 0)."""
     @property
@@ -34,12 +34,12 @@ class Skipped:
 class Deduper:
     def __init__(self, argv: list[str]) -> None: ...
     def add(
-        self, text: Union[str, None], id: Union[str, int, None] = None
-    ) -> Union[Match, Skipped, None]: ...
+        self, text: str | None, id: str | int | None = None
+    ) -> Match | Skipped | None: ...
     def add_many(
-        self, texts: Iterable[Union[str, None]], ids: Union[Iterable[Union[str, int]], None] = None
-    ) -> list[Union[Match, Skipped, None]]: ...
-    def save(self, path: Union[str, None] = None) -> None: ...
+        self, texts: Iterable[str | None], ids: Iterable[str | int] | None = None
+    ) -> list[Match | Skipped | None]: ...
+    def save(self, path: str | None = None) -> None: ...
     def stats(self) -> str: ...
 
 def pairs(argv: list[str], texts: Iterable[str]) -> list[tuple[int, int, float]]: ...
