@@ -164,6 +164,9 @@ fn settings_are_the_command_line_s() {
     let mut d = Deduper::new(config).unwrap();
     let e = d.add("a b c", None).unwrap_err();
     assert!(e.to_string().contains("add a batch first"), "{e}");
+    // An empty batch learns nothing: the table still waits for documents.
+    assert!(d.add_many::<&str>(&[]).unwrap().is_empty());
+    assert_eq!(d.idf_pending(), Some(5));
 }
 
 #[test]

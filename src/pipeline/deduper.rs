@@ -203,6 +203,10 @@ impl Deduper {
         &mut self,
         docs: &[(S, Option<DocId>)],
     ) -> Result<Vec<Outcome>> {
+        if docs.is_empty() {
+            // Nothing to learn an IDF table from, nor to decide.
+            return Ok(Vec::new());
+        }
         let start = Instant::now();
         if self.workers.is_empty() {
             self.learn_idf(docs);
