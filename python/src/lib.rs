@@ -310,33 +310,33 @@ fn differ() -> PyErr {
     PyValueError::new_err("texts and ids differ in length")
 }
 
-/// All the texts of `pairs` and `clusters`, which need them together.
-fn documents(texts: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Option<DocId>)>> {
-    Documents::new(texts, None)?.next_slice(usize::MAX)
-}
-
-/// The texts as JSON Lines input to the pipeline (a text may hold newlines).
-fn texts_input(texts: &[(String, Option<DocId>)]) -> Input {
-    let mut bytes = Vec::with_capacity(texts.iter().map(|(t, _)| t.len() + 12).sum());
-    for (text, _) in texts {
+/// The texts of `pairs` and `clusters`, which need them together, as JSON Lines input to
+/// the pipeline (a text may hold newlines), written straight from the Python strings; and
+/// their number.
+fn texts_input(texts: &Bound<'_, PyAny>) -> PyResult<(Input, usize)> {
+    let mut bytes = Vec::new();
+    let mut n = 0;
+    for item in texts.try_iter()? {
+        let item = item?;
+        let text = text_of(&item)?;
+        // Room for a few escapes without growing (and copying) the whole buffer again.
+        bytes.reserve(text.len() + text.len() / 16 + 12);
         bytes.extend_from_slice(b"{\"text\":");
         neardup::input::write_json_string(text, &mut bytes);
         bytes.extend_from_slice(b"}\n");
+        n += 1;
     }
-    Input::from_reader("texts", Box::new(std::io::Cursor::new(bytes)))
+    let input = Input::from_reader("texts", Box::new(std::io::Cursor::new(bytes)));
+    Ok((input, n))
 }
 
 /// Runs the pipeline over the texts and returns the graph of verified pairs.
-fn graph_of(
-    mut config: Config,
-    texts: &[(String, Option<DocId>)],
-) -> neardup::Result<neardup::graph::DupGraph> {
+fn graph_of(mut config: Config, input: Input) -> neardup::Result<neardup::graph::DupGraph> {
     config.format = InputFormat::Jsonl;
     config.snippet_chars = 0;
     let prepared = Prepared::new(config)?;
     let mut stderr = std::io::stderr();
-    let (_, graph) =
-        pipeline::collect_graph(&prepared, vec![texts_input(texts)], &mut stderr, false)?;
+    let (_, graph) = pipeline::collect_graph(&prepared, vec![input], &mut stderr, false)?;
     Ok(graph)
 }
 
@@ -351,8 +351,8 @@ fn pairs(
     let config = cmd::parse(with_program([vec!["--pairs".into()], argv].concat()))
         .and_then(|args| args.filter_settings())
         .map_err(py_err)?;
-    let docs = documents(texts)?;
-    let graph = py.detach(|| graph_of(config, &docs)).map_err(py_err)?;
+    let (input, _) = texts_input(texts)?;
+    let graph = py.detach(|| graph_of(config, input)).map_err(py_err)?;
     let position = |node: u32| graph.lines[node as usize] - 1;
     Ok(graph
         .edges()
@@ -368,10 +368,9 @@ fn clusters(py: Python<'_>, argv: Vec<String>, texts: &Bound<'_, PyAny>) -> PyRe
     let (config, by, grouping) = cmd::parse(with_program(argv))
         .and_then(|args| args.clusters_settings())
         .map_err(py_err)?;
-    let docs = documents(texts)?;
-    let n = docs.len();
+    let (input, n) = texts_input(texts)?;
     py.detach(|| -> neardup::Result<Vec<i64>> {
-        let graph = graph_of(config.clone(), &docs)?;
+        let graph = graph_of(config.clone(), input)?;
         let clustering = cmd::cluster(&config, &graph, by, grouping)?;
         let mut groups = vec![-1; n];
         for (node, &line) in graph.lines.iter().enumerate() {

@@ -195,11 +195,14 @@ pub fn snippet(text: &str, max_chars: usize) -> Box<str> {
             chars += 1;
         }
     }
-    let folded_len = text
-        .split_whitespace()
-        .map(|w| w.chars().count() + 1)
-        .sum::<usize>();
-    if chars >= max_chars && folded_len.saturating_sub(1) > max_chars {
+    // Whether the text, white space folded, is longer than the snippet: counted only up to
+    // the first character past it, not through a whole book.
+    let mut folded = 0usize;
+    let longer = text.split_whitespace().any(|w| {
+        folded += w.chars().count() + 1;
+        folded - 1 > max_chars
+    });
+    if chars >= max_chars && longer {
         out.push('…');
     }
     out.into_boxed_str()
