@@ -237,7 +237,8 @@ def pairs(
     ``(i, j, similarity)`` with positions ``i < j`` in ``texts``, ordered by ``j`` then
     as found. Pairs are looked for within ``window`` documents of each other (the command
     line's default); ``window=0`` compares every document with every other. Options as for
-    ``Deduper``. Runs on every core (``threads``), without the GIL.
+    ``Deduper``. Runs on every core (``threads``), without the GIL. ``texts`` is read
+    once, as the engine goes: a generator over a file is never held in memory whole.
     """
     argv = _argv("pairs", dict(threshold=threshold, **options))
     return _neardup.pairs(argv, texts)

@@ -13,7 +13,10 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString};
+use std::collections::HashMap;
+use std::io::Read;
 use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 
 /// jemalloc for the engine's allocations (Python's own objects stay with Python's
 /// allocator), as in the binary: docs/performance.md measures what it saves here.
@@ -310,24 +313,96 @@ fn differ() -> PyErr {
     PyValueError::new_err("texts and ids differ in length")
 }
 
-/// The texts of `pairs` and `clusters`, which need them together, as JSON Lines input to
-/// the pipeline (a text may hold newlines), written straight from the Python strings; and
-/// their number.
-fn texts_input(texts: &Bound<'_, PyAny>) -> PyResult<(Input, usize)> {
-    let mut bytes = Vec::new();
+/// Bytes of JSON Lines per message from the thread that reads the Python texts to the
+/// pipeline, and messages in flight: the copy of the texts the engine holds is this
+/// bounded, not a second corpus.
+const CHUNK_BYTES: usize = 1 << 20;
+const CHUNKS_IN_FLIGHT: usize = 4;
+
+/// The pipeline's input for `pairs` and `clusters`: JSON Lines (a text may hold newlines),
+/// received in chunks from the thread that writes them from the Python strings.
+struct ChunkReader {
+    chunks: Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl Read for ChunkReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.chunk.len() {
+            match self.chunks.recv() {
+                Ok(chunk) => (self.chunk, self.at) = (chunk, 0),
+                // The writer is done (or stopped on an error it reports itself).
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// Runs `job` on the texts as pipeline input, on a thread of its own that reads them while
+/// this one (holding the GIL) writes them: the writing overlaps the signing, and the engine
+/// holds a few chunks of the texts, not a copy of them all. Returns the job's answer and the
+/// number of texts.
+fn with_texts<T: Send>(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    job: impl FnOnce(Input) -> neardup::Result<T> + Send,
+) -> PyResult<(T, usize)> {
+    let (sender, receiver) = sync_channel(CHUNKS_IN_FLIGHT);
+    let reader = ChunkReader {
+        chunks: receiver,
+        chunk: Vec::new(),
+        at: 0,
+    };
+    std::thread::scope(|scope| {
+        let running = scope.spawn(move || job(Input::from_reader("texts", Box::new(reader))));
+        // The sender is dropped when this returns, which ends the input.
+        let written = write_texts(py, texts, sender);
+        let answer = py.detach(|| running.join());
+        let n = written?;
+        let answer =
+            answer.map_err(|_| PyRuntimeError::new_err("neardup: the pipeline panicked"))?;
+        Ok((answer.map_err(py_err)?, n))
+    })
+}
+
+/// Writes each text as a JSON Lines document to `sender`, in chunks; returns their number.
+/// Stops early, without error, when the reader is gone (the job failed and says why).
+fn write_texts(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    sender: SyncSender<Vec<u8>>,
+) -> PyResult<usize> {
+    let mut chunk = Vec::with_capacity(CHUNK_BYTES);
     let mut n = 0;
+    let send = |chunk: Vec<u8>| match sender.try_send(chunk) {
+        Ok(()) => true,
+        // Wait for the pipeline without holding up other Python threads.
+        Err(TrySendError::Full(chunk)) => py.detach(|| sender.send(chunk).is_ok()),
+        Err(TrySendError::Disconnected(_)) => false,
+    };
     for item in texts.try_iter()? {
         let item = item?;
         let text = text_of(&item)?;
-        // Room for a few escapes without growing (and copying) the whole buffer again.
-        bytes.reserve(text.len() + text.len() / 16 + 12);
-        bytes.extend_from_slice(b"{\"text\":");
-        neardup::input::write_json_string(text, &mut bytes);
-        bytes.extend_from_slice(b"}\n");
+        chunk.extend_from_slice(b"{\"text\":");
+        neardup::input::write_json_string(text, &mut chunk);
+        chunk.extend_from_slice(b"}\n");
         n += 1;
+        if chunk.len() >= CHUNK_BYTES {
+            let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_BYTES));
+            if !send(full) {
+                return Ok(n);
+            }
+        }
     }
-    let input = Input::from_reader("texts", Box::new(std::io::Cursor::new(bytes)));
-    Ok((input, n))
+    if !chunk.is_empty() {
+        send(chunk);
+    }
+    Ok(n)
 }
 
 /// Runs the pipeline over the texts and returns the graph of verified pairs.
@@ -351,13 +426,21 @@ fn pairs(
     let config = cmd::parse(with_program([vec!["--pairs".into()], argv].concat()))
         .and_then(|args| args.filter_settings())
         .map_err(py_err)?;
-    let (input, _) = texts_input(texts)?;
-    let graph = py.detach(|| graph_of(config, input)).map_err(py_err)?;
-    let position = |node: u32| graph.lines[node as usize] - 1;
-    Ok(graph
-        .edges()
-        .map(|(a, b, s)| (position(a), position(b), shortest(s)))
-        .collect())
+    let (pairs, _) = with_texts(py, texts, |input| {
+        let graph = graph_of(config, input)?;
+        let position = |node: u32| graph.lines[node as usize] - 1;
+        // Similarities repeat (1 for every exact copy, small fractions): each is turned
+        // into its decimal once.
+        let mut decimal = HashMap::new();
+        Ok(graph
+            .edges()
+            .map(|(a, b, s)| {
+                let s = *decimal.entry(s.to_bits()).or_insert_with(|| shortest(s));
+                (position(a), position(b), s)
+            })
+            .collect())
+    })?;
+    Ok(pairs)
 }
 
 /// The group of each text (groups numbered from 0 in order of their first member; -1 for a
@@ -368,17 +451,16 @@ fn clusters(py: Python<'_>, argv: Vec<String>, texts: &Bound<'_, PyAny>) -> PyRe
     let (config, by, grouping) = cmd::parse(with_program(argv))
         .and_then(|args| args.clusters_settings())
         .map_err(py_err)?;
-    let (input, n) = texts_input(texts)?;
-    py.detach(|| -> neardup::Result<Vec<i64>> {
+    let ((graph, clustering), n) = with_texts(py, texts, |input| {
         let graph = graph_of(config.clone(), input)?;
         let clustering = cmd::cluster(&config, &graph, by, grouping)?;
-        let mut groups = vec![-1; n];
-        for (node, &line) in graph.lines.iter().enumerate() {
-            groups[(line - 1) as usize] = i64::from(clustering.cluster[node]);
-        }
-        Ok(groups)
-    })
-    .map_err(py_err)
+        Ok((graph, clustering))
+    })?;
+    let mut groups = vec![-1; n];
+    for (node, &line) in graph.lines.iter().enumerate() {
+        groups[(line - 1) as usize] = i64::from(clustering.cluster[node]);
+    }
+    Ok(groups)
 }
 
 /// The shortest decimal that reads back as the same f32 (edges hold f32 similarities), so

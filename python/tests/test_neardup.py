@@ -154,6 +154,27 @@ def test_clusters_equal_the_command_line_s(sample, by):
     assert len(set(got)) < len(got)
 
 
+def test_pairs_and_clusters_stream_their_texts():
+    # Several MiB from a generator: written to the engine chunk by chunk, past a full channel.
+    texts = [
+        f"entry {i // 2} of the ledger holds {i // 2 * 7 % 1009} units"
+        for i in range(200_000)
+    ]
+    expected = neardup.pairs(texts)
+    assert len(expected) == 100_000
+    assert neardup.pairs(t for t in texts) == expected
+    assert neardup.clusters(iter(texts)) == [i // 2 for i in range(200_000)]
+
+    def failing():
+        yield from texts
+        raise OSError("disk gone")
+
+    with pytest.raises(OSError, match="disk gone"):
+        neardup.pairs(failing())
+    with pytest.raises(TypeError, match="texts must be str, not int"):
+        neardup.clusters([*texts, 5])
+
+
 def test_texts_that_are_not_documents():
     texts = ["alpha beta gamma delta epsilon", "  ", "alpha beta gamma delta epsilon"]
     assert neardup.Deduper().add_many(texts)[1] is None
