@@ -254,7 +254,7 @@ def clusters(
     of the verified pairs, or disjoint cliques (every two members similar). Groups are
     numbered from 0 in order of their first member; a text that is not a document (no
     words) gets -1. ``min_edge`` and ``max_cluster`` as on the command line; other options
-    as for ``Deduper``.
+    as for ``Deduper``. ``texts`` is read once, as for ``pairs``.
     """
     argv = _argv("clusters", dict(threshold=threshold, **options))
     return _neardup.clusters(["--by", by, *argv], texts)

@@ -313,9 +313,9 @@ fn differ() -> PyErr {
     PyValueError::new_err("texts and ids differ in length")
 }
 
-/// Bytes of JSON Lines per message from the thread that reads the Python texts to the
-/// pipeline, and messages in flight: the copy of the texts the engine holds is this
-/// bounded, not a second corpus.
+/// Bytes of JSON Lines per chunk sent from the thread that writes the Python texts to the
+/// pipeline, and chunks in flight: the engine's copy of the texts is bounded by these, not a
+/// second corpus.
 const CHUNK_BYTES: usize = 1 << 20;
 const CHUNKS_IN_FLIGHT: usize = 4;
 
