@@ -167,6 +167,16 @@ pub struct Config {
     pub lsh: LshParams,
     /// Maximum number of documents kept in the window; 0 = unbounded.
     pub window: usize,
+    /// `--max-memory`: bytes of RAM the run may use (0: no limit). The window takes what the
+    /// pipeline's buffers leave ([`Config::window_budget`]) and, past it, evicts.
+    pub max_memory: usize,
+    /// `--spill-dir`: where held documents' records go past the RAM share
+    /// ([`Config::spill_cache`]); `None` keeps them all in RAM.
+    pub spill_dir: Option<PathBuf>,
+    /// `--spill-cache`: RAM for the newest records (`None`: the default share).
+    pub spill_cache: Option<usize>,
+    /// `--max-disk`: bytes the spill file may reach (0: no limit but the disk's).
+    pub max_disk: u64,
     /// The filter modes' bound on work per document: at most this many candidates are
     /// verified (those sharing the most bands first), and an LSH bucket keeps its
     /// `2 × max_candidates` newest documents. 0 = no bound. Also bounds
@@ -248,6 +258,13 @@ pub const MAX_THREADS: usize = 1024;
 pub const DEFAULT_MAX_CANDIDATES: usize = 32;
 /// Default length of a node's text snippet in the graph commands, in characters.
 pub const DEFAULT_SNIPPET_CHARS: usize = 80;
+/// RAM for the newest held records when `--spill-cache` is not given (at most an eighth of
+/// `--max-memory`).
+pub const DEFAULT_SPILL_CACHE: usize = 64 << 20;
+/// What a run holds besides its window, whatever the threads (see [`Config::window_budget`]).
+const PIPELINE_BASE: usize = 48 << 20;
+/// What a run holds besides its window, per thread.
+const PIPELINE_PER_THREAD: usize = 16 << 20;
 /// Default limit on a line's length: 64 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 
@@ -272,6 +289,10 @@ impl Default for Config {
             recall: DEFAULT_RECALL,
             lsh: LshParams { bands: 16, rows: 6 },
             window: 0,
+            max_memory: 0,
+            spill_dir: None,
+            spill_cache: None,
+            max_disk: 0,
             max_candidates: DEFAULT_MAX_CANDIDATES,
             verify: VerifyMode::Jaccard,
             on_bad_line: BadLinePolicy::Pass,
@@ -504,6 +525,29 @@ impl Config {
             Mode::Graph => self.components_over.is_none(),
             _ => false,
         }
+    }
+
+    /// RAM for the newest held records: `--spill-cache`, else [`DEFAULT_SPILL_CACHE`] or an
+    /// eighth of `--max-memory`, whichever is less.
+    pub fn spill_cache(&self) -> usize {
+        match (self.spill_cache, self.max_memory) {
+            (Some(bytes), _) => bytes,
+            (None, 0) => DEFAULT_SPILL_CACHE,
+            (None, budget) => DEFAULT_SPILL_CACHE.min(budget / 8),
+        }
+    }
+
+    /// RAM the window may use under `--max-memory` (0: no limit): the budget less what the
+    /// rest of the run holds at most (batches read, signed and waiting to be written: about
+    /// eight 1 MiB batches per thread, with their signed documents, and the allocator's
+    /// slack).
+    pub fn window_budget(&self) -> usize {
+        if self.max_memory == 0 {
+            return 0;
+        }
+        let pipeline = (PIPELINE_BASE + self.worker_threads() * PIPELINE_PER_THREAD)
+            .min(self.max_memory / 2);
+        (self.max_memory - pipeline).max(1)
     }
 
     /// Most documents an LSH bucket keeps: `2 × max_candidates` in the filter modes, the

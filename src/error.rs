@@ -58,6 +58,15 @@ impl Error {
         }
     }
 
+    /// The window's records could not be stored or read back (its spill file's disk is full
+    /// or failed, or `--max-disk` was reached) while input line `line` was decided.
+    pub fn spill(source: io::Error, line: u64) -> Error {
+        Error::io(
+            format!("keeping the window's documents in the spill file (input line {line})"),
+            source,
+        )
+    }
+
     /// True when the error is a closed output pipe (`neardup … | head`): not a failure.
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)

@@ -197,7 +197,10 @@ fn write_body<W: Write>(
     w.put(&idf_bytes)?;
     w.put(&(window.len() as u64).to_le_bytes())?;
     let mut buf = Vec::with_capacity(1 << 16);
-    for (seq, e) in window.oldest_first() {
+    let mut e = Entry::default();
+    for held in window.oldest_first() {
+        window.load(held, &mut e)?;
+        let seq = held.seq;
         buf.clear();
         buf.extend_from_slice(&seq.to_le_bytes());
         match &e.id {
@@ -307,9 +310,19 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
     if count > r.left / 40 {
         return Err(bad("document count does not match the file length".into()));
     }
-    let mut docs = Vec::with_capacity(count as usize);
+    // Documents go into the window as they are read (holding them all first would cost
+    // their whole size in RAM); it is dropped if the checks below fail.
+    let mut window = Window::for_config(config);
+    let keep = match config.window {
+        0 => count as usize,
+        n => n.min(count as usize),
+    };
+    window.reserve(keep, keep * config.lsh.bands);
     for _ in 0..count {
-        docs.push(r.entry()?);
+        let (seq, entry) = r.entry()?;
+        window
+            .insert(seq, entry)
+            .map_err(|e| Error::io(format!("loading {name} into the window"), e))?;
     }
     if r.left != 0 {
         return Err(bad("trailing bytes after the last document".into()));
@@ -339,15 +352,7 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
     if config.weights == Weights::TfIdf && idf.is_none() {
         return Err(bad("the state has no IDF table".into()));
     }
-    let mut window = Window::new(config.window).with_bucket_limit(config.bucket_limit());
-    let keep = match config.window {
-        0 => docs.len(),
-        n => n.min(docs.len()),
-    };
-    window.reserve(keep, keep * config.lsh.bands);
-    for (seq, entry) in docs {
-        window.insert(seq, entry);
-    }
+
     Ok(Some(Saved { lines, idf, window }))
 }
 
@@ -441,7 +446,7 @@ impl<R: Read> Reader<'_, R> {
     }
 
     /// What [`put_items`] wrote.
-    fn items<T, const N: usize>(&mut self, from_le: fn([u8; N]) -> T) -> Result<Box<[T]>> {
+    fn items<T, const N: usize>(&mut self, from_le: fn([u8; N]) -> T) -> Result<Vec<T>> {
         let n = self.u32()?;
         let v = self.bytes(n.into(), N as u64)?;
         Ok(v.chunks_exact(N)
@@ -465,7 +470,7 @@ impl<R: Read> Reader<'_, R> {
         let shingles = self.items(u32::from_le_bytes)?;
         let weights = self.items(f32::from_le_bytes)?;
         let total_weight = f64::from_le_bytes(self.array()?);
-        let text = self.string()?;
+        let text = self.string()?.into();
         let signature = self.items(u32::from_le_bytes)?;
         let band_keys = self.items(u64::from_le_bytes)?;
         let indexed = match self.array::<1>()?[0] {
@@ -518,15 +523,16 @@ mod tests {
                         _ => DocId::Num(format!("{seq}.5").into()),
                     },
                     shingles: (0..seq).map(|i| (i * 7919 + seq) as u32).collect(),
-                    weights: Box::new([]),
+                    weights: Vec::new(),
                     total_weight: 0.0,
-                    text: "".into(),
-                    signature: Box::new([]),
+                    text: String::new(),
+                    signature: Vec::new(),
                     band_keys: (0..16).map(|b| b * 1000 + seq % 7).collect(),
                     copy_key: (seq % 5 != 0).then_some(u128::from(seq) << 70 | 3),
                     text_hash: u128::from(seq) << 70 | 3,
                 },
-            );
+            )
+            .expect("in RAM");
             if seq % 4 == 0 {
                 w.touch(w.find_seq(seq / 2).expect("held"));
             }
@@ -536,7 +542,11 @@ mod tests {
 
     fn dump(w: &Window) -> Vec<String> {
         w.oldest_first()
-            .map(|(seq, e)| format!("{seq} {e:?}"))
+            .map(|held| {
+                let mut e = Entry::default();
+                w.load(held, &mut e).expect("in RAM");
+                format!("{} {e:?}", held.seq)
+            })
             .collect()
     }
 
@@ -560,8 +570,8 @@ mod tests {
         assert_eq!(seqs(&a), seqs(&b));
         assert!(!a.is_empty());
         assert_eq!(
-            w.find_copy(7u128 << 70 | 3).map(|h| h.seq),
-            saved.window.find_copy(7u128 << 70 | 3).map(|h| h.seq)
+            w.find_copy(7u128 << 70 | 3).unwrap().map(|h| h.seq),
+            saved.window.find_copy(7u128 << 70 | 3).unwrap().map(|h| h.seq)
         );
         assert!(
             load(&dir.join("missing"), &config(), SHINGLING)

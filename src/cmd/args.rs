@@ -266,6 +266,33 @@ pub struct CommonArgs {
     )]
     pub window: usize,
 
+    /// RAM the run may use, e.g. 512M or 8G (K, M, G, T: powers of 1024). Held documents
+    /// cost their index entries in RAM (about 300 bytes each) and their records on disk
+    /// (--spill-dir); when the window reaches the limit it keeps its size from then on,
+    /// evicting the least recently matched, and says so once. Default: half the physical
+    /// memory; 0: no limit.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Memory")]
+    pub max_memory: Option<u64>,
+
+    /// Directory of the spill file holding the held documents' records (shingle
+    /// fingerprints, band keys, ids) past the RAM share of --spill-cache. The file is
+    /// unlinked as soon as it is created, so nothing is left behind however the run ends.
+    /// Default: the system's temporary directory ($TMPDIR or /tmp); 'none' keeps every
+    /// record in RAM.
+    #[arg(long, value_name = "DIR", help_heading = "Memory")]
+    pub spill_dir: Option<PathBuf>,
+
+    /// RAM for the newest held records before they go to the spill file. Default: 64M, or
+    /// an eighth of --max-memory if that is less.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Memory")]
+    pub spill_cache: Option<u64>,
+
+    /// Most bytes the spill file may take; when it is reached the window keeps its size from
+    /// then on (evicting) and says so once. Default 0: no limit but the disk's (a full disk
+    /// stops the run with exit status 1, the output ending at a whole line).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "0", help_heading = "Memory")]
+    pub max_disk: u64,
+
     /// Filter modes: verify at most N candidates per document, those sharing the most LSH
     /// bands first, and keep the 2N newest documents of each LSH bucket, so that the work per
     /// document is bounded however many near copies came before it. 0: no bound (the exact
@@ -382,6 +409,19 @@ impl CommonArgs {
             rows: self.rows,
             recall: self.recall,
             window: self.window,
+            max_memory: match self.max_memory {
+                Some(bytes) => usize::try_from(bytes).unwrap_or(usize::MAX),
+                None => default_max_memory(),
+            },
+            spill_dir: match self.spill_dir {
+                Some(dir) if dir.as_os_str() == "none" => None,
+                Some(dir) => Some(dir),
+                None => Some(std::env::temp_dir()),
+            },
+            spill_cache: self
+                .spill_cache
+                .map(|b| usize::try_from(b).unwrap_or(usize::MAX)),
+            max_disk: self.max_disk,
             max_candidates: self.max_candidates,
             verify,
             text_stages: confirm,
@@ -403,6 +443,45 @@ impl CommonArgs {
             ..Config::default()
         })
     }
+}
+
+/// A size such as `512M`, `8G`, `1.5G` or `1048576` (K, M, G and T are powers of 1024; a
+/// trailing `B` or `iB` is allowed).
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix("ib"))
+        .or_else(|| t.strip_suffix(['B', 'b']))
+        .unwrap_or(t);
+    let (number, shift) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&t[..t.len() - 1], 10),
+        Some('M') => (&t[..t.len() - 1], 20),
+        Some('G') => (&t[..t.len() - 1], 30),
+        Some('T') => (&t[..t.len() - 1], 40),
+        _ => (t, 0),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size (e.g. 512M, 8G, 1048576)"))?;
+    let bytes = value * (1u64 << shift) as f64;
+    if !(0.0..1.8e19).contains(&bytes) {
+        return Err(format!("'{text}' is not a size between 0 and 16 EiB"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Half the physical memory (`--max-memory`'s default), or no limit where it cannot be read.
+fn default_max_memory() -> usize {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|info| {
+            let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+            let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib.saturating_mul(1024) / 2)
+        })
+        .unwrap_or(0)
 }
 
 /// `value` if it is a similarity in [0, 1], else a usage error naming `flag`.

@@ -15,7 +15,7 @@ use super::signing::Signed;
 use crate::config::Config;
 use crate::graph::GraphBuilder;
 use crate::verify::decide;
-use crate::window::{Held, Rank, Window};
+use crate::window::{Entry, Held, Rank, Window};
 use petgraph::unionfind::UnionFind;
 
 /// The components of the graph's nodes so far.
@@ -56,19 +56,20 @@ impl Components {
         graph: &GraphBuilder,
         signed: &Signed,
         links: &mut Vec<(Held, f64)>,
-    ) -> Joined {
+    ) -> std::io::Result<Joined> {
         links.clear();
         let node = self.sets.new_set();
         debug_assert_eq!(node as usize, graph.node_count(), "one set per node");
-        if let Some(held) = window.find_copy(signed.text_hash) {
+        if let Some(held) = window.find_copy(signed.text_hash)? {
             self.sets.union(self.nodes[held.slot()], node);
             links.push((held, 1.0));
-            return Joined {
+            return Ok(Joined {
                 node,
                 verified: 0,
                 copy: true,
-            };
+            });
         }
+        let mut entry = Entry::default();
         let mut budget = match config.max_candidates {
             0 => usize::MAX,
             n => n,
@@ -102,7 +103,7 @@ impl Components {
                 }
                 budget -= 1;
                 verified += 1;
-                let entry = window.entry(held);
+                window.load(held, &mut entry)?;
                 if let Some(s) = decide(config, entry.compared(), signed.compared())
                     && f64::from(s as f32) >= min_edge - 1e-6
                 {
@@ -112,11 +113,11 @@ impl Components {
             }
             candidates.drain(..round);
         }
-        Joined {
+        Ok(Joined {
             node,
             verified,
             copy: false,
-        }
+        })
     }
 
     /// Records that `node` is held in the window at `held` (after [`Components::join`]).

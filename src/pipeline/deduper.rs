@@ -116,7 +116,7 @@ impl Deduper {
         let (window, lines) = match saved {
             Some(saved) => (saved.window, saved.lines),
             None => {
-                let window = Window::new(config.window).with_bucket_limit(config.bucket_limit());
+                let window = Window::for_config(config);
                 (window, 0)
             }
         };
@@ -354,7 +354,7 @@ impl Deduper {
             number,
             &mut self.scratch,
             &mut self.summary,
-        );
+        )?;
         match decision {
             Decision::New => {
                 if config.mode != Mode::OnlyDups {
@@ -373,7 +373,7 @@ impl Deduper {
                 }
                 let window = window_of(&self.reference, &self.window, in_reference);
                 Ok(Outcome::Duplicate(Match {
-                    dup_of: window.entry(held).id.clone(),
+                    dup_of: window.id(held).map_err(|e| Error::spill(e, held.seq))?,
                     similarity,
                     exact: copy,
                     in_reference,

@@ -7,6 +7,7 @@
 use super::signing::Signed;
 use super::summary::Summary;
 use crate::config::{Config, Mode};
+use crate::error::{Error, Result};
 use crate::verify::decide;
 use crate::window::{Entry, Held, Window};
 
@@ -68,34 +69,37 @@ pub(super) fn filter(
     line: u64,
     scratch: &mut Scratch,
     summary: &mut Summary,
-) -> Decision {
+) -> Result<Decision> {
+    let spill = |e| Error::spill(e, line);
     let Scratch {
         candidates,
         matches,
     } = scratch;
     if let Some(reference) = reference {
-        let found = find_match(config, reference, &signed, candidates, matches);
+        let found = find_match(config, reference, &signed, candidates, matches).map_err(spill)?;
         summary.candidates += found.verified;
         if let Some((held, similarity, copy)) = found.best {
             summary.dropped_reference += 1;
             summary.pairs += found.pairs;
-            return Decision::Dup {
+            return Ok(Decision::Dup {
                 held,
                 in_reference: true,
                 similarity,
                 copy,
-            };
+            });
         }
         if config.against_only {
-            return Decision::New;
+            return Ok(Decision::New);
         }
     }
-    let found = find_match(config, window, &signed, candidates, matches);
+    let found = find_match(config, window, &signed, candidates, matches).map_err(spill)?;
     summary.candidates += found.verified;
     summary.pairs += found.pairs;
     let Some((held, similarity, copy)) = found.best else {
-        window.insert(line, into_entry(signed, false));
-        return Decision::New;
+        window
+            .insert(line, into_entry(signed, false))
+            .map_err(spill)?;
+        return Ok(Decision::New);
     };
     // Only the first match is refreshed, so the window (and what is dropped) is the same in
     // the three modes.
@@ -105,12 +109,12 @@ pub(super) fn filter(
     } else {
         summary.dropped_near += 1;
     }
-    Decision::Dup {
+    Ok(Decision::Dup {
         held,
         in_reference: false,
         similarity,
         copy,
-    }
+    })
 }
 
 /// What [`find_match`] found in a window.
@@ -138,14 +142,14 @@ fn find_match(
     signed: &Signed,
     candidates: &mut Vec<Held>,
     matches: &mut Vec<(Held, f64)>,
-) -> Found {
-    if let Some(held) = window.find_copy(signed.text_hash) {
-        return Found {
+) -> std::io::Result<Found> {
+    if let Some(held) = window.find_copy(signed.text_hash)? {
+        return Ok(Found {
             best: Some((held, 1.0, true)),
             first: None,
             verified: 0,
             pairs: 1,
-        };
+        });
     }
     let limit = match config.max_candidates {
         0 => usize::MAX,
@@ -164,7 +168,7 @@ fn find_match(
             }
             None => true,
         }
-    });
+    })?;
     let best = matches.iter().copied().reduce(|b, m| {
         if m.1 > b.1 || (m.1 == b.1 && m.0.seq < b.0.seq) {
             m
@@ -172,12 +176,12 @@ fn find_match(
             b
         }
     });
-    Found {
+    Ok(Found {
         best: best.map(|(held, s)| (held, s, false)),
         first: matches.first().map(|m| m.0),
         verified,
         pairs: matches.len() as u64,
-    }
+    })
 }
 
 /// What the window keeps of a signed document. `--pairs` never asks the exact index (copies
@@ -185,12 +189,12 @@ fn find_match(
 pub(super) fn into_entry(signed: Signed, pairs_mode: bool) -> Entry {
     Entry {
         id: signed.id,
-        shingles: signed.shingles.into_boxed_slice(),
-        weights: signed.weights.into_boxed_slice(),
-        text: signed.text.unwrap_or_default(),
+        shingles: signed.shingles,
+        weights: signed.weights,
+        text: signed.text.map(String::from).unwrap_or_default(),
         total_weight: signed.total_weight,
-        signature: signed.signature.into_boxed_slice(),
-        band_keys: signed.band_keys.into_boxed_slice(),
+        signature: signed.signature,
+        band_keys: signed.band_keys,
         copy_key: (!pairs_mode).then_some(signed.text_hash),
         text_hash: signed.text_hash,
     }

@@ -5,7 +5,7 @@
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::verify::decide;
-use crate::window::{Held, Marks, SHARDS, Tables, Window, index_keys};
+use crate::window::{Entry, Held, Marks, SHARDS, Tables, Window, index_keys};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -29,27 +29,31 @@ struct Run {
 /// The candidates of each of `docs` (held, in sequence order) among the held documents with
 /// smaller sequence numbers, and those that pass verification: (number of candidates,
 /// matches in sequence order) per document.
-fn check_docs(config: &Config, window: &Window, docs: &[Held], marks: &mut Marks) -> Vec<Outcome> {
+fn check_docs(
+    config: &Config,
+    window: &Window,
+    docs: &[(Held, Entry)],
+    marks: &mut Marks,
+) -> std::io::Result<Vec<Outcome>> {
     let mut out = Vec::with_capacity(docs.len());
     let mut candidates = Vec::new();
-    for (k, &doc) in docs.iter().enumerate() {
-        if let Some(&next) = docs.get(k + 1) {
-            window.prefetch_buckets(&window.entry(next).band_keys);
+    for (k, (doc, entry)) in docs.iter().enumerate() {
+        if let Some((_, next)) = docs.get(k + 1) {
+            window.prefetch_buckets(&next.band_keys);
         }
-        let entry = window.entry(doc);
         window.candidates_before(&entry.band_keys, doc.seq, marks, &mut candidates);
         let mut matches = Vec::new();
         window.visit(&candidates, |earlier, candidate| {
             if let Some(similarity) = decide(config, candidate.compared(), entry.compared()) {
                 matches.push((earlier, similarity));
             }
-        });
+        })?;
         out.push(Outcome {
             candidates: candidates.len() as u64,
             matches,
         });
     }
-    out
+    Ok(out)
 }
 
 /// Takes runs of [`DOCS_PER_TAKE`] of `docs` from the shared counter `next` until none is
@@ -57,21 +61,21 @@ fn check_docs(config: &Config, window: &Window, docs: &[Held], marks: &mut Marks
 fn take_runs(
     config: &Config,
     window: &Window,
-    docs: &[Held],
+    docs: &[(Held, Entry)],
     next: &AtomicUsize,
     marks: &mut Marks,
-) -> Vec<Run> {
+) -> std::io::Result<Vec<Run>> {
     let runs = docs.len().div_ceil(DOCS_PER_TAKE);
     let mut done = Vec::new();
     loop {
         let number = next.fetch_add(1, Ordering::Relaxed);
         if number >= runs {
-            return done;
+            return Ok(done);
         }
         let share = &docs[number * DOCS_PER_TAKE..((number + 1) * DOCS_PER_TAKE).min(docs.len())];
         done.push(Run {
             number,
-            outcomes: check_docs(config, window, share, marks),
+            outcomes: check_docs(config, window, share, marks)?,
         });
     }
 }
@@ -81,14 +85,13 @@ fn take_runs(
 enum Work {
     /// Add the documents' keys to these bucket tables ([`index_keys`]) and send them back.
     Index {
-        window: Arc<Window>,
-        docs: Arc<[Held]>,
+        docs: Arc<[(Held, Entry)]>,
         tables: Tables,
     },
     /// Look up and verify runs of the documents, taken from the counter `next`.
     Verify {
         window: Arc<Window>,
-        docs: Arc<[Held]>,
+        docs: Arc<[(Held, Entry)]>,
         next: Arc<AtomicUsize>,
     },
 }
@@ -108,7 +111,7 @@ impl Offer {
 /// What a helper sends back for the [`Work`] it took.
 enum Done {
     Indexed(Tables),
-    Verified(Vec<Run>),
+    Verified(std::io::Result<Vec<Run>>),
 }
 
 /// Threads that help the sequencer index, look up and verify a batch (`--threads` − 1 of them),
@@ -144,11 +147,10 @@ impl Helpers {
                     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         match work {
                             Work::Index {
-                                window,
                                 docs,
                                 mut tables,
                             } => {
-                                index_keys(&window, &docs, &mut tables);
+                                index_keys(&docs, &mut tables);
                                 Done::Indexed(tables)
                             }
                             Work::Verify { window, docs, next } => {
@@ -181,14 +183,16 @@ impl Helpers {
 pub(super) fn look_up_and_verify(
     config: &Config,
     window: &mut Window,
-    docs: Arc<[Held]>,
+    docs: Arc<[(Held, Entry)]>,
     marks: &mut Marks,
     helpers: Option<&Helpers>,
 ) -> Result<Vec<Outcome>> {
+    let spill = |e| Error::spill(e, docs.first().map_or(0, |d| d.0.seq));
     let helpers = match helpers {
         Some(h) if docs.len() >= PARALLEL_DOCS => h,
-        _ => return Ok(check_docs(config, window, &docs, marks)),
+        _ => return check_docs(config, window, &docs, marks).map_err(spill),
     };
+    let mut failed = None;
     let runs = docs.len().div_ceil(DOCS_PER_TAKE);
     let next = Arc::new(AtomicUsize::new(0));
     let mut by_run: Vec<Vec<Outcome>> = (0..runs).map(|_| Vec::new()).collect();
@@ -209,12 +213,20 @@ pub(super) fn look_up_and_verify(
         |_, _| None,
         |done| {
             if let Done::Verified(done) = done {
-                for run in done {
-                    by_run[run.number] = run.outcomes;
+                match done {
+                    Ok(done) => {
+                        for run in done {
+                            by_run[run.number] = run.outcomes;
+                        }
+                    }
+                    Err(e) => failed = Some(e),
                 }
             }
         },
     )?;
+    if let Some(e) = failed {
+        return Err(spill(e));
+    }
     Ok(by_run.into_iter().flatten().collect())
 }
 
@@ -223,14 +235,14 @@ pub(super) fn look_up_and_verify(
 /// [`SHARDS`] tables (this thread alone for fewer than [`PARALLEL_DOCS`] documents).
 pub(super) fn index_batch(
     window: &mut Window,
-    docs: &Arc<[Held]>,
+    docs: &Arc<[(Held, Entry)]>,
     helpers: Option<&Helpers>,
 ) -> Result<()> {
     let mut tables = window.take_tables();
     let helpers = match helpers {
         Some(h) if docs.len() >= PARALLEL_DOCS => h,
         _ => {
-            index_keys(window, docs, &mut tables);
+            index_keys(docs, &mut tables);
             window.put_tables(tables);
             return Ok(());
         }
@@ -246,24 +258,23 @@ pub(super) fn index_batch(
     lend(
         window,
         helpers,
-        |lent| {
+        |_| {
             groups
                 .into_iter()
                 .map(|tables| Work::Index {
-                    window: Arc::clone(lent),
                     docs: Arc::clone(docs),
                     tables,
                 })
                 .collect()
         },
-        |lent| {
-            index_keys(lent, docs, &mut own);
+        |_| {
+            index_keys(docs, &mut own);
             Done::Indexed(own)
         },
         // Tables no helper took are filled here.
-        |lent, work| match work {
+        |_, work| match work {
             Work::Index { mut tables, .. } => {
-                index_keys(lent, docs, &mut tables);
+                index_keys(docs, &mut tables);
                 Some(Done::Indexed(tables))
             }
             Work::Verify { .. } => None,

@@ -34,12 +34,14 @@ pub(super) fn load<D: Write>(
     let config = &mut reference.config;
     config.mode = Mode::Reference;
     config.window = 0;
+    // The reference is never evicted: its records spill, but no budget limits it.
+    config.max_memory = 0;
     config.state = None;
     config.checkpoint_every = 0;
     config.against = Vec::new();
     config.progress = false;
     let mut window = if corpora.is_empty() {
-        Window::new(0).with_bucket_limit(config.bucket_limit())
+        Window::for_config(&config)
     } else {
         config.inputs = corpora;
         let inputs = Input::open_all(&config.inputs)?;
@@ -78,9 +80,10 @@ pub(super) fn load<D: Write>(
                 ),
             ));
         }
-        for (_, entry) in saved.window.into_entries() {
+        let spill = |e| Error::spill(e, 0);
+        for (_, entry) in saved.window.into_entries().map_err(spill)? {
             seq += 1;
-            window.insert(seq, entry);
+            window.insert(seq, entry).map_err(spill)?;
         }
     }
     Ok(window)

@@ -16,7 +16,7 @@ use crate::graph::{GraphBuilder, Node};
 use crate::input::{BadLine, BadLines, Batch, DocId, Part};
 use crate::output::{Output, Verdict};
 use crate::verify::decide;
-use crate::window::{Held, Marks, Window};
+use crate::window::{Entry, Held, Limit, Marks, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::io::Write;
 use std::sync::Arc;
@@ -48,6 +48,8 @@ pub(super) struct Sequencer<'c, W: Write> {
     pub(super) lines: u64,
     /// `docs_read` at the last `--checkpoint-every` save.
     checkpointed: u64,
+    /// Whether the note on the window reaching its memory or disk limit was said.
+    limit_reported: bool,
     /// The sequencer's candidate marks for a batch's lookups (each helper has its own).
     marks: Marks,
     /// Threads that look up and verify a batch's documents with the sequencer (none with
@@ -78,7 +80,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             prepared,
             names,
             out: Output::new(out, config.pairs_format),
-            window: Window::new(config.window).with_bucket_limit(config.bucket_limit()),
+            window: Window::for_config(config),
             reference: None,
             summary: Summary::default(),
             candidates: Vec::new(),
@@ -91,6 +93,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             last_progress: Instant::now(),
             lines: 0,
             checkpointed: 0,
+            limit_reported: false,
             marks: Marks::default(),
             helpers,
             recycle: None,
@@ -119,6 +122,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
         self.summary.window_docs = self.window.len() as u64;
         if self.config.stats {
             self.summary.window_bytes = self.window.approx_bytes() as u64;
+            self.summary.window_ram_bytes = self.window.ram_bytes() as u64;
+            self.summary.window_disk_bytes = self.window.disk_bytes();
         }
         if let Some(reference) = &self.reference {
             self.summary.reference_docs = Some(reference.len() as u64);
@@ -199,10 +204,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.taken += 1;
             // A batch that cannot evict anything may be verified on all threads; otherwise
             // each document's matches must be refreshed before the next insert may evict.
-            let capacity = self.config.window;
             if self.helpers.is_some()
                 && self.wants_help()
-                && (capacity == 0 || self.window.len() + docs.len() <= capacity)
+                && docs.len() <= self.window.room()
             {
                 self.batch_in_parallel(&batch, docs, diag)?;
             } else {
@@ -216,6 +220,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
             if self.config.line_buffered {
                 self.out.flush()?;
+            }
+            if !self.limit_reported
+                && let Some(limit) = self.window.limited()
+            {
+                self.limit_reported = true;
+                if !self.config.quiet {
+                    let _ = writeln!(diag, "{}", limit_note(self.config, limit, &self.window, self.lines));
+                }
             }
             let every = self.config.checkpoint_every;
             if every > 0 && self.summary.docs_read - self.checkpointed >= every {
@@ -307,8 +319,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if self.config.filters() {
             return self.filter_document(batch, i, signed);
         }
+        let spill = |e| Error::spill(e, line.number);
         if self.config.mode == Mode::Reference {
-            self.window.insert(line.number, into_entry(signed, false));
+            self.window
+                .insert(line.number, into_entry(signed, false))
+                .map_err(spill)?;
             return Ok(());
         }
         if let (Some(components), Some(graph), Some(min_edge)) = (
@@ -323,11 +338,15 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 graph,
                 &signed,
                 &mut self.matches,
-            );
+            )
+            .map_err(spill)?;
             self.summary.candidates += joined.verified;
             self.report(batch, i, &signed.id, signed.node.take())?;
             if !joined.copy {
-                let held = self.window.insert(line.number, into_entry(signed, false));
+                let held = self
+                    .window
+                    .insert(line.number, into_entry(signed, false))
+                    .map_err(spill)?;
                 if let Some(components) = &mut self.components {
                     components.hold(held, joined.node);
                 }
@@ -340,13 +359,17 @@ impl<'c, W: Write> Sequencer<'c, W> {
         self.summary.candidates += self.candidates.len() as u64;
         self.matches.clear();
         let (config, matches) = (self.config, &mut self.matches);
-        self.window.visit(&self.candidates, |held, entry| {
-            if let Some(s) = decide(config, entry.compared(), signed.compared()) {
-                matches.push((held, s));
-            }
-        });
+        self.window
+            .visit(&self.candidates, |held, entry| {
+                if let Some(s) = decide(config, entry.compared(), signed.compared()) {
+                    matches.push((held, s));
+                }
+            })
+            .map_err(spill)?;
         self.report(batch, i, &signed.id, signed.node.take())?;
-        self.window.insert(line.number, into_entry(signed, true));
+        self.window
+            .insert(line.number, into_entry(signed, true))
+            .map_err(spill)?;
         Ok(())
     }
 
@@ -355,15 +378,17 @@ impl<'c, W: Write> Sequencer<'c, W> {
     fn filter_document(&mut self, batch: &Batch, i: usize, signed: Signed) -> Result<()> {
         let config = self.config;
         let against = self.reference.is_some().then_some(false);
+        let line = batch.lines[i].number;
         let decision = filter(
             config,
             self.reference.as_mut(),
             &mut self.window,
             signed,
-            batch.lines[i].number,
+            line,
             &mut self.scratch,
             &mut self.summary,
-        );
+        )?;
+        let dup_of;
         let verdict = match decision {
             Decision::New => Verdict::new_document(against),
             Decision::Dup {
@@ -373,8 +398,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 copy,
             } => {
                 let window = window_of(&self.reference, &self.window, in_reference);
+                dup_of = window.id(held).map_err(|e| Error::spill(e, line))?;
                 Verdict {
-                    dup_of: Some(&window.entry(held).id),
+                    dup_of: Some(&dup_of),
                     similarity,
                     copy,
                     reference: if in_reference { Some(true) } else { against },
@@ -406,7 +432,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
     ) -> Result<()> {
         enum Plan {
             Bad(BadLine),
-            Near(Held, Option<NodeData>),
+            /// The document's place in `inserted`.
+            Near(usize, Option<NodeData>),
             Rest,
         }
         let mut plans = Vec::with_capacity(docs.len());
@@ -424,18 +451,21 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 }
             };
             let node = signed.node.take();
+            let line = batch.lines[i].number;
+            let entry = into_entry(signed, true);
             let held = self
                 .window
-                .insert_unindexed(batch.lines[i].number, into_entry(signed, true));
-            inserted.push(held);
-            plans.push(Plan::Near(held, node));
+                .insert_unindexed(line, &entry)
+                .map_err(|e| Error::spill(e, line))?;
+            plans.push(Plan::Near(inserted.len(), node));
+            inserted.push((held, entry));
         }
-        let inserted: Arc<[Held]> = inserted.into();
+        let inserted: Arc<[(Held, Entry)]> = inserted.into();
         index_batch(&mut self.window, &inserted, self.helpers.as_ref())?;
         let mut looked = look_up_and_verify(
             self.config,
             &mut self.window,
-            inserted,
+            Arc::clone(&inserted),
             &mut self.marks,
             self.helpers.as_ref(),
         )?
@@ -448,14 +478,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     self.summary.docs_read += 1;
                     self.bad_line(batch, i, &reason, diag)?
                 }
-                Plan::Near(held, node) => {
+                Plan::Near(k, node) => {
+                    let (held, entry) = &inserted[k];
                     self.summary.docs_read += 1;
                     let outcome = looked.next().expect("one outcome per inserted document");
                     self.summary.candidates += outcome.candidates;
                     self.matches = outcome.matches;
-                    let id = self.window.entry(held).id.clone();
-                    self.report(batch, i, &id, node)?;
-                    self.window.touch(held);
+                    self.report(batch, i, &entry.id, node)?;
+                    self.window.touch(*held);
                 }
             }
         }
@@ -542,13 +572,34 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
         } else {
             for &(held, similarity) in &self.matches {
-                let earlier = &self.window.entry(held).id;
-                self.out.pair(earlier, id, similarity)?;
+                let earlier = self
+                    .window
+                    .id(held)
+                    .map_err(|e| Error::spill(e, self.lines))?;
+                self.out.pair(&earlier, id, similarity)?;
                 self.summary.written += 1;
             }
         }
         Ok(())
     }
+}
+
+/// The note said once when the window stops growing for want of memory or disk.
+fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> String {
+    let (what, flag) = match limit {
+        Limit::Memory => (
+            format!("--max-memory ({} MiB)", config.max_memory >> 20),
+            "--max-memory",
+        ),
+        Limit::Disk => (format!("--max-disk ({} MiB)", config.max_disk >> 20), "--max-disk"),
+    };
+    format!(
+        "neardup: {what} reached at input line {line} with {} documents held: from here on the \
+         window keeps that many, evicting the least recently matched, so later documents are \
+         not compared with evicted ones (--stats counts them as evictions); raise {flag} to \
+         compare with every document",
+        window.capacity()
+    )
 }
 
 /// What a run leaves: its counts, and the graph ([`Mode::Graph`]) or the window

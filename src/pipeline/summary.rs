@@ -29,8 +29,12 @@ pub struct Summary {
     pub bytes_read: u64,
     /// Documents in the window at the end.
     pub window_docs: u64,
-    /// Approximate bytes the window held at the end.
+    /// Approximate bytes the window held at the end, in RAM and in its spill file.
     pub window_bytes: u64,
+    /// Of those, bytes in RAM (indexes, slots, the newest records).
+    pub window_ram_bytes: u64,
+    /// Of those, bytes of the spill file.
+    pub window_disk_bytes: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// `--state`: seconds spent loading the state at the start and saving it (all saves).
@@ -59,6 +63,10 @@ impl Summary {
             "evictions": self.evictions,
             "window_docs": self.window_docs,
             "window_bytes": self.window_bytes,
+            "window_ram_bytes": self.window_ram_bytes,
+            "window_disk_bytes": self.window_disk_bytes,
+            "ram_bytes_per_doc": self.window_ram_bytes.checked_div(self.window_docs).unwrap_or(0),
+            "disk_bytes_per_doc": self.window_disk_bytes.checked_div(self.window_docs).unwrap_or(0),
             "bytes_read": self.bytes_read,
             "seconds": (self.seconds * 1000.0).round() / 1000.0,
             "docs_per_sec": (self.docs_read as f64 / secs).round() as u64,

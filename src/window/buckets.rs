@@ -1,34 +1,49 @@
 //! The LSH bucket table: band key → the window slots of the documents with that key.
 //!
-//! One open-addressing table (linear probing, at most 3/4 full) of 16-byte cells, four to a
-//! cache line, a probe starting at the first cell of a line: the key,
-//! and either the one slot of a single-member bucket (most buckets: a key shared by nothing
-//! else) or the index of a list of slots for a bucket of two or more. Removal shifts the
-//! following cells back, so there are no tombstones and probe runs stay short under churn.
+//! One open-addressing table (linear probing, at most 4/5 full) of 8-byte cells, eight to a
+//! cache line, a probe starting at the first cell of a line. A cell holds the top 32 bits of
+//! the key's multiplicative hash (the home is the top bits of those, so a table can grow and
+//! delete without the key) and either the one slot of a single-member bucket (most buckets:
+//! a key shared by nothing else) or the index of a list of slots for a bucket of two or
+//! more. Together with the key's table (its low 8 bits, [`super::SHARDS`]) that is 40 bits
+//! of the key: two band keys of one table share a cell about once in 2^32 / (keys in the
+//! table) pushes, and then the documents of both are found for either, one candidate more
+//! that verification rejects like any other. Half the size of a cell holding the whole key,
+//! so a held document's 16 band keys cost about 200 bytes at the tables' average load.
 //!
-//! Against a `HashMap<u64, SmallVec<[u32; 4]>>` the cells are half the size, a lookup is one
-//! multiply and a short scan, and [`Buckets::prefetch`] can ask for a key's cell ahead of
-//! use (the table is far larger than the caches, so nearly every lookup is a miss).
-//!
-//! A bucket's slots are kept in insertion order. The cell position comes from Fibonacci
-//! hashing (multiply, keep the top bits), so even keys with regular low bits spread out.
+//! Removal shifts the following cells back, so there are no tombstones and probe runs stay
+//! short under churn. A bucket's slots are kept in insertion order.
 
-/// A cell: empty, one member, or a list of members.
-#[derive(Clone, Copy, Default, Debug)]
-#[repr(C, align(16))]
+/// A cell: empty (`value == EMPTY`), one member, or a list of members (`value & MANY`).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(8))]
 struct Cell {
-    key: u64,
-    tag: u32,
-    /// The slot (`ONE`) or the index into `lists` (`MANY`).
+    /// The top 32 bits of the key's hash.
+    top: u32,
+    /// The slot, or `MANY |` the index into `lists`.
     value: u32,
 }
 
-const EMPTY: u32 = 0;
-const ONE: u32 = 1;
-const MANY: u32 = 2;
+impl Default for Cell {
+    fn default() -> Self {
+        Cell {
+            top: 0,
+            value: EMPTY,
+        }
+    }
+}
+
+const EMPTY: u32 = u32::MAX;
+const MANY: u32 = 1 << 31;
+
+/// Slots are below this (the top bit of a cell's value tells a list from a slot).
+pub const MAX_SLOT: u32 = MANY - 1;
+
+/// Bytes per cell.
+pub const CELL_BYTES: usize = std::mem::size_of::<Cell>();
 
 /// Cells in a 64-byte cache line.
-const LINE_CELLS: usize = 4;
+const LINE_CELLS: usize = 8;
 
 /// One cache line of cells (the table is an array of them, so it is line-aligned).
 #[derive(Clone, Copy, Default, Debug)]
@@ -47,10 +62,6 @@ impl Table {
 
     fn len(&self) -> usize {
         self.0.len() * LINE_CELLS
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &Cell> {
-        self.0.iter().flat_map(|line| line.0.iter())
     }
 }
 
@@ -72,18 +83,35 @@ impl std::ops::IndexMut<usize> for Table {
 /// Smallest table, in cells.
 const MIN_CELLS: usize = 16;
 
+/// Most a table is filled (LOAD_NUM / LOAD_DEN) before it grows by half: so it is between
+/// 53 % and 80 % full, two thirds on average (a doubling table at most 3/4 full averaged
+/// barely half, and the cells are most of a held document's RAM).
+const LOAD_NUM: usize = 4;
+const LOAD_DEN: usize = 5;
+
+/// The size a table of `cells` cells grows to: half as big again, in whole lines.
+fn grown(cells: usize) -> usize {
+    (cells + cells / 2).div_ceil(LINE_CELLS) * LINE_CELLS
+}
+
+/// The top 32 bits of a key's hash: what a cell keeps of the key.
+#[inline]
+fn top(key: u64) -> u32 {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as u32
+}
+
 /// Band key → slots.
 #[derive(Debug)]
 pub struct Buckets {
     cells: Table,
-    /// 64 − log2(cells.len()).
-    shift: u32,
     /// Occupied cells (distinct keys).
     keys: usize,
     /// Members of buckets with two or more.
     lists: Vec<Vec<u32>>,
     /// Indexes of `lists` not in use (kept with their capacity).
     spare: Vec<u32>,
+    /// Members in all lists (for the memory estimate).
+    listed: usize,
     /// Most members a bucket keeps (0: no limit); a push past it drops the oldest member.
     limit: usize,
 }
@@ -99,10 +127,10 @@ impl Buckets {
     pub fn new() -> Buckets {
         Buckets {
             cells: Table::new(MIN_CELLS),
-            shift: 64 - MIN_CELLS.trailing_zeros(),
             keys: 0,
             lists: Vec::new(),
             spare: Vec::new(),
+            listed: 0,
             limit: 0,
         }
     }
@@ -128,32 +156,46 @@ impl Buckets {
         self.keys == 0
     }
 
-    /// The first cell of the 64-byte line where `key`'s probe starts: a probe run usually
-    /// stays in that one line, which [`Buckets::prefetch`] asks for.
+    /// The first cell of the 64-byte line where a key's probe starts, from the top bits
+    /// of its hash: a probe run usually stays in that one line, which [`Buckets::prefetch`]
+    /// asks for.
     #[inline]
-    fn home(&self, key: u64) -> usize {
-        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize & !(LINE_CELLS - 1)
+    fn home(&self, top: u32) -> usize {
+        // The top bits scaled to the number of lines (Lemire's multiply-shift range
+        // reduction), so a table need not be a power of two and can grow by half.
+        ((u64::from(top) * self.cells.0.len() as u64) >> 32) as usize * LINE_CELLS
     }
 
+    /// The cell after `i`, wrapping at the end.
     #[inline]
-    fn mask(&self) -> usize {
-        self.cells.len() - 1
+    fn next(&self, i: usize) -> usize {
+        if i + 1 == self.cells.len() { 0 } else { i + 1 }
+    }
+
+    /// Cells from `from` forwards to `to`, wrapping.
+    #[inline]
+    fn gap(&self, from: usize, to: usize) -> usize {
+        if to >= from {
+            to - from
+        } else {
+            to + self.cells.len() - from
+        }
     }
 
     /// The cell holding `key`, if any.
     #[inline]
     fn find(&self, key: u64) -> Option<usize> {
-        let mask = self.mask();
-        let mut i = self.home(key);
+        let top = top(key);
+        let mut i = self.home(top);
         loop {
-            let c = &self.cells[i];
-            if c.tag == EMPTY {
+            let c = self.cells[i];
+            if c.value == EMPTY {
                 return None;
             }
-            if c.key == key {
+            if c.top == top {
                 return Some(i);
             }
-            i = (i + 1) & mask;
+            i = self.next(i);
         }
     }
 
@@ -164,10 +206,10 @@ impl Buckets {
             None => &[],
             Some(i) => {
                 let c = &self.cells[i];
-                if c.tag == ONE {
+                if c.value & MANY == 0 {
                     std::slice::from_ref(&c.value)
                 } else {
-                    &self.lists[c.value as usize]
+                    &self.lists[(c.value & !MANY) as usize]
                 }
             }
         }
@@ -176,15 +218,15 @@ impl Buckets {
     /// Asks the CPU to start loading the cell where a lookup of `key` begins.
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        crate::prefetch::prefetch(&self.cells[self.home(key)]);
+        crate::prefetch::prefetch(&self.cells[self.home(top(key))]);
     }
 
     /// Makes room for `additional` more keys without growing.
     pub fn reserve(&mut self, additional: usize) {
         let wanted = self.keys + additional;
         let mut cells = self.cells.len();
-        while wanted * 4 > cells * 3 {
-            cells *= 2;
+        while wanted * LOAD_DEN > cells * LOAD_NUM {
+            cells = grown(cells);
         }
         if cells > self.cells.len() {
             self.resize(cells);
@@ -193,48 +235,47 @@ impl Buckets {
 
     /// Adds `slot` to the bucket of `key` (after the slots already there).
     pub fn push(&mut self, key: u64, slot: u32) {
-        if (self.keys + 1) * 4 > self.cells.len() * 3 {
-            self.resize(self.cells.len() * 2);
+        debug_assert!(slot < MAX_SLOT);
+        if (self.keys + 1) * LOAD_DEN > self.cells.len() * LOAD_NUM {
+            self.resize(grown(self.cells.len()));
         }
-        let mask = self.mask();
-        let mut i = self.home(key);
-        loop {
+        if let Some(i) = self.find(key) {
             let c = self.cells[i];
-            if c.tag == EMPTY {
-                self.cells[i] = Cell {
-                    key,
-                    tag: ONE,
-                    value: slot,
-                };
-                self.keys += 1;
-                return;
-            }
-            if c.key == key {
-                if c.tag == ONE {
-                    let list = self.new_list(c.value, slot);
-                    self.cells[i].tag = MANY;
-                    self.cells[i].value = list;
-                } else {
-                    let list = &mut self.lists[c.value as usize];
-                    if self.limit > 1 && list.len() >= self.limit {
-                        list.remove(0);
-                    }
-                    list.push(slot);
+            if c.value & MANY == 0 {
+                let list = self.new_list(c.value, slot);
+                self.cells[i].value = MANY | list;
+            } else {
+                let list = &mut self.lists[(c.value & !MANY) as usize];
+                if self.limit > 1 && list.len() >= self.limit {
+                    list.remove(0);
+                    self.listed -= 1;
                 }
-                return;
+                list.push(slot);
+                self.listed += 1;
             }
-            i = (i + 1) & mask;
+            return;
         }
+        let top = top(key);
+        let mut i = self.home(top);
+        while self.cells[i].value != EMPTY {
+            i = self.next(i);
+        }
+        self.cells[i] = Cell { top, value: slot };
+        self.keys += 1;
     }
 
     fn new_list(&mut self, first: u32, second: u32) -> u32 {
+        self.listed += 2;
         match self.spare.pop() {
             Some(l) => {
                 self.lists[l as usize].extend([first, second]);
                 l
             }
             None => {
-                let l = u32::try_from(self.lists.len()).expect("fewer than 2^32 buckets");
+                let l = u32::try_from(self.lists.len())
+                    .ok()
+                    .filter(|&l| l < MAX_SLOT)
+                    .expect("fewer than 2^31 buckets");
                 self.lists.push(vec![first, second]);
                 l
             }
@@ -246,21 +287,23 @@ impl Buckets {
     pub fn remove(&mut self, key: u64, slot: u32) {
         let Some(i) = self.find(key) else { return };
         let c = self.cells[i];
-        if c.tag == ONE {
+        if c.value & MANY == 0 {
             if c.value == slot {
                 self.delete(i);
             }
             return;
         }
-        let list = &mut self.lists[c.value as usize];
+        let index = c.value & !MANY;
+        let list = &mut self.lists[index as usize];
         if let Some(at) = list.iter().position(|&s| s == slot) {
             list.remove(at);
+            self.listed -= 1;
         }
         if list.len() == 1 {
             let last = list[0];
             list.clear();
-            self.spare.push(c.value);
-            self.cells[i].tag = ONE;
+            self.listed -= 1;
+            self.spare.push(index);
             self.cells[i].value = last;
         }
     }
@@ -268,47 +311,45 @@ impl Buckets {
     /// Empties cell `i` and shifts later cells of its probe run back into the hole, so that
     /// every key stays reachable from its home without tombstones.
     fn delete(&mut self, i: usize) {
-        let mask = self.mask();
         let mut hole = i;
-        let mut j = (i + 1) & mask;
+        let mut j = self.next(i);
         loop {
             let c = self.cells[j];
-            if c.tag == EMPTY {
+            if c.value == EMPTY {
                 break;
             }
             // The cell may move back when the hole lies between its home and its position.
-            let home = self.home(c.key);
-            if (j.wrapping_sub(home) & mask) >= (j.wrapping_sub(hole) & mask) {
+            let home = self.home(c.top);
+            if self.gap(home, j) >= self.gap(hole, j) {
                 self.cells[hole] = c;
                 hole = j;
             }
-            j = (j + 1) & mask;
+            j = self.next(j);
         }
         self.cells[hole] = Cell::default();
         self.keys -= 1;
     }
 
     fn resize(&mut self, cells: usize) {
+        assert!(cells <= 1 << 32, "a bucket table of at most 2^32 cells");
         let old = std::mem::replace(&mut self.cells, Table::new(cells));
-        self.shift = 64 - cells.trailing_zeros();
-        let mask = self.mask();
-        for c in old.iter().filter(|c| c.tag != EMPTY) {
-            let mut i = self.home(c.key);
-            while self.cells[i].tag != EMPTY {
-                i = (i + 1) & mask;
+        for line in old.0.iter() {
+            for c in line.0.iter().filter(|c| c.value != EMPTY) {
+                let mut i = self.home(c.top);
+                while self.cells[i].value != EMPTY {
+                    i = self.next(i);
+                }
+                self.cells[i] = *c;
             }
-            self.cells[i] = *c;
         }
     }
 
     /// Approximate bytes held (cells and lists).
     pub fn approx_bytes(&self) -> usize {
-        self.cells.len() * std::mem::size_of::<Cell>()
-            + self
-                .lists
-                .iter()
-                .map(|l| std::mem::size_of::<Vec<u32>>() + l.capacity() * 4)
-                .sum::<usize>()
+        self.cells.len() * CELL_BYTES
+            + self.lists.capacity() * std::mem::size_of::<Vec<u32>>()
+            + self.listed * 4 * 3 / 2
+            + self.spare.capacity() * 4
     }
 }
 
@@ -385,7 +426,7 @@ mod tests {
         let mut b = Buckets::new();
         b.reserve(1000);
         let cells = b.cells.len();
-        assert!(cells * 3 >= 1000 * 4);
+        assert!(cells * LOAD_NUM >= 1000 * LOAD_DEN);
         for k in 0..1000u64 {
             b.push(k, k as u32);
         }

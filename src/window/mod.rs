@@ -26,10 +26,12 @@ mod buckets;
 mod chunked;
 mod lookup;
 mod marks;
+mod record;
+pub mod store;
 
-use crate::hash::MixHasher;
+use crate::config::Config;
 use crate::input::DocId;
-use crate::prefetch::{prefetch, prefetch_slice};
+use crate::prefetch::prefetch;
 use crate::verify::{Compared, Fingerprint};
 use buckets::Buckets;
 use chunked::Chunked;
@@ -37,30 +39,47 @@ pub use lookup::Rank;
 pub use marks::Marks;
 #[cfg(test)]
 use marks::QUERIES;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
+use std::io;
+pub use store::{Place, Store, StoreSettings};
 
-/// What the window keeps of a document.
+/// What the window keeps of a document: given to [`Window::insert`], which stores it as a
+/// record, and filled again from the record by [`Window::load`] and [`Window::visit`].
 #[derive(Debug)]
 pub struct Entry {
     /// The document's id, for `dup_of` and pairs.
     pub id: DocId,
     /// Sorted distinct shingle fingerprints (empty when verification is off).
-    pub shingles: Box<[Fingerprint]>,
+    pub shingles: Vec<Fingerprint>,
     /// `--weights tfidf`: each shingle element's weight (else empty).
-    pub weights: Box<[f32]>,
+    pub weights: Vec<f32>,
     /// Sum of `weights`.
     pub total_weight: f64,
     /// Normalised text, kept only for text confirmation stages (else empty).
-    pub text: Box<str>,
+    pub text: String,
     /// Compact signature (empty unless verification is off).
-    pub signature: Box<[u32]>,
+    pub signature: Vec<u32>,
     /// One key per band.
-    pub band_keys: Box<[u64]>,
+    pub band_keys: Vec<u64>,
     /// Hash of the normalised text, when the document is the one the copy index points to.
     pub copy_key: Option<u128>,
     /// Hash of the normalised text (always; verification skips the merge when two are equal).
     pub text_hash: u128,
+}
+
+impl Default for Entry {
+    fn default() -> Self {
+        Entry {
+            id: DocId::Line(0),
+            shingles: Vec::new(),
+            weights: Vec::new(),
+            total_weight: 0.0,
+            text: String::new(),
+            signature: Vec::new(),
+            band_keys: Vec::new(),
+            copy_key: None,
+            text_hash: 0,
+        }
+    }
 }
 
 impl Entry {
@@ -75,27 +94,11 @@ impl Entry {
             text_hash: self.text_hash,
         }
     }
-
-    /// Heap and inline bytes this entry holds (not counting the index entries).
-    pub fn approx_bytes(&self) -> usize {
-        std::mem::size_of::<Entry>()
-            + std::mem::size_of_val(&*self.shingles)
-            + self.weights.len() * 4
-            + self.text.len()
-            + self.signature.len() * 4
-            + self.band_keys.len() * 8
-            + match &self.id {
-                DocId::Str(s) | DocId::Num(s) if s.is_heap_allocated() => s.len(),
-                _ => 0,
-            }
-    }
 }
-
-type Mix = BuildHasherDefault<MixHasher>;
 
 /// A document in the window: its sequence number and its slot. Valid while the document is
 /// held: touches never invalidate it, an insert into a full window may (it evicts).
-/// [`Window::entry`], [`Window::touch`] and the prefetches take it.
+/// [`Window::load`], [`Window::touch`] and the prefetches take it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Held {
     /// The document's sequence number.
@@ -111,25 +114,36 @@ impl Held {
     }
 }
 
-/// Cache lines of shingles [`Window::prefetch`] asks for.
-const PREFETCH_LINES: usize = 8;
-
 /// No slot (ends of the recency list).
 const NIL: u32 = u32::MAX;
 
-/// A slot: a document and its neighbours in the recency list.
-#[derive(Debug)]
+/// A slot: where a document's record is, and its neighbours in the recency list (20 bytes:
+/// the record itself is in the store).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, packed(4))]
 struct Slot {
-    entry: Option<Entry>,
+    /// The record (length 0: the slot is free).
+    offset: u64,
+    len: u32,
     /// Towards the most recent document.
     newer: u32,
     /// Towards the least recent document.
     older: u32,
 }
 
+impl Slot {
+    fn place(&self) -> Place {
+        Place {
+            offset: self.offset,
+            len: self.len,
+        }
+    }
+}
+
 /// Number of bucket tables; a key's table is its low bits (each table's own probing starts
-/// from its top bits).
-pub const SHARDS: usize = 16;
+/// from its top bits). The table number is part of what tells two keys apart (a cell keeps
+/// 32 more bits of the key), so more tables mean fewer keys sharing a cell.
+pub const SHARDS: usize = 256;
 
 /// The table of a band key.
 #[inline]
@@ -139,6 +153,15 @@ fn shard(key: u64) -> usize {
 
 /// Bucket tables taken out of a window, each with its number.
 pub type Tables = Vec<(usize, Buckets)>;
+
+/// Why the window stopped growing and began to evict (said once on stderr by its owner).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// Its RAM reached the memory budget (`--max-memory`).
+    Memory,
+    /// The spill file reached its limit (`--max-disk`).
+    Disk,
+}
 
 /// The bounded window of recent documents.
 pub struct Window {
@@ -155,14 +178,28 @@ pub struct Window {
     len: usize,
     /// [`SHARDS`] bucket tables (empty while [`Window::take_tables`] has them).
     buckets: Vec<Buckets>,
-    copies: HashMap<u128, u32, Mix>,
+    /// The low 64 bits of a text hash → the first held document with that text (a bucket
+    /// table, as compact as the LSH ones: its cells keep 32 bits of the key, so the record's
+    /// whole hash is checked, [`Window::find_copy`]).
+    copies: Buckets,
     evictions: u64,
     /// Marks for [`Window::candidates`] (other threads bring their own).
     marks: Marks,
+    /// The records.
+    store: Store,
+    /// RAM the window may use (0: no limit); past it, it stops growing and evicts.
+    budget: usize,
+    /// Set when the budget or the disk limit made the window evict.
+    limited: Option<Limit>,
+    /// Record bytes (encoding, and reading on the owning thread).
+    bytes: Vec<u8>,
+    /// A decoded record (eviction, compaction).
+    scratch: Entry,
 }
 
 impl Window {
-    /// A window of at most `capacity` documents; 0 means unbounded.
+    /// A window of at most `capacity` documents; 0 means unbounded. Records stay in RAM
+    /// until [`Window::with_store`] says otherwise.
     pub fn new(capacity: usize) -> Window {
         Window {
             capacity,
@@ -179,6 +216,28 @@ impl Window {
         self
     }
 
+    /// The window keeping its records as `settings` say, within `budget` bytes of RAM in all
+    /// (0: no limit). Call on a new window.
+    pub fn with_store(mut self, settings: StoreSettings, budget: usize) -> Window {
+        self.store = Store::new(settings);
+        self.budget = budget;
+        self
+    }
+
+    /// The window a run of `config` holds: its `--window`, bucket limit, store and budget.
+    pub fn for_config(config: &Config) -> Window {
+        Window::new(config.window)
+            .with_bucket_limit(config.bucket_limit())
+            .with_store(
+                StoreSettings {
+                    dir: config.spill_dir.clone(),
+                    ram: config.spill_cache(),
+                    disk: config.max_disk,
+                },
+                config.window_budget(),
+            )
+    }
+
     /// An empty stand-in that allocates nothing (while a window is lent to other threads).
     pub fn placeholder() -> Window {
         Window {
@@ -190,9 +249,14 @@ impl Window {
             oldest: NIL,
             len: 0,
             buckets: Vec::new(),
-            copies: HashMap::default(),
+            copies: Buckets::new(),
             evictions: 0,
             marks: Marks::default(),
+            store: Store::new(StoreSettings::default()),
+            budget: 0,
+            limited: None,
+            bytes: Vec::new(),
+            scratch: Entry::default(),
         }
     }
 
@@ -224,6 +288,16 @@ impl Window {
         self.evictions
     }
 
+    /// Why the window evicts although no `--window` was given (`None`: it does not).
+    pub fn limited(&self) -> Option<Limit> {
+        self.limited
+    }
+
+    /// The most documents held at once (0: no limit).
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     fn held(&self, slot: u32) -> Held {
         Held {
             seq: self.seqs[slot as usize],
@@ -231,20 +305,16 @@ impl Window {
         }
     }
 
-    /// The documents held with their sequence numbers, least recently used first: inserting
-    /// them in this order into an empty window rebuilds this one (what `--state` saves).
-    pub fn oldest_first(&self) -> impl Iterator<Item = (u64, &Entry)> {
+    /// The held documents least recently used first: inserting them in this order into an
+    /// empty window rebuilds this one (what `--state` saves).
+    pub fn oldest_first(&self) -> impl Iterator<Item = Held> + '_ {
         let mut slot = self.oldest;
         std::iter::from_fn(move || {
             if slot == NIL {
                 return None;
             }
-            let s = &self.slots[slot as usize];
-            let item = (
-                self.seqs[slot as usize],
-                s.entry.as_ref().expect("listed slots hold a document"),
-            );
-            slot = s.newer;
+            let item = self.held(slot);
+            slot = self.slots[slot as usize].newer;
             Some(item)
         })
     }
@@ -259,85 +329,105 @@ impl Window {
 
     /// Takes the documents out with their sequence numbers, least recently used first (to
     /// insert them into another window).
-    pub fn into_entries(mut self) -> Vec<(u64, Entry)> {
+    pub fn into_entries(self) -> io::Result<Vec<(u64, Entry)>> {
         let mut entries = Vec::with_capacity(self.len);
-        let mut slot = self.oldest;
-        while slot != NIL {
-            let s = &mut self.slots[slot as usize];
-            let entry = s.entry.take().expect("listed slots hold a document");
-            entries.push((self.seqs[slot as usize], entry));
-            slot = s.newer;
+        let mut bytes = Vec::new();
+        for held in self.oldest_first() {
+            let mut entry = Entry::default();
+            self.load_with(held, &mut bytes, &mut entry)?;
+            entries.push((held.seq, entry));
         }
-        entries
+        Ok(entries)
     }
 
     /// The document whose normalised text hashes to `hash`, if it is in the window.
-    pub fn find_copy(&self, hash: u128) -> Option<Held> {
-        self.copies.get(&hash).map(|&slot| self.held(slot))
+    pub fn find_copy(&self, hash: u128) -> io::Result<Option<Held>> {
+        let mut bytes = Vec::new();
+        let mut entry = Entry::default();
+        for &slot in self.copies.get(hash as u64) {
+            let held = self.held(slot);
+            self.load_with(held, &mut bytes, &mut entry)?;
+            if entry.text_hash == hash {
+                return Ok(Some(held));
+            }
+        }
+        Ok(None)
     }
 
-    /// The entry of a held document, without changing its recency.
-    pub fn entry(&self, held: Held) -> &Entry {
+    /// Reads a held document's record into `into` (its buffers reused), without changing
+    /// its recency.
+    pub fn load(&self, held: Held, into: &mut Entry) -> io::Result<()> {
+        self.load_with(held, &mut Vec::new(), into)
+    }
+
+    fn load_with(&self, held: Held, bytes: &mut Vec<u8>, into: &mut Entry) -> io::Result<()> {
         debug_assert_eq!(self.seqs[held.slot as usize], held.seq, "stale handle");
-        self.slots[held.slot as usize]
-            .entry
-            .as_ref()
-            .expect("held documents are in the window")
+        let place = self.slots[held.slot as usize].place();
+        self.store.read(place, bytes)?;
+        record::decode(bytes, into)
     }
 
-    /// Asks the CPU to start loading a held document's slot (where its entry's fields are), so
-    /// that [`Window::prefetch`] and [`Window::entry`] find it in cache.
+    /// The id of a held document (a short read of its record).
+    pub fn id(&self, held: Held) -> io::Result<DocId> {
+        debug_assert_eq!(self.seqs[held.slot as usize], held.seq, "stale handle");
+        let place = self.slots[held.slot as usize].place();
+        let mut bytes = Vec::new();
+        self.store.read_prefix(place, record::ID_PREFIX, &mut bytes)?;
+        if let Some(n) = record::id_len(&bytes) {
+            self.store.read_prefix(place, n, &mut bytes)?;
+        }
+        record::decode_id(&bytes)
+    }
+
+    /// The band keys of a held document, into `out`.
+    pub fn band_keys(&self, held: Held, out: &mut Vec<u64>) -> io::Result<()> {
+        let mut entry = Entry {
+            band_keys: std::mem::take(out),
+            ..Entry::default()
+        };
+        self.load(held, &mut entry)?;
+        *out = entry.band_keys;
+        Ok(())
+    }
+
+    /// Asks the CPU to start loading a held document's slot.
     #[inline]
     pub fn prefetch_slot(&self, held: Held) {
         prefetch(&self.slots[held.slot as usize]);
     }
 
-    /// Asks the CPU to start loading the first shingles of a held document (verification
-    /// reads them next; a window entry is rarely in cache).
+    /// Calls `visit` with each of `held` (in order) and its entry, read from the store.
     #[inline]
-    pub fn prefetch(&self, held: Held) {
-        if let Some(entry) = &self.slots[held.slot as usize].entry {
-            prefetch_slice(&entry.shingles, PREFETCH_LINES);
-        }
-    }
-
-    /// Calls `visit` with each of `held` (in order) and its entry, loading the next ones'
-    /// slots and shingles ahead (verification merges the shingles, and a window entry is
-    /// rarely in cache).
-    #[inline]
-    pub fn visit(&self, held: &[Held], mut visit: impl FnMut(Held, &Entry)) {
+    pub fn visit(&self, held: &[Held], mut visit: impl FnMut(Held, &Entry)) -> io::Result<()> {
         self.visit_while(held, |h, entry| {
             visit(h, entry);
             true
-        });
+        })
     }
 
     /// [`Window::visit`] while `visit` returns true.
     #[inline]
-    pub fn visit_while(&self, held: &[Held], mut visit: impl FnMut(Held, &Entry) -> bool) {
-        // A rolling window of loads in flight: slots a few documents ahead, then (once a
-        // slot is in) the shingles it points to. Asking for every candidate's slot at once
-        // filled the CPU's miss buffers and stalled; a document that stops at its first
-        // match needed none of the rest.
+    pub fn visit_while(
+        &self,
+        held: &[Held],
+        mut visit: impl FnMut(Held, &Entry) -> bool,
+    ) -> io::Result<()> {
         const SLOTS_AHEAD: usize = 8;
-        const SHINGLES_AHEAD: usize = 3;
         for &h in held.iter().take(SLOTS_AHEAD) {
             self.prefetch_slot(h);
         }
-        for &h in held.iter().take(SHINGLES_AHEAD) {
-            self.prefetch(h);
-        }
+        let mut bytes = Vec::new();
+        let mut entry = Entry::default();
         for (k, &h) in held.iter().enumerate() {
             if let Some(&ahead) = held.get(k + SLOTS_AHEAD) {
                 self.prefetch_slot(ahead);
             }
-            if let Some(&ahead) = held.get(k + SHINGLES_AHEAD) {
-                self.prefetch(ahead);
-            }
-            if !visit(h, self.entry(h)) {
-                return;
+            self.load_with(h, &mut bytes, &mut entry)?;
+            if !visit(h, &entry) {
+                break;
             }
         }
+        Ok(())
     }
 
     /// Marks a held document as just matched, protecting it from eviction.
@@ -381,25 +471,93 @@ impl Window {
     /// Adds document `seq` (larger than every earlier one), evicting the least recently
     /// used document when the window is full. `entry.copy_key` is indexed when it is set and no
     /// document with the same text is held. Returns the new document's handle (valid while
-    /// it is held: with a capacity of 1 it is evicted by the next insert).
-    pub fn insert(&mut self, seq: u64, entry: Entry) -> Held {
+    /// it is held: with a capacity of 1 it is evicted by the next insert). Fails when the
+    /// record cannot be stored (the spill file's disk is full or fails).
+    pub fn insert(&mut self, seq: u64, entry: Entry) -> io::Result<Held> {
+        self.make_room()?;
         let slot = self.free_slot();
         for &key in entry.band_keys.iter() {
             self.buckets[shard(key)].push(key, slot);
         }
-        self.place(seq, slot, entry)
+        self.place(seq, slot, &entry)
     }
 
     /// [`Window::insert`] without adding the band keys to the buckets: for a batch whose keys
     /// [`index_keys`] adds afterwards, before any lookup. The window must have room (nothing
     /// is evicted).
-    pub fn insert_unindexed(&mut self, seq: u64, entry: Entry) -> Held {
+    pub fn insert_unindexed(&mut self, seq: u64, entry: &Entry) -> io::Result<Held> {
         assert!(
             self.capacity == 0 || self.len < self.capacity,
             "an unindexed insert never evicts"
         );
         let slot = self.free_slot();
         self.place(seq, slot, entry)
+    }
+
+    /// Documents that may still be inserted without any eviction (`usize::MAX`: no limit
+    /// is in sight). A batch inserted unindexed must fit.
+    pub fn room(&self) -> usize {
+        if self.capacity > 0 {
+            return self.capacity - self.len;
+        }
+        if self.budget == 0 {
+            return usize::MAX;
+        }
+        // What one more document costs at most, were every table to double now.
+        let used = self.ram_bytes();
+        let per_doc = self.bytes_per_doc_ceiling();
+        (self.budget.saturating_sub(used + self.growth_reserve()) / per_doc.max(1)) / 2
+    }
+
+    /// Checks the budget and the disk limit before an insert: at the first that is reached,
+    /// the window keeps its present size from then on (it evicts, like a `--window`).
+    fn make_room(&mut self) -> io::Result<()> {
+        if self.capacity > 0 || self.len == 0 {
+            return Ok(());
+        }
+        let disk = self.store.settings().disk;
+        if disk > 0 && self.store.disk_bytes() + 2 * self.store.segment_bytes() as u64 > disk {
+            self.limit(Limit::Disk);
+        } else if self.budget > 0
+            && self.ram_bytes() + self.growth_reserve() + self.bytes_per_doc_ceiling()
+                > self.budget
+        {
+            self.limit(Limit::Memory);
+        }
+        Ok(())
+    }
+
+    fn limit(&mut self, why: Limit) {
+        // Held a little under the present count, so that no table grows again when the keys
+        // of the documents that replace the evicted ones fall unevenly on the tables.
+        self.capacity = (self.len - self.len / 32).max(1);
+        self.limited = Some(why);
+    }
+
+    /// RAM a growing table may take at once: every table doubling (the old and the new cells
+    /// coexist while one is rehashed, and tables grow close together).
+    fn growth_reserve(&self) -> usize {
+        self.buckets
+            .iter()
+            .map(Buckets::approx_bytes)
+            .max()
+            .unwrap_or(0)
+            * 2
+            + self.store.segment_bytes()
+    }
+
+    /// What one more document may add to the window's RAM, at most.
+    fn bytes_per_doc_ceiling(&self) -> usize {
+        let keys = self.buckets_keys_per_doc();
+        std::mem::size_of::<Slot>() + 8 + 4 + 40 + keys * buckets::CELL_BYTES * 8 / 3
+    }
+
+    fn buckets_keys_per_doc(&self) -> usize {
+        let keys: usize = self.buckets.iter().map(Buckets::len).sum();
+        if self.len == 0 {
+            return 16;
+        }
+        keys.div_ceil(self.len).max(1)
     }
 
     /// Takes the bucket tables out (for [`index_keys`] on other threads); lookups and
@@ -425,10 +583,11 @@ impl Window {
             None => {
                 let slot = u32::try_from(self.slots.len())
                     .ok()
-                    .filter(|&s| s != NIL)
-                    .expect("fewer than 2^32 - 1 documents in the window");
+                    .filter(|&s| s < buckets::MAX_SLOT)
+                    .expect("fewer than 2^31 documents in the window");
                 self.slots.push(Slot {
-                    entry: None,
+                    offset: 0,
+                    len: 0,
                     newer: NIL,
                     older: NIL,
                 });
@@ -438,99 +597,140 @@ impl Window {
         }
     }
 
-    /// Stores `entry` in `slot` as the newest document: copy index, recency, and eviction
-    /// of the oldest while over capacity.
-    fn place(&mut self, seq: u64, slot: u32, mut entry: Entry) -> Held {
-        if let Some(h) = entry.copy_key {
-            match self.copies.entry(h) {
-                std::collections::hash_map::Entry::Occupied(_) => entry.copy_key = None,
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(slot);
-                }
-            }
+    /// Stores `entry` in `slot` as the newest document: record, copy index, recency, and
+    /// eviction of the oldest while over capacity.
+    fn place(&mut self, seq: u64, slot: u32, entry: &Entry) -> io::Result<Held> {
+        let mut indexed = None;
+        if let Some(h) = entry.copy_key
+            && self.find_copy(h)?.is_none()
+        {
+            self.copies.push(h as u64, slot);
+            indexed = Some(h);
         }
+        record::encode(entry, indexed, &mut self.bytes);
+        let place = match self.store.append(&self.bytes) {
+            Ok(place) => place,
+            Err(e) => {
+                // Undo what was done for this document, so the window stays consistent.
+                if let Some(h) = indexed {
+                    self.copies.remove(h as u64, slot);
+                }
+                for &key in entry.band_keys.iter() {
+                    if let Some(table) = self.buckets.get_mut(shard(key)) {
+                        table.remove(key, slot);
+                    }
+                }
+                self.free.push(slot);
+                return Err(e);
+            }
+        };
         self.seqs[slot as usize] = seq;
-        self.slots[slot as usize].entry = Some(entry);
+        {
+            let s = &mut self.slots[slot as usize];
+            s.offset = place.offset;
+            s.len = place.len;
+        }
         self.link_newest(slot);
         self.len += 1;
         if self.capacity > 0 {
             while self.len > self.capacity {
-                self.evict_oldest();
+                self.evict_oldest()?;
+            }
+            if self.store.needs_compaction() {
+                self.compact()?;
             }
         }
-        Held { seq, slot }
+        Ok(Held { seq, slot })
     }
 
-    fn evict_oldest(&mut self) {
+    fn evict_oldest(&mut self) -> io::Result<()> {
         let slot = self.oldest;
         if slot == NIL {
-            return;
+            return Ok(());
         }
+        let place = self.slots[slot as usize].place();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.store.read(place, &mut self.bytes)?;
+        record::decode(&self.bytes, &mut scratch)?;
         self.unlink(slot);
-        let entry = self.slots[slot as usize]
-            .entry
-            .take()
-            .expect("listed slots hold a document");
+        self.slots[slot as usize].len = 0;
+        self.store.freed(place);
         self.len -= 1;
         self.evictions += 1;
-        for &key in entry.band_keys.iter() {
+        for &key in scratch.band_keys.iter() {
             self.buckets[shard(key)].remove(key, slot);
         }
-        if let Some(h) = entry.copy_key {
-            self.copies.remove(&h);
+        if let Some(h) = scratch.copy_key {
+            self.copies.remove(h as u64, slot);
         }
+        self.scratch = scratch;
         self.free.push(slot);
+        Ok(())
     }
 
-    /// Approximate bytes held by entries and indexes (for `--stats`).
-    pub fn approx_bytes(&self) -> usize {
-        let entries: usize = self
-            .oldest_first()
-            .map(|(_, e)| e.approx_bytes() - std::mem::size_of::<Entry>())
-            .sum();
-        let slots = self.slots.capacity() * (std::mem::size_of::<Slot>() + 8);
+    /// Rewrites the held records into a new store (same settings), oldest first, leaving the
+    /// evicted ones behind.
+    fn compact(&mut self) -> io::Result<()> {
+        let mut fresh = Store::new(self.store.settings().clone());
+        let mut slot = self.oldest;
+        while slot != NIL {
+            let place = self.slots[slot as usize].place();
+            self.store.read(place, &mut self.bytes)?;
+            let moved = fresh.append(&self.bytes)?;
+            let s = &mut self.slots[slot as usize];
+            s.offset = moved.offset;
+            s.len = moved.len;
+            slot = s.newer;
+        }
+        self.store = fresh;
+        Ok(())
+    }
+
+    /// Bytes of RAM held by the indexes, the slots and the store's RAM part.
+    pub fn ram_bytes(&self) -> usize {
+        let slots = self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.seqs.capacity() * 8
+            + self.free.capacity() * 4
+            + self.marks.marks.capacity() * 4;
         let bucket_bytes: usize = self.buckets.iter().map(Buckets::approx_bytes).sum();
-        let copy_bytes = self.copies.capacity() * (16 + 4 + 1);
-        entries + slots + bucket_bytes + copy_bytes
+        slots + bucket_bytes + self.copies.approx_bytes() + self.store.ram_bytes()
+    }
+
+    /// Bytes of the spill file (held and evicted records not yet compacted away).
+    pub fn disk_bytes(&self) -> u64 {
+        self.store.disk_bytes()
+    }
+
+    /// Bytes of the held documents' records, in RAM or on disk.
+    pub fn record_bytes(&self) -> u64 {
+        self.store.live_bytes()
+    }
+
+    /// Approximate bytes held by entries and indexes (for `--stats`): RAM and records.
+    pub fn approx_bytes(&self) -> usize {
+        self.ram_bytes() + self.store.disk_bytes() as usize
     }
 
     /// The held document with sequence number `seq` (a scan: for tests).
     #[cfg(test)]
     pub(crate) fn find_seq(&self, seq: u64) -> Option<Held> {
         (0..self.slots.len() as u32)
-            .find(|&slot| {
-                self.slots[slot as usize].entry.is_some() && self.seqs[slot as usize] == seq
-            })
+            .find(|&slot| self.slots[slot as usize].len > 0 && self.seqs[slot as usize] == seq)
             .map(|slot| self.held(slot))
     }
 }
 
 /// Adds the band keys of `docs` (inserted with [`Window::insert_unindexed`], in sequence
-/// order) that belong to `tables` (some of the tables [`Window::take_tables`] took from
-/// `window`). Each bucket receives its documents in sequence order, as one-by-one inserts
-/// give, whichever thread owns its table.
-pub fn index_keys(window: &Window, docs: &[Held], tables: &mut Tables) {
-    let mut mine: [Option<&mut Buckets>; SHARDS] = std::array::from_fn(|_| None);
+/// order, with their entries) that belong to `tables` (some of the tables
+/// [`Window::take_tables`] took). Each bucket receives its documents in sequence order, as
+/// one-by-one inserts give, whichever thread owns its table.
+pub fn index_keys(docs: &[(Held, Entry)], tables: &mut Tables) {
+    let mut mine: Vec<Option<&mut Buckets>> = (0..SHARDS).map(|_| None).collect();
     for (number, table) in tables.iter_mut() {
         mine[*number] = Some(table);
     }
-    /// Documents ahead whose keys are asked for while one is added.
-    const AHEAD: usize = 4;
-    let prefetch = |mine: &[Option<&mut Buckets>; SHARDS], held: Held| {
-        for &key in window.entry(held).band_keys.iter() {
-            if let Some(table) = &mine[shard(key)] {
-                table.prefetch(key);
-            }
-        }
-    };
-    for &held in docs.iter().take(AHEAD) {
-        prefetch(&mine, held);
-    }
-    for (i, &held) in docs.iter().enumerate() {
-        if let Some(&ahead) = docs.get(i + AHEAD) {
-            prefetch(&mine, ahead);
-        }
-        for &key in window.entry(held).band_keys.iter() {
+    for (held, entry) in docs {
+        for &key in &entry.band_keys {
             if let Some(table) = &mut mine[shard(key)] {
                 table.push(key, held.slot);
             }
@@ -545,14 +745,14 @@ mod tests {
     fn entry(keys: &[u64], copy_key: Option<u128>) -> Entry {
         Entry {
             id: DocId::Line(0),
-            shingles: Box::new([]),
-            weights: Box::new([]),
+            shingles: Vec::new(),
+            weights: Vec::new(),
             total_weight: 0.0,
-            text: "".into(),
-            signature: Box::new([]),
+            text: String::new(),
+            signature: Vec::new(),
             band_keys: keys.into(),
             copy_key,
-            text_hash: 0,
+            text_hash: copy_key.unwrap_or(0),
         }
     }
 
@@ -563,9 +763,9 @@ mod tests {
     #[test]
     fn candidates_are_sorted_and_distinct() {
         let mut w = Window::new(0);
-        w.insert(5, entry(&[1, 2], None));
-        w.insert(3, entry(&[2, 3], None));
-        w.insert(9, entry(&[7], None));
+        w.insert(5, entry(&[1, 2], None)).unwrap();
+        w.insert(3, entry(&[2, 3], None)).unwrap();
+        w.insert(9, entry(&[7], None)).unwrap();
         let mut c = Vec::new();
         w.candidates(&[3, 2, 1], &mut c);
         assert_eq!(seqs(&c), vec![3, 5]);
@@ -577,7 +777,7 @@ mod tests {
     fn candidates_before_a_sequence_number_leave_out_later_documents() {
         let mut w = Window::new(0);
         for seq in [2, 4, 6, 8] {
-            w.insert(seq, entry(&[1, seq], None));
+            w.insert(seq, entry(&[1, seq], None)).unwrap();
         }
         let (mut marks, mut c) = (Marks::default(), Vec::new());
         w.candidates_before(&[1], 6, &mut marks, &mut c);
@@ -590,13 +790,13 @@ mod tests {
 
     #[test]
     fn tables_indexed_in_groups_equal_one_by_one_inserts() {
-        // Keys from a small range, so that buckets hold several documents and every table
-        // is used; two batches, the second indexed with the tables split three ways.
+        // Keys from a small range, so that buckets hold several documents and most tables
+        // are used; two batches, the second indexed with the tables split three ways.
         let mut rng = crate::hash::test_rng(5);
         let keys: Vec<Vec<u64>> = (0..300)
             .map(|_| {
                 (0..6)
-                    .map(|_| rng(200).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                    .map(|_| rng(1000).wrapping_mul(0x9e37_79b9_7f4a_7c15))
                     .collect()
             })
             .collect();
@@ -605,8 +805,10 @@ mod tests {
         for (batch, range) in [(0..120), (120..300)].into_iter().enumerate() {
             let mut held = Vec::new();
             for i in range {
-                one_by_one.insert(i as u64, entry(&keys[i], Some(i as u128)));
-                held.push(batched.insert_unindexed(i as u64, entry(&keys[i], Some(i as u128))));
+                one_by_one.insert(i as u64, entry(&keys[i], Some(i as u128))).unwrap();
+                let e = entry(&keys[i], Some(i as u128));
+                let h = batched.insert_unindexed(i as u64, &e).unwrap();
+                held.push((h, e));
             }
             let mut groups: Vec<Tables> = (0..batch * 2 + 1).map(|_| Vec::new()).collect();
             for (number, table) in batched.take_tables() {
@@ -615,7 +817,7 @@ mod tests {
             }
             let mut back = Vec::new();
             for mut group in groups {
-                index_keys(&batched, &held, &mut group);
+                index_keys(&held, &mut group);
                 back.extend(group);
             }
             batched.put_tables(back);
@@ -635,14 +837,14 @@ mod tests {
                 .map(|t| batched.buckets[t].len())
                 .collect::<Vec<_>>()
         );
-        assert!(one_by_one.buckets.iter().all(|t| !t.is_empty()));
+        assert!(one_by_one.buckets.iter().filter(|t| !t.is_empty()).count() > SHARDS / 2);
     }
 
     #[test]
     fn candidates_survive_the_query_counter_wrapping() {
         let mut w = Window::new(0);
-        w.insert(1, entry(&[1, 2], None));
-        w.insert(2, entry(&[2], None));
+        w.insert(1, entry(&[1, 2], None)).unwrap();
+        w.insert(2, entry(&[2], None)).unwrap();
         w.marks.query = QUERIES - 2;
         let mut c = Vec::new();
         for _ in 0..4 {
@@ -655,10 +857,10 @@ mod tests {
     #[test]
     fn evicts_least_recently_matched() {
         let mut w = Window::new(2);
-        w.insert(1, entry(&[10], Some(100)));
-        w.insert(2, entry(&[20], None));
+        w.insert(1, entry(&[10], Some(100))).unwrap();
+        w.insert(2, entry(&[20], None)).unwrap();
         w.touch(w.find_seq(1).expect("held"));
-        w.insert(3, entry(&[30], None));
+        w.insert(3, entry(&[30], None)).unwrap();
         assert_eq!(w.len(), 2);
         assert_eq!(w.evictions(), 1);
         assert!(w.find_seq(2).is_none());
@@ -666,10 +868,10 @@ mod tests {
         let mut c = Vec::new();
         w.candidates(&[20], &mut c);
         assert!(c.is_empty(), "evicted documents leave the buckets");
-        w.insert(4, entry(&[40], None));
+        w.insert(4, entry(&[40], None)).unwrap();
         assert!(w.find_seq(1).is_none());
         assert_eq!(
-            w.find_copy(100),
+            w.find_copy(100).unwrap(),
             None,
             "evicted documents leave the exact index"
         );
@@ -678,9 +880,9 @@ mod tests {
     #[test]
     fn exact_index_keeps_the_first_document() {
         let mut w = Window::new(0);
-        w.insert(1, entry(&[1], Some(7)));
-        w.insert(2, entry(&[1], Some(7)));
-        assert_eq!(w.find_copy(7).map(|h| h.seq), Some(1));
+        w.insert(1, entry(&[1], Some(7))).unwrap();
+        w.insert(2, entry(&[1], Some(7))).unwrap();
+        assert_eq!(w.find_copy(7).unwrap().map(|h| h.seq), Some(1));
     }
 
     /// The window against a plain model (a list in recency order, scanned): random inserts,
@@ -706,24 +908,26 @@ mod tests {
                 assert_eq!(seqs(&found), expected, "capacity {capacity}, seq {seq}");
                 // Match about half of the candidates, in a scrambled order.
                 for h in found.iter().rev().filter(|h| h.seq % 2 == seq % 2) {
-                    assert_eq!(w.entry(*h).band_keys.len(), 3);
+                    let mut e = Entry::default();
+                    w.load(*h, &mut e).unwrap();
+                    assert_eq!(e.band_keys.len(), 3);
                     w.touch(*h);
                     let at = model.iter().position(|m| m.0 == h.seq).expect("held");
                     let m = model.remove(at);
                     model.push(m);
                 }
                 let exact = u128::from(next(40));
-                w.insert(seq, entry(&keys, Some(exact)));
+                w.insert(seq, entry(&keys, Some(exact))).unwrap();
                 model.push((seq, keys, exact));
                 if capacity > 0 && model.len() > capacity {
                     model.remove(0);
                 }
                 // The exact index names a held document with that text.
-                if let Some(h) = w.find_copy(exact) {
+                if let Some(h) = w.find_copy(exact).unwrap() {
                     assert!(model.iter().any(|m| m.0 == h.seq && m.2 == exact));
                 }
                 assert_eq!(w.len(), model.len());
-                let order: Vec<u64> = w.oldest_first().map(|(s, _)| s).collect();
+                let order: Vec<u64> = w.oldest_first().map(|h| h.seq).collect();
                 let order_model: Vec<u64> = model.iter().map(|m| m.0).collect();
                 assert_eq!(order, order_model, "capacity {capacity}, seq {seq}");
             }
@@ -735,7 +939,7 @@ mod tests {
     fn memory_stays_bounded_under_churn() {
         let mut w = Window::new(100);
         for seq in 0..10_000u64 {
-            w.insert(seq, entry(&[seq, seq / 2, seq % 17], Some(seq as u128)));
+            w.insert(seq, entry(&[seq, seq / 2, seq % 17], Some(seq as u128))).unwrap();
         }
         assert_eq!(w.len(), 100);
         assert!(w.buckets.len() <= 300);

@@ -1,0 +1,350 @@
+//! Where the window keeps what verification reads of a held document (its record): the
+//! newest records in RAM, the older ones in a spill file read back with `pread`.
+//!
+//! Records are appended to one byte sequence. Its newest part stays in RAM in segments of
+//! [`SEGMENT`] bytes, up to the RAM share the store was given; when a new segment would pass
+//! it, the oldest segment is written to the spill file at its own offset and its buffer is
+//! reused. A record is read from the RAM segments when it is there, else from the file (the
+//! page cache serves the recent part of it; that memory is the system's, not the process').
+//! A document is compared with few candidates (a quarter of a candidate per document on
+//! ordinary text), so most records, once written, are never read again.
+//!
+//! The spill file is created in the spill directory and unlinked at once: it is gone from the
+//! directory while the run goes on and its space is freed when the process ends, whatever
+//! ends it (a signal, an abort, `kill -9`). Evicted records are garbage: [`Store::freed`]
+//! counts them, and the window rewrites its live records into a new store when garbage
+//! outweighs them ([`Store::needs_compaction`]), so disk use stays within twice the held
+//! records.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Largest RAM segment: a quarter of the RAM share, between 4 KiB and 1 MiB (a small share
+/// still spills, so that small inputs can test the disk path).
+const MAX_SEGMENT: usize = 1 << 20;
+const MIN_SEGMENT: usize = 4 << 10;
+
+/// Garbage below this is never worth a compaction.
+const MIN_GARBAGE: u64 = 64 << 20;
+
+/// How a store holds its records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreSettings {
+    /// Directory of the spill file; `None`: everything stays in RAM.
+    pub dir: Option<PathBuf>,
+    /// RAM the newest records may use (rounded to whole segments, at least one).
+    pub ram: usize,
+    /// Bytes the spill file may reach (0: no limit but the disk's).
+    pub disk: u64,
+}
+
+impl Default for StoreSettings {
+    /// Everything in RAM (the library's default; the command line spills).
+    fn default() -> Self {
+        StoreSettings {
+            dir: None,
+            ram: usize::MAX,
+            disk: 0,
+        }
+    }
+}
+
+/// A record's place in the store.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    /// Offset of its first byte.
+    pub offset: u64,
+    /// Its length in bytes.
+    pub len: u32,
+}
+
+/// Records appended in RAM and on disk.
+#[derive(Debug)]
+pub struct Store {
+    settings: StoreSettings,
+    /// The spill file, created at the first spill.
+    file: Option<File>,
+    /// The newest bytes, oldest segment first; each full but the last.
+    segments: std::collections::VecDeque<Vec<u8>>,
+    /// Offset of the first byte of `segments[0]`.
+    ram_start: u64,
+    /// Bytes appended in all.
+    end: u64,
+    /// Bytes of records freed (evicted).
+    garbage: u64,
+    /// A buffer kept for the next segment.
+    spare: Option<Vec<u8>>,
+    /// Bytes per segment.
+    segment: usize,
+}
+
+/// Distinguishes the spill files of one process.
+static FILES: AtomicU64 = AtomicU64::new(0);
+
+impl Store {
+    /// An empty store; nothing is created on disk until the RAM share is full.
+    pub fn new(settings: StoreSettings) -> Store {
+        let segment = (settings.ram / 4).clamp(MIN_SEGMENT, MAX_SEGMENT);
+        Store {
+            segment,
+            settings,
+            file: None,
+            segments: std::collections::VecDeque::new(),
+            ram_start: 0,
+            end: 0,
+            garbage: 0,
+            spare: None,
+        }
+    }
+
+    /// The settings it was made with.
+    pub fn settings(&self) -> &StoreSettings {
+        &self.settings
+    }
+
+    /// Most segments held in RAM.
+    fn ram_segments(&self) -> usize {
+        if self.settings.dir.is_none() {
+            return usize::MAX;
+        }
+        (self.settings.ram / self.segment).max(1)
+    }
+
+    /// Appends `record` and returns where it is.
+    pub fn append(&mut self, record: &[u8]) -> io::Result<Place> {
+        let len = u32::try_from(record.len())
+            .map_err(|_| io::Error::other("a window record over 4 GiB"))?;
+        let place = Place {
+            offset: self.end,
+            len,
+        };
+        let mut rest = record;
+        while !rest.is_empty() {
+            if self.segments.back().is_none_or(|s| s.len() == self.segment) {
+                self.new_segment()?;
+            }
+            let last = self.segments.back_mut().expect("a segment to fill");
+            let n = rest.len().min(self.segment - last.len());
+            last.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+        }
+        self.end += record.len() as u64;
+        Ok(place)
+    }
+
+    /// Opens a segment at the end, spilling the oldest one when RAM holds its share.
+    fn new_segment(&mut self) -> io::Result<()> {
+        let mut buffer = None;
+        if self.segments.len() >= self.ram_segments() {
+            let disk = self.settings.disk;
+            let oldest_len = self.segments.front().map_or(0, Vec::len) as u64;
+            if disk > 0 && self.ram_start + oldest_len > disk {
+                return Err(io::Error::new(
+                    io::ErrorKind::StorageFull,
+                    format!("the spill file would pass --max-disk ({disk} bytes)"),
+                ));
+            }
+            self.spill_file()?;
+            let (file, oldest) = (
+                self.file.as_ref().expect("just opened"),
+                self.segments.front().expect("a full RAM share has segments"),
+            );
+            file.write_all_at(oldest, self.ram_start)?;
+            let mut oldest = self.segments.pop_front().expect("checked above");
+            self.ram_start += oldest.len() as u64;
+            oldest.clear();
+            buffer = Some(oldest);
+        }
+        let segment = match buffer.or_else(|| self.spare.take()) {
+            Some(b) => b,
+            None => {
+                let mut b = Vec::new();
+                b.try_reserve_exact(self.segment)
+                    .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+                b
+            }
+        };
+        self.segments.push_back(segment);
+        Ok(())
+    }
+
+    /// The spill file, created (and unlinked) on first use.
+    fn spill_file(&mut self) -> io::Result<&File> {
+        if self.file.is_none() {
+            let dir = self.settings.dir.as_deref().expect("only a spilling store spills");
+            self.file = Some(create_unlinked(dir)?);
+        }
+        Ok(self.file.as_ref().expect("just created"))
+    }
+
+    /// Reads the record at `place` into `out` (replacing its content).
+    pub fn read(&self, place: Place, out: &mut Vec<u8>) -> io::Result<()> {
+        self.read_prefix(place, place.len as usize, out)
+    }
+
+    /// Reads the first `len` bytes (at most the record's) of the record at `place` into `out`.
+    pub fn read_prefix(&self, place: Place, len: usize, out: &mut Vec<u8>) -> io::Result<()> {
+        let len = len.min(place.len as usize);
+        out.clear();
+        out.resize(len, 0);
+        let mut at = place.offset;
+        let mut filled = 0;
+        if at < self.ram_start {
+            let n = len.min((self.ram_start - at) as usize);
+            let file = self
+                .file
+                .as_ref()
+                .ok_or_else(|| io::Error::other("a spilled record without a spill file"))?;
+            file.read_exact_at(&mut out[..n], at)?;
+            filled = n;
+            at += n as u64;
+        }
+        while filled < len {
+            let from_start = (at - self.ram_start) as usize;
+            let segment = &self.segments[from_start / self.segment];
+            let within = from_start % self.segment;
+            let n = (len - filled).min(segment.len() - within);
+            out[filled..filled + n].copy_from_slice(&segment[within..within + n]);
+            filled += n;
+            at += n as u64;
+        }
+        Ok(())
+    }
+
+    /// Counts the record at `place` as garbage (its document left the window).
+    pub fn freed(&mut self, place: Place) {
+        self.garbage += u64::from(place.len);
+    }
+
+    /// True when evicted records outweigh the held ones enough to rewrite the held ones.
+    pub fn needs_compaction(&self) -> bool {
+        self.garbage >= MIN_GARBAGE && self.garbage > self.end - self.garbage
+    }
+
+    /// Bytes of RAM the store holds (its segments).
+    pub fn ram_bytes(&self) -> usize {
+        self.segments.iter().map(Vec::capacity).sum::<usize>()
+            + self.spare.as_ref().map_or(0, Vec::capacity)
+    }
+
+    /// Bytes in the spill file.
+    pub fn disk_bytes(&self) -> u64 {
+        self.ram_start
+    }
+
+    /// Bytes of held (not freed) records.
+    pub fn live_bytes(&self) -> u64 {
+        self.end - self.garbage
+    }
+
+    /// Bytes the store is expected to hold in RAM at most, whatever it holds in all.
+    pub fn ram_ceiling(&self) -> usize {
+        match self.settings.dir {
+            None => usize::MAX,
+            Some(_) => (self.ram_segments() + 1).saturating_mul(self.segment),
+        }
+    }
+
+    /// Bytes per RAM segment (what the spill file grows by).
+    pub fn segment_bytes(&self) -> usize {
+        self.segment
+    }
+}
+
+/// A new file in `dir`, already unlinked: only this process' descriptor reaches it.
+fn create_unlinked(dir: &Path) -> io::Result<File> {
+    for _ in 0..100 {
+        let name = format!(
+            ".neardup-spill-{}-{}",
+            std::process::id(),
+            FILES.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = dir.join(name);
+        match File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => {
+                std::fs::remove_file(&path)?;
+                return Ok(file);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("no free spill file name"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records() -> Vec<Vec<u8>> {
+        let mut rng = crate::hash::test_rng(3);
+        (0..3000)
+            .map(|i| (0..rng(2000) as usize).map(|j| (i + j) as u8).collect())
+            .collect()
+    }
+
+    #[test]
+    fn records_read_back_from_ram_and_disk() {
+        let dir = std::env::temp_dir().join(format!("neardup-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (spill, ram) in [(false, 0), (true, 0), (true, MAX_SEGMENT)] {
+            let mut store = Store::new(StoreSettings {
+                dir: spill.then(|| dir.clone()),
+                ram,
+                disk: 0,
+            });
+            let records = records();
+            let places: Vec<Place> = records
+                .iter()
+                .map(|r| store.append(r).unwrap())
+                .collect();
+            assert_eq!(store.disk_bytes() > 0, spill);
+            assert!(!spill || store.ram_bytes() <= store.ram_ceiling());
+            let mut out = Vec::new();
+            for (r, p) in records.iter().zip(&places) {
+                store.read(*p, &mut out).unwrap();
+                assert_eq!(&out, r);
+                store.read_prefix(*p, 10, &mut out).unwrap();
+                assert_eq!(&out[..], &r[..r.len().min(10)]);
+            }
+        }
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "spill files are unlinked"
+        );
+        std::fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_disk_limit_is_an_error_not_a_panic() {
+        let mut store = Store::new(StoreSettings {
+            dir: Some(std::env::temp_dir()),
+            ram: 0,
+            disk: 1,
+        });
+        let record = vec![7u8; MIN_SEGMENT];
+        store.append(&record).unwrap();
+        let e = store.append(&record).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::StorageFull);
+    }
+
+    #[test]
+    fn garbage_is_counted() {
+        let mut store = Store::new(StoreSettings::default());
+        let p = store.append(&vec![1u8; (MIN_GARBAGE as usize) + 10]).unwrap();
+        let q = store.append(&[2u8; 5]).unwrap();
+        assert!(!store.needs_compaction());
+        store.freed(p);
+        assert!(store.needs_compaction());
+        assert_eq!(store.live_bytes(), u64::from(q.len));
+    }
+}
