@@ -61,10 +61,20 @@ impl Error {
     /// The window's records could not be stored or read back (its spill file's disk is full
     /// or failed, or `--max-disk` was reached) while input line `line` was decided.
     pub fn spill(source: io::Error, line: u64) -> Error {
-        Error::io(
-            format!("keeping the window's documents in the spill file (input line {line})"),
-            source,
-        )
+        let done = line.saturating_sub(1);
+        let context = match source.kind() {
+            io::ErrorKind::OutOfMemory => format!(
+                "out of memory at input line {line} (the output is complete up to line \
+                 {done}; give the run more memory, or a lower --max-memory so that the window \
+                 evicts instead)"
+            ),
+            _ => format!(
+                "the window's spill file, at input line {line} (the output is complete up to \
+                 line {done}; free disk space, choose another --spill-dir, or set --max-disk \
+                 so that the window evicts instead)"
+            ),
+        };
+        Error::io(context, source)
     }
 
     /// True when the error is a closed output pipe (`neardup … | head`): not a failure.

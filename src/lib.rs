@@ -24,6 +24,7 @@
 //! | `--state`: the window saved between runs | [`state`] |
 //! | threads and ordering: prepare, sign, sequence, help | [`pipeline`] |
 //! | the commands and their flags | [`cmd`] |
+//! | out of memory: stop at a whole output line, exit 1 | [`guard`] |
 //!
 //! Internals are described in `DESIGN.md`. Settings live in a validated [`Config`]; a
 //! [`Prepared`] run adds the tables it loads; [`run`] executes it. A program that holds its
@@ -56,6 +57,7 @@ pub mod diff;
 pub mod error;
 pub mod export;
 pub mod graph;
+pub mod guard;
 pub mod hash;
 pub mod input;
 pub mod lsh;

@@ -6,9 +6,17 @@ use std::process::ExitCode;
 
 /// jemalloc rather than the system allocator: the window's memory is allocated on the
 /// signing threads and freed or kept on the sequencer (docs/performance.md).
+/// Wrapped in [`neardup::guard::Guarded`]: a failed allocation stops the run at a whole output
+/// line with exit status 1 and a message, instead of aborting.
 #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
-static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static GLOBAL: neardup::guard::Guarded<tikv_jemallocator::Jemalloc> =
+    neardup::guard::Guarded(tikv_jemallocator::Jemalloc);
+
+#[cfg(not(all(feature = "jemalloc", not(target_env = "msvc"))))]
+#[global_allocator]
+static GLOBAL: neardup::guard::Guarded<std::alloc::System> =
+    neardup::guard::Guarded(std::alloc::System);
 
 fn main() -> ExitCode {
     ExitCode::from(neardup::cmd::main(std::env::args_os()))

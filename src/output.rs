@@ -1,13 +1,15 @@
 //! Writing results: input lines unchanged, annotated JSON lines, or pairs.
 //!
 //! One [`Output`] owns stdout (one writer thread, so writes never tear). It is block-buffered
-//! unless `--line-buffered` asks for a flush after every batch. Every write error is returned,
+//! unless `--line-buffered` asks for a flush after every batch, and a buffer goes out only up
+//! to its last whole line ([`LineBuffer`]), so that a run stopped at any point (out of memory:
+//! [`crate::guard`]) leaves output that ends at a line boundary. Every write error is returned,
 //! and a closed pipe surfaces as `BrokenPipe`, which the binary turns into a quiet exit.
 
 use crate::config::{InputFormat, PairsFormat};
 use crate::error::{Error, Result};
 use crate::input::{DocId, write_json_string};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 
 /// What the sequencer decided about one document, as written by `--annotate`.
 #[derive(Clone, Copy, Debug)]
@@ -36,9 +38,84 @@ impl Verdict<'_> {
     }
 }
 
+/// A write buffer that hands its writer whole lines only (a line longer than the buffer
+/// goes out in pieces: nothing else can hold it), each write inside the out-of-memory gate
+/// ([`crate::guard::begin_write`]).
+pub struct LineBuffer<W: Write> {
+    /// `None` only once [`LineBuffer::into_inner`] took it.
+    inner: Option<W>,
+    buf: Vec<u8>,
+    capacity: usize,
+}
+
+impl<W: Write> LineBuffer<W> {
+    /// A buffer of `capacity` bytes in front of `inner`.
+    pub fn new(capacity: usize, inner: W) -> LineBuffer<W> {
+        LineBuffer {
+            inner: Some(inner),
+            buf: Vec::with_capacity(capacity),
+            capacity,
+        }
+    }
+
+    /// Writes `self.buf[..end]` and keeps the rest.
+    fn send(&mut self, end: usize) -> std::io::Result<()> {
+        if !crate::guard::begin_write() {
+            // Memory ran out on another thread, which is ending the process.
+            return Err(std::io::Error::from(std::io::ErrorKind::OutOfMemory));
+        }
+        let result = match &mut self.inner {
+            Some(inner) => inner.write_all(&self.buf[..end]),
+            None => Ok(()),
+        };
+        crate::guard::end_write(end == self.buf.len());
+        self.buf.drain(..end);
+        result
+    }
+}
+
+impl<W: Write> Write for LineBuffer<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= self.capacity {
+            match memchr::memrchr(b'\n', &self.buf) {
+                Some(last) => self.send(last + 1)?,
+                None if self.buf.len() >= 4 * self.capacity => self.send(self.buf.len())?,
+                None => {}
+            }
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.buf.is_empty() {
+            self.send(self.buf.len())?;
+        }
+        match &mut self.inner {
+            Some(inner) => inner.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<W: Write> LineBuffer<W> {
+    /// Flushes and gives back the writer.
+    pub fn into_inner(mut self) -> std::io::Result<W> {
+        self.flush()?;
+        Ok(self.inner.take().expect("taken once"))
+    }
+}
+
+impl<W: Write> Drop for LineBuffer<W> {
+    fn drop(&mut self) {
+        // As BufWriter does: what is buffered goes out, errors are for explicit flushes.
+        let _ = self.flush();
+    }
+}
+
 /// The buffered result writer.
 pub struct Output<W: Write> {
-    out: BufWriter<W>,
+    out: LineBuffer<W>,
     scratch: Vec<u8>,
     pairs_format: PairsFormat,
 }
@@ -47,7 +124,7 @@ impl<W: Write> Output<W> {
     /// Wraps `w` in a 256 KiB buffer.
     pub fn new(w: W, pairs_format: PairsFormat) -> Output<W> {
         Output {
-            out: BufWriter::with_capacity(256 << 10, w),
+            out: LineBuffer::new(256 << 10, w),
             scratch: Vec::with_capacity(4096),
             pairs_format,
         }

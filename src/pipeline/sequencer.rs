@@ -303,6 +303,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         }
         self.summary.docs_read += 1;
         self.lines = line.number;
+        crate::guard::set_line(line.number);
         let mut signed = match doc {
             Doc::Good(s) => s,
             Doc::Bad(reason) => return self.bad_line(batch, i, &reason, diag),
@@ -590,6 +591,10 @@ fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> Stri
         Limit::Memory => (
             format!("--max-memory ({} MiB)", config.max_memory >> 20),
             "--max-memory",
+        ),
+        Limit::Refused => (
+            "the memory the system gives (it refused more, below --max-memory)".to_string(),
+            "the memory limit (ulimit, container)",
         ),
         Limit::Disk => (format!("--max-disk ({} MiB)", config.max_disk >> 20), "--max-disk"),
     };

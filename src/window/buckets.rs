@@ -60,6 +60,14 @@ impl Table {
         Table(vec![Line::default(); cells / LINE_CELLS].into_boxed_slice())
     }
 
+    /// [`Table::new`], or `None` when the memory is refused.
+    fn try_new(cells: usize) -> Option<Table> {
+        let mut lines = Vec::new();
+        crate::guard::fallibly(|| lines.try_reserve_exact(cells / LINE_CELLS)).ok()?;
+        lines.resize(cells / LINE_CELLS, Line::default());
+        Some(Table(lines.into_boxed_slice()))
+    }
+
     fn len(&self) -> usize {
         self.0.len() * LINE_CELLS
     }
@@ -233,6 +241,25 @@ impl Buckets {
         }
     }
 
+    /// Grows the table now if `additional` more keys would make it grow; false when the
+    /// memory for that is refused (the table is unchanged and still works).
+    pub fn try_room_for(&mut self, additional: usize) -> bool {
+        let mut cells = self.cells.len();
+        while (self.keys + additional) * LOAD_DEN > cells * LOAD_NUM {
+            cells = grown(cells);
+        }
+        if cells == self.cells.len() {
+            return true;
+        }
+        match Table::try_new(cells) {
+            Some(table) => {
+                self.rehash_into(table);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Adds `slot` to the bucket of `key` (after the slots already there).
     pub fn push(&mut self, key: u64, slot: u32) {
         debug_assert!(slot < MAX_SLOT);
@@ -331,8 +358,12 @@ impl Buckets {
     }
 
     fn resize(&mut self, cells: usize) {
-        assert!(cells <= 1 << 32, "a bucket table of at most 2^32 cells");
-        let old = std::mem::replace(&mut self.cells, Table::new(cells));
+        self.rehash_into(Table::new(cells));
+    }
+
+    fn rehash_into(&mut self, table: Table) {
+        assert!(table.len() <= 1 << 32, "a bucket table of at most 2^32 cells");
+        let old = std::mem::replace(&mut self.cells, table);
         for line in old.0.iter() {
             for c in line.0.iter().filter(|c| c.value != EMPTY) {
                 let mut i = self.home(c.top);

@@ -159,6 +159,9 @@ pub type Tables = Vec<(usize, Buckets)>;
 pub enum Limit {
     /// Its RAM reached the memory budget (`--max-memory`).
     Memory,
+    /// The system refused the memory for a bigger bucket table (below the budget: a
+    /// `ulimit`, a container's limit, other processes).
+    Refused,
     /// The spill file reached its limit (`--max-disk`).
     Disk,
 }
@@ -474,7 +477,7 @@ impl Window {
     /// it is held: with a capacity of 1 it is evicted by the next insert). Fails when the
     /// record cannot be stored (the spill file's disk is full or fails).
     pub fn insert(&mut self, seq: u64, entry: Entry) -> io::Result<Held> {
-        self.make_room()?;
+        self.make_room(&entry.band_keys);
         let slot = self.free_slot();
         for &key in entry.band_keys.iter() {
             self.buckets[shard(key)].push(key, slot);
@@ -511,9 +514,17 @@ impl Window {
 
     /// Checks the budget and the disk limit before an insert: at the first that is reached,
     /// the window keeps its present size from then on (it evicts, like a `--window`).
-    fn make_room(&mut self) -> io::Result<()> {
+    fn make_room(&mut self, keys: &[u64]) {
         if self.capacity > 0 || self.len == 0 {
-            return Ok(());
+            return;
+        }
+        // The tables this document's keys go to grow now, if they must, where a refusal can
+        // still be answered by evicting instead (a table that has room never fails a push).
+        for &key in keys {
+            if !self.buckets[shard(key)].try_room_for(keys.len()) {
+                self.limit(Limit::Refused);
+                return;
+            }
         }
         let disk = self.store.settings().disk;
         if disk > 0 && self.store.disk_bytes() + 2 * self.store.segment_bytes() as u64 > disk {
@@ -524,7 +535,6 @@ impl Window {
         {
             self.limit(Limit::Memory);
         }
-        Ok(())
     }
 
     fn limit(&mut self, why: Limit) {

@@ -138,6 +138,19 @@ impl Store {
     /// Opens a segment at the end, spilling the oldest one when RAM holds its share.
     fn new_segment(&mut self) -> io::Result<()> {
         let mut buffer = None;
+        if self.segments.len() < self.ram_segments()
+            && self.spare.is_none()
+            && self.settings.dir.is_some()
+            && !self.segments.is_empty()
+        {
+            // A new buffer, if the memory is there; else the RAM share ends here (the
+            // segments held go on being reused).
+            let mut b = Vec::new();
+            match crate::guard::fallibly(|| b.try_reserve_exact(self.segment)) {
+                Ok(()) => self.spare = Some(b),
+                Err(_) => self.settings.ram = self.segments.len() * self.segment,
+            }
+        }
         if self.segments.len() >= self.ram_segments() {
             let disk = self.settings.disk;
             let oldest_len = self.segments.front().map_or(0, Vec::len) as u64;
@@ -162,7 +175,7 @@ impl Store {
             Some(b) => b,
             None => {
                 let mut b = Vec::new();
-                b.try_reserve_exact(self.segment)
+                crate::guard::fallibly(|| b.try_reserve_exact(self.segment))
                     .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
                 b
             }

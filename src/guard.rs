@@ -1,0 +1,170 @@
+//! What the process does when memory runs out: stop at a whole output line, say how far the
+//! input got, exit with status 1.
+//!
+//! The binary's global allocator is [`Guarded`]: an allocation that fails calls
+//! [`out_of_memory`] instead of aborting. The output writer ([`crate::output`]) passes only
+//! whole lines to stdout, each write inside [`begin_write`] / [`end_write`]; the handler waits
+//! for a write in progress to end and closes the gate behind it, so stdout ends at a line
+//! boundary whichever thread ran out. Everything here works without allocating.
+//!
+//! The window itself asks for its large blocks (bucket tables, record segments) with
+//! `try_reserve` and, refused, stops growing instead ([`crate::window`]): this handler is
+//! for what is left, which then has nothing to give back.
+
+use std::alloc::{GlobalAlloc, Layout};
+use std::cell::Cell;
+use std::io::Write;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+/// No write in progress.
+const IDLE: u8 = 0;
+/// The output writer is in a write.
+const WRITING: u8 = 1;
+/// Memory ran out: no write may begin.
+const CLOSED: u8 = 2;
+
+static GATE: AtomicU8 = AtomicU8::new(IDLE);
+/// The input line being decided (set by the sequencer).
+static LINE: AtomicU64 = AtomicU64::new(0);
+/// The output is complete for the input lines up to this one.
+static WRITTEN: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Set while this thread asks for memory it can do without ([`fallibly`]).
+    static FALLIBLE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, in which a failed allocation returns null to its caller (`try_reserve` then
+/// gives an error) instead of stopping the process.
+pub fn fallibly<T>(f: impl FnOnce() -> T) -> T {
+    let before = FALLIBLE.replace(true);
+    let result = f();
+    FALLIBLE.set(before);
+    result
+}
+
+/// Whether a failed allocation on this thread is the caller's to handle.
+fn failure_is_handled() -> bool {
+    FALLIBLE.try_with(Cell::get).unwrap_or(false)
+}
+
+/// Records that input line `line` is being decided (what the output may contain next).
+#[inline]
+pub fn set_line(line: u64) {
+    LINE.store(line, Ordering::Relaxed);
+}
+
+/// Enters a write of whole lines to stdout; false when memory ran out (the write must not
+/// happen: the process is exiting).
+pub fn begin_write() -> bool {
+    loop {
+        match GATE.compare_exchange(IDLE, WRITING, Ordering::Acquire, Ordering::Relaxed) {
+            Ok(_) => return true,
+            Err(CLOSED) => return false,
+            Err(_) => std::hint::spin_loop(),
+        }
+    }
+}
+
+/// Leaves a write begun with [`begin_write`]; `complete` says whether it emptied the buffer
+/// (then every line decided so far is out) or left the current line's start behind.
+pub fn end_write(complete: bool) {
+    let line = LINE.load(Ordering::Relaxed);
+    WRITTEN.store(
+        if complete { line } else { line.saturating_sub(1) },
+        Ordering::Relaxed,
+    );
+    let _ = GATE.compare_exchange(WRITING, IDLE, Ordering::Release, Ordering::Relaxed);
+}
+
+/// A fixed buffer to format a message in without allocating.
+struct Fixed {
+    bytes: [u8; 512],
+    len: usize,
+}
+
+impl Write for Fixed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.bytes.len() - self.len);
+        self.bytes[self.len..self.len + n].copy_from_slice(&buf[..n]);
+        self.len += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Stops the process after a failed allocation of `size` bytes: waits for a write to stdout
+/// in progress, closes the gate, says on stderr what ran out and how far the input got, and
+/// exits with status 1 (without running destructors or flushing buffers: the output ends at
+/// the last whole line written).
+pub fn out_of_memory(size: usize) -> ! {
+    // Whoever ran out second waits here for the first to exit.
+    while GATE
+        .compare_exchange(IDLE, CLOSED, Ordering::Acquire, Ordering::Relaxed)
+        .is_err()
+    {
+        if GATE.load(Ordering::Relaxed) == CLOSED {
+            loop {
+                std::thread::park();
+            }
+        }
+        std::hint::spin_loop();
+    }
+    let mut m = Fixed {
+        bytes: [0; 512],
+        len: 0,
+    };
+    let _ = write!(
+        m,
+        "neardup: out of memory: an allocation of {size} bytes failed at input line {}; the \
+         output is complete up to input line {} and ends at a whole line (give the run more \
+         memory, or a lower --max-memory so that the window evicts instead)\n",
+        LINE.load(Ordering::Relaxed),
+        WRITTEN.load(Ordering::Relaxed),
+    );
+    let _ = std::io::stderr().write_all(&m.bytes[..m.len]);
+    // SAFETY: _exit ends the process at once; nothing runs after it.
+    unsafe { libc::_exit(1) }
+}
+
+/// A global allocator that calls [`out_of_memory`] where `A` returns null.
+pub struct Guarded<A>(pub A);
+
+// SAFETY: every call is forwarded to `A` unchanged; only a null result is acted on, and
+// `out_of_memory` never returns.
+unsafe impl<A: GlobalAlloc> GlobalAlloc for Guarded<A> {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is `A`'s.
+        let p = unsafe { self.0.alloc(layout) };
+        if p.is_null() && !failure_is_handled() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as above.
+        let p = unsafe { self.0.alloc_zeroed(layout) };
+        if p.is_null() && !failure_is_handled() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { self.0.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as above.
+        let p = unsafe { self.0.realloc(ptr, layout, new_size) };
+        if p.is_null() && !failure_is_handled() {
+            out_of_memory(new_size);
+        }
+        p
+    }
+}
