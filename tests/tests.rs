@@ -12,6 +12,7 @@ mod docs;
 mod filter;
 mod graph;
 mod keep;
+mod memory;
 mod modes;
 mod real_inputs;
 mod state;
