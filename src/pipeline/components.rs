@@ -15,7 +15,7 @@ use super::signing::Signed;
 use crate::config::Config;
 use crate::graph::GraphBuilder;
 use crate::verify::decide;
-use crate::window::{Entry, Held, Rank, Window};
+use crate::window::{Held, Rank, Window};
 use petgraph::unionfind::UnionFind;
 
 /// The components of the graph's nodes so far.
@@ -69,7 +69,7 @@ impl Components {
                 copy: true,
             });
         }
-        let mut entry = Entry::default();
+        let mut words = Vec::new();
         let mut budget = match config.max_candidates {
             0 => usize::MAX,
             n => n,
@@ -103,8 +103,8 @@ impl Components {
                 }
                 budget -= 1;
                 verified += 1;
-                window.load(held, &mut entry)?;
-                if let Some(s) = decide(config, entry.compared(), signed.compared())
+                let candidate = window.view(held, &mut words)?.compared();
+                if let Some(s) = decide(config, candidate, signed.compared())
                     && f64::from(s as f32) >= min_edge - 1e-6
                 {
                     sets.union(other, node);

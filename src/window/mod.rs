@@ -40,6 +40,7 @@ pub use marks::Marks;
 #[cfg(test)]
 use marks::QUERIES;
 use std::io;
+pub use record::View;
 pub use store::{Place, Store, StoreSettings};
 
 /// What the window keeps of a document: given to [`Window::insert`], which stores it as a
@@ -113,6 +114,12 @@ impl Held {
         self.slot as usize
     }
 }
+
+/// Inserts between two checks of the memory budget.
+const BUDGET_CHECK: usize = 64;
+
+/// Cache lines of a record [`Window::visit`] asks for ahead.
+const PREFETCH_LINES: usize = 8;
 
 /// No slot (ends of the recency list).
 const NIL: u32 = u32::MAX;
@@ -194,10 +201,12 @@ pub struct Window {
     budget: usize,
     /// Set when the budget or the disk limit made the window evict.
     limited: Option<Limit>,
-    /// Record bytes (encoding, and reading on the owning thread).
+    /// Record bytes (encoding, compaction).
     bytes: Vec<u8>,
-    /// A decoded record (eviction, compaction).
-    scratch: Entry,
+    /// A record read from disk on the owning thread (eviction).
+    words: Vec<u64>,
+    /// An evicted document's band keys.
+    keys: Vec<u64>,
 }
 
 impl Window {
@@ -259,7 +268,8 @@ impl Window {
             budget: 0,
             limited: None,
             bytes: Vec::new(),
-            scratch: Entry::default(),
+            words: Vec::new(),
+            keys: Vec::new(),
         }
     }
 
@@ -334,10 +344,9 @@ impl Window {
     /// insert them into another window).
     pub fn into_entries(self) -> io::Result<Vec<(u64, Entry)>> {
         let mut entries = Vec::with_capacity(self.len);
-        let mut bytes = Vec::new();
         for held in self.oldest_first() {
             let mut entry = Entry::default();
-            self.load_with(held, &mut bytes, &mut entry)?;
+            self.load(held, &mut entry)?;
             entries.push((held.seq, entry));
         }
         Ok(entries)
@@ -345,52 +354,32 @@ impl Window {
 
     /// The document whose normalised text hashes to `hash`, if it is in the window.
     pub fn find_copy(&self, hash: u128) -> io::Result<Option<Held>> {
-        let mut bytes = Vec::new();
-        let mut entry = Entry::default();
+        let mut words = Vec::new();
         for &slot in self.copies.get(hash as u64) {
             let held = self.held(slot);
-            self.load_with(held, &mut bytes, &mut entry)?;
-            if entry.text_hash == hash {
+            if self.view(held, &mut words)?.text_hash() == hash {
                 return Ok(Some(held));
             }
         }
         Ok(None)
     }
 
-    /// Reads a held document's record into `into` (its buffers reused), without changing
-    /// its recency.
+    /// A held document's record, read in place when it is in RAM (else into `scratch`),
+    /// without changing its recency.
+    pub fn view<'a>(&'a self, held: Held, scratch: &'a mut Vec<u64>) -> io::Result<View<'a>> {
+        debug_assert_eq!(self.seqs[held.slot as usize], held.seq, "stale handle");
+        let place = self.slots[held.slot as usize].place();
+        View::parse(self.store.get(place, scratch)?)
+    }
+
+    /// A held document's whole entry, into `into` (its buffers reused).
     pub fn load(&self, held: Held, into: &mut Entry) -> io::Result<()> {
-        self.load_with(held, &mut Vec::new(), into)
+        self.view(held, &mut Vec::new())?.to_entry(into)
     }
 
-    fn load_with(&self, held: Held, bytes: &mut Vec<u8>, into: &mut Entry) -> io::Result<()> {
-        debug_assert_eq!(self.seqs[held.slot as usize], held.seq, "stale handle");
-        let place = self.slots[held.slot as usize].place();
-        self.store.read(place, bytes)?;
-        record::decode(bytes, into)
-    }
-
-    /// The id of a held document (a short read of its record).
+    /// The id of a held document.
     pub fn id(&self, held: Held) -> io::Result<DocId> {
-        debug_assert_eq!(self.seqs[held.slot as usize], held.seq, "stale handle");
-        let place = self.slots[held.slot as usize].place();
-        let mut bytes = Vec::new();
-        self.store.read_prefix(place, record::ID_PREFIX, &mut bytes)?;
-        if let Some(n) = record::id_len(&bytes) {
-            self.store.read_prefix(place, n, &mut bytes)?;
-        }
-        record::decode_id(&bytes)
-    }
-
-    /// The band keys of a held document, into `out`.
-    pub fn band_keys(&self, held: Held, out: &mut Vec<u64>) -> io::Result<()> {
-        let mut entry = Entry {
-            band_keys: std::mem::take(out),
-            ..Entry::default()
-        };
-        self.load(held, &mut entry)?;
-        *out = entry.band_keys;
-        Ok(())
+        self.view(held, &mut Vec::new())?.id()
     }
 
     /// Asks the CPU to start loading a held document's slot.
@@ -399,9 +388,17 @@ impl Window {
         prefetch(&self.slots[held.slot as usize]);
     }
 
-    /// Calls `visit` with each of `held` (in order) and its entry, read from the store.
+    /// Asks the CPU to start loading the first lines of a held document's record, when it is
+    /// in RAM (verification reads its header and fingerprints next).
     #[inline]
-    pub fn visit(&self, held: &[Held], mut visit: impl FnMut(Held, &Entry)) -> io::Result<()> {
+    fn prefetch_record(&self, held: Held) {
+        self.store
+            .prefetch(self.slots[held.slot as usize].place(), PREFETCH_LINES);
+    }
+
+    /// Calls `visit` with each of `held` (in order) and its record, read from the store.
+    #[inline]
+    pub fn visit(&self, held: &[Held], mut visit: impl FnMut(Held, &View)) -> io::Result<()> {
         self.visit_while(held, |h, entry| {
             visit(h, entry);
             true
@@ -413,20 +410,27 @@ impl Window {
     pub fn visit_while(
         &self,
         held: &[Held],
-        mut visit: impl FnMut(Held, &Entry) -> bool,
+        mut visit: impl FnMut(Held, &View) -> bool,
     ) -> io::Result<()> {
+        // A rolling window of loads in flight: slots a few documents ahead, then (once a
+        // slot is in) the start of the record it points to, when that is in RAM.
         const SLOTS_AHEAD: usize = 8;
+        const RECORDS_AHEAD: usize = 3;
         for &h in held.iter().take(SLOTS_AHEAD) {
             self.prefetch_slot(h);
         }
-        let mut bytes = Vec::new();
-        let mut entry = Entry::default();
+        for &h in held.iter().take(RECORDS_AHEAD) {
+            self.prefetch_record(h);
+        }
+        let mut words = Vec::new();
         for (k, &h) in held.iter().enumerate() {
             if let Some(&ahead) = held.get(k + SLOTS_AHEAD) {
                 self.prefetch_slot(ahead);
             }
-            self.load_with(h, &mut bytes, &mut entry)?;
-            if !visit(h, &entry) {
+            if let Some(&ahead) = held.get(k + RECORDS_AHEAD) {
+                self.prefetch_record(ahead);
+            }
+            if !visit(h, &self.view(h, &mut words)?) {
                 break;
             }
         }
@@ -526,11 +530,16 @@ impl Window {
                 return;
             }
         }
+        // The budget is summed over the 256 tables: every BUDGET_CHECK inserts is enough, as
+        // the ceiling counts that many documents' worth of room.
+        if self.len % BUDGET_CHECK != 0 {
+            return;
+        }
         let disk = self.store.settings().disk;
         if disk > 0 && self.store.disk_bytes() + 2 * self.store.segment_bytes() as u64 > disk {
             self.limit(Limit::Disk);
         } else if self.budget > 0
-            && self.ram_bytes() + self.growth_reserve() + self.bytes_per_doc_ceiling()
+            && self.ram_bytes() + self.growth_reserve() + BUDGET_CHECK * self.bytes_per_doc_ceiling()
                 > self.budget
         {
             self.limit(Limit::Memory);
@@ -659,21 +668,25 @@ impl Window {
             return Ok(());
         }
         let place = self.slots[slot as usize].place();
-        let mut scratch = std::mem::take(&mut self.scratch);
-        self.store.read(place, &mut self.bytes)?;
-        record::decode(&self.bytes, &mut scratch)?;
+        let mut keys = std::mem::take(&mut self.keys);
+        let copy_key = {
+            let view = View::parse(self.store.get(place, &mut self.words)?)?;
+            keys.clear();
+            keys.extend_from_slice(view.band_keys);
+            view.copy_key()
+        };
         self.unlink(slot);
         self.slots[slot as usize].len = 0;
         self.store.freed(place);
         self.len -= 1;
         self.evictions += 1;
-        for &key in scratch.band_keys.iter() {
+        for &key in &keys {
             self.buckets[shard(key)].remove(key, slot);
         }
-        if let Some(h) = scratch.copy_key {
+        if let Some(h) = copy_key {
             self.copies.remove(h as u64, slot);
         }
-        self.scratch = scratch;
+        self.keys = keys;
         self.free.push(slot);
         Ok(())
     }

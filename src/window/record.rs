@@ -1,188 +1,225 @@
 //! A held document as bytes: what [`super::Entry`] holds, written to the store on insert
-//! and read back for verification, ids and eviction.
+//! and read back, without copying, for verification, ids and eviction.
 //!
-//! Layout (little-endian): the id first (kind byte, then a `u64` line number or a `u32`
-//! length and the bytes), so that [`decode_id`] needs only a short prefix; then a flag byte
-//! (bit 0: the copy index points here), the 128-bit text hash, the total weight (`f64`), five
-//! `u32` counts (fingerprints, weights, signature values, band keys, text bytes) and the
-//! arrays in that order.
+//! Layout, in the machine's byte order (the spill file never leaves the process), every part
+//! 8-byte aligned within a record that starts 8-byte aligned, so that a record in a RAM
+//! segment is read in place ([`View`]):
+//!
+//! | part | bytes |
+//! |---|---|
+//! | [`Header`]: text hash, total weight, line number, id kind and the counts | 64 |
+//! | band keys (`u64`) | 8 × bands |
+//! | fingerprints, tf-idf weights, signature (`u32`, `f32`, `u32`), then padding | 4 × each |
+//! | normalised text (text stages), then the id's bytes (string and number ids), padding | |
 
 use super::Entry;
 use crate::input::DocId;
+use crate::verify::Compared;
+use bytemuck::{Pod, Zeroable};
 use std::io;
 
-/// Bytes read first when only the id is wanted (enough for a line number or a short id).
-pub const ID_PREFIX: usize = 48;
+const LINE: u32 = 0;
+const STR: u32 = 1;
+const NUM: u32 = 2;
 
-const LINE: u8 = 0;
-const STR: u8 = 1;
-const NUM: u8 = 2;
-
-/// Writes the record of `entry` into `out` (cleared first); `copy_key` is what the copy
-/// index holds for it.
-pub fn encode(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
-    out.clear();
-    match &entry.id {
-        DocId::Line(n) => {
-            out.push(LINE);
-            out.extend_from_slice(&n.to_le_bytes());
-        }
-        DocId::Str(s) | DocId::Num(s) => {
-            out.push(if matches!(entry.id, DocId::Str(_)) {
-                STR
-            } else {
-                NUM
-            });
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        }
-    }
-    out.push(u8::from(copy_key.is_some()));
-    out.extend_from_slice(&entry.text_hash.to_le_bytes());
-    out.extend_from_slice(&entry.total_weight.to_le_bytes());
-    for n in [
-        entry.shingles.len(),
-        entry.weights.len(),
-        entry.signature.len(),
-        entry.band_keys.len(),
-        entry.text.len(),
-    ] {
-        out.extend_from_slice(&(n as u32).to_le_bytes());
-    }
-    out.reserve(
-        entry.shingles.len() * 4
-            + entry.weights.len() * 4
-            + entry.signature.len() * 4
-            + entry.band_keys.len() * 8
-            + entry.text.len(),
-    );
-    for v in &entry.shingles {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    for v in &entry.weights {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    for v in &entry.signature {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    for v in &entry.band_keys {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out.extend_from_slice(entry.text.as_bytes());
+/// The fixed part of a record.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct Header {
+    text_hash: [u64; 2],
+    total_weight: f64,
+    /// The line number of a [`DocId::Line`] id.
+    line: u64,
+    /// [`LINE`], [`STR`] or [`NUM`], and 1 << 8 when the copy index points here.
+    kind: u32,
+    id_len: u32,
+    shingles: u32,
+    weights: u32,
+    signature: u32,
+    band_keys: u32,
+    text_len: u32,
+    _pad: u32,
 }
 
-/// Reads a record back.
-struct Reader<'a>(&'a [u8]);
+// SAFETY: `Header` is `repr(C)`, all its fields are plain numbers, and it has no padding
+// (16 + 8 + 8 + 8 × 4 = 64 bytes, every field at its natural alignment).
+unsafe impl Zeroable for Header {}
+// SAFETY: as above.
+unsafe impl Pod for Header {}
 
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> io::Result<&'a [u8]> {
-        if self.0.len() < n {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "a window record ends early (the spill file was changed)",
-            ));
+const HEADER: usize = std::mem::size_of::<Header>();
+const COPY: u32 = 1 << 8;
+
+/// `n` rounded up to a multiple of 8.
+fn padded(n: usize) -> usize {
+    n.div_ceil(8) * 8
+}
+
+/// Writes the record of `entry` into `out` (cleared first; its length a multiple of 8);
+/// `copy_key` is what the copy index holds for it.
+pub fn encode(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
+    let (kind, line, id_bytes): (u32, u64, &[u8]) = match &entry.id {
+        DocId::Line(n) => (LINE, *n, &[]),
+        DocId::Str(s) => (STR, 0, s.as_bytes()),
+        DocId::Num(s) => (NUM, 0, s.as_bytes()),
+    };
+    let header = Header {
+        text_hash: [entry.text_hash as u64, (entry.text_hash >> 64) as u64],
+        total_weight: entry.total_weight,
+        line,
+        kind: kind | if copy_key.is_some() { COPY } else { 0 },
+        id_len: id_bytes.len() as u32,
+        shingles: entry.shingles.len() as u32,
+        weights: entry.weights.len() as u32,
+        signature: entry.signature.len() as u32,
+        band_keys: entry.band_keys.len() as u32,
+        text_len: entry.text.len() as u32,
+        _pad: 0,
+    };
+    out.clear();
+    out.extend_from_slice(bytemuck::bytes_of(&header));
+    out.extend_from_slice(bytemuck::cast_slice(&entry.band_keys));
+    out.extend_from_slice(bytemuck::cast_slice(&entry.shingles));
+    out.extend_from_slice(bytemuck::cast_slice(&entry.weights));
+    out.extend_from_slice(bytemuck::cast_slice(&entry.signature));
+    out.resize(padded(out.len()), 0);
+    out.extend_from_slice(entry.text.as_bytes());
+    out.extend_from_slice(id_bytes);
+    out.resize(padded(out.len()), 0);
+}
+
+fn damaged() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        "a window record is damaged (the spill file was changed)",
+    )
+}
+
+/// A record read in place.
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a> {
+    header: &'a Header,
+    /// One key per band.
+    pub band_keys: &'a [u64],
+    shingles: &'a [u32],
+    weights: &'a [f32],
+    signature: &'a [u32],
+    text: &'a str,
+    id: &'a [u8],
+}
+
+/// `n` items of `T` from the front of `bytes`, which then starts after them.
+fn take<'a, T: Pod>(bytes: &mut &'a [u8], n: usize) -> io::Result<&'a [T]> {
+    let len = n * std::mem::size_of::<T>();
+    if bytes.len() < len {
+        return Err(damaged());
+    }
+    let (head, rest) = bytes.split_at(len);
+    *bytes = rest;
+    bytemuck::try_cast_slice(head).map_err(|_| damaged())
+}
+
+impl<'a> View<'a> {
+    /// Reads a record (8-byte aligned, as the store gives it).
+    pub fn parse(record: &'a [u8]) -> io::Result<View<'a>> {
+        if record.len() < HEADER {
+            return Err(damaged());
         }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Ok(head)
+        let header: &Header = bytemuck::try_from_bytes(&record[..HEADER]).map_err(|_| damaged())?;
+        let mut rest = &record[HEADER..];
+        let band_keys = take::<u64>(&mut rest, header.band_keys as usize)?;
+        let shingles = take::<u32>(&mut rest, header.shingles as usize)?;
+        let weights = take::<f32>(&mut rest, header.weights as usize)?;
+        let signature = take::<u32>(&mut rest, header.signature as usize)?;
+        let used = record.len() - rest.len();
+        rest = record.get(padded(used)..).ok_or_else(damaged)?;
+        let text = take::<u8>(&mut rest, header.text_len as usize)?;
+        let id = take::<u8>(&mut rest, header.id_len as usize)?;
+        Ok(View {
+            header,
+            band_keys,
+            shingles,
+            weights,
+            signature,
+            text: std::str::from_utf8(text).map_err(|_| damaged())?,
+            id,
+        })
     }
 
-    fn array<const N: usize>(&mut self) -> io::Result<[u8; N]> {
-        Ok(self.take(N)?.try_into().expect("N bytes"))
+    /// The hash of the normalised text.
+    pub fn text_hash(&self) -> u128 {
+        u128::from(self.header.text_hash[0]) | u128::from(self.header.text_hash[1]) << 64
     }
 
-    fn u32(&mut self) -> io::Result<usize> {
-        Ok(u32::from_le_bytes(self.array()?) as usize)
+    /// The copy index's key for this document, when it points here.
+    pub fn copy_key(&self) -> Option<u128> {
+        (self.header.kind & COPY != 0).then(|| self.text_hash())
     }
 
-    fn id(&mut self) -> io::Result<DocId> {
-        match self.array::<1>()?[0] {
-            LINE => Ok(DocId::Line(u64::from_le_bytes(self.array()?))),
+    /// The document's id.
+    pub fn id(&self) -> io::Result<DocId> {
+        match self.header.kind & 0xff {
+            LINE => Ok(DocId::Line(self.header.line)),
             kind @ (STR | NUM) => {
-                let n = self.u32()?;
-                let s = std::str::from_utf8(self.take(n)?)
-                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                let s = std::str::from_utf8(self.id).map_err(|_| damaged())?;
                 Ok(if kind == STR {
                     DocId::Str(s.into())
                 } else {
                     DocId::Num(s.into())
                 })
             }
-            _ => Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "a window record with an unknown id kind",
-            )),
+            _ => Err(damaged()),
         }
     }
-}
 
-/// The length of the id part when `prefix` (the first bytes of a record) does not hold it
-/// whole: read that many bytes and call [`decode_id`] again.
-pub fn id_len(prefix: &[u8]) -> Option<usize> {
-    match prefix.first() {
-        Some(&STR | &NUM) if prefix.len() >= 5 => {
-            let n = u32::from_le_bytes(prefix[1..5].try_into().expect("4 bytes")) as usize;
-            (prefix.len() < 5 + n).then_some(5 + n)
+    /// What verification compares of this document.
+    pub fn compared(&self) -> Compared<'a> {
+        Compared {
+            shingles: self.shingles,
+            weights: self.weights,
+            total_weight: self.header.total_weight,
+            text: Some(self.text),
+            signature: self.signature,
+            text_hash: self.text_hash(),
         }
-        _ => None,
     }
-}
 
-/// The id of a record, from its first bytes.
-pub fn decode_id(prefix: &[u8]) -> io::Result<DocId> {
-    Reader(prefix).id()
-}
-
-/// Decodes a whole record into `into`, reusing its buffers.
-pub fn decode(record: &[u8], into: &mut Entry) -> io::Result<()> {
-    let mut r = Reader(record);
-    into.id = r.id()?;
-    let copy = r.array::<1>()?[0] & 1 == 1;
-    into.text_hash = u128::from_le_bytes(r.array()?);
-    into.copy_key = copy.then_some(into.text_hash);
-    into.total_weight = f64::from_le_bytes(r.array()?);
-    let counts = [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
-    into.shingles.clear();
-    into.shingles.extend(
-        r.take(counts[0] * 4)?
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
-    );
-    into.weights.clear();
-    into.weights.extend(
-        r.take(counts[1] * 4)?
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes"))),
-    );
-    into.signature.clear();
-    into.signature.extend(
-        r.take(counts[2] * 4)?
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
-    );
-    into.band_keys.clear();
-    into.band_keys.extend(
-        r.take(counts[3] * 8)?
-            .chunks_exact(8)
-            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
-    );
-    into.text.clear();
-    into.text.push_str(
-        std::str::from_utf8(r.take(counts[4])?)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?,
-    );
-    Ok(())
+    /// The whole entry, into `into` (its buffers reused).
+    pub fn to_entry(&self, into: &mut Entry) -> io::Result<()> {
+        into.id = self.id()?;
+        into.text_hash = self.text_hash();
+        into.copy_key = self.copy_key();
+        into.total_weight = self.header.total_weight;
+        into.shingles.clear();
+        into.shingles.extend_from_slice(self.shingles);
+        into.weights.clear();
+        into.weights.extend_from_slice(self.weights);
+        into.signature.clear();
+        into.signature.extend_from_slice(self.signature);
+        into.band_keys.clear();
+        into.band_keys.extend_from_slice(self.band_keys);
+        into.text.clear();
+        into.text.push_str(self.text);
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// `bytes` copied to an 8-byte aligned buffer, as the store gives records.
+    fn aligned(bytes: &[u8]) -> Vec<u64> {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        words
+    }
+
     #[test]
     fn entries_come_back_whole() {
         for id in [
             DocId::Line(77),
-            DocId::Str("a long string id, longer than the prefix read first".into()),
+            DocId::Str("a string id é".into()),
             DocId::Num("12345678901234567890123".into()),
         ] {
             let entry = Entry {
@@ -191,23 +228,27 @@ mod tests {
                 weights: vec![0.5, 1.0, 2.0, 3.5],
                 total_weight: 7.0,
                 text: "é text".into(),
-                signature: vec![3, 4],
+                signature: vec![3, 4, 5],
                 band_keys: vec![u64::MAX, 0, 42],
-                copy_key: Some(99),
-                text_hash: 99,
+                copy_key: Some(99 << 70 | 5),
+                text_hash: 99 << 70 | 5,
             };
             let mut bytes = Vec::new();
             encode(&entry, entry.copy_key, &mut bytes);
+            assert_eq!(bytes.len() % 8, 0);
+            let words = aligned(&bytes);
+            let record = &bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()];
+            let view = View::parse(record).unwrap();
+            assert_eq!(view.id().unwrap(), entry.id);
             let mut back = Entry::default();
-            decode(&bytes, &mut back).unwrap();
+            view.to_entry(&mut back).unwrap();
             assert_eq!(format!("{back:?}"), format!("{entry:?}"));
-            let prefix = &bytes[..ID_PREFIX.min(bytes.len())];
-            let id = match id_len(prefix) {
-                None => decode_id(prefix).unwrap(),
-                Some(n) => decode_id(&bytes[..n]).unwrap(),
-            };
-            assert_eq!(id, entry.id);
-            assert!(decode(&bytes[..bytes.len() - 1], &mut back).is_err());
+            encode(&entry, None, &mut bytes);
+            let words = aligned(&bytes);
+            let view = View::parse(&bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()]);
+            assert_eq!(view.unwrap().copy_key(), None);
+            assert!(View::parse(&record[..record.len() - 16]).is_err());
+            assert!(View::parse(&record[..HEADER - 1]).is_err());
         }
     }
 }

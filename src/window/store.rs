@@ -193,17 +193,39 @@ impl Store {
         Ok(self.file.as_ref().expect("just created"))
     }
 
-    /// Reads the record at `place` into `out` (replacing its content).
-    pub fn read(&self, place: Place, out: &mut Vec<u8>) -> io::Result<()> {
-        self.read_prefix(place, place.len as usize, out)
+    /// The record at `place`, 8-byte aligned: in place when it lies in one RAM segment, else
+    /// read into `scratch`.
+    pub fn get<'a>(&'a self, place: Place, scratch: &'a mut Vec<u64>) -> io::Result<&'a [u8]> {
+        let len = place.len as usize;
+        if place.offset >= self.ram_start {
+            let from = (place.offset - self.ram_start) as usize;
+            let segment = &self.segments[from / self.segment];
+            let within = from % self.segment;
+            if within + len <= segment.len() {
+                let record = &segment[within..within + len];
+                if record.as_ptr().align_offset(8) == 0 {
+                    return Ok(record);
+                }
+            }
+        }
+        scratch.clear();
+        scratch.resize(len.div_ceil(8), 0);
+        let buf = &mut bytemuck::cast_slice_mut::<u64, u8>(scratch)[..len];
+        self.read_into(place.offset, buf)?;
+        Ok(buf)
     }
 
-    /// Reads the first `len` bytes (at most the record's) of the record at `place` into `out`.
-    pub fn read_prefix(&self, place: Place, len: usize, out: &mut Vec<u8>) -> io::Result<()> {
-        let len = len.min(place.len as usize);
+    /// Reads the record at `place` into `out` (replacing its content).
+    pub fn read(&self, place: Place, out: &mut Vec<u8>) -> io::Result<()> {
         out.clear();
-        out.resize(len, 0);
-        let mut at = place.offset;
+        out.resize(place.len as usize, 0);
+        self.read_into(place.offset, out)
+    }
+
+    /// Fills `out` with the bytes from `offset` on.
+    fn read_into(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        let len = out.len();
+        let mut at = offset;
         let mut filled = 0;
         if at < self.ram_start {
             let n = len.min((self.ram_start - at) as usize);
@@ -225,6 +247,21 @@ impl Store {
             at += n as u64;
         }
         Ok(())
+    }
+
+    /// Asks the CPU to start loading the first `lines` cache lines of the record at `place`,
+    /// when it is in RAM.
+    #[inline]
+    pub fn prefetch(&self, place: Place, lines: usize) {
+        if place.offset < self.ram_start {
+            return;
+        }
+        let from = (place.offset - self.ram_start) as usize;
+        if let Some(segment) = self.segments.get(from / self.segment) {
+            let within = from % self.segment;
+            let end = (within + place.len as usize).min(segment.len());
+            crate::prefetch::prefetch_slice(&segment[within..end], lines);
+        }
     }
 
     /// Counts the record at `place` as garbage (its document left the window).
@@ -325,8 +362,8 @@ mod tests {
             for (r, p) in records.iter().zip(&places) {
                 store.read(*p, &mut out).unwrap();
                 assert_eq!(&out, r);
-                store.read_prefix(*p, 10, &mut out).unwrap();
-                assert_eq!(&out[..], &r[..r.len().min(10)]);
+                let mut scratch = Vec::new();
+                assert_eq!(store.get(*p, &mut scratch).unwrap(), &r[..]);
             }
         }
         assert_eq!(
