@@ -192,16 +192,12 @@ fn stages(c: &mut Criterion) {
                         i as u64,
                         Entry {
                             id: DocId::Line(i as u64),
-                            shingles: Box::new([]),
-                            weights: Box::new([]),
-                            total_weight: 0.0,
-                            text: "".into(),
-                            signature: Box::new([]),
-                            band_keys: k.clone().into_boxed_slice(),
-                            copy_key: None,
+                            band_keys: k.clone(),
                             text_hash: i as u128,
+                            ..Entry::default()
                         },
-                    );
+                    )
+                    .expect("records in RAM");
                 }
                 w
             },

@@ -545,8 +545,8 @@ impl Config {
         if self.max_memory == 0 {
             return 0;
         }
-        let pipeline = (PIPELINE_BASE + self.worker_threads() * PIPELINE_PER_THREAD)
-            .min(self.max_memory / 2);
+        let pipeline =
+            (PIPELINE_BASE + self.worker_threads() * PIPELINE_PER_THREAD).min(self.max_memory / 2);
         (self.max_memory - pipeline).max(1)
     }
 

@@ -71,7 +71,11 @@ pub fn begin_write() -> bool {
 pub fn end_write(complete: bool) {
     let line = LINE.load(Ordering::Relaxed);
     WRITTEN.store(
-        if complete { line } else { line.saturating_sub(1) },
+        if complete {
+            line
+        } else {
+            line.saturating_sub(1)
+        },
         Ordering::Relaxed,
     );
     let _ = GATE.compare_exchange(WRITING, IDLE, Ordering::Release, Ordering::Relaxed);
@@ -117,11 +121,11 @@ pub fn out_of_memory(size: usize) -> ! {
         bytes: [0; 512],
         len: 0,
     };
-    let _ = write!(
+    let _ = writeln!(
         m,
         "neardup: out of memory: an allocation of {size} bytes failed at input line {}; the \
          output is complete up to input line {} and ends at a whole line (give the run more \
-         memory, or a lower --max-memory so that the window evicts instead)\n",
+         memory, or a lower --max-memory so that the window evicts instead)",
         LINE.load(Ordering::Relaxed),
         WRITTEN.load(Ordering::Relaxed),
     );

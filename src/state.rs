@@ -571,7 +571,11 @@ mod tests {
         assert!(!a.is_empty());
         assert_eq!(
             w.find_copy(7u128 << 70 | 3).unwrap().map(|h| h.seq),
-            saved.window.find_copy(7u128 << 70 | 3).unwrap().map(|h| h.seq)
+            saved
+                .window
+                .find_copy(7u128 << 70 | 3)
+                .unwrap()
+                .map(|h| h.seq)
         );
         assert!(
             load(&dir.join("missing"), &config(), SHINGLING)

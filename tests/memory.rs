@@ -38,9 +38,12 @@ fn spilled_and_in_ram_runs_write_the_same_bytes() {
         &["clusters", "--keep", "longest"],
     ];
     for job in jobs {
-        let in_ram = neardup(&[job, &["--spill-dir", "none", "-j", "1", SAMPLE]].concat(), b"")
-            .ok()
-            .stdout;
+        let in_ram = neardup(
+            &[job, &["--spill-dir", "none", "-j", "1", SAMPLE]].concat(),
+            b"",
+        )
+        .ok()
+        .stdout;
         assert!(!in_ram.is_empty(), "{job:?} wrote nothing");
         for threads in ["1", "2", "3"] {
             let run = neardup(
@@ -61,18 +64,34 @@ fn spilled_and_in_ram_runs_write_the_same_bytes() {
                 b"",
             )
             .ok();
-            assert!(run.stdout == in_ram, "{job:?} -j {threads}: spilled output differs");
+            assert!(
+                run.stdout == in_ram,
+                "{job:?} -j {threads}: spilled output differs"
+            );
         }
     }
     // The filter's --stats say where the bytes went.
     let run = neardup(
-        &["--stats", "--spill-dir", dir_arg, "--spill-cache", "0", SAMPLE],
+        &[
+            "--stats",
+            "--spill-dir",
+            dir_arg,
+            "--spill-cache",
+            "0",
+            SAMPLE,
+        ],
         b"",
     )
     .ok();
     let stats = run.stats();
-    assert!(stats["window_disk_bytes"].as_u64().unwrap() > 100_000, "{stats}");
-    assert!(stats["disk_bytes_per_doc"].as_u64().unwrap() > 100, "{stats}");
+    assert!(
+        stats["window_disk_bytes"].as_u64().unwrap() > 100_000,
+        "{stats}"
+    );
+    assert!(
+        stats["disk_bytes_per_doc"].as_u64().unwrap() > 100,
+        "{stats}"
+    );
     assert!(stats["ram_bytes_per_doc"].as_u64().unwrap() > 0, "{stats}");
     assert_eq!(entries(&dir), 0, "spill files are removed");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -116,7 +135,12 @@ fn a_memory_budget_evicts_with_a_note_and_loses_nothing() {
     // 20,000 distinct documents: more than a small budget's window holds.
     let mut input = String::new();
     for i in 0..20_000 {
-        input += &format!("document {i} has words {} and {} and {}\n", i * 7, i * 13, i * 31);
+        input += &format!(
+            "document {i} has words {} and {} and {}\n",
+            i * 7,
+            i * 13,
+            i * 31
+        );
     }
     let run = neardup(
         &["--stats", "--max-memory", "1M", "--spill-dir", "none"],
@@ -125,7 +149,8 @@ fn a_memory_budget_evicts_with_a_note_and_loses_nothing() {
     .ok();
     let stats = run.stats();
     assert!(
-        run.stderr.contains("--max-memory (1 MiB) reached at input line"),
+        run.stderr
+            .contains("--max-memory (1 MiB) reached at input line"),
         "{}",
         run.stderr
     );
@@ -187,7 +212,10 @@ fn running_out_of_memory_stops_at_a_whole_line() {
         assert!(!stderr.contains("panicked"), "stderr: {stderr}");
         let out = output.stdout;
         assert!(out.is_empty() || out.ends_with(b"\n"), "a torn last line");
-        assert!(full.starts_with(&out), "the output is a prefix of the full output");
+        assert!(
+            full.starts_with(&out),
+            "the output is a prefix of the full output"
+        );
     }
     std::fs::remove_file(&path).unwrap();
     assert!(failed, "no limit made the run fail: lower them");
@@ -226,9 +254,7 @@ fn spill_files_never_stay_behind() {
     {
         use std::io::Write;
         let stdin = child.stdin.as_mut().unwrap();
-        stdin
-            .write_all(&std::fs::read(SAMPLE).unwrap())
-            .unwrap();
+        stdin.write_all(&std::fs::read(SAMPLE).unwrap()).unwrap();
         stdin.flush().unwrap();
     }
     std::thread::sleep(std::time::Duration::from_millis(500));
@@ -239,7 +265,11 @@ fn spill_files_never_stay_behind() {
         })
         .unwrap_or(true);
     assert!(open_spill, "the run holds its spill file open");
-    assert_eq!(entries(&dir), 0, "while running, the file is already unlinked");
+    assert_eq!(
+        entries(&dir),
+        0,
+        "while running, the file is already unlinked"
+    );
     // SAFETY: a signal to our own child, which has not been waited for.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     child.wait().unwrap();

@@ -146,10 +146,7 @@ impl Helpers {
                     };
                     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         match work {
-                            Work::Index {
-                                docs,
-                                mut tables,
-                            } => {
+                            Work::Index { docs, mut tables } => {
                                 index_keys(&docs, &mut tables);
                                 Done::Indexed(tables)
                             }

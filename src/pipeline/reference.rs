@@ -41,7 +41,7 @@ pub(super) fn load<D: Write>(
     config.against = Vec::new();
     config.progress = false;
     let mut window = if corpora.is_empty() {
-        Window::for_config(&config)
+        Window::for_config(config)
     } else {
         config.inputs = corpora;
         let inputs = Input::open_all(&config.inputs)?;

@@ -204,10 +204,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.taken += 1;
             // A batch that cannot evict anything may be verified on all threads; otherwise
             // each document's matches must be refreshed before the next insert may evict.
-            if self.helpers.is_some()
-                && self.wants_help()
-                && docs.len() <= self.window.room()
-            {
+            if self.helpers.is_some() && self.wants_help() && docs.len() <= self.window.room() {
                 self.batch_in_parallel(&batch, docs, diag)?;
             } else {
                 let mut docs = docs.into_iter().enumerate().peekable();
@@ -226,7 +223,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
             {
                 self.limit_reported = true;
                 if !self.config.quiet {
-                    let _ = writeln!(diag, "{}", limit_note(self.config, limit, &self.window, self.lines));
+                    let _ = writeln!(
+                        diag,
+                        "{}",
+                        limit_note(self.config, limit, &self.window, self.lines)
+                    );
                 }
             }
             let every = self.config.checkpoint_every;
@@ -332,15 +333,16 @@ impl<'c, W: Write> Sequencer<'c, W> {
             &self.graph,
             self.config.components_over,
         ) {
-            let joined = components.join(
-                self.config,
-                min_edge,
-                &mut self.window,
-                graph,
-                &signed,
-                &mut self.matches,
-            )
-            .map_err(spill)?;
+            let joined = components
+                .join(
+                    self.config,
+                    min_edge,
+                    &mut self.window,
+                    graph,
+                    &signed,
+                    &mut self.matches,
+                )
+                .map_err(spill)?;
             self.summary.candidates += joined.verified;
             self.report(batch, i, &signed.id, signed.node.take())?;
             if !joined.copy {
@@ -596,7 +598,10 @@ fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> Stri
             "the memory the system gives (it refused more, below --max-memory)".to_string(),
             "the memory limit (ulimit, container)",
         ),
-        Limit::Disk => (format!("--max-disk ({} MiB)", config.max_disk >> 20), "--max-disk"),
+        Limit::Disk => (
+            format!("--max-disk ({} MiB)", config.max_disk >> 20),
+            "--max-disk",
+        ),
     };
     format!(
         "neardup: {what} reached at input line {line} with {} documents held: from here on the \

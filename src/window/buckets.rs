@@ -362,7 +362,10 @@ impl Buckets {
     }
 
     fn rehash_into(&mut self, table: Table) {
-        assert!(table.len() <= 1 << 32, "a bucket table of at most 2^32 cells");
+        assert!(
+            table.len() <= 1 << 32,
+            "a bucket table of at most 2^32 cells"
+        );
         let old = std::mem::replace(&mut self.cells, table);
         for line in old.0.iter() {
             for c in line.0.iter().filter(|c| c.value != EMPTY) {

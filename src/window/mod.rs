@@ -39,8 +39,8 @@ pub use lookup::Rank;
 pub use marks::Marks;
 #[cfg(test)]
 use marks::QUERIES;
-use std::io;
 pub use record::View;
+use std::io;
 pub use store::{Place, Store, StoreSettings};
 
 /// What the window keeps of a document: given to [`Window::insert`], which stores it as a
@@ -532,14 +532,16 @@ impl Window {
         }
         // The budget is summed over the 256 tables: every BUDGET_CHECK inserts is enough, as
         // the ceiling counts that many documents' worth of room.
-        if self.len % BUDGET_CHECK != 0 {
+        if !self.len.is_multiple_of(BUDGET_CHECK) {
             return;
         }
         let disk = self.store.settings().disk;
         if disk > 0 && self.store.disk_bytes() + 2 * self.store.segment_bytes() as u64 > disk {
             self.limit(Limit::Disk);
         } else if self.budget > 0
-            && self.ram_bytes() + self.growth_reserve() + BUDGET_CHECK * self.bytes_per_doc_ceiling()
+            && self.ram_bytes()
+                + self.growth_reserve()
+                + BUDGET_CHECK * self.bytes_per_doc_ceiling()
                 > self.budget
         {
             self.limit(Limit::Memory);
@@ -828,7 +830,9 @@ mod tests {
         for (batch, range) in [(0..120), (120..300)].into_iter().enumerate() {
             let mut held = Vec::new();
             for i in range {
-                one_by_one.insert(i as u64, entry(&keys[i], Some(i as u128))).unwrap();
+                one_by_one
+                    .insert(i as u64, entry(&keys[i], Some(i as u128)))
+                    .unwrap();
                 let e = entry(&keys[i], Some(i as u128));
                 let h = batched.insert_unindexed(i as u64, &e).unwrap();
                 held.push((h, e));
@@ -962,7 +966,8 @@ mod tests {
     fn memory_stays_bounded_under_churn() {
         let mut w = Window::new(100);
         for seq in 0..10_000u64 {
-            w.insert(seq, entry(&[seq, seq / 2, seq % 17], Some(seq as u128))).unwrap();
+            w.insert(seq, entry(&[seq, seq / 2, seq % 17], Some(seq as u128)))
+                .unwrap();
         }
         assert_eq!(w.len(), 100);
         assert!(w.buckets.len() <= 300);

@@ -163,7 +163,9 @@ impl Store {
             self.spill_file()?;
             let (file, oldest) = (
                 self.file.as_ref().expect("just opened"),
-                self.segments.front().expect("a full RAM share has segments"),
+                self.segments
+                    .front()
+                    .expect("a full RAM share has segments"),
             );
             file.write_all_at(oldest, self.ram_start)?;
             let mut oldest = self.segments.pop_front().expect("checked above");
@@ -187,7 +189,11 @@ impl Store {
     /// The spill file, created (and unlinked) on first use.
     fn spill_file(&mut self) -> io::Result<&File> {
         if self.file.is_none() {
-            let dir = self.settings.dir.as_deref().expect("only a spilling store spills");
+            let dir = self
+                .settings
+                .dir
+                .as_deref()
+                .expect("only a spilling store spills");
             self.file = Some(create_unlinked(dir)?);
         }
         Ok(self.file.as_ref().expect("just created"))
@@ -352,10 +358,7 @@ mod tests {
                 disk: 0,
             });
             let records = records();
-            let places: Vec<Place> = records
-                .iter()
-                .map(|r| store.append(r).unwrap())
-                .collect();
+            let places: Vec<Place> = records.iter().map(|r| store.append(r).unwrap()).collect();
             assert_eq!(store.disk_bytes() > 0, spill);
             assert!(!spill || store.ram_bytes() <= store.ram_ceiling());
             let mut out = Vec::new();
@@ -390,7 +393,9 @@ mod tests {
     #[test]
     fn garbage_is_counted() {
         let mut store = Store::new(StoreSettings::default());
-        let p = store.append(&vec![1u8; (MIN_GARBAGE as usize) + 10]).unwrap();
+        let p = store
+            .append(&vec![1u8; (MIN_GARBAGE as usize) + 10])
+            .unwrap();
         let q = store.append(&[2u8; 5]).unwrap();
         assert!(!store.needs_compaction());
         store.freed(p);
