@@ -1,6 +1,6 @@
 """The native half of the ``neardup`` module (see ``neardup/__init__.py``)."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 __version__: str
 
@@ -8,8 +8,21 @@ class BadDocumentError(ValueError):
     """A text with no words after normalisation, under ``on_bad_line="fail"``."""
 
 class Match:
-    """The kept document a duplicate matched."""
+    """The kept document a duplicate matched: a small frozen record that unpacks as
+    ``dup_of, similarity, exact, in_reference``."""
 
+    _fields: tuple[str, str, str, str]
+    __match_args__ = ("dup_of", "similarity", "exact", "in_reference")
+    def __init__(
+        self,
+        dup_of: str | int,
+        similarity: float,
+        exact: bool = False,
+        in_reference: bool = False,
+    ) -> None: ...
+    def __iter__(self) -> Iterator[str | int | float | bool]: ...
+    def __len__(self) -> int: ...
+    def _asdict(self) -> dict[str, str | int | float | bool]: ...
     @property
     def dup_of(self) -> str | int:
         """Its id: the one given to ``add``, or its position among the documents added
@@ -37,11 +50,12 @@ class Deduper:
         self, text: str | None, id: str | int | None = None
     ) -> Match | Skipped | None: ...
     def add_many(
-        self, texts: Iterable[str | None], ids: Iterable[str | int] | None = None
+        self, texts: Iterable[object], ids: Iterable[object] | None = None
     ) -> list[Match | Skipped | None]: ...
     def save(self, path: str | None = None) -> None: ...
     def stats(self) -> str: ...
 
-def pairs(argv: list[str], texts: Iterable[str]) -> list[tuple[int, int, float]]: ...
-def clusters(argv: list[str], texts: Iterable[str]) -> list[int]: ...
+def pairs(argv: list[str], texts: Iterable[object]) -> list[tuple[int, int, float]]: ...
+def clusters(argv: list[str], texts: Iterable[object]) -> list[int]: ...
 def main(argv: list[str]) -> int: ...
+def options(command: str | None = None) -> list[str]: ...

@@ -67,13 +67,74 @@ struct PyMatch {
 
 #[pymethods]
 impl PyMatch {
+    #[new]
+    #[pyo3(signature = (dup_of, similarity, exact=false, in_reference=false))]
+    fn new(dup_of: Py<PyAny>, similarity: f64, exact: bool, in_reference: bool) -> Self {
+        PyMatch {
+            dup_of,
+            similarity,
+            exact,
+            in_reference,
+        }
+    }
+
+    /// The field names, in order (as a named tuple has them).
+    #[classattr]
+    fn _fields() -> (&'static str, &'static str, &'static str, &'static str) {
+        ("dup_of", "similarity", "exact", "in_reference")
+    }
+
+    /// The fields for `match` statements' positional patterns.
+    #[classattr]
+    fn __match_args__() -> (&'static str, &'static str, &'static str, &'static str) {
+        Self::_fields()
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let exact = if self.exact { "True" } else { "False" };
+        let bool_text = |b: bool| if b { "True" } else { "False" };
         Ok(format!(
-            "Match(dup_of={}, similarity={:?}, exact={exact})",
+            "Match(dup_of={}, similarity={:?}, exact={}, in_reference={})",
             self.dup_of.bind(py).repr()?,
-            self.similarity
+            self.similarity,
+            bool_text(self.exact),
+            bool_text(self.in_reference)
         ))
+    }
+
+    /// `dup_of, similarity, exact, in_reference = m`.
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let items = (
+            self.dup_of.clone_ref(py),
+            self.similarity,
+            self.exact,
+            self.in_reference,
+        )
+            .into_pyobject(py)?;
+        Ok(items.try_iter()?.into_any().unbind())
+    }
+
+    fn __len__(&self) -> usize {
+        4
+    }
+
+    /// The fields as a dict (as a named tuple's `_asdict`).
+    fn _asdict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("dup_of", self.dup_of.bind(py))?;
+        d.set_item("similarity", self.similarity)?;
+        d.set_item("exact", self.exact)?;
+        d.set_item("in_reference", self.in_reference)?;
+        Ok(d)
+    }
+
+    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
+        let key = (
+            self.dup_of.clone_ref(py),
+            self.similarity,
+            self.exact,
+            self.in_reference,
+        );
+        key.into_pyobject(py)?.hash()
     }
 
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -124,13 +185,24 @@ fn id_to_py(py: Python<'_>, id: &DocId) -> PyResult<Py<PyAny>> {
     })
 }
 
-/// An id given by the caller: a str or an int.
+/// An id given by the caller: a str or an int (a numpy integer, or anything else with
+/// `__index__`; a pyarrow scalar of either).
 fn id_from_py(id: &Bound<'_, PyAny>) -> PyResult<DocId> {
     if let Ok(s) = id.cast::<PyString>() {
         return Ok(DocId::Str(s.to_str()?.into()));
     }
-    if id.is_instance_of::<PyInt>() && !id.is_instance_of::<pyo3::types::PyBool>() {
+    if id.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err("an id is a str or an int, not bool"));
+    }
+    if id.is_instance_of::<PyInt>() {
         return Ok(DocId::Num(id.str()?.to_str()?.into()));
+    }
+    if id.hasattr("__index__")? {
+        let int = id.call_method0("__index__")?;
+        return Ok(DocId::Num(int.str()?.to_str()?.into()));
+    }
+    if id.hasattr("as_py")? && id.get_type().module()?.to_str()?.starts_with("pyarrow") {
+        return id_from_py(&id.call_method0("as_py")?);
     }
     Err(PyTypeError::new_err(format!(
         "an id is a str or an int, not {}",
@@ -201,7 +273,7 @@ impl PyDeduper {
     ) -> PyResult<Py<PyAny>> {
         let text = text_of(text)?;
         let id = id.map(id_from_py).transpose()?;
-        let outcome = py.detach(|| self.lock().add(text, id)).map_err(py_err)?;
+        let outcome = py.detach(|| self.lock().add(&text, id)).map_err(py_err)?;
         outcome_to_py(py, outcome, self.policy)
     }
 
@@ -214,23 +286,28 @@ impl PyDeduper {
     ) -> PyResult<Vec<Py<PyAny>>> {
         let mut documents = Documents::new(texts, ids)?;
         let mut outcomes = Vec::new();
-        loop {
-            // `--idf-warmup N` learns from the first N documents of the first batch.
-            let n = SLICE.max(self.lock().idf_pending().unwrap_or(0));
-            let docs = documents.next_slice(n)?;
-            if docs.is_empty() {
-                break;
+        let result = (|| -> PyResult<()> {
+            loop {
+                // `--idf-warmup N` learns from the first N documents of the first batch.
+                let n = SLICE.max(self.lock().idf_pending().unwrap_or(0));
+                let docs = documents.next_slice(n)?;
+                if docs.is_empty() {
+                    return Ok(());
+                }
+                let decided = py.detach(|| self.lock().add_many(&docs)).map_err(py_err)?;
+                for outcome in decided {
+                    outcomes.push(outcome_to_py(py, outcome, self.policy)?);
+                }
+                py.check_signals()?;
+                if docs.len() < n {
+                    return Ok(());
+                }
             }
-            let decided = py.detach(|| self.lock().add_many(&docs)).map_err(py_err)?;
-            for outcome in decided {
-                outcomes.push(outcome_to_py(py, outcome, self.policy)?);
-            }
-            py.check_signals()?;
-            if docs.len() < n {
-                break;
-            }
+        })();
+        match result {
+            Ok(()) => Ok(outcomes),
+            Err(e) => Err(with_outcomes(py, e, outcomes)),
         }
-        Ok(outcomes)
     }
 
     /// Saves the window to `path`, or to the `--state` file.
@@ -241,25 +318,76 @@ impl PyDeduper {
     }
 
     /// The counts so far, as `--stats` prints them (JSON).
-    fn stats(&self) -> String {
-        self.lock().summary().to_json()
+    fn stats(&self, py: Python<'_>) -> String {
+        // Another thread's batch holds the engine's lock: wait for it without the GIL.
+        py.detach(|| self.lock().summary().to_json())
     }
 }
 
-/// A document's text: a str, or None (a missing value, as in a DataFrame column), which is
-/// a text with no words, a bad document as a line without its text field is.
-fn text_of<'a>(text: &'a Bound<'_, PyAny>) -> PyResult<&'a str> {
-    if text.is_none() {
-        return Ok("");
+/// `e` (raised while a batch was read or decided) with what was decided before it: the
+/// slices decided whole are in the window, and the exception says so (`e.outcomes`, their
+/// outcomes in order; `e.added`, their number; a note), so that a retry can start after
+/// them instead of finding them as duplicates of themselves.
+fn with_outcomes(py: Python<'_>, e: PyErr, outcomes: Vec<Py<PyAny>>) -> PyErr {
+    let added = outcomes.len();
+    let value = e.value(py);
+    // Exceptions that refuse attributes (rare) still get the note.
+    let _ = value.setattr("outcomes", outcomes);
+    let _ = value.setattr("added", added);
+    let note = format!(
+        "neardup: the first {added} documents of this batch were added (decided and kept or \
+         dropped) before the error: e.outcomes has their outcomes; pass only the documents \
+         after them when you retry"
+    );
+    let _ = value.call_method1("add_note", (note,));
+    e
+}
+
+/// A document's text: a str, or a missing value (None, a float NaN as pandas and numpy
+/// write one, `pd.NA`, `pd.NaT`, a pyarrow null), which is a text with no words, a bad
+/// document as a line without its text field is. A pyarrow string scalar is its str.
+fn text_of(text: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(s) = text.cast::<PyString>() {
+        return Ok(s.to_str()?.to_owned());
     }
-    let text = text.cast::<PyString>().map_err(|_| {
-        let kind = text.get_type().name().map(|n| n.to_string());
-        PyTypeError::new_err(format!(
-            "texts must be str, not {}",
-            kind.unwrap_or_default()
-        ))
-    })?;
-    text.to_str()
+    if is_missing(text)? {
+        return Ok(String::new());
+    }
+    let kind = text.get_type();
+    if text.hasattr("as_py")? && kind.module()?.to_str()?.starts_with("pyarrow") {
+        return text_of(&text.call_method0("as_py")?);
+    }
+    Err(PyTypeError::new_err(format!(
+        "texts must be str (or a missing value: None, NaN, pd.NA), not {}",
+        kind.name()?
+    )))
+}
+
+/// Whether `value` is a missing value: None, a float NaN, pandas' NA or NaT.
+fn is_missing(value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if value.is_none() {
+        return Ok(true);
+    }
+    if let Ok(f) = value.cast::<pyo3::types::PyFloat>() {
+        return Ok(f.value().is_nan());
+    }
+    let kind = value.get_type();
+    let name = kind.name()?;
+    Ok(matches!(name.to_str()?, "NAType" | "NaTType")
+        && kind.module()?.to_str()?.starts_with("pandas"))
+}
+
+/// Refuses a str or bytes where a batch of texts is wanted: iterating one gives its
+/// characters, each taken for a document.
+fn check_batch(texts: &Bound<'_, PyAny>) -> PyResult<()> {
+    if texts.is_instance_of::<PyString>() || texts.is_instance_of::<pyo3::types::PyBytes>() {
+        return Err(PyTypeError::new_err(format!(
+            "texts must be an iterable of texts, not one {} (a str is iterated character by \
+             character): put it in a list, or use add()",
+            texts.get_type().name()?
+        )));
+    }
+    Ok(())
 }
 
 /// Documents copied out of Python, at most this many at a time: a batch of any length (a
@@ -275,6 +403,7 @@ struct Documents<'py> {
 
 impl<'py> Documents<'py> {
     fn new(texts: &Bound<'py, PyAny>, ids: Option<&Bound<'py, PyAny>>) -> PyResult<Self> {
+        check_batch(texts)?;
         if let (Some(ids), Ok(n)) = (ids, texts.len())
             && ids.len().is_ok_and(|m| m != n)
         {
@@ -298,7 +427,7 @@ impl<'py> Documents<'py> {
                 }
                 break;
             };
-            let text = text_of(&text?)?.to_owned();
+            let text = text_of(&text?)?;
             let id = match &mut self.ids {
                 Some(ids) => Some(id_from_py(&ids.next().ok_or_else(differ)??)?),
                 None => None,
@@ -318,6 +447,9 @@ fn differ() -> PyErr {
 /// second corpus.
 const CHUNK_BYTES: usize = 1 << 20;
 const CHUNKS_IN_FLIGHT: usize = 4;
+
+/// Texts written between two checks for Ctrl-C.
+const SIGNAL_CHECK: usize = 4096;
 
 /// The pipeline's input for `pairs` and `clusters`: JSON Lines (a text may hold newlines),
 /// received in chunks from the thread that writes them from the Python strings.
@@ -385,13 +517,18 @@ fn write_texts(
         Err(TrySendError::Full(chunk)) => py.detach(|| sender.send(chunk).is_ok()),
         Err(TrySendError::Disconnected(_)) => false,
     };
+    check_batch(texts)?;
     for item in texts.try_iter()? {
         let item = item?;
         let text = text_of(&item)?;
         chunk.extend_from_slice(b"{\"text\":");
-        neardup::input::write_json_string(text, &mut chunk);
+        neardup::input::write_json_string(&text, &mut chunk);
         chunk.extend_from_slice(b"}\n");
         n += 1;
+        if n % SIGNAL_CHECK == 0 {
+            // Ctrl-C: stop writing; the pipeline ends its input and the error goes up.
+            py.check_signals()?;
+        }
         if chunk.len() >= CHUNK_BYTES {
             let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_BYTES));
             if !send(full) {
@@ -469,6 +606,13 @@ fn shortest(s: f32) -> f64 {
     s.to_string().parse().unwrap_or(f64::from(s))
 }
 
+/// The long flags (without `--`) the filter (`command` None) or a command takes.
+#[pyfunction]
+#[pyo3(signature = (command=None))]
+fn options(command: Option<&str>) -> Vec<String> {
+    cmd::long_flags(command)
+}
+
 /// Runs a whole `neardup` command line (the program name first) and returns its exit code:
 /// the `neardup` command of the Python package.
 #[pyfunction]
@@ -485,6 +629,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pairs, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(options, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -171,7 +171,9 @@ def test_pairs_and_clusters_stream_their_texts():
 
     with pytest.raises(OSError, match="disk gone"):
         neardup.pairs(failing())
-    with pytest.raises(TypeError, match="texts must be str, not int"):
+    with pytest.raises(
+        TypeError, match=r"texts must be str \(or a missing value.*\), not int"
+    ):
         neardup.clusters([*texts, 5])
 
 
@@ -188,13 +190,13 @@ def test_texts_that_are_not_documents():
     assert neardup.pairs(["a\nb c\td e", "a b c d e"], quiet=True) == [(0, 1, 1.0)]
 
 
-def test_errors_are_the_command_line_s():
+def test_errors_are_the_command_line_s_in_keyword_terms():
     run = cli("--threshold", "2", check=False)
     assert run.returncode == 2
-    with pytest.raises(ValueError) as e:
+    assert "'--threshold': 2 is not in (0, 1]" in run.stderr.decode()
+    with pytest.raises(ValueError, match=r"^threshold: 2 is not in \(0, 1\]$"):
         neardup.Deduper(threshold=2)
-    assert str(e.value) in run.stderr.decode()
-    with pytest.raises(ValueError, match="unexpected argument '--no-such-option'"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'no_such_option'"):
         neardup.Deduper(no_such_option=1)
     with pytest.raises(ValueError, match="tfidf needs document frequencies"):
         neardup.pairs(["a"], weights="tfidf")
@@ -236,7 +238,7 @@ def test_state_resumes_and_is_the_command_line_s(tmp_path, sample):
         assert d.stats()["docs_read"] == 500
         outcomes += d.add_many(texts[500:], ids[500:])
     assert outcomes == neardup.Deduper(0.5).add_many(texts, ids)
-    with pytest.raises(ValueError, match="--state"):
+    with pytest.raises(ValueError, match="^state: .* was made with other settings"):
         neardup.Deduper(0.5, ngram=3, state=state)
 
 
@@ -268,9 +270,11 @@ def test_the_command_is_the_binary_s(tmp_path):
     assert json.loads(run.stdout)["neardup"]["dup_of"] is None
 
 
-@pytest.mark.parametrize("example", ["pandas_dedup.py", "hf_datasets_dedup.py"])
+@pytest.mark.parametrize(
+    "example", ["pandas_dedup.py", "table_dedup.py", "hf_datasets_dedup.py"]
+)
 def test_examples(example):
-    pytest.importorskip("pandas" if example.startswith("pandas") else "datasets")
+    pytest.importorskip("datasets" if example.startswith("hf") else "pandas")
     run = subprocess.run(
         [sys.executable, str(EXAMPLES / example)],
         capture_output=True,

@@ -170,6 +170,20 @@ where
     }
 }
 
+/// The long flags (without `--`) the filter (`command` None) or a command takes: what the
+/// Python module names when a keyword is unknown.
+pub fn long_flags(command: Option<&str>) -> Vec<String> {
+    use clap::CommandFactory;
+    let root = Args::command();
+    let cmd = match command {
+        Some(name) => root.find_subcommand(name).cloned().unwrap_or(root),
+        None => root,
+    };
+    cmd.get_arguments()
+        .filter_map(|a| a.get_long().map(str::to_string))
+        .collect()
+}
+
 /// Parses a command line (the program name first) as the binary does, without running it:
 /// for programs that run the engine in process (the Python module), so that they take the
 /// same flags and defaults and give the same messages. `--help` and `--version` are errors

@@ -149,6 +149,10 @@ impl Deduper {
         let mut summary = self.summary.clone();
         summary.seconds = self.busy.as_secs_f64();
         summary.window_docs = self.window.len() as u64;
+        summary.evictions = self.window.evictions();
+        summary.window_ram_bytes = self.window.ram_bytes() as u64;
+        summary.window_disk_bytes = self.window.disk_bytes();
+        summary.window_bytes = self.window.approx_bytes() as u64;
         summary.reference_docs = self.reference.as_ref().map(|r| r.len() as u64);
         summary
     }

@@ -1,0 +1,229 @@
+"""The module as Python users meet it: failed batches that say what they added, the types
+pandas, numpy, pyarrow and datasets hand over, keyword errors, records that unpack, pickling,
+and the one-call table API. Each test names the defect it covers (issue 30)."""
+
+import itertools
+import math
+import pickle
+import threading
+import time
+
+import neardup
+import pytest
+
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+WORDS += ["eta", "theta", "iota", "kappa", "lambda", "mu"]
+
+
+def text(i: int) -> str:
+    """A document unlike every other: six words chosen by the digits of i."""
+    digits = f"{i:06d}"
+    return " ".join(f"{WORDS[int(d)]}{k}" for k, d in enumerate(digits)) + f" doc{i}"
+
+
+def test_a_failed_batch_says_what_it_added_and_a_retry_loses_nothing(tmp_path):
+    # Defect 1: a generator raising past the first 65,536 documents.
+    texts = [text(i) for i in range(80_000)]
+
+    def failing():
+        yield from texts[:70_000]
+        raise OSError("disk gone")
+
+    d = neardup.Deduper()
+    with pytest.raises(OSError, match="disk gone") as e:
+        d.keep_many(failing())
+    added = e.value.added
+    assert added == 65_536 == len(e.value.outcomes)
+    assert all(o is None for o in e.value.outcomes)
+    assert any("first 65536 documents" in note for note in e.value.__notes__)
+    # Retrying with the rest, as the note says, keeps every document.
+    assert all(d.keep_many(texts[added:]))
+    assert d.stats()["written"] == 80_000
+
+    # A bad item in the second slice: the same.
+    d = neardup.Deduper()
+    with pytest.raises(TypeError) as e:
+        d.add_many([*texts[:70_000], 5, *texts[70_000:]])
+    assert e.value.added == 65_536
+
+    # A with block that ends in an exception does not save its state.
+    state = tmp_path / "w.state"
+    with pytest.raises(OSError), neardup.Deduper(state=state) as d:
+        d.keep_many(failing())
+    assert not state.exists()
+    with neardup.Deduper(state=state) as d:
+        assert all(d.keep_many(texts[:1000]))
+    with neardup.Deduper(state=state) as d:
+        assert not any(d.keep_many(texts[:1000]))
+        assert all(d.keep_many(texts[1000:2000]))
+
+
+def test_one_string_is_not_a_batch():
+    # Defect 2.
+    for call in (
+        lambda t: neardup.Deduper().keep_many(t),
+        lambda t: neardup.Deduper().add_many(t),
+        neardup.pairs,
+        neardup.clusters,
+    ):
+        with pytest.raises(TypeError, match="not one str"):
+            call("some text with words")
+        with pytest.raises(TypeError, match="not one bytes"):
+            call(b"some text with words")
+
+
+def test_missing_values_from_pandas_numpy_and_arrow():
+    # Defect 3: NaN, pd.NA, pd.NaT and pyarrow nulls are missing values, not errors.
+    pd = pytest.importorskip("pandas")
+    texts = [text(1), math.nan, pd.NA, None, text(1), pd.NaT]
+    for policy, expected in [("pass", None), ("skip", neardup.Skipped)]:
+        outcomes = neardup.Deduper(on_bad_line=policy).add_many(texts)
+        assert outcomes[0] is None
+        assert isinstance(outcomes[4], neardup.Match)
+        for k in (1, 2, 3, 5):
+            assert (
+                outcomes[k] is None
+                if expected is None
+                else isinstance(outcomes[k], expected)
+            )
+    series = pd.Series(texts[:5], dtype="string")
+    assert neardup.Deduper().keep_many(series) == [True, True, True, True, False]
+    assert neardup.clusters(pd.Series([text(1), None, text(1)])) == [0, -1, 0]
+
+
+def test_numpy_and_arrow_inputs():
+    # Defect 4: numpy integer ids, pyarrow (chunked) arrays, dict rows with column=.
+    np = pytest.importorskip("numpy")
+    texts = [text(i % 3) for i in range(6)]
+    outcomes = neardup.Deduper().add_many(texts, ids=np.arange(100, 106))
+    assert outcomes[3].dup_of == 100
+    assert neardup.Deduper().add(texts[0], id=np.int64(7)) is None
+    pa = pytest.importorskip("pyarrow")
+    array = pa.array([*texts, None])
+    chunked = pa.chunked_array([texts[:3], [*texts[3:], None]])
+    expected = [True, True, True, False, False, False, True]
+    assert neardup.Deduper().keep_many(array) == expected
+    assert neardup.Deduper().keep_many(chunked) == expected
+    assert neardup.Deduper().add_many(texts, ids=pa.array(range(6)))[3].dup_of == 0
+    rows = [{"text": t, "n": i} for i, t in enumerate(texts)]
+    assert neardup.Deduper().keep_many(rows, column="text") == expected[:6]
+    assert neardup.pairs(rows, column="text")[0] == (0, 3, 1.0)
+
+
+def test_against_texts_in_memory():
+    # Defect 4: a reference held in memory, with its own ids.
+    reference = [text(1), text(2)]
+    d = neardup.Deduper(against_texts=reference, against_ids=["ref-a", "ref-b"])
+    m = d.add(text(2))
+    assert m.in_reference and m.dup_of == "ref-b"
+    d = neardup.Deduper(against_texts=iter(reference))
+    assert d.add(text(1)).dup_of == 0
+    assert d.add(text(3)) is None
+
+
+AD = (
+    "Senior Rust engineer wanted in Berlin for our search team: hybrid work, four days a "
+    "week, a friendly team and a good salary"
+)
+
+
+def test_the_readme_example_is_what_happens():
+    # Defect 5: the README's and python/README's example, as printed there.
+    d = neardup.Deduper(threshold=0.8)
+    assert d.add(AD) is None
+    assert d.add(AD + "!", id="ad-2") == neardup.Match(0, 0.9, False, False)
+    assert d.add(AD.upper()) == neardup.Match(0, 1.0, True, False)
+
+
+def test_errors_in_python_terms():
+    # Defect 6.
+    with pytest.raises(ValueError, match=r"^threshold: -0.1 is not in \(0, 1\]$"):
+        neardup.Deduper(threshold=-0.1)
+    with pytest.raises(
+        TypeError,
+        match="unexpected keyword argument 'treshold'; did you mean 'threshold'",
+    ):
+        neardup.Deduper(treshold=0.8)
+    with pytest.raises(TypeError, match="--help is for the neardup command"):
+        neardup.Deduper(help=True)
+    with pytest.raises(TypeError, match="did you mean 'min_edge'"):
+        neardup.clusters([text(1)], min_edg=0.5)
+    with pytest.raises(ValueError, match="^invalid value 'lots' for max_memory"):
+        neardup.Deduper(max_memory="lots")
+
+
+def test_stats_does_not_hold_the_gil_during_a_batch():
+    # Defect 7: stats() waits for another thread's batch without freezing other threads.
+    d = neardup.Deduper(threads=1)
+    texts = [text(i) * 4 for i in range(200_000)]
+    worker = threading.Thread(target=d.keep_many, args=(texts,))
+    ticks: list[float] = []
+
+    def ticker():
+        while worker.is_alive():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    worker.start()
+    clock = threading.Thread(target=ticker)
+    clock.start()
+    asked = 0
+    while worker.is_alive():
+        d.stats()
+        asked += 1
+    clock.join()
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    assert asked > 0 and len(ticks) > 10
+    # A slice of 65,536 documents takes several tenths of a second to decide; stats()
+    # waiting for it with the GIL held stopped the ticker that long.
+    assert max(gaps) < 0.15, f"other threads froze for {max(gaps):.2f} s"
+    assert d.stats()["docs_read"] == 200_000
+
+
+def test_match_is_a_small_record_and_stats_count_the_window():
+    # Defect 10.
+    d = neardup.Deduper()
+    d.add(text(1))
+    m = d.add(text(1))
+    dup_of, similarity, exact, in_reference = m
+    assert (dup_of, similarity, exact, in_reference) == (0, 1.0, True, False)
+    assert m._asdict() == {
+        "dup_of": 0,
+        "similarity": 1.0,
+        "exact": True,
+        "in_reference": False,
+    }
+    assert dict(zip(m._fields, m)) == m._asdict()
+    assert "in_reference=False" in repr(m)
+    assert hash(m) == hash(neardup.Match(0, 1.0, True, False))
+    assert d.stats()["window_bytes"] > 0
+    assert neardup.clusters([text(1), text(1)], 0.8) == [0, 0]
+    assert neardup.clusters([text(1), text(1)], "cliques") == [0, 0]
+    assert "threshold=0.5" in repr(neardup.Deduper(threshold=0.5))
+
+
+def test_a_deduper_pickles_its_settings():
+    # Defect 9: datasets' num_proc and its cache need a picklable filter.
+    d = neardup.Deduper(threshold=0.6, ngram=3)
+    d.add(text(1))
+    copy = pickle.loads(pickle.dumps(d))
+    assert repr(copy) == repr(d)
+    assert copy.add(text(1)) is None, "the window stays behind"
+
+
+def test_dedup_one_call_for_a_table():
+    rows = {"text": [text(1), text(2), text(1), None, text(2) + " extra words here"]}
+    result = neardup.dedup(rows, threshold=0.5)
+    assert result["keep"] == [True, True, False, True, False]
+    assert result["dup_of"] == [None, None, 0, None, 1]
+    assert result["similarity"][2] == 1.0
+    assert result["cluster"] == [0, 1, 0, -1, 1]
+    longest = neardup.dedup(rows, threshold=0.5, keep="longest")
+    assert longest["keep"] == [True, False, False, True, True]
+    assert longest["dup_of"] == [None, 4, 0, None, None]
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(rows, index=[10, 11, 12, 13, 14])
+    out = neardup.dedup(frame, threshold=0.5)
+    assert list(out.index) == [10, 11, 12, 13, 14]
+    assert out["keep"].tolist() == result["keep"]
+    assert frame[out["keep"]].shape[0] == 3
