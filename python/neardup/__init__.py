@@ -38,12 +38,13 @@ from collections.abc import Iterable
 from typing import Any, Literal
 
 from . import _neardup
-from ._neardup import BadDocumentError, Match, Skipped, __version__
+from ._neardup import BadDocumentError, Match, NeardupWarning, Skipped, __version__
 
 __all__ = [
     "BadDocumentError",
     "Deduper",
     "Match",
+    "NeardupWarning",
     "Skipped",
     "__version__",
     "clusters",

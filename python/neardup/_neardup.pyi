@@ -4,6 +4,9 @@ from collections.abc import Iterable, Iterator
 
 __version__: str
 
+class NeardupWarning(UserWarning):
+    """What the neardup command says on stderr as a warning."""
+
 class BadDocumentError(ValueError):
     """A text with no words after normalisation, under ``on_bad_line="fail"``."""
 

@@ -26,6 +26,13 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 create_exception!(
     _neardup,
+    NeardupWarning,
+    pyo3::exceptions::PyUserWarning,
+    "What the neardup command says on stderr as a warning (settings, the reference's bad lines, the window reaching --max-memory), through Python's warnings."
+);
+
+create_exception!(
+    _neardup,
     BadDocumentError,
     PyValueError,
     "A document that is not one (no words after normalisation) under on_bad_line='fail'."
@@ -247,6 +254,18 @@ impl PyDeduper {
         // A panic inside the engine is a bug; the state it left is still the filter's.
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Issues the engine's pending warnings through Python's `warnings` (so `logging`,
+    /// filters and `-W error` apply), attributed to the caller of the public method.
+    fn warn(&self, py: Python<'_>) -> PyResult<()> {
+        let pending = py.detach(|| self.lock().take_warnings());
+        let category = py.get_type::<NeardupWarning>();
+        for message in pending {
+            let message = std::ffi::CString::new(message).unwrap_or_default();
+            PyErr::warn(py, &category, &message, 3)?;
+        }
+        Ok(())
+    }
 }
 
 #[pymethods]
@@ -258,10 +277,12 @@ impl PyDeduper {
             .map_err(py_err)?;
         let policy = config.on_bad_line;
         let deduper = py.detach(|| Deduper::new(config)).map_err(py_err)?;
-        Ok(PyDeduper {
+        let deduper = PyDeduper {
             inner: Mutex::new(deduper),
             policy,
-        })
+        };
+        deduper.warn(py)?;
+        Ok(deduper)
     }
 
     #[pyo3(signature = (text, id=None))]
@@ -274,6 +295,7 @@ impl PyDeduper {
         let text = text_of(text)?;
         let id = id.map(id_from_py).transpose()?;
         let outcome = py.detach(|| self.lock().add(&text, id)).map_err(py_err)?;
+        self.warn(py)?;
         outcome_to_py(py, outcome, self.policy)
     }
 
@@ -304,6 +326,7 @@ impl PyDeduper {
                 }
             }
         })();
+        let result = result.and_then(|()| self.warn(py));
         match result {
             Ok(()) => Ok(outcomes),
             Err(e) => Err(with_outcomes(py, e, outcomes)),
@@ -626,6 +649,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyMatch>()?;
     m.add_class::<PySkipped>()?;
     m.add("BadDocumentError", m.py().get_type::<BadDocumentError>())?;
+    m.add("NeardupWarning", m.py().get_type::<NeardupWarning>())?;
     m.add_function(wrap_pyfunction!(pairs, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;

@@ -227,3 +227,17 @@ def test_dedup_one_call_for_a_table():
     assert list(out.index) == [10, 11, 12, 13, 14]
     assert out["keep"].tolist() == result["keep"]
     assert frame[out["keep"]].shape[0] == 3
+
+
+def test_warnings_go_through_python(tmp_path):
+    # Defect 8: the engine's warnings are Python warnings, with the command line's words.
+    with pytest.warns(neardup.NeardupWarning, match="no banding"):
+        neardup.Deduper(threshold=0.3, num_perm=4, recall=0.999)
+    reference = tmp_path / "reference.jsonl"
+    reference.write_text('{"text": "alpha beta gamma delta epsilon"}\nnot json\n')
+    with pytest.warns(neardup.NeardupWarning, match=r"reference.jsonl:2: invalid JSON"):
+        neardup.Deduper(against=reference)
+    many = [f"document {i} says {i * 7} and {i * 13}" for i in range(30_000)]
+    d = neardup.Deduper(max_memory="1M", spill_dir="none")
+    with pytest.warns(neardup.NeardupWarning, match="max-memory"):
+        d.keep_many(many)

@@ -66,6 +66,10 @@ pub struct Deduper {
     summary: Summary,
     /// Time spent in `add` and `add_many` (the summary's `seconds`).
     busy: Duration,
+    /// Warnings not yet taken ([`Deduper::take_warnings`]).
+    warnings: Vec<String>,
+    /// Whether the window's limit was warned of.
+    limit_said: bool,
 }
 
 impl Deduper {
@@ -104,14 +108,22 @@ impl Deduper {
             Some(saved) => Some(resume_idf(&mut prepared, saved)?),
             None => None,
         };
+        // What the command line would write on stderr becomes warnings for the caller.
+        let mut said = Vec::new();
         let reference = match prepared.config.against.is_empty() {
             true => None,
-            false => Some(super::reference::load(
-                &prepared,
-                &mut std::io::stderr(),
-                false,
-            )?),
+            false => Some(super::reference::load(&prepared, &mut said, false)?),
         };
+        let mut warnings: Vec<String> = String::from_utf8_lossy(&said)
+            .lines()
+            .map(|l| l.trim_start_matches("neardup: ").to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+        if let Some(warning) = prepared.config.banding_warning()
+            && !prepared.config.quiet
+        {
+            warnings.push(warning);
+        }
         let config = &prepared.config;
         let (window, lines) = match saved {
             Some(saved) => (saved.window, saved.lines),
@@ -131,6 +143,8 @@ impl Deduper {
             },
             busy: Duration::ZERO,
             prepared,
+            warnings,
+            limit_said: false,
         };
         if deduper.idf_known() {
             deduper.start_workers();
@@ -178,6 +192,27 @@ impl Deduper {
             self.summary.docs_read,
             self.prepared.idf.as_deref(),
         )
+    }
+
+    /// The warnings since the last call (settings, the reference's bad lines, the window
+    /// reaching its memory limit), each once, as the command line says them on stderr.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        if !self.limit_said
+            && let Some(limit) = self.window.limited()
+        {
+            self.limit_said = true;
+            if !self.prepared.config.quiet {
+                let note = super::sequencer::limit_note(
+                    &self.prepared.config,
+                    limit,
+                    &self.window,
+                    self.summary.docs_read,
+                );
+                self.warnings
+                    .push(note.trim_start_matches("neardup: ").to_string());
+            }
+        }
+        std::mem::take(&mut self.warnings)
     }
 
     /// Decides one document: its text, and its id (by default its number, counting from 1

@@ -588,7 +588,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
 }
 
 /// The note said once when the window stops growing for want of memory or disk.
-fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> String {
+pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> String {
     let (what, flag) = match limit {
         Limit::Memory => (
             format!("--max-memory ({} MiB)", config.max_memory >> 20),
