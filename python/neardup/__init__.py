@@ -34,7 +34,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from . import _neardup
@@ -325,6 +325,7 @@ class Deduper:
         ids: Iterable[Id] | None = None,
         *,
         column: str | None = None,
+        progress: Callable[[int], object] | None = None,
     ) -> list[Outcome]:
         """Decides a batch of documents in order, signing them on every core (``threads``).
 
@@ -333,14 +334,15 @@ class Deduper:
         text in ``column``: they are copied out of Python 65,536 at a time and the GIL is
         released while each slice is signed and verified, so memory beyond the returned list
         stays bounded and Ctrl-C is heard between slices. Batches of thousands of documents
-        keep every core busy.
+        keep every core busy. ``progress`` is called with the number of documents of each
+        slice decided (``tqdm(total=n).update`` fits).
 
         If reading or deciding fails part way (a generator raises, a value is not a text),
         the slices decided before stay added, and the exception says so: ``e.outcomes`` (their
         outcomes), ``e.added`` (their number) and a note. Retry with the documents after
         them.
         """
-        return self._inner.add_many(_rows(texts, column), ids)
+        return self._inner.add_many(_rows(texts, column), ids, progress)
 
     def keep(self, text: str | None, id: Id | None = None) -> bool:
         """``add``, as a yes/no for ``filter``: True when the document is kept."""
@@ -352,9 +354,10 @@ class Deduper:
         ids: Iterable[Id] | None = None,
         *,
         column: str | None = None,
+        progress: Callable[[int], object] | None = None,
     ) -> list[bool]:
         """``add_many``, as yes/no per document: True for the documents kept."""
-        outcomes = self._inner.add_many(_rows(texts, column), ids)
+        outcomes = self._inner.add_many(_rows(texts, column), ids, progress)
         return [outcome is None for outcome in outcomes]
 
     def stats(self) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The native half of the ``neardup`` module (see ``neardup/__init__.py``)."""
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 __version__: str
 
@@ -53,7 +53,10 @@ class Deduper:
         self, text: str | None, id: str | int | None = None
     ) -> Match | Skipped | None: ...
     def add_many(
-        self, texts: Iterable[object], ids: Iterable[object] | None = None
+        self,
+        texts: Iterable[object],
+        ids: Iterable[object] | None = None,
+        progress: Callable[[int], object] | None = None,
     ) -> list[Match | Skipped | None]: ...
     def save(self, path: str | None = None) -> None: ...
     def stats(self) -> str: ...

@@ -299,12 +299,13 @@ impl PyDeduper {
         outcome_to_py(py, outcome, self.policy)
     }
 
-    #[pyo3(signature = (texts, ids=None))]
+    #[pyo3(signature = (texts, ids=None, progress=None))]
     fn add_many(
         &self,
         py: Python<'_>,
         texts: &Bound<'_, PyAny>,
         ids: Option<&Bound<'_, PyAny>>,
+        progress: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Py<PyAny>>> {
         let mut documents = Documents::new(texts, ids)?;
         let mut outcomes = Vec::new();
@@ -319,6 +320,9 @@ impl PyDeduper {
                 let decided = py.detach(|| self.lock().add_many(&docs)).map_err(py_err)?;
                 for outcome in decided {
                     outcomes.push(outcome_to_py(py, outcome, self.policy)?);
+                }
+                if let Some(progress) = progress {
+                    progress.call1((docs.len(),))?;
                 }
                 py.check_signals()?;
                 if docs.len() < n {

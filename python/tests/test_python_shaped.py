@@ -2,6 +2,7 @@
 pandas, numpy, pyarrow and datasets hand over, keyword errors, records that unpack, pickling,
 and the one-call table API. Each test names the defect it covers (issue 30)."""
 
+import _thread
 import itertools
 import math
 import pickle
@@ -241,3 +242,25 @@ def test_warnings_go_through_python(tmp_path):
     d = neardup.Deduper(max_memory="1M", spill_dir="none")
     with pytest.warns(neardup.NeardupWarning, match="max-memory"):
         d.keep_many(many)
+
+
+def test_progress_and_ctrl_c_in_long_calls():
+    # Defect 7 (Ctrl-C heard within pairs/clusters) and the progress callable.
+    seen: list[int] = []
+    neardup.Deduper().keep_many((text(i) for i in range(150_000)), progress=seen.append)
+    assert seen == [65_536, 65_536, 18_928]
+
+    def endless():
+        i = 0
+        while True:
+            i += 1
+            yield text(i % 1_000_000)
+
+    for call in (neardup.pairs, neardup.clusters):
+        timer = threading.Timer(0.3, _thread.interrupt_main)
+        start = time.perf_counter()
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            call(endless())
+        timer.join()
+        assert time.perf_counter() - start < 5
