@@ -430,6 +430,16 @@ impl Config {
                  reference",
             ));
         }
+        let stdin = |p: &PathBuf| p.as_os_str() == "-";
+        if self.against.iter().any(stdin)
+            && (self.inputs.is_empty() || self.inputs.iter().any(stdin))
+        {
+            return Err(Error::config(
+                "--against",
+                "- reads standard input, which is already the input: give the reference or \
+                 the input as a file",
+            ));
+        }
         if self.against_only && self.against.is_empty() {
             return Err(Error::config("--against-only", "needs --against FILE"));
         }

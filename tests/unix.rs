@@ -134,3 +134,80 @@ fn write_errors_exit_1_with_a_message() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.starts_with("neardup: writing output: "), "{stderr}");
 }
+
+/// `--help` into a pipe or a file carries no terminal escapes, with or without NO_COLOR.
+#[test]
+fn help_into_a_pipe_has_no_escapes() {
+    for no_color in [false, true] {
+        let mut cmd = crate::util::bin();
+        cmd.arg("--help");
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        let out = cmd.output().expect("run neardup");
+        assert!(out.status.success());
+        assert!(!out.stdout.contains(&0x1b), "escape codes in --help");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("--threshold"));
+    }
+}
+
+/// Negative numbers reach the validator instead of being taken for flags.
+#[test]
+fn negative_numbers_are_values() {
+    let run = crate::util::neardup(&["--threshold", "-1"], b"");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("'--threshold': -1 is not in (0, 1]"),
+        "{}",
+        run.stderr
+    );
+    let run = crate::util::neardup(&["graph", "--min-edge", "-0.5"], b"");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("-0.5 is not in [0, 1]"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `--against -` when the input is standard input too is a usage error, not an empty run.
+#[test]
+fn against_stdin_with_stdin_input_is_a_usage_error() {
+    let run = crate::util::neardup(&["--against", "-"], b"some text here\n");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("already the input"), "{}", run.stderr);
+}
+
+/// A closed standard output (`>&-`) is an error, not a silent success.
+#[test]
+fn a_closed_stdout_is_an_error() {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = crate::util::bin();
+    cmd.arg("tests/data/reuters-sample.jsonl")
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    // SAFETY: close(2) on the child's own descriptor, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::close(1);
+            Ok(())
+        });
+    }
+    let out = cmd
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("writing output: Bad file descriptor"),
+        "{stderr}"
+    );
+    // Standard output sent to /dev/null is not closed.
+    let out = crate::util::bin()
+        .arg("tests/data/reuters-sample.jsonl")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::fs::File::create("/dev/null").unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}

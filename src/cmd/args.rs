@@ -60,6 +60,7 @@ pub struct GroupingArgs {
         long,
         default_value_t = 0.0,
         value_name = "S",
+        allow_negative_numbers = true,
         help_heading = "Grouping"
     )]
     pub min_edge: f64,
@@ -190,7 +191,7 @@ pub struct CommonArgs {
     pub bag: bool,
 
     /// Jaccard similarity at or above which a document is a duplicate, in (0, 1].
-    #[arg(short, long, default_value_t = DEFAULT_THRESHOLD, value_name = "T", help_heading = "Similarity")]
+    #[arg(short, long, default_value_t = DEFAULT_THRESHOLD, value_name = "T", allow_negative_numbers = true, help_heading = "Similarity")]
     pub threshold: f64,
 
     /// How candidates are confirmed, as a comma-separated chain: jaccard (exact Jaccard of the
@@ -207,6 +208,7 @@ pub struct CommonArgs {
         long,
         default_value_t = 0.05,
         value_name = "D",
+        allow_negative_numbers = true,
         help_heading = "Similarity"
     )]
     pub max_edit: f64,
@@ -216,6 +218,7 @@ pub struct CommonArgs {
         long,
         default_value_t = 0.95,
         value_name = "C",
+        allow_negative_numbers = true,
         help_heading = "Similarity"
     )]
     pub min_cosine: f64,
@@ -225,6 +228,7 @@ pub struct CommonArgs {
         long,
         default_value_t = 0.6,
         value_name = "R",
+        allow_negative_numbers = true,
         help_heading = "Similarity"
     )]
     pub min_lcs: f64,
@@ -248,7 +252,7 @@ pub struct CommonArgs {
 
     /// Recall target of the LSH banding: a pair exactly at --threshold becomes a candidate
     /// with at least this probability (pairs above it more often). Lower is faster.
-    #[arg(long, default_value_t = DEFAULT_RECALL, value_name = "R", help_heading = "MinHash and LSH")]
+    #[arg(long, default_value_t = DEFAULT_RECALL, value_name = "R", allow_negative_numbers = true, help_heading = "MinHash and LSH")]
     pub recall: f64,
 
     /// Seed for shingle hashing and MinHash.

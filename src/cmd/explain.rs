@@ -39,6 +39,7 @@ pub struct ExplainArgs {
         long,
         default_value_t = 0.0,
         value_name = "S",
+        allow_negative_numbers = true,
         help_heading = "Grouping"
     )]
     pub min_edge: f64,

@@ -163,10 +163,39 @@ where
         Ok(args) => args,
         Err(e) => return clap_exit(&e),
     };
+    // A closed stdout (`>&-`): Rust's stdout would take every write and drop it.
+    if !stdout_is_open() {
+        return fail(&Error::io(
+            "writing output",
+            std::io::Error::from_raw_os_error(libc::EBADF),
+        ));
+    }
     match args.run() {
         Ok(()) => 0,
         Err(e) if e.is_broken_pipe() => 0,
         Err(e) => fail(&e),
+    }
+}
+
+/// Whether standard output was open when the process started. Rust's runtime opens
+/// `/dev/null` read-write on a standard descriptor it finds closed, where a shell's
+/// `> /dev/null` opens it write-only: so `/dev/null` opened read-write on descriptor 1 means
+/// `>&-`.
+fn stdout_is_open() -> bool {
+    // SAFETY: fcntl(F_GETFL) and fstat only read the descriptor's state into `stat`.
+    unsafe {
+        let flags = libc::fcntl(1, libc::F_GETFL);
+        if flags == -1 {
+            return false;
+        }
+        let mut stat: libc::stat = std::mem::zeroed();
+        if libc::fstat(1, &mut stat) != 0 {
+            return false;
+        }
+        let dev_null = (stat.st_mode & libc::S_IFMT) == libc::S_IFCHR
+            && libc::major(stat.st_rdev) == 1
+            && libc::minor(stat.st_rdev) == 3;
+        !(dev_null && flags & libc::O_ACCMODE == libc::O_RDWR)
     }
 }
 
@@ -230,7 +259,13 @@ fn clap_exit(e: &clap::Error) -> u8 {
         return e.exit_code() as u8;
     }
     let mut out = std::io::stdout().lock();
-    match write!(out, "{}", e.render().ansi()).and_then(|()| out.flush()) {
+    // Styles only for a person at a terminal who has not asked for none (no-color.org).
+    let styled = std::io::IsTerminal::is_terminal(&out) && std::env::var_os("NO_COLOR").is_none();
+    let text = match styled {
+        true => e.render().ansi().to_string(),
+        false => e.render().to_string(),
+    };
+    match write!(out, "{text}").and_then(|()| out.flush()) {
         Ok(()) => e.exit_code() as u8,
         Err(w) if w.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(w) => {
