@@ -519,6 +519,10 @@ impl Window {
     /// Checks the budget and the disk limit before an insert: at the first that is reached,
     /// the window keeps its present size from then on (it evicts, like a `--window`).
     fn make_room(&mut self, keys: &[u64]) {
+        if self.len.is_multiple_of(BUDGET_CHECK) {
+            let index = self.ram_bytes() - self.store.ram_bytes();
+            self.store.adapt(index);
+        }
         if self.capacity > 0 || self.len == 0 {
             return;
         }

@@ -79,6 +79,8 @@ pub struct Store {
     spare: Option<Vec<u8>>,
     /// Bytes per segment.
     segment: usize,
+    /// The RAM share it was given: [`Store::adapt`] lends it more while the window is small.
+    base_ram: usize,
 }
 
 /// Distinguishes the spill files of one process.
@@ -90,6 +92,7 @@ impl Store {
         let segment = (settings.ram / 4).clamp(MIN_SEGMENT, MAX_SEGMENT);
         Store {
             segment,
+            base_ram: settings.ram,
             settings,
             file: None,
             segments: std::collections::VecDeque::new(),
@@ -111,6 +114,17 @@ impl Store {
             return usize::MAX;
         }
         (self.settings.ram / self.segment).max(1)
+    }
+
+    /// Sets the RAM share for a window whose indexes take `index_bytes`: the share given, or
+    /// more while the indexes are small, records and indexes together up to four times the
+    /// share. Small runs then never write the spill file (whose writing-back takes a core
+    /// from a 2-core machine), and large ones keep their RAM per document.
+    pub fn adapt(&mut self, index_bytes: usize) {
+        if self.settings.dir.is_some() && self.base_ram > 0 {
+            let lent = (4 * self.base_ram).saturating_sub(index_bytes);
+            self.settings.ram = self.base_ram.max(lent);
+        }
     }
 
     /// Appends `record` and returns where it is.
@@ -151,7 +165,7 @@ impl Store {
                 Err(_) => self.settings.ram = self.segments.len() * self.segment,
             }
         }
-        if self.segments.len() >= self.ram_segments() {
+        while self.segments.len() >= self.ram_segments() {
             let disk = self.settings.disk;
             let oldest_len = self.segments.front().map_or(0, Vec::len) as u64;
             if disk > 0 && self.ram_start + oldest_len > disk {
