@@ -966,6 +966,46 @@ mod tests {
         }
     }
 
+    /// A bounded window over a spill file: evicted records are garbage, and once they
+    /// outweigh the held ones the held ones are rewritten, so the file stays within about
+    /// twice them; every held record reads back whole.
+    #[test]
+    fn compaction_keeps_the_spill_file_bounded() {
+        let dir = std::env::temp_dir();
+        let mut w = Window::new(20).with_store(
+            StoreSettings {
+                dir: Some(dir),
+                ram: 0,
+                disk: 0,
+            },
+            0,
+        );
+        let big = |seq: u64| Entry {
+            id: DocId::Line(seq),
+            // 256 KiB of fingerprints each: 600 of them pass the compaction threshold.
+            shingles: (0..65_536).map(|i| (i as u32).wrapping_mul(seq as u32 | 1)).collect(),
+            band_keys: vec![seq, 1_000_000 + seq % 3],
+            copy_key: Some(u128::from(seq)),
+            text_hash: u128::from(seq),
+            ..Entry::default()
+        };
+        for seq in 1..=600u64 {
+            w.insert(seq, big(seq)).unwrap();
+        }
+        assert_eq!(w.len(), 20);
+        let live = w.record_bytes();
+        assert!(w.disk_bytes() <= 3 * live + (64 << 20), "{} > 3 x {live}", w.disk_bytes());
+        for held in w.oldest_first().collect::<Vec<_>>() {
+            let mut e = Entry::default();
+            w.load(held, &mut e).unwrap();
+            assert_eq!(format!("{e:?}"), format!("{:?}", big(held.seq)));
+        }
+        assert_eq!(w.find_copy(590).unwrap().map(|h| h.seq), Some(590));
+        let mut c = Vec::new();
+        w.candidates(&[1_000_000], &mut c);
+        assert_eq!(c.len(), 7);
+    }
+
     #[test]
     fn memory_stays_bounded_under_churn() {
         let mut w = Window::new(100);
