@@ -211,3 +211,10 @@ fn a_closed_stdout_is_an_error() {
         .unwrap();
     assert!(out.status.success());
 }
+
+/// A text that starts with `BZh9` is read as text, not rejected as bad bzip2.
+#[test]
+fn text_that_looks_like_a_bzip2_header_is_text() {
+    let run = crate::util::neardup(&[], b"BZh91 is a part number\nfoo\n").ok();
+    assert_eq!(run.out(), "BZh91 is a part number\nfoo\n");
+}

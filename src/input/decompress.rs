@@ -18,23 +18,33 @@ pub enum Compression {
     Gzip,
     /// Zstandard, `28 b5 2f fd`.
     Zstd,
-    /// bzip2, `BZh` and a block size digit.
+    /// bzip2, `BZh`, a block size digit, and the first block's magic (or the end of stream's).
     Bzip2,
     /// xz, `fd 37 7a 58 5a 00`.
     Xz,
 }
 
 /// Bytes [`detect`] needs to see.
-pub const MAGIC_BYTES: usize = 6;
+pub const MAGIC_BYTES: usize = 10;
+
+/// The 48-bit magic that starts a bzip2 block (the digits of pi) and the one that ends a
+/// stream (of the square root of pi): one follows `BZh1`…`BZh9` in every bzip2 stream.
+const BZIP2_BLOCK: [u8; 6] = [0x31, 0x41, 0x59, 0x26, 0x53, 0x59];
+const BZIP2_END: [u8; 6] = [0x17, 0x72, 0x45, 0x38, 0x50, 0x90];
 
 /// The compression the first bytes of an input show (fewer than [`MAGIC_BYTES`] at end of
 /// input are fine). Text never starts with these bytes: none of them is valid UTF-8 at the
-/// start of a line except `BZh` followed by a digit, which is checked in full.
+/// start of a line except bzip2's `BZh` and a digit, which text can start with ("BZh91 is a
+/// part number"), so bzip2 needs its block magic after them too.
 pub fn detect(head: &[u8]) -> Compression {
     match head {
         [0x1f, 0x8b, ..] => Compression::Gzip,
         [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
-        [b'B', b'Z', b'h', b'1'..=b'9', ..] => Compression::Bzip2,
+        [b'B', b'Z', b'h', b'1'..=b'9', rest @ ..]
+            if rest.len() >= 6 && (rest[..6] == BZIP2_BLOCK || rest[..6] == BZIP2_END) =>
+        {
+            Compression::Bzip2
+        }
         [0xfd, b'7', b'z', b'X', b'Z', 0x00, ..] => Compression::Xz,
         _ => Compression::None,
     }
@@ -229,6 +239,17 @@ mod tests {
         }
         assert_eq!(read_all(BOM.to_vec()).unwrap(), b"");
         assert_eq!(read_all(b"\xef\xbb".to_vec()).unwrap(), b"\xef\xbb");
+    }
+
+    /// Text that starts like a bzip2 header is text: bzip2 needs its block magic too.
+    #[test]
+    fn text_starting_with_bzh_and_a_digit_is_text() {
+        let text = b"BZh91 is a part number\nfoo\n";
+        assert_eq!(detect(text), Compression::None);
+        assert_eq!(read_all(text.to_vec()).unwrap(), text);
+        let empty = compressed(Compression::Bzip2, b"");
+        assert_eq!(detect(&empty), Compression::Bzip2, "an empty stream: end magic");
+        assert_eq!(detect(&compressed(Compression::Bzip2, TEXT)), Compression::Bzip2);
     }
 
     #[test]
