@@ -46,7 +46,8 @@ pub enum PairsFormat {
 /// How input lines are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
-    /// JSON Lines if the first non-empty line starts with `{`, plain text otherwise.
+    /// JSON Lines if most of the first non-empty lines start with `{` (or `--field` or
+    /// `--id-field` is given), plain text otherwise.
     Auto,
     /// Each line is the document.
     Text,
@@ -349,6 +350,11 @@ impl Config {
         }
         if self.field.is_empty() {
             return Err(Error::config("--field", "must not be empty"));
+        }
+        // A field or an id field is asked for: the input is JSON Lines, whatever it starts
+        // with.
+        if self.format == InputFormat::Auto && (self.id_field.is_some() || self.field != "text") {
+            self.format = InputFormat::Jsonl;
         }
         match self.weights {
             Weights::Set => {}

@@ -218,3 +218,37 @@ fn text_that_looks_like_a_bzip2_header_is_text() {
     let run = crate::util::neardup(&[], b"BZh91 is a part number\nfoo\n").ok();
     assert_eq!(run.out(), "BZh91 is a part number\nfoo\n");
 }
+
+/// One junk line at the top does not turn a JSON Lines file into text: the format is that of
+/// most lines, the junk is a bad line, and stderr says what was decided.
+#[test]
+fn one_junk_first_line_does_not_change_the_format() {
+    let sample = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/reuters-sample.jsonl"
+    ))
+    .unwrap();
+    let clean = crate::util::neardup(&["--stats", "--id-field", "id"], &sample).ok();
+    for junk in [&b"[]\n"[..], b"// comment\n", b"not json\n"] {
+        let input = [junk, &sample[..]].concat();
+        for args in [&["--stats"][..], &["--stats", "--id-field", "id"]] {
+            let run = crate::util::neardup(args, &input).ok();
+            let (a, b) = (run.stats(), clean.stats());
+            assert_eq!(a["dropped"], b["dropped"], "{junk:?} {args:?}");
+            assert_eq!(a["dropped_exact"], b["dropped_exact"]);
+            assert_eq!(a["bad_lines"], 1);
+            assert!(
+                run.stderr.contains("-:1: "),
+                "junk is bad line 1: {}",
+                run.stderr
+            );
+        }
+        let run = crate::util::neardup(&["--stats"], &input).ok();
+        let said = run.stderr.contains("input format: JSON Lines (");
+        assert!(
+            said && run.stderr.contains("--format text"),
+            "{}",
+            run.stderr
+        );
+    }
+}

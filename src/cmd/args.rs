@@ -45,7 +45,8 @@ pub struct CommandInput {
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
+    /// Input format: auto is JSON Lines when most of the first non-empty lines start with '{'
+    /// (and always with --field or --id-field).
     #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
     pub input_format: FormatArg,
 }
@@ -511,7 +512,7 @@ pub enum HelpersArg {
 /// `--format` values.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum FormatArg {
-    /// Detect from the first non-empty line.
+    /// Detect from the first non-empty lines.
     Auto,
     /// One document per line.
     Text,

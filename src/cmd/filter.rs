@@ -53,7 +53,8 @@ pub struct FilterArgs {
     #[arg(long, help_heading = "Output")]
     pub line_buffered: bool,
 
-    /// Input format: auto looks at the first non-empty line ('{' means JSON Lines).
+    /// Input format: auto is JSON Lines when most of the first non-empty lines start with '{'
+    /// (and always with --field or --id-field).
     #[arg(long, visible_alias = "input-format", value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
     pub format: FormatArg,
 

@@ -248,8 +248,15 @@ mod tests {
         assert_eq!(detect(text), Compression::None);
         assert_eq!(read_all(text.to_vec()).unwrap(), text);
         let empty = compressed(Compression::Bzip2, b"");
-        assert_eq!(detect(&empty), Compression::Bzip2, "an empty stream: end magic");
-        assert_eq!(detect(&compressed(Compression::Bzip2, TEXT)), Compression::Bzip2);
+        assert_eq!(
+            detect(&empty),
+            Compression::Bzip2,
+            "an empty stream: end magic"
+        );
+        assert_eq!(
+            detect(&compressed(Compression::Bzip2, TEXT)),
+            Compression::Bzip2
+        );
     }
 
     #[test]

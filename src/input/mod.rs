@@ -78,6 +78,9 @@ impl Part {
     }
 }
 
+/// Non-empty lines `--format auto` looks at before it decides (fewer at the end of input).
+pub const AUTO_LINES: u64 = 32;
+
 /// Whole lines read together, with their bytes.
 #[derive(Debug)]
 pub struct Batch {
@@ -88,6 +91,9 @@ pub struct Batch {
     pub lines: Vec<LineSpan>,
     /// The input format resolved for these lines (`Auto` never appears here).
     pub format: InputFormat,
+    /// What `--format auto` decided, when the lines it looked at did not agree (said once,
+    /// on the batch that decided).
+    pub note: Option<String>,
 }
 
 impl Batch {
@@ -198,6 +204,9 @@ pub struct LineReader {
     limit: usize,
     /// The line being read is over the limit and its first piece was handed on.
     in_long_line: bool,
+    /// `--format auto`: non-empty lines looked at, and those starting with `{`.
+    auto_seen: u64,
+    auto_json: u64,
 }
 
 impl LineReader {
@@ -217,6 +226,8 @@ impl LineReader {
             last_lines: 0,
             limit: usize::MAX,
             in_long_line: false,
+            auto_seen: 0,
+            auto_json: 0,
         }
     }
 
@@ -271,6 +282,7 @@ impl LineReader {
             data,
             lines: Vec::with_capacity(self.last_lines + self.last_lines / 8),
             format: InputFormat::Text,
+            note: None,
         };
         let mut line_start = 0;
         let mut scan = 0;
@@ -286,7 +298,9 @@ impl LineReader {
                 self.push_piece(&mut batch, line_start, filled);
                 line_start = filled;
             }
-            if line_start >= BATCH_BYTES || (hand_out && line_start > 0) {
+            // `--format auto` waits for enough lines to decide by (or the end of input).
+            let deciding = self.format == InputFormat::Auto && self.auto_seen < AUTO_LINES;
+            if line_start >= BATCH_BYTES || (hand_out && line_start > 0 && !deciding) {
                 break;
             }
             if self.current >= self.inputs.len() {
@@ -328,6 +342,9 @@ impl LineReader {
         self.carry.clear();
         self.carry
             .extend_from_slice(&batch.data[line_start..filled]);
+        if self.format == InputFormat::Auto && self.auto_seen > 0 {
+            batch.note = self.decide_format();
+        }
         batch.format = match self.format {
             InputFormat::Auto => InputFormat::Text,
             f => f,
@@ -337,6 +354,36 @@ impl LineReader {
         }
         self.last_lines = batch.lines.len();
         Ok(Some(batch))
+    }
+
+    /// Resolves `--format auto` from the non-empty lines of the first batch that has any
+    /// (thousands of lines of a file; a pipe's first batch waits for [`AUTO_LINES`] of them or
+    /// the end of input): JSON Lines when most start with `{`. So one junk line at the top (`[]`, a comment) no longer
+    /// turns a JSON Lines file into text; the lines that disagree are then bad lines (or
+    /// plain lines), and the returned note says what was decided.
+    fn decide_format(&mut self) -> Option<String> {
+        let (seen, json) = (self.auto_seen, self.auto_json);
+        let jsonl = json * 2 > seen;
+        self.format = if jsonl {
+            InputFormat::Jsonl
+        } else {
+            InputFormat::Text
+        };
+        if json == 0 || json == seen {
+            return None;
+        }
+        Some(if jsonl {
+            format!(
+                "input format: JSON Lines ({json} of the first {seen} non-empty lines start \
+                 with '{{'; the others are bad lines, see --on-bad-line); --format text reads \
+                 every line as text"
+            )
+        } else {
+            format!(
+                "input format: plain text (only {json} of the first {seen} non-empty lines \
+                 start with '{{'); --format jsonl reads the lines as JSON"
+            )
+        })
     }
 
     /// A piece of an over-long line, not its end: bytes `start..end` of the batch.
@@ -376,11 +423,8 @@ impl LineReader {
             if self.format == InputFormat::Auto {
                 let content = &batch.data[start..content_end];
                 if let Some(&first) = content.iter().find(|b| !b.is_ascii_whitespace()) {
-                    self.format = if first == b'{' {
-                        InputFormat::Jsonl
-                    } else {
-                        InputFormat::Text
-                    };
+                    self.auto_seen += 1;
+                    self.auto_json += u64::from(first == b'{');
                 }
             }
             self.number += 1;
@@ -577,5 +621,22 @@ mod tests {
         assert_eq!(b.format, InputFormat::Jsonl);
         let mut r = reader(&[b"plain\n{\"text\":1}\n"], InputFormat::Auto);
         assert_eq!(r.next_batch().unwrap().unwrap().format, InputFormat::Text);
+    }
+
+    #[test]
+    fn auto_format_is_decided_by_most_lines_not_the_first() {
+        let mut r = reader(
+            &[b"[]\n{\"text\":\"a\"}\n{\"text\":\"b\"}\n"],
+            InputFormat::Auto,
+        );
+        let b = r.next_batch().unwrap().unwrap();
+        assert_eq!(b.format, InputFormat::Jsonl);
+        assert!(b.note.unwrap().contains("2 of the first 3"));
+        let mut r = reader(&[b"{\"text\":\"a\"}\n"], InputFormat::Auto);
+        assert_eq!(
+            r.next_batch().unwrap().unwrap().note,
+            None,
+            "unanimous: nothing to say"
+        );
     }
 }

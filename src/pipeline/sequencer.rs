@@ -201,6 +201,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 Ordered::Failed(e) => return Err(e),
             };
             let (batch, docs) = self.wait_for(&slot)?;
+            if let Some(note) = &batch.note
+                && !self.config.quiet
+            {
+                let _ = writeln!(diag, "neardup: {note}");
+            }
             self.taken += 1;
             // A batch that cannot evict anything may be verified on all threads; otherwise
             // each document's matches must be refreshed before the next insert may evict.

@@ -983,7 +983,9 @@ mod tests {
         let big = |seq: u64| Entry {
             id: DocId::Line(seq),
             // 256 KiB of fingerprints each: 600 of them pass the compaction threshold.
-            shingles: (0..65_536).map(|i| (i as u32).wrapping_mul(seq as u32 | 1)).collect(),
+            shingles: (0..65_536)
+                .map(|i| (i as u32).wrapping_mul(seq as u32 | 1))
+                .collect(),
             band_keys: vec![seq, 1_000_000 + seq % 3],
             copy_key: Some(u128::from(seq)),
             text_hash: u128::from(seq),
@@ -994,7 +996,11 @@ mod tests {
         }
         assert_eq!(w.len(), 20);
         let live = w.record_bytes();
-        assert!(w.disk_bytes() <= 3 * live + (64 << 20), "{} > 3 x {live}", w.disk_bytes());
+        assert!(
+            w.disk_bytes() <= 3 * live + (64 << 20),
+            "{} > 3 x {live}",
+            w.disk_bytes()
+        );
         for held in w.oldest_first().collect::<Vec<_>>() {
             let mut e = Entry::default();
             w.load(held, &mut e).unwrap();
