@@ -281,7 +281,14 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
         .len();
     let bad = |why: String| Error::config("--state", format!("{name}: {why}"));
     if len < 8 + 4 + 8 {
-        return Err(bad("not a neardup state file (too short)".into()));
+        // A short file that starts as ours was cut; anything else is not ours at all.
+        let mut head = [0u8; 8];
+        let ours = std::io::Read::read_exact(&mut &file, &mut head).is_ok() && &head == MAGIC;
+        return Err(bad(if ours {
+            "truncated: the file ends inside its header".into()
+        } else {
+            "not a neardup state file (made by 'neardup --state')".into()
+        }));
     }
     let mut r = Reader {
         inner: BufReader::with_capacity(1 << 20, file),

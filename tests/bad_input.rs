@@ -209,3 +209,43 @@ fn over_long_lines_are_streamed_in_bounded_memory() {
     let (code, written, stderr) = long_line_under_limit(250_000, &format!("{limit} fail"), huge);
     assert_eq!((code, written), (1, 0), "{stderr}");
 }
+
+/// Precise reasons: a null text or id field is null, not missing; empty ids in an edge list
+/// are empty ids, not an empty line; a short foreign file is not a state file.
+#[test]
+fn reasons_name_what_is_wrong() {
+    let run = neardup(
+        &["--id-field", "id"],
+        b"{\"text\": null, \"id\": 1}\n{\"text\": \"a b c\", \"id\": null}\n",
+    )
+    .ok();
+    assert!(
+        run.stderr.contains(":1: field 'text' is null"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(":2: id field 'id' is null"),
+        "{}",
+        run.stderr
+    );
+    let run = neardup(&["clusters", "--from-edges", "-"], b"a\tb\n\t\t\n");
+    assert!(
+        run.stderr.contains(":2: field 1 (an id) is empty"),
+        "{}",
+        run.stderr
+    );
+    let dir = std::env::temp_dir().join(format!("neardup-reasons-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let foreign = dir.join("foreign.state");
+    std::fs::write(&foreign, b"hello").unwrap();
+    let run = neardup(&["--state", foreign.to_str().unwrap()], b"a b c\n");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("not a neardup state file"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("too short"), "{}", run.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -107,10 +107,13 @@ pub fn read_edges(
             .map_err(|_| "invalid UTF-8".to_string())
             .and_then(|text| {
                 let text = text.strip_suffix('\r').unwrap_or(text);
-                if text.trim().is_empty() {
+                if text.trim().is_empty() && !text.contains('\t') {
                     return Err("empty line".to_string());
                 }
                 let fields: Vec<&str> = text.split('\t').collect();
+                if let Some(k) = fields.iter().take(2).position(|f| f.trim().is_empty()) {
+                    return Err(format!("field {} (an id) is empty", k + 1));
+                }
                 let similarity = match fields.len() {
                     2 => 1.0,
                     3 => fields[2]

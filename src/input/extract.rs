@@ -106,6 +106,10 @@ pub enum BadLine {
     NotAString(String),
     /// The id field is absent.
     MissingId(String),
+    /// The text field is `null`.
+    NullField(String),
+    /// The id field is `null`.
+    NullId(String),
     /// The id field is neither a string nor a number.
     BadId(String),
     /// The text has no tokens after normalisation.
@@ -129,6 +133,8 @@ impl fmt::Display for BadLine {
             BadLine::MissingField(p) => write!(f, "missing field '{p}'"),
             BadLine::NotAString(p) => write!(f, "field '{p}' is not a string"),
             BadLine::MissingId(p) => write!(f, "missing id field '{p}'"),
+            BadLine::NullField(p) => write!(f, "field '{p}' is null"),
+            BadLine::NullId(p) => write!(f, "id field '{p}' is null"),
             BadLine::BadId(p) => write!(f, "id field '{p}' is not a string or a number"),
             BadLine::NoTokens => write!(f, "no words left after normalisation"),
         }
@@ -263,7 +269,8 @@ impl Extractor {
             *slot = lookup(&value, path).filter(|v| !v.is_null()).cloned();
         }
         match lookup_mut(&mut value, &self.field) {
-            None | Some(Value::Null) => Err(BadLine::MissingField(self.field_name.clone())),
+            None => Err(BadLine::MissingField(self.field_name.clone())),
+            Some(Value::Null) => Err(BadLine::NullField(self.field_name.clone())),
             Some(Value::String(s)) => Ok((Cow::Owned(std::mem::take(s)), id)),
             Some(_) => Err(BadLine::NotAString(self.field_name.clone())),
         }
@@ -404,7 +411,8 @@ fn raw_at<'a>(line: &'a str, path: &[String]) -> Option<&'a str> {
 /// The id a JSON value gives (`name` is the id field, for the reason a line is bad).
 fn id_of(value: Option<&Value>, name: &str) -> std::result::Result<DocId, BadLine> {
     match value {
-        None | Some(Value::Null) => Err(BadLine::MissingId(name.to_string())),
+        None => Err(BadLine::MissingId(name.to_string())),
+        Some(Value::Null) => Err(BadLine::NullId(name.to_string())),
         Some(Value::String(s)) => Ok(DocId::Str(s.as_str().into())),
         Some(Value::Number(n)) => Ok(DocId::Num(n.to_string().into())),
         Some(_) => Err(BadLine::BadId(name.to_string())),
