@@ -252,3 +252,12 @@ fn one_junk_first_line_does_not_change_the_format() {
         );
     }
 }
+
+/// `-h` and `--help` open with the same line.
+#[test]
+fn short_and_long_help_agree_on_what_it_is() {
+    let short = crate::util::neardup(&["-h"], b"").ok().out();
+    let long = crate::util::neardup(&["--help"], b"").ok().out();
+    assert_eq!(short.lines().next(), long.lines().next());
+    assert!(short.lines().count() < long.lines().count());
+}

@@ -57,7 +57,13 @@ use std::sync::Arc;
 /// (I/O, or a bad line under --on-bad-line fail), 2 on a usage error, 130 or 143 when
 /// --state saved the window on SIGINT or SIGTERM.
 #[derive(Parser, Debug)]
-#[command(name = "neardup", version, about, long_about, max_term_width = 100)]
+#[command(
+    name = "neardup",
+    version,
+    about = "Find near-duplicate documents in a stream of lines.",
+    long_about,
+    max_term_width = 100
+)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
     /// A command other than filtering.
