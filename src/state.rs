@@ -8,7 +8,7 @@
 //! frozen IDF table of `--weights tfidf`, and the settings that shaped all of it.
 //!
 //! ```text
-//! "NDSTATE\0" | u32 version | u32 len, settings (UTF-8) | u64 lines
+//! "NDSTATE\0" | u32 version | u32 len, settings (UTF-8) | u64 lines | u64 written
 //!   | u64 len, IDF table (the `neardup idf` file format; 0 = none)
 //!   | u64 documents | documents… | u64 xxh3-64 of every byte before it
 //! document: u64 seq | id (u8 0 + u64 line | u8 1 string | u8 2 number; strings u32 len + UTF-8)
@@ -34,12 +34,18 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 const MAGIC: &[u8; 8] = b"NDSTATE\0";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
+/// The version before the output line count (`written`) was kept; still read.
+const VERSION_WITHOUT_WRITTEN: u32 = 2;
 
 /// A loaded state: the window and where the stream stopped.
 pub struct Saved {
     /// Input lines consumed by the runs that made the state; the next line is `lines + 1`.
     pub lines: u64,
+    /// Output lines the runs that made the state had written when it was saved (`None`
+    /// from a state of version 2): after a crash, the output's first `written` lines are
+    /// the ones that go with this state.
+    pub written: Option<u64>,
     /// The frozen IDF table, when the state was made with `--weights tfidf`.
     pub idf: Option<IdfTable>,
     /// The window, as it was.
@@ -149,6 +155,7 @@ pub fn save(
     shingling: &str,
     window: &Window,
     lines: u64,
+    written: u64,
     idf: Option<&IdfTable>,
 ) -> Result<()> {
     let name = path.display().to_string();
@@ -157,7 +164,13 @@ pub fn save(
     let result = (|| -> std::io::Result<()> {
         let file = File::create(&tmp)?;
         let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));
-        write_body(&mut w, &settings(config, shingling), window, lines, idf)?;
+        write_body(
+            &mut w,
+            &settings(config, shingling),
+            window,
+            (lines, written),
+            idf,
+        )?;
         let sum = w.hash.digest();
         let mut inner = w.inner;
         inner.write_all(&sum.to_le_bytes())?;
@@ -181,7 +194,7 @@ fn write_body<W: Write>(
     w: &mut Hashing<W>,
     settings: &str,
     window: &Window,
-    lines: u64,
+    (lines, written): (u64, u64),
     idf: Option<&IdfTable>,
 ) -> std::io::Result<()> {
     w.put(MAGIC)?;
@@ -189,6 +202,7 @@ fn write_body<W: Write>(
     w.put(&(settings.len() as u32).to_le_bytes())?;
     w.put(settings.as_bytes())?;
     w.put(&lines.to_le_bytes())?;
+    w.put(&written.to_le_bytes())?;
     let mut idf_bytes = Vec::new();
     if let Some(table) = idf {
         table.write_to(&mut idf_bytes)?;
@@ -302,13 +316,17 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
         ));
     }
     let version = u32::from_le_bytes(r.array()?);
-    if version != VERSION {
+    if version != VERSION && version != VERSION_WITHOUT_WRITTEN {
         return Err(bad(format!(
             "state file version {version}; this neardup reads version {VERSION}"
         )));
     }
     let saved_settings = r.string()?;
     let lines = r.u64()?;
+    let written = match version {
+        VERSION_WITHOUT_WRITTEN => None,
+        _ => Some(r.u64()?),
+    };
     let idf_len = r.u64()?;
     let idf_bytes = r.bytes(idf_len, 1)?;
     let count = r.u64()?;
@@ -360,7 +378,12 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
         return Err(bad("the state has no IDF table".into()));
     }
 
-    Ok(Some(Saved { lines, idf, window }))
+    Ok(Some(Saved {
+        lines,
+        written,
+        idf,
+        window,
+    }))
 }
 
 /// The error for a state made with other settings: names only the words that differ.
@@ -563,11 +586,12 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("rt.ndstate");
         let mut w = window();
-        save(&path, &config(), SHINGLING, &w, 77, None).expect("saved");
+        save(&path, &config(), SHINGLING, &w, 77, 70, None).expect("saved");
         let mut saved = load(&path, &config(), SHINGLING)
             .expect("loads")
             .expect("exists");
         assert_eq!(saved.lines, 77);
+        assert_eq!(saved.written, Some(70));
         assert_eq!(dump(&saved.window), dump(&w));
         let mut a = Vec::new();
         let mut b = Vec::new();
@@ -650,7 +674,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("neardup-state2-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("s.ndstate");
-        save(&path, &config(), SHINGLING, &window(), 1, None).expect("saved");
+        save(&path, &config(), SHINGLING, &window(), 1, 1, None).expect("saved");
         let other = Config {
             num_perm: 64,
             ..Config::default()

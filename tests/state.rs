@@ -194,3 +194,97 @@ fn sigterm_saves_what_was_written() {
         .lines();
     assert_eq!([first, rest].concat(), whole);
 }
+
+/// After kill -9 at any moment, the state says where it stopped and how many output lines go
+/// with it: keep that many lines of the output, feed the input after that line, and the
+/// result is the one-run output, no line repeated or lost.
+#[test]
+fn kill_9_at_any_moment_resumes_without_repeated_lines() {
+    let sample = sample_bytes();
+    let lines: Vec<&[u8]> = sample.split_inclusive(|&b| b == b'\n').collect();
+    let whole = neardup(&["--id-field", "id"], &sample).ok().stdout;
+    let mut stops: Vec<(usize, usize)> = Vec::new();
+    for (trial, delay_ms) in [15u64, 40, 65, 90, 120, 160].into_iter().enumerate() {
+        let state = temp_path(&format!("kill9-{trial}.state"));
+        let out_path = temp_path(&format!("kill9-{trial}.out"));
+        let _ = std::fs::remove_file(&state);
+        let args = [
+            "--id-field",
+            "id",
+            "--state",
+            state.to_str().unwrap(),
+            "--checkpoint-every",
+            "40",
+        ];
+        let mut child = bin()
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::fs::File::create(&out_path).unwrap())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let feeder = {
+            let chunks: Vec<Vec<u8>> = lines.chunks(10).map(|c| c.concat()).collect();
+            std::thread::spawn(move || {
+                for chunk in chunks {
+                    if stdin.write_all(&chunk).is_err() {
+                        return;
+                    }
+                    let _ = stdin.flush();
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let _ = feeder.join();
+        // Where the state stopped, and how much output goes with it.
+        let (n, m) = if state.exists() {
+            let probe = neardup(&[&args[..4], &[]].concat(), b"").ok();
+            let said = probe
+                .stderr
+                .lines()
+                .find(|l| l.contains("resuming after input line"))
+                .unwrap_or_else(|| panic!("no resume line: {}", probe.stderr))
+                .to_string();
+            let numbers: Vec<usize> = said
+                .split(|c: char| !c.is_ascii_digit())
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            (numbers[0], numbers[1])
+        } else {
+            (0, 0)
+        };
+        let written = std::fs::read(&out_path).unwrap();
+        let mut kept: Vec<u8> = written
+            .split_inclusive(|&b| b == b'\n')
+            .take(m)
+            .flatten()
+            .copied()
+            .collect();
+        assert_eq!(
+            kept.split_inclusive(|&b| b == b'\n').count(),
+            m,
+            "trial {trial}: the output holds the lines the state says"
+        );
+        let rest = lines[n..].concat();
+        let resumed = neardup(&args[..4], &rest).ok();
+        kept.extend_from_slice(&resumed.stdout);
+        assert!(
+            kept == whole,
+            "trial {trial} (killed at {delay_ms} ms, line {n}): output differs"
+        );
+        stops.push((n, written.split_inclusive(|&b| b == b'\n').count() - m));
+        let _ = std::fs::remove_file(&state);
+        let _ = std::fs::remove_file(&out_path);
+    }
+    // Some kills landed mid-stream, after a checkpoint, with output past it.
+    assert!(
+        stops
+            .iter()
+            .any(|&(n, past)| n > 0 && n < lines.len() && past > 0),
+        "{stops:?}"
+    );
+}

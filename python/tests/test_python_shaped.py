@@ -235,7 +235,9 @@ def test_warnings_go_through_python(tmp_path):
     with pytest.warns(neardup.NeardupWarning, match="no banding"):
         neardup.Deduper(threshold=0.3, num_perm=4, recall=0.999)
     reference = tmp_path / "reference.jsonl"
-    reference.write_text('{"text": "alpha beta gamma delta epsilon"}\nnot json\n')
+    reference.write_text(
+        '{"text": "alpha beta gamma delta epsilon"}\nnot json\n{"text": "zeta eta theta"}\n'
+    )
     with pytest.warns(neardup.NeardupWarning, match=r"reference.jsonl:2: invalid JSON"):
         neardup.Deduper(against=reference)
     many = [f"document {i} says {i * 7} and {i * 13}" for i in range(30_000)]

@@ -126,10 +126,10 @@ impl Deduper {
         }
         let config = &prepared.config;
         let (window, lines) = match saved {
-            Some(saved) => (saved.window, saved.lines),
+            Some(saved) => (saved.window, (saved.lines, saved.written.unwrap_or(0))),
             None => {
                 let window = Window::for_config(config);
-                (window, 0)
+                (window, (0, 0))
             }
         };
         let mut deduper = Deduper {
@@ -138,7 +138,8 @@ impl Deduper {
             workers: Vec::new(),
             scratch: Scratch::default(),
             summary: Summary {
-                docs_read: lines,
+                docs_read: lines.0,
+                written: lines.1,
                 ..Summary::default()
             },
             busy: Duration::ZERO,
@@ -190,6 +191,7 @@ impl Deduper {
             &self.prepared.shingling(),
             &self.window,
             self.summary.docs_read,
+            self.summary.written,
             self.prepared.idf.as_deref(),
         )
     }

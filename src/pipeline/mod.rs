@@ -126,6 +126,23 @@ fn run_inner<W: Write, D: Write>(
     // one thread, and `-j 2` keeps two cores busy with two threads.
     let workers = threads - 1;
     let lines_before = saved.as_ref().map_or(0, |s| s.lines);
+    let written_before = saved.as_ref().and_then(|s| s.written);
+    // Where a resumed run starts, and what of the output goes with it: after a kill -9, the
+    // output's first `written` lines are the ones to keep.
+    if let Some(saved) = &saved
+        && !config.quiet
+        && config.mode != Mode::Reference
+    {
+        let held = match saved.written {
+            Some(n) => format!("the output already holds {n} lines"),
+            None => "the state does not say how many output lines go with it (version 2)".into(),
+        };
+        let _ = writeln!(
+            diagnostics,
+            "neardup: resuming after input line {}; {held}",
+            saved.lines
+        );
+    }
     // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
     let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(4 * threads + 4);
     let mut reader = LineReader::new(inputs, config.format)
@@ -186,7 +203,9 @@ fn run_inner<W: Write, D: Write>(
             Sequencer::new(prepared, out, &names, stderr_is_terminal, helpers, signed);
         if let Some(saved) = saved {
             sequencer.window = saved.window;
+            sequencer.summary.resumed = Some((saved.lines, saved.written.unwrap_or(0)));
         }
+        sequencer.written_before = written_before.unwrap_or(0);
         sequencer.reference = reference;
         sequencer.lines = lines_before;
         sequencer.recycle = Some(recycle_tx);

@@ -33,7 +33,7 @@ pub(super) struct Sequencer<'c, W: Write> {
     pub(super) window: Window,
     /// `--against`: the reference documents, never changed.
     pub(super) reference: Option<Window>,
-    summary: Summary,
+    pub(super) summary: Summary,
     candidates: Vec<Held>,
     matches: Vec<(Held, f64)>,
     /// The filter modes' lookups ([`filter`]).
@@ -48,6 +48,8 @@ pub(super) struct Sequencer<'c, W: Write> {
     pub(super) lines: u64,
     /// `docs_read` at the last `--checkpoint-every` save.
     checkpointed: u64,
+    /// Output lines written by the runs before (`--state`), for the next save.
+    pub(super) written_before: u64,
     /// Whether the note on the window reaching its memory or disk limit was said.
     limit_reported: bool,
     /// The sequencer's candidate marks for a batch's lookups (each helper has its own).
@@ -94,6 +96,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             lines: 0,
             checkpointed: 0,
             limit_reported: false,
+            written_before: 0,
             marks: Marks::default(),
             helpers,
             recycle: None,
@@ -163,6 +166,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             &self.prepared.shingling(),
             &self.window,
             self.lines,
+            self.written_before + self.summary.written,
             self.prepared.idf.as_deref(),
         )?;
         self.summary.state_seconds.get_or_insert((0.0, 0.0)).1 += saving.elapsed().as_secs_f64();

@@ -37,6 +37,9 @@ pub struct Summary {
     pub window_disk_bytes: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// `--state`: the input line the run resumed after and the output lines already written
+    /// then (`None`: not resumed).
+    pub resumed: Option<(u64, u64)>,
     /// `--state`: seconds spent loading the state at the start and saving it (all saves).
     pub state_seconds: Option<(f64, f64)>,
 }
@@ -75,6 +78,10 @@ impl Summary {
         if let Some(docs) = self.reference_docs {
             json["reference_docs"] = docs.into();
             json["dropped_reference"] = self.dropped_reference.into();
+        }
+        if let Some((line, written)) = self.resumed {
+            json["resumed_after_line"] = line.into();
+            json["output_lines_before"] = written.into();
         }
         if let Some((load, save)) = self.state_seconds {
             json["state_load_seconds"] = ((load * 1000.0).round() / 1000.0).into();
