@@ -249,3 +249,51 @@ fn reasons_name_what_is_wrong() {
     assert!(!run.stderr.contains("too short"), "{}", run.stderr);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An over-long line with a slow reader downstream: the batches in flight hold about one
+/// limit's worth of it (the first piece), not one limit each.
+#[test]
+fn an_over_long_line_costs_about_twice_the_limit_with_a_slow_reader() {
+    use std::io::{Read, Write};
+    let limit: usize = 16 << 20;
+    let mut child = crate::util::bin()
+        .args(["--max-line-bytes", &limit.to_string(), "-j", "2"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let block = vec![b'a'; 1 << 20];
+        for _ in 0..200 {
+            if stdin.write_all(&block).is_err() {
+                return;
+            }
+        }
+        let _ = stdin.write_all(b"\n");
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    // The reader is slow: the pipeline fills up behind it.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut out = Vec::new();
+    stdout.read_to_end(&mut out).unwrap();
+    feeder.join().unwrap();
+    let pid = child.id() as libc::pid_t;
+    let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
+    // SAFETY: waits for our own child, whose status and usage go to the locals.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    assert_eq!(
+        out.len(),
+        200 * (1 << 20) + 1,
+        "the line goes through whole"
+    );
+    let peak = usage.ru_maxrss as usize * 1024;
+    assert!(
+        peak < 3 * limit + (48 << 20),
+        "peak RSS {} MiB for a {} MiB limit",
+        peak >> 20,
+        limit >> 20
+    );
+}

@@ -294,7 +294,14 @@ impl LineReader {
                 line_start = end;
                 scan = end;
             }
-            if filled - line_start > self.limit {
+            // A line is known to be too long once it passes the limit; its later pieces go
+            // on a batch at a time, so that the batches in flight hold one limit's worth of
+            // it, not one each.
+            let piece = match self.in_long_line {
+                true => self.limit.min(BATCH_BYTES),
+                false => self.limit,
+            };
+            if filled - line_start > piece {
                 self.push_piece(&mut batch, line_start, filled);
                 line_start = filled;
             }

@@ -255,8 +255,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 );
                 let _ = diag.flush();
             }
-            // The reader fills the buffer again (when its pool is full, it is freed).
-            if let Some(recycle) = &self.recycle {
+            // The reader fills the buffer again (when its pool is full, it is freed). A buffer
+            // an over-long line grew is freed: the pool would keep that size many times over.
+            if let Some(recycle) = &self.recycle
+                && batch.data.capacity() <= RECYCLED_BYTES
+            {
                 let _ = recycle.try_send(batch.data);
             }
         }
@@ -595,6 +598,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
         Ok(())
     }
 }
+
+/// Largest batch buffer that goes back to the reader: a few ordinary batches' worth.
+const RECYCLED_BYTES: usize = 4 * crate::input::BATCH_BYTES;
 
 /// The note said once when the window stops growing for want of memory or disk.
 pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> String {
