@@ -253,6 +253,8 @@ fn reasons_name_what_is_wrong() {
 /// An over-long line with a slow reader downstream: the batches in flight hold about one
 /// limit's worth of it (the first piece), not one limit each.
 #[test]
+// The child is waited for with wait4, which also gives its peak RSS.
+#[allow(clippy::zombie_processes)]
 fn an_over_long_line_costs_about_twice_the_limit_with_a_slow_reader() {
     use std::io::{Read, Write};
     let limit: usize = 16 << 20;
