@@ -55,6 +55,25 @@ pub enum InputFormat {
     Jsonl,
 }
 
+/// How inputs are decompressed (`--decompress`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Decompress {
+    /// By each input's first bytes: gzip, zstd and xz by their magic, bzip2 by its header
+    /// and first block magic; anything else is read as it is.
+    #[default]
+    Auto,
+    /// Read every input as it is.
+    None,
+    /// gzip.
+    Gzip,
+    /// Zstandard.
+    Zstd,
+    /// xz.
+    Xz,
+    /// bzip2.
+    Bzip2,
+}
+
 /// What happens to a line that cannot be read as a document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BadLinePolicy {
@@ -168,6 +187,8 @@ pub struct Config {
     pub lsh: LshParams,
     /// Maximum number of documents kept in the window; 0 = unbounded.
     pub window: usize,
+    /// How inputs are decompressed.
+    pub decompress: Decompress,
     /// `--max-memory`: bytes of RAM the run may use (0: no limit). The window takes what the
     /// pipeline's buffers leave ([`Config::window_budget`]) and, past it, evicts.
     pub max_memory: usize,
@@ -290,6 +311,7 @@ impl Default for Config {
             recall: DEFAULT_RECALL,
             lsh: LshParams { bands: 16, rows: 6 },
             window: 0,
+            decompress: Decompress::Auto,
             max_memory: 0,
             spill_dir: None,
             spill_cache: None,

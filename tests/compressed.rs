@@ -88,3 +88,28 @@ fn a_truncated_stream_is_an_error_naming_the_file() {
         assert!(run.stderr.contains("reading -"), "{ext}: {}", run.stderr);
     }
 }
+
+/// `--decompress none` reads a stream that starts like bzip2 as it is; when auto took it for
+/// bzip2 and it is not, the error says so and names the flag.
+#[test]
+fn decompress_says_what_it_assumed_and_can_be_turned_off() {
+    let input = b"BZh91AY&SYxx\nfoo\n";
+    let run = crate::util::neardup(&["--decompress", "none"], input).ok();
+    assert_eq!(run.stdout, input);
+    let run = crate::util::neardup(&[], input);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .contains("read as bzip2 (its first bytes are this format's)")
+            && run.stderr.contains("--decompress none reads it as it is"),
+        "{}",
+        run.stderr
+    );
+    let run = crate::util::neardup(&["--decompress", "gzip"], b"plain text line\n");
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("--decompress says so"),
+        "{}",
+        run.stderr
+    );
+}

@@ -51,6 +51,38 @@ pub struct CommandInput {
     pub input_format: FormatArg,
 }
 
+/// `--decompress` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum DecompressArg {
+    /// By the first bytes.
+    Auto,
+    /// Read as it is.
+    None,
+    /// gzip.
+    Gzip,
+    /// Zstandard.
+    Zstd,
+    /// xz.
+    Xz,
+    /// bzip2.
+    Bzip2,
+}
+
+impl DecompressArg {
+    /// The setting.
+    pub fn setting(self) -> crate::config::Decompress {
+        use crate::config::Decompress as D;
+        match self {
+            DecompressArg::Auto => D::Auto,
+            DecompressArg::None => D::None,
+            DecompressArg::Gzip => D::Gzip,
+            DecompressArg::Zstd => D::Zstd,
+            DecompressArg::Xz => D::Xz,
+            DecompressArg::Bzip2 => D::Bzip2,
+        }
+    }
+}
+
 /// Edge pruning and size limits for `graph` and `clusters`.
 #[derive(clap::Args, Debug)]
 pub struct GroupingArgs {
@@ -123,6 +155,11 @@ pub struct CommonArgs {
     /// Lines longer than this many bytes are bad lines.
     #[arg(long, default_value_t = DEFAULT_MAX_LINE_BYTES, value_name = "BYTES", help_heading = "Input")]
     pub max_line_bytes: usize,
+
+    /// How inputs are decompressed: auto recognises gzip, zstd and xz by their first bytes
+    /// and bzip2 by its header and first block; none reads every input as it is.
+    #[arg(long, value_enum, default_value_t = DecompressArg::Auto, value_name = "HOW", help_heading = "Input")]
+    pub decompress: DecompressArg,
 
     /// Remove HTML tags and decode HTML entities before tokenising.
     #[arg(long, help_heading = "Normalisation")]
@@ -436,6 +473,7 @@ impl CommonArgs {
                 BadLineArg::Fail => BadLinePolicy::Fail,
             },
             max_line_bytes: self.max_line_bytes,
+            decompress: self.decompress.setting(),
             threads: self.threads,
             helpers: match self.helpers {
                 HelpersArg::Auto => HelperPolicy::Auto,

@@ -115,7 +115,7 @@ impl ClustersArgs {
         }
         let (summary, graph) = match &self.from_edges {
             Some(path) => {
-                let input = Input::open(path)?;
+                let input = Input::open(path, config.decompress)?;
                 let name = input.name.clone();
                 let mut bad = BadLines::new(&config);
                 let graph = crate::graph::read_edges(
@@ -127,7 +127,7 @@ impl ClustersArgs {
             }
             None => {
                 let prepared = Prepared::new(config.clone())?;
-                let inputs = Input::open_all(&config.inputs)?;
+                let inputs = Input::open_all(&config.inputs, config.decompress)?;
                 let terminal = pipeline::stderr_is_terminal();
                 let (summary, graph) =
                     pipeline::collect_graph(&prepared, inputs, &mut stderr, terminal)?;
@@ -150,7 +150,7 @@ fn keep_survivors(
     keep: &crate::graph::survivors::Keep,
     start: std::time::Instant,
 ) -> Result<()> {
-    let inputs = super::Rereadable::new(&config.inputs)?;
+    let inputs = super::Rereadable::new(&config.inputs, config.decompress)?;
     let prepared = Prepared::new(config.clone())?;
     let mut stderr = std::io::stderr();
     let terminal = pipeline::stderr_is_terminal();

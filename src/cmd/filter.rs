@@ -120,7 +120,7 @@ impl FilterArgs {
 /// `--stats` prints the summary.
 pub(super) fn run_prepared(prepared: &Prepared) -> Result<()> {
     let config = &prepared.config;
-    let inputs = Input::open_all(&config.inputs)?;
+    let inputs = Input::open_all(&config.inputs, config.decompress)?;
     let mut stderr = std::io::stderr();
     let terminal = pipeline::stderr_is_terminal();
     let summary = pipeline::run(

@@ -92,7 +92,7 @@ impl GraphArgs {
         }
         .validate()?;
         let prepared = Prepared::new(config.clone())?;
-        let inputs = Input::open_all(&config.inputs)?;
+        let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let terminal = pipeline::stderr_is_terminal();
         let (summary, graph) =
             pipeline::collect_graph(&prepared, inputs, &mut std::io::stderr(), terminal)?;

@@ -44,7 +44,7 @@ impl HistArgs {
         let size = self.sample.documents()?;
         let ngrams = self.common.ngram.0..=self.common.ngram.1;
         let config = self.common.config(self.input, Mode::Hist)?.validate()?;
-        let inputs = Input::open_all(&config.inputs)?;
+        let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let (docs, seen) = reservoir(&config, inputs, size)?;
         let hists = histograms(&config, &docs, ngrams, config.worker_threads());
         super::print(&table(&hists, docs.len(), seen))?;

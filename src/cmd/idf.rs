@@ -49,7 +49,7 @@ impl IdfArgs {
         let start = std::time::Instant::now();
         let prepared = Prepared::new(config)?;
         let config = &prepared.config;
-        let inputs = Input::open_all(&config.inputs)?;
+        let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let (counter, bad) = crate::weights::count(config, &prepared.shingler(false), inputs)?;
         let docs = counter.docs();
         let table = counter.finish(max_terms, prepared.shingling());

@@ -324,12 +324,14 @@ fn seconds_since(start: std::time::Instant) -> f64 {
 /// input, when it is one of them, is read whole on the first open and served from memory.
 struct Rereadable {
     paths: Vec<PathBuf>,
+    /// `--decompress`, for the files (standard input is read as it is, to be read again).
+    decompress: crate::config::Decompress,
     stdin: Option<Arc<[u8]>>,
 }
 
 impl Rereadable {
     /// Reads standard input now if the inputs include it.
-    fn new(paths: &[PathBuf]) -> Result<Rereadable> {
+    fn new(paths: &[PathBuf], decompress: crate::config::Decompress) -> Result<Rereadable> {
         let reads_stdin = paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-");
         let stdin = if reads_stdin {
             let mut data = Vec::new();
@@ -343,6 +345,7 @@ impl Rereadable {
         Ok(Rereadable {
             paths: paths.to_vec(),
             stdin,
+            decompress,
         })
     }
 
@@ -358,7 +361,7 @@ impl Rereadable {
             .iter()
             .map(|p| match &self.stdin {
                 Some(data) if p.as_os_str() == "-" => Ok(stdin_input(data)),
-                _ => Input::open(p),
+                _ => Input::open(p, self.decompress),
             })
             .collect()
     }

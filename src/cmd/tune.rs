@@ -76,7 +76,7 @@ pub struct Sample {
 impl Sample {
     /// Samples `size` documents of the config's inputs and bins all their pairs.
     fn of(config: &Config, size: usize) -> Result<Sample> {
-        let inputs = Input::open_all(&config.inputs)?;
+        let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let (docs, seen) = reservoir(config, inputs, size)?;
         let counts = pair_counts(config, &docs, config.shingle, BINS, config.worker_threads());
         Ok(Sample {

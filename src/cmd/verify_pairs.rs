@@ -71,7 +71,7 @@ impl VerifyPairsArgs {
     pub fn run(self) -> Result<()> {
         let config = self.config()?;
         let start = std::time::Instant::now();
-        let inputs = Input::open_all(&config.inputs)?;
+        let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let (prepared, inputs) = Prepared::new(config)?.with_idf(inputs)?;
         let config = &prepared.config;
         let mut stderr = std::io::stderr();

@@ -7,6 +7,7 @@
 //! The standard crates do the work: `flate2` (zlib-rs), `zstd`, `bzip2` (libbz2-rs) and
 //! `liblzma`. A UTF-8 byte-order mark at the start of the (decompressed) text is dropped.
 
+use crate::config::Decompress;
 use std::io::{self, Read};
 
 /// What the first bytes of an input say it is.
@@ -55,6 +56,7 @@ pub fn detect(head: &[u8]) -> Compression {
 /// idle pipe does not block.
 pub struct Decompressing {
     state: State,
+    mode: Decompress,
 }
 
 enum State {
@@ -67,8 +69,14 @@ enum State {
 impl Decompressing {
     /// Wraps `inner`.
     pub fn new(inner: Box<dyn Read + Send>) -> Decompressing {
+        Decompressing::with(inner, Decompress::Auto)
+    }
+
+    /// Wraps `inner`, decompressing as `mode` says (`Auto`: by the first bytes).
+    pub fn with(inner: Box<dyn Read + Send>, mode: Decompress) -> Decompressing {
         Decompressing {
             state: State::Unread(inner),
+            mode,
         }
     }
 }
@@ -89,7 +97,14 @@ impl Read for Decompressing {
                 self.state = State::Reading(inner);
                 return Err(e);
             }
-            let kind = detect(&head);
+            let kind = match self.mode {
+                Decompress::Auto => detect(&head),
+                Decompress::None => Compression::None,
+                Decompress::Gzip => Compression::Gzip,
+                Decompress::Zstd => Compression::Zstd,
+                Decompress::Xz => Compression::Xz,
+                Decompress::Bzip2 => Compression::Bzip2,
+            };
             let rest: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(inner));
             let text: Box<dyn Read + Send> = match kind {
                 Compression::None => rest,
@@ -98,12 +113,48 @@ impl Read for Decompressing {
                 Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(rest)),
                 Compression::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(rest)),
             };
+            let text: Box<dyn Read + Send> = match kind {
+                Compression::None => text,
+                _ => Box::new(Named {
+                    inner: text,
+                    kind,
+                    detected: self.mode == Decompress::Auto,
+                }),
+            };
             self.state = State::Reading(without_bom(text)?);
         }
         match &mut self.state {
             State::Reading(reader) => reader.read(buf),
             _ => unreachable!("the first read sets the reader"),
         }
+    }
+}
+
+/// A decompressing reader whose errors say which format was assumed and how to read the
+/// input as it is instead.
+struct Named {
+    inner: Box<dyn Read + Send>,
+    kind: Compression,
+    /// Whether the format was recognised from the first bytes (else `--decompress` named it).
+    detected: bool,
+}
+
+impl Read for Named {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            let how = match self.detected {
+                true => "its first bytes are this format's",
+                false => "--decompress says so",
+            };
+            let name = format!("{:?}", self.kind).to_lowercase();
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "read as {name} ({how}), it is not valid {name}: {e}; --decompress none \
+                     reads it as it is"
+                ),
+            )
+        })
     }
 }
 

@@ -17,7 +17,7 @@ pub mod extract;
 pub use bad_lines::BadLines;
 pub use extract::{BadLine, DocId, Extractor, write_json_string};
 
-use crate::config::InputFormat;
+use crate::config::{Decompress, InputFormat};
 use crate::error::{Error, Result};
 use decompress::Decompressing;
 use std::fs::File;
@@ -120,18 +120,19 @@ pub struct Input {
 impl Input {
     /// Opens `path`; `-` is standard input. Compressed data (gzip, zstd, bzip2, xz) is
     /// recognised by its first bytes and decompressed ([`decompress`]).
-    pub fn open(path: &Path) -> Result<Input> {
+    /// `decompress` says how (`--decompress`).
+    pub fn open(path: &Path, decompress: Decompress) -> Result<Input> {
         if path.as_os_str() == "-" {
             return Ok(Input {
                 name: "-".to_string(),
-                reader: Box::new(Decompressing::new(Box::new(io::stdin()))),
+                reader: Box::new(Decompressing::with(Box::new(io::stdin()), decompress)),
             });
         }
         let name = path.display().to_string();
         let file = File::open(path).map_err(|e| Error::io(format!("opening {name}"), e))?;
         Ok(Input {
             name,
-            reader: Box::new(Decompressing::new(Box::new(file))),
+            reader: Box::new(Decompressing::with(Box::new(file), decompress)),
         })
     }
 
@@ -171,11 +172,11 @@ impl Input {
 
     /// Opens every path (standard input when `paths` is empty) before anything is read, so
     /// a missing file fails before any output.
-    pub fn open_all(paths: &[PathBuf]) -> Result<Vec<Input>> {
+    pub fn open_all(paths: &[PathBuf], decompress: Decompress) -> Result<Vec<Input>> {
         if paths.is_empty() {
-            return Ok(vec![Input::open(Path::new("-"))?]);
+            return Ok(vec![Input::open(Path::new("-"), decompress)?]);
         }
-        paths.iter().map(|p| Input::open(p)).collect()
+        paths.iter().map(|p| Input::open(p, decompress)).collect()
     }
 }
 

@@ -44,7 +44,7 @@ pub(super) fn load<D: Write>(
         Window::for_config(config)
     } else {
         config.inputs = corpora;
-        let inputs = Input::open_all(&config.inputs)?;
+        let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let finished = super::run_inner(
             &reference,
             inputs,
