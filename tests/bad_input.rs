@@ -299,3 +299,29 @@ fn an_over_long_line_costs_about_twice_the_limit_with_a_slow_reader() {
         limit >> 20
     );
 }
+
+/// Two documents with one id: the graph commands warn once, with the two lines.
+#[test]
+fn repeated_ids_are_warned_of_in_graph_commands() {
+    let input = b"{\"id\":7,\"text\":\"a b c d e f\"}\n{\"id\":7,\"text\":\"a b c d e f\"}\n\
+                  {\"id\":8,\"text\":\"x y z\"}\n{\"id\":8,\"text\":\"x y z w\"}\n";
+    for command in [&["graph", "--format", "tsv"][..], &["clusters"]] {
+        let run = neardup(&[command, &["--id-field", "id"]].concat(), input).ok();
+        assert_eq!(
+            run.stderr.matches("have the same id").count(),
+            1,
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("lines 1 and 2 have the same id (7)"),
+            "{}",
+            run.stderr
+        );
+    }
+    let unique = neardup(&["graph", "--format", "tsv"], input).ok();
+    assert!(
+        !unique.stderr.contains("same id"),
+        "line numbers are unique"
+    );
+}

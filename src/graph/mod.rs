@@ -20,7 +20,7 @@ use crate::input::DocId;
 use petgraph::graph::{NodeIndex, UnGraph};
 use petgraph::visit::EdgeRef;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One document of the graph.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,6 +56,19 @@ impl GraphBuilder {
     pub fn add_edge(&mut self, earlier_seq: u64, later: u32, similarity: f64) {
         let earlier = self.node_of(earlier_seq);
         self.edges.push((earlier, later, similarity as f32));
+    }
+
+    /// The first id two nodes share, with their window keys (input line numbers): the
+    /// outputs name documents by id, so a repeated id makes two documents one name.
+    pub fn first_repeated_id(&self) -> Option<(&DocId, u64, u64)> {
+        let mut first: HashMap<&DocId, u64> = HashMap::with_capacity(self.nodes.len());
+        for (node, &seq) in self.nodes.iter().zip(&self.seqs) {
+            if let Some(&earlier) = first.get(&node.id) {
+                return Some((&node.id, earlier, seq));
+            }
+            first.insert(&node.id, seq);
+        }
+        None
     }
 
     /// The node of the document with window key `seq` (it must have been added).

@@ -24,9 +24,8 @@ fn write_decimal(mut n: u64, out: &mut Vec<u8>) {
 }
 
 /// A document's identifier: the line number, or the value of `--id-field`. Ids of up to 24
-/// bytes are stored inline (`CompactString`): writing a pair reads the earlier id from the
-/// window entry itself instead of a cold heap allocation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// bytes are stored inline (`CompactString`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum DocId {
     /// 1-based line number over all inputs.
     Line(u64),

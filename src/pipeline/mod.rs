@@ -93,7 +93,17 @@ pub fn collect_graph<D: Write>(
         diagnostics,
         stderr_is_terminal,
     )?;
-    let graph = finished.graph.unwrap_or_default().finish();
+    let builder = finished.graph.unwrap_or_default();
+    if !prepared.config.quiet
+        && let Some((id, a, b)) = builder.first_repeated_id()
+    {
+        let _ = writeln!(
+            diagnostics,
+            "neardup: warning: lines {a} and {b} have the same id ({id}), so the output names \
+             two documents alike (check --id-field; without it, ids are line numbers)"
+        );
+    }
+    let graph = builder.finish();
     Ok((finished.summary, graph))
 }
 
