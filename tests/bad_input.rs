@@ -324,4 +324,17 @@ fn repeated_ids_are_warned_of_in_graph_commands() {
         !unique.stderr.contains("same id"),
         "line numbers are unique"
     );
+    // --pairs: a pair whose two ids are one (`7 7 1`) is warned of, once.
+    let run = neardup(&["--pairs", "--id-field", "id"], input).ok();
+    assert_eq!(
+        run.stderr.matches("have the same id").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("lines 1 and 2 have the same id (7)"),
+        "{}",
+        run.stderr
+    );
 }

@@ -50,6 +50,9 @@ pub(super) struct Sequencer<'c, W: Write> {
     checkpointed: u64,
     /// Output lines written by the runs before (`--state`), for the next save.
     pub(super) written_before: u64,
+    /// `--pairs`: the warning that two documents of a pair share an id (`Some(None)` once
+    /// said).
+    same_id: Option<Option<String>>,
     /// Whether the note on the window reaching its memory or disk limit was said.
     limit_reported: bool,
     /// The sequencer's candidate marks for a batch's lookups (each helper has its own).
@@ -96,6 +99,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             lines: 0,
             checkpointed: 0,
             limit_reported: false,
+            same_id: None,
             written_before: 0,
             marks: Marks::default(),
             helpers,
@@ -226,6 +230,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
             if self.config.line_buffered {
                 self.out.flush()?;
+            }
+            if let Some(pending) = &mut self.same_id
+                && let Some(note) = pending.take()
+                && !self.config.quiet
+            {
+                let _ = writeln!(diag, "neardup: {note}");
             }
             if !self.limit_reported
                 && let Some(limit) = self.window.limited()
@@ -591,6 +601,13 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     .window
                     .id(held)
                     .map_err(|e| Error::spill(e, self.lines))?;
+                if earlier == *id && self.same_id.is_none() {
+                    self.same_id = Some(Some(format!(
+                        "warning: lines {} and {} have the same id ({id}), so a pair names them \
+                         alike (check --id-field; without it, ids are line numbers)",
+                        held.seq, batch.lines[i].number
+                    )));
+                }
                 self.out.pair(&earlier, id, similarity)?;
                 self.summary.written += 1;
             }
