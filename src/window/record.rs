@@ -12,11 +12,64 @@
 //! | fingerprints, tf-idf weights, signature (`u32`, `f32`, `u32`), then padding | 4 × each |
 //! | normalised text (text stages), then the id's bytes (string and number ids), padding | |
 
-use super::Entry;
 use crate::input::DocId;
-use crate::verify::Compared;
+use crate::verify::{Compared, Fingerprint};
 use bytemuck::{Pod, Zeroable};
 use std::io;
+
+/// What the window keeps of a document: given to [`Window::insert`], which stores it as a
+/// record, and filled again from the record by [`Window::load`] and [`Window::visit`].
+#[derive(Debug)]
+pub struct Entry {
+    /// The document's id, for `dup_of` and pairs.
+    pub id: DocId,
+    /// Sorted distinct shingle fingerprints (empty when verification is off).
+    pub shingles: Vec<Fingerprint>,
+    /// `--weights tfidf`: each shingle element's weight (else empty).
+    pub weights: Vec<f32>,
+    /// Sum of `weights`.
+    pub total_weight: f64,
+    /// Normalised text, kept only for text confirmation stages (else empty).
+    pub text: String,
+    /// Compact signature (empty unless verification is off).
+    pub signature: Vec<u32>,
+    /// One key per band.
+    pub band_keys: Vec<u64>,
+    /// Hash of the normalised text, when the document is the one the copy index points to.
+    pub copy_key: Option<u128>,
+    /// Hash of the normalised text (always; verification skips the merge when two are equal).
+    pub text_hash: u128,
+}
+
+impl Default for Entry {
+    fn default() -> Self {
+        Entry {
+            id: DocId::Line(0),
+            shingles: Vec::new(),
+            weights: Vec::new(),
+            total_weight: 0.0,
+            text: String::new(),
+            signature: Vec::new(),
+            band_keys: Vec::new(),
+            copy_key: None,
+            text_hash: 0,
+        }
+    }
+}
+
+impl Entry {
+    /// What verification compares of this document.
+    pub fn compared(&self) -> Compared<'_> {
+        Compared {
+            shingles: &self.shingles,
+            weights: &self.weights,
+            total_weight: self.total_weight,
+            text: Some(&self.text),
+            signature: &self.signature,
+            text_hash: self.text_hash,
+        }
+    }
+}
 
 const LINE: u32 = 0;
 const STR: u32 = 1;

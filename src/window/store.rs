@@ -310,7 +310,8 @@ impl Store {
         self.end - self.garbage
     }
 
-    /// Bytes the store is expected to hold in RAM at most, whatever it holds in all.
+    /// Bytes the store holds in RAM at most with its present share (for tests).
+    #[cfg(test)]
     pub fn ram_ceiling(&self) -> usize {
         match self.settings.dir {
             None => usize::MAX,

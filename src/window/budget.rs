@@ -1,0 +1,208 @@
+//! The window's memory: what it holds in RAM and on disk, the budget (`--max-memory`) it
+//! checks before it grows, and when a limit is reached, the eviction it turns to; and the
+//! compaction that keeps the spill file within a few times the held records.
+
+use super::{Buckets, NIL, Slot, Store, Window, buckets, shard};
+use std::io;
+
+/// Why the window stopped growing and began to evict (said once on stderr by its owner).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// Its RAM reached the memory budget (`--max-memory`).
+    Memory,
+    /// The system refused the memory for a bigger bucket table (below the budget: a
+    /// `ulimit`, a container's limit, other processes).
+    Refused,
+    /// The spill file reached its limit (`--max-disk`).
+    Disk,
+}
+
+/// Inserts between two checks of the memory budget.
+const BUDGET_CHECK: usize = 64;
+
+impl Window {
+    /// Documents that may still be inserted without any eviction (`usize::MAX`: no limit
+    /// is in sight). A batch inserted unindexed must fit.
+    pub fn room(&self) -> usize {
+        if self.capacity > 0 {
+            return self.capacity - self.len;
+        }
+        if self.budget == 0 {
+            return usize::MAX;
+        }
+        // Half of what the headroom holds at the ceiling per document: a batch indexed on
+        // several threads grows its tables without `make_room`'s checks.
+        let used = self.ram_bytes();
+        let per_doc = self.bytes_per_doc_ceiling();
+        (self.budget.saturating_sub(used + self.growth_reserve()) / per_doc.max(1)) / 2
+    }
+
+    /// Checks the budget and the disk limit before an insert: at the first that is reached,
+    /// the window keeps its present size from then on (it evicts, like a `--window`).
+    pub(super) fn make_room(&mut self, keys: &[u64]) {
+        if self.len.is_multiple_of(BUDGET_CHECK) {
+            let index = self.ram_bytes() - self.store.ram_bytes();
+            self.store.adapt(index);
+        }
+        if self.capacity > 0 || self.len == 0 {
+            return;
+        }
+        // The tables this document's keys go to grow now, if they must, where a refusal can
+        // still be answered by evicting instead (a table that has room never fails a push).
+        for &key in keys {
+            if !self.buckets[shard(key)].try_room_for(keys.len()) {
+                self.limit(Limit::Refused);
+                return;
+            }
+        }
+        // The budget is summed over the 256 tables: every BUDGET_CHECK inserts is enough, as
+        // the ceiling counts that many documents' worth of room.
+        if !self.len.is_multiple_of(BUDGET_CHECK) {
+            return;
+        }
+        let disk = self.store.settings().disk;
+        if disk > 0 && self.store.disk_bytes() + 2 * self.store.segment_bytes() as u64 > disk {
+            self.limit(Limit::Disk);
+        } else if self.budget > 0
+            && self.ram_bytes()
+                + self.growth_reserve()
+                + BUDGET_CHECK * self.bytes_per_doc_ceiling()
+                > self.budget
+        {
+            self.limit(Limit::Memory);
+        }
+    }
+
+    fn limit(&mut self, why: Limit) {
+        // Held a little under the present count, so that no table grows again when the keys
+        // of the documents that replace the evicted ones fall unevenly on the tables.
+        self.capacity = (self.len - self.len / 32).max(1);
+        self.limited = Some(why);
+    }
+
+    /// RAM a table's growth takes at once, at most: the old and the new cells coexist while
+    /// it is rehashed (the new half as big again; twice the largest table bounds it), and a
+    /// record segment.
+    fn growth_reserve(&self) -> usize {
+        self.buckets
+            .iter()
+            .map(Buckets::approx_bytes)
+            .max()
+            .unwrap_or(0)
+            * 2
+            + self.store.segment_bytes()
+    }
+
+    /// What one more document may add to the window's RAM, at most: its slot, sequence
+    /// number (8) and query mark (4), its copy-index cell and a share of bucket lists (40),
+    /// and its bucket cells in tables 3/8 full (emptier than the 8/15 of a table just grown).
+    fn bytes_per_doc_ceiling(&self) -> usize {
+        let keys = self.buckets_keys_per_doc();
+        std::mem::size_of::<Slot>() + 8 + 4 + 40 + keys * buckets::CELL_BYTES * 8 / 3
+    }
+
+    fn buckets_keys_per_doc(&self) -> usize {
+        let keys: usize = self.buckets.iter().map(Buckets::len).sum();
+        if self.len == 0 {
+            return 16;
+        }
+        keys.div_ceil(self.len).max(1)
+    }
+
+    /// Rewrites the held records into a new store (same settings), oldest first, leaving the
+    /// evicted ones behind.
+    pub(super) fn compact(&mut self) -> io::Result<()> {
+        let mut fresh = Store::new(self.store.settings().clone());
+        let mut slot = self.oldest;
+        while slot != NIL {
+            let place = self.slots[slot as usize].place();
+            self.store.read(place, &mut self.bytes)?;
+            let moved = fresh.append(&self.bytes)?;
+            let s = &mut self.slots[slot as usize];
+            s.offset = moved.offset;
+            s.len = moved.len;
+            slot = s.newer;
+        }
+        self.store = fresh;
+        Ok(())
+    }
+
+    /// Bytes of RAM held by the indexes, the slots and the store's RAM part.
+    pub fn ram_bytes(&self) -> usize {
+        let slots = self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.seqs.capacity() * 8
+            + self.free.capacity() * 4
+            + self.marks.marks.capacity() * 4;
+        let bucket_bytes: usize = self.buckets.iter().map(Buckets::approx_bytes).sum();
+        slots + bucket_bytes + self.copies.approx_bytes() + self.store.ram_bytes()
+    }
+
+    /// Bytes of the spill file (held and evicted records not yet compacted away).
+    pub fn disk_bytes(&self) -> u64 {
+        self.store.disk_bytes()
+    }
+
+    /// Bytes of the held documents' records, in RAM or on disk (for tests).
+    #[cfg(test)]
+    pub fn record_bytes(&self) -> u64 {
+        self.store.live_bytes()
+    }
+
+    /// Approximate bytes held by entries and indexes (for `--stats`): RAM and records.
+    pub fn approx_bytes(&self) -> usize {
+        self.ram_bytes() + self.store.disk_bytes() as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Entry, StoreSettings};
+    use super::*;
+    use crate::input::DocId;
+
+    /// A bounded window over a spill file: evicted records are garbage, and once they
+    /// outweigh the held ones the held ones are rewritten, so the file stays within about
+    /// twice them; every held record reads back whole.
+    #[test]
+    fn compaction_keeps_the_spill_file_bounded() {
+        let dir = std::env::temp_dir();
+        let mut w = Window::new(20).with_store(
+            StoreSettings {
+                dir: Some(dir),
+                ram: 0,
+                disk: 0,
+            },
+            0,
+        );
+        let big = |seq: u64| Entry {
+            id: DocId::Line(seq),
+            // 256 KiB of fingerprints each: 600 of them pass the compaction threshold.
+            shingles: (0..65_536)
+                .map(|i| (i as u32).wrapping_mul(seq as u32 | 1))
+                .collect(),
+            band_keys: vec![seq, 1_000_000 + seq % 3],
+            copy_key: Some(u128::from(seq)),
+            text_hash: u128::from(seq),
+            ..Entry::default()
+        };
+        for seq in 1..=600u64 {
+            w.insert(seq, big(seq)).unwrap();
+        }
+        assert_eq!(w.len(), 20);
+        let live = w.record_bytes();
+        assert!(
+            w.disk_bytes() <= 3 * live + (64 << 20),
+            "{} > 3 x {live}",
+            w.disk_bytes()
+        );
+        for held in w.oldest_first().collect::<Vec<_>>() {
+            let mut e = Entry::default();
+            w.load(held, &mut e).unwrap();
+            assert_eq!(format!("{e:?}"), format!("{:?}", big(held.seq)));
+        }
+        assert_eq!(w.find_copy(590).unwrap().map(|h| h.seq), Some(590));
+        let mut c = Vec::new();
+        w.candidates(&[1_000_000], &mut c);
+        assert_eq!(c.len(), 7);
+    }
+}
