@@ -5,6 +5,8 @@
 //! words, so D is small and the diff is fast even for long documents. Past
 //! [`MAX_EDITS`] edits the middle is shown as one replacement instead.
 
+use crate::normalize::Words;
+
 /// Edits beyond which the diff gives up on a minimal script (memory is O(D²)).
 pub const MAX_EDITS: usize = 4000;
 
@@ -160,11 +162,12 @@ pub fn render(edits: &[Edit<'_>], context: usize) -> String {
     segments.join(" ")
 }
 
-/// The word diff of two texts (split on whitespace), rendered with `context` unchanged words
-/// around each change (as `explain` and `sample` show it).
-pub fn word_diff(a: &str, b: &str, context: usize) -> String {
-    let wa: Vec<&str> = a.split_whitespace().collect();
-    let wb: Vec<&str> = b.split_whitespace().collect();
+/// The word diff of two texts (split into `words`, so a Chinese or Japanese text is compared
+/// character by character), rendered with `context` unchanged words around each change (as
+/// `explain` and `sample` show it).
+pub fn word_diff(a: &str, b: &str, context: usize, words: Words) -> String {
+    let wa: Vec<&str> = words.split(a).collect();
+    let wb: Vec<&str> = words.split(b).collect();
     render(&diff(&wa, &wb), context)
 }
 
@@ -226,6 +229,14 @@ mod tests {
             let same = edits.iter().filter(|e| matches!(e, Edit::Same(_))).count();
             assert_eq!(same, lcs(&a, &b), "{a:?} {b:?}");
         }
+    }
+
+    #[test]
+    fn diffs_chinese_character_by_character() {
+        let d = word_diff("大家都很开心。", "大家都很高兴。", 1, Words::Unicode);
+        assert_eq!(d, "…(3 words)… 很 [-开 心-] {+高 兴+} 。");
+        let whole = word_diff("大家都很开心。", "大家都很高兴。", 1, Words::Spaces);
+        assert_eq!(whole, "[-大家都很开心。-] {+大家都很高兴。+}");
     }
 
     #[test]

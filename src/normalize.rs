@@ -6,17 +6,27 @@
 //! 2. Unicode NFKC (compatibility composition), so full-width letters, ligatures and the like
 //!    compare equal to their plain forms (`--no-nfkc` turns it off);
 //! 3. lower-casing with Unicode case rules (`--keep-case` turns it off);
-//! 4. tokenising on Unicode white space, which also folds runs of white space; with
-//!    `--strip-punct` every character that is neither alphanumeric nor white space
-//!    (punctuation and symbols) separates tokens too.
+//! 4. tokenising into words ([`Words`]): a word is a run of characters between white space,
+//!    except that a character of a script written without spaces between words (Han,
+//!    Hiragana, Katakana, Thai, Lao, Khmer, Myanmar and a few more: [`is_word_of_its_own`]),
+//!    with the combining marks that follow it, is a word of its own, so that `我们今天` is four
+//!    words and `Rust 1.89の新機能` five; with `--strip-punct` every character that is
+//!    neither alphanumeric nor white space (punctuation and symbols) separates words too.
 //!
-//! The result is the tokens joined by one space, with each token's byte range, so shingles are
-//! contiguous slices of one string and exact duplicates are found by hashing it once. ASCII
+//! The result is the tokens joined by one space (none on either side of a word of its own,
+//! so that Chinese or Japanese text keeps its characters together and `rust の` equals
+//! `rustの`),
+//! with each token's byte range, so shingles are contiguous slices of one string and exact
+//! duplicates are found by hashing it once. Which separator sits between two tokens depends
+//! on the tokens alone, so a shingle's bytes depend only on its words. ASCII
 //! input (most of it, in practice) takes fast paths that skip NFKC and Unicode case mapping,
 //! and text that is already single-spaced (with non-ASCII characters that lower-casing keeps)
 //! is copied whole.
 
+use std::sync::LazyLock;
 use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+use unicode_script::{Script, UnicodeScript};
 
 /// Which normalisation steps run. `Default` is the documented default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +39,20 @@ pub struct Normalizer {
     pub strip_html: bool,
     /// Treat punctuation and symbols as token separators.
     pub strip_punct: bool,
+    /// What a word is.
+    pub words: Words,
+}
+
+/// What a word is (`--words`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Words {
+    /// Runs of characters between white space, but each character of a script written
+    /// without spaces (see [`is_word_of_its_own`]) is a word of its own.
+    #[default]
+    Unicode,
+    /// Runs of characters between white space, whatever the script, as neardup did
+    /// before it knew of scripts without spaces (a Chinese sentence is one word).
+    Spaces,
 }
 
 impl Default for Normalizer {
@@ -38,6 +62,7 @@ impl Default for Normalizer {
             nfkc: true,
             strip_html: false,
             strip_punct: false,
+            words: Words::Unicode,
         }
     }
 }
@@ -300,8 +325,9 @@ impl Normalizer {
         }
     }
 
-    /// True when no non-ASCII character of `text` is white space or (when lower-casing)
-    /// changes under lower-casing: then a single-spaced `text` is already normal but for its
+    /// True when no non-ASCII character of `text` is white space, a word of its own (with
+    /// Unicode words) or (when lower-casing) changes under lower-casing: then a single-spaced
+    /// `text` is already normal but for its
     /// ASCII letters. Only the non-ASCII characters are decoded (curly quotes, accented
     /// lower-case letters: a few per document in most text).
     fn keeps_non_ascii(&self, text: &str) -> bool {
@@ -323,7 +349,10 @@ impl Normalizer {
             // `i` is on a character boundary: every byte before it was ASCII or a whole
             // character.
             let c = text[i..].chars().next().expect("i is on a char boundary");
-            if c.is_whitespace() || (self.lowercase && !lowercases_to_itself(c)) {
+            if c.is_whitespace()
+                || (self.lowercase && !lowercases_to_itself(c))
+                || (self.words == Words::Unicode && is_word_of_its_own(c))
+            {
                 return false;
             }
             i += c.len_utf8();
@@ -360,29 +389,41 @@ impl Normalizer {
     }
 
     /// Mixed text: tokens are found by character (ASCII bytes through the table, others by
-    /// Unicode rules); an all-ASCII token is then copied and lower-cased in one go.
+    /// Unicode rules), then copied and lower-cased ([`Self::push_token`]).
     fn tokenize_mixed(&self, text: &str, out: &mut Normalized) {
         let sep = self.separators();
+        let unicode = self.words == Words::Unicode;
         let bytes = text.as_bytes();
         let n = bytes.len();
-        // Whether the character at byte `i` separates tokens, and its length in bytes.
-        let class = |i: usize| -> (bool, usize) {
+        // What the character at byte `i` is, and its length in bytes.
+        let class = |i: usize| -> (Class, usize) {
             let b = bytes[i];
             if b < 0x80 {
-                (sep[b as usize], 1)
-            } else {
-                let c = text[i..].chars().next().expect("i is on a char boundary");
-                let separator =
-                    c.is_whitespace() || (self.strip_punct && !c.is_alphanumeric() && !is_mark(c));
-                (separator, c.len_utf8())
+                let class = if sep[b as usize] {
+                    Class::Separator
+                } else {
+                    Class::Ascii
+                };
+                return (class, 1);
             }
+            let c = text[i..].chars().next().expect("i is on a char boundary");
+            let class =
+                if c.is_whitespace() || (self.strip_punct && !c.is_alphanumeric() && !is_mark(c)) {
+                    Class::Separator
+                } else if unicode && is_word_of_its_own(c) {
+                    Class::Alone
+                } else {
+                    Class::Other
+                };
+            (class, c.len_utf8())
         };
+        let mut after_alone = false;
         let mut i = 0;
-        let mut buf = [0u8; 4];
         loop {
+            let (mut first, mut len) = (Class::Separator, 0);
             while i < n {
-                let (separator, len) = class(i);
-                if !separator {
+                (first, len) = class(i);
+                if first != Class::Separator {
                     break;
                 }
                 i += len;
@@ -391,51 +432,186 @@ impl Normalizer {
                 break;
             }
             let s = i;
-            let mut ascii = true;
-            while i < n {
-                let (separator, len) = class(i);
-                if separator {
-                    break;
-                }
-                ascii &= len == 1;
-                i += len;
-            }
-            if !out.text.is_empty() {
-                out.text.push(b' ');
-            }
-            let start = out.text.len();
-            if ascii || !self.lowercase {
-                out.text.extend_from_slice(&bytes[s..i]);
-                if self.lowercase {
-                    out.text[start..].make_ascii_lowercase();
+            i += len;
+            let alone = first == Class::Alone;
+            let mut ascii = first == Class::Ascii;
+            if alone {
+                // The marks that modify it (a Thai vowel sign, a Myanmar virama) are part
+                // of it.
+                while let Some(c) = text[i..].chars().next() {
+                    if !is_mark(c) {
+                        break;
+                    }
+                    i += c.len_utf8();
                 }
             } else {
-                for c in text[s..i].chars() {
-                    if c.is_ascii() {
-                        out.text.push(c.to_ascii_lowercase() as u8);
-                    } else {
-                        for l in c.to_lowercase() {
-                            out.text
-                                .extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
-                        }
+                while i < n {
+                    let (next, len) = class(i);
+                    if matches!(next, Class::Separator | Class::Alone) {
+                        break;
+                    }
+                    ascii &= next == Class::Ascii;
+                    i += len;
+                }
+            }
+            if !out.text.is_empty() && !alone && !after_alone {
+                out.text.push(b' ');
+            }
+            // The scripts of words of their own have no case: copied as they are.
+            self.push_token(&text[s..i], ascii || alone, out);
+            after_alone = alone;
+        }
+    }
+
+    /// Appends one token (lower-cased when asked; only its ASCII letters when `caseless_but_ascii`)
+    /// and its byte range.
+    fn push_token(&self, token: &str, caseless_but_ascii: bool, out: &mut Normalized) {
+        let start = out.text.len();
+        if caseless_but_ascii || !self.lowercase {
+            out.text.extend_from_slice(token.as_bytes());
+            if self.lowercase {
+                out.text[start..].make_ascii_lowercase();
+            }
+        } else {
+            let mut buf = [0u8; 4];
+            for c in token.chars() {
+                if c.is_ascii() {
+                    out.text.push(c.to_ascii_lowercase() as u8);
+                } else {
+                    for l in c.to_lowercase() {
+                        out.text
+                            .extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
                     }
                 }
             }
-            out.tokens.push((start, out.text.len()));
         }
+        out.tokens.push((start, out.text.len()));
     }
 }
 
-/// Combining marks belong to the word they modify (e.g. Devanagari vowel signs), so
-/// `--strip-punct` must not split on them.
-fn is_mark(c: char) -> bool {
-    matches!(c as u32,
-        0x0300..=0x036F | 0x0483..=0x0489 | 0x0591..=0x05BD | 0x0610..=0x061A | 0x064B..=0x065F
-        | 0x0900..=0x0903 | 0x093A..=0x094F | 0x0951..=0x0957 | 0x0962..=0x0963
-        | 0x0981..=0x0983 | 0x09BC..=0x09D7 | 0x0E31 | 0x0E34..=0x0E3A | 0x0E47..=0x0E4E
-        | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x200C..=0x200D | 0x20D0..=0x20FF
-        | 0x3099..=0x309A | 0xFE20..=0xFE2F)
+impl Words {
+    /// The words of `text` (white space separates them; under [`Words::Unicode`] a word of
+    /// its own and its marks are one too). On a normalised text these are its tokens, so
+    /// measures on stored texts (the cosine stage) and word diffs count the words that
+    /// shingles are made of.
+    pub fn split(self, text: &str) -> impl Iterator<Item = &str> {
+        let unicode = self == Words::Unicode;
+        text.split_whitespace().flat_map(move |run| {
+            let mut rest = run;
+            std::iter::from_fn(move || {
+                let mut chars = rest.char_indices();
+                let (_, first) = chars.next()?;
+                let end = if unicode && is_word_of_its_own(first) {
+                    chars
+                        .find(|&(_, c)| !is_mark(c))
+                        .map_or(rest.len(), |(i, _)| i)
+                } else if unicode {
+                    chars
+                        .find(|&(_, c)| is_word_of_its_own(c))
+                        .map_or(rest.len(), |(i, _)| i)
+                } else {
+                    rest.len()
+                };
+                let (word, tail) = rest.split_at(end);
+                rest = tail;
+                Some(word)
+            })
+        })
+    }
 }
+
+/// What a character is to the tokeniser.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// White space (and, with `--strip-punct`, punctuation and symbols).
+    Separator,
+    /// A word of its own ([`is_word_of_its_own`]).
+    Alone,
+    /// Any other ASCII character: part of a run.
+    Ascii,
+    /// Any other character: part of a run.
+    Other,
+}
+
+/// The scripts written without spaces between words: Han, the Japanese kana, Bopomofo and Yi,
+/// the historic ideographic scripts, and the scripts of South-East Asia that Unicode's line
+/// breaking leaves to a dictionary (Line_Break=SA: Thai, Lao, Khmer, Myanmar, the Tai scripts,
+/// Balinese, Javanese).
+const SPACELESS: [Script; 18] = [
+    Script::Han,
+    Script::Hiragana,
+    Script::Katakana,
+    Script::Bopomofo,
+    Script::Yi,
+    Script::Tangut,
+    Script::Nushu,
+    Script::Khitan_Small_Script,
+    Script::Thai,
+    Script::Lao,
+    Script::Khmer,
+    Script::Myanmar,
+    Script::Tai_Le,
+    Script::New_Tai_Lue,
+    Script::Tai_Tham,
+    Script::Tai_Viet,
+    Script::Balinese,
+    Script::Javanese,
+];
+
+/// True when `c` is a word of its own under [`Words::Unicode`]: its Script property (from
+/// the Unicode Character Database, through `unicode-script`) is one of [`SPACELESS`].
+/// Punctuation, digits and marks shared by every script (`、`, `ー`, `1`) have the script
+/// Common or Inherited: they join the run they are in, as they do in any other script, and
+/// such a run between two words of their own is a word too. (Script_Extensions would make
+/// the middle dot `·`, used with Han among a dozen scripts, split Catalan `col·legi`.)
+pub fn is_word_of_its_own(c: char) -> bool {
+    // Below Thai (U+0E00) only the two Bopomofo tone letters are in such a script, so
+    // Latin, Greek, Cyrillic, Arabic and the Indic scripts skip the table lookup (a test
+    // checks this against the table).
+    if c < '\u{0E00}' {
+        return matches!(c, '\u{02EA}' | '\u{02EB}');
+    }
+    match BMP.alone.get(c as usize / 64) {
+        Some(bits) => bits >> (c as usize % 64) & 1 == 1,
+        None => SPACELESS.contains(&c.script()),
+    }
+}
+
+/// True when `c` is a combining mark (General_Category M), which stays with the word of its
+/// own before it.
+fn is_mark(c: char) -> bool {
+    match BMP.marks.get(c as usize / 64) {
+        Some(bits) => bits >> (c as usize % 64) & 1 == 1,
+        None => is_combining_mark(c),
+    }
+}
+
+/// [`is_word_of_its_own`] and [`is_mark`] for the Basic Multilingual Plane, one bit a
+/// character each, made from the Unicode tables the first time a character at or above
+/// U+0E00 is seen (about a millisecond): a Chinese, Japanese or Thai text then costs a load
+/// a character, not a binary search and a hash.
+struct BmpBits {
+    alone: Box<[u64]>,
+    marks: Box<[u64]>,
+}
+
+static BMP: LazyLock<BmpBits> = LazyLock::new(|| {
+    let mut alone = vec![0u64; 0x10000 / 64];
+    let mut marks = vec![0u64; 0x10000 / 64];
+    for c in (0..0x10000).filter_map(char::from_u32) {
+        let (word, bit) = (c as usize / 64, 1 << (c as usize % 64));
+        if SPACELESS.contains(&c.script()) {
+            alone[word] |= bit;
+        }
+        if is_combining_mark(c) {
+            marks[word] |= bit;
+        }
+    }
+    BmpBits {
+        alone: alone.into_boxed_slice(),
+        marks: marks.into_boxed_slice(),
+    }
+});
 
 /// Replaces HTML tags by a space and decodes entities, writing into `out`.
 ///
@@ -598,7 +774,15 @@ mod tests {
         assert!(!single_spaced(b"a  b") && !single_spaced(b" a") && !single_spaced(b"a\tb"));
         assert!(!single_spaced(b""));
         let n = Normalizer::default();
-        assert!(n.keeps_non_ascii("“a” b naïve 日本語 plain ascii text longer than eight"));
+        assert!(n.keeps_non_ascii("“a” b naïve plain ascii text longer than eight"));
+        // Words of their own must be split: the general path.
+        assert!(!n.keeps_non_ascii("“a” b naïve 日本語 plain ascii text longer than eight"));
+        let spaces = Normalizer {
+            words: Words::Spaces,
+            ..Normalizer::default()
+        };
+        assert!(spaces.keeps_non_ascii("“a” b naïve 日本語 plain ascii text longer than eight"));
+        compare_fast_and_general(spaces, &words);
         assert!(!n.keeps_non_ascii("plain ascii text longer than eight ÉCOLE"));
         assert!(!n.keeps_non_ascii("a\u{2003}b") && keep_case.keeps_non_ascii("ÉCOLE"));
     }
@@ -663,6 +847,117 @@ mod tests {
             "hello world 2024 ok"
         );
         assert_eq!(norm(n, "naïve café—bar").0, "naïve café bar");
+    }
+
+    /// Real text in each script written without spaces: every character (with the marks
+    /// that modify it) is a word; no space is put on either side of such a word.
+    #[test]
+    fn scripts_without_spaces_are_split_into_characters() {
+        let d = Normalizer::default();
+        let cases: &[(&str, &str, &[&str])] = &[
+            // Chinese: the full-width comma folds to ',' (NFKC); it and the full stop (script
+            // Common) are words.
+            (
+                "我们今天去公园散步，天气非常好。",
+                "我们今天去公园散步,天气非常好。",
+                &[
+                    "我", "们", "今", "天", "去", "公", "园", "散", "步", ",", "天", "气", "非",
+                    "常", "好", "。",
+                ],
+            ),
+            // Japanese: kanji, hiragana, katakana, the prolonged sound mark, mixed Latin and
+            // digits; `Rust 1.89 の` and `Rust 1.89の` are the same words and the same text.
+            (
+                "Rust 1.89 の新機能",
+                "rust 1.89の新機能",
+                &["rust", "1.89", "の", "新", "機", "能"],
+            ),
+            (
+                "Rust 1.89の新機能",
+                "rust 1.89の新機能",
+                &["rust", "1.89", "の", "新", "機", "能"],
+            ),
+            ("コーヒー", "コーヒー", &["コ", "ー", "ヒ", "ー"]),
+            // Half-width katakana and its voiced mark fold to full width (NFKC): ガ is one
+            // character; full-width Latin folds to ASCII.
+            ("ｶﾞｲﾄﾞ ＡＢＣ", "ガイドabc", &["ガ", "イ", "ド", "abc"]),
+            // Thai, Lao, Khmer, Myanmar: combining vowel signs and tone marks stay with their
+            // consonant; a space between two Thai phrases is not kept.
+            (
+                "กินข้าว แล้ว",
+                "กินข้าวแล้ว",
+                &["กิ", "น", "ข้", "า", "ว", "แ", "ล้", "ว"],
+            ),
+            ("ສະບາຍດີ", "ສະບາຍດີ", &["ສ", "ະ", "ບ", "າ", "ຍ", "ດີ"]),
+            ("ខ្មែរ", "ខ្មែរ", &["ខ្", "មែ", "រ"]),
+            ("မြန်မာ", "မြန်မာ", &["မြ", "န်", "မာ"]),
+            // Korean is written with spaces: its words stay whole.
+            (
+                "안녕하세요 세계",
+                "안녕하세요 세계",
+                &["안녕하세요", "세계"],
+            ),
+            // Scripts with spaces keep today's words, punctuation included.
+            (
+                "Привет, мир! नमस्ते",
+                "привет, мир! नमस्ते",
+                &["привет,", "мир!", "नमस्ते"],
+            ),
+        ];
+        for (input, text, tokens) in cases {
+            let (got_text, got_tokens) = norm(d, input);
+            assert_eq!(got_text, *text, "input {input:?}");
+            assert_eq!(got_tokens, *tokens, "input {input:?}");
+        }
+        // With --strip-punct the Chinese punctuation separates and is gone.
+        let strip = Normalizer {
+            strip_punct: true,
+            ..d
+        };
+        assert_eq!(norm(strip, "散步，天气。Ok!").0, "散步天气ok");
+        // --words spaces: one word per run between spaces, as before.
+        let spaces = Normalizer {
+            words: Words::Spaces,
+            ..d
+        };
+        assert_eq!(
+            norm(spaces, "我们今天去公园散步，天气").1,
+            ["我们今天去公园散步,天气"]
+        );
+        assert_eq!(
+            norm(spaces, "Rust 1.89の新機能").1,
+            ["rust", "1.89の新機能"]
+        );
+        // Splitting a normalised text gives its tokens back.
+        for (input, _, tokens) in cases {
+            let (text, _) = norm(d, input);
+            assert_eq!(Words::Unicode.split(&text).collect::<Vec<_>>(), *tokens);
+        }
+        assert_eq!(
+            Words::Spaces.split("a 我们 b").collect::<Vec<_>>(),
+            ["a", "我们", "b"]
+        );
+    }
+
+    /// The shortcut below U+0E00 and the bit table of [`is_word_of_its_own`] against the
+    /// Unicode tables.
+    #[test]
+    fn no_script_without_spaces_below_thai() {
+        for c in (0..0x20000).filter_map(char::from_u32) {
+            let table = SPACELESS.contains(&c.script());
+            assert_eq!(is_word_of_its_own(c), table, "U+{:04X}", c as u32);
+            assert_eq!(is_mark(c), is_combining_mark(c), "U+{:04X}", c as u32);
+        }
+        for c in [
+            '我', '〇', '々', '𠀋', 'あ', 'ア', 'ｱ', 'ก', 'ລ', 'ក', 'မ', 'ㄅ', 'ꀀ',
+        ] {
+            assert!(is_word_of_its_own(c), "{c}");
+        }
+        for c in [
+            'a', '1', ',', '、', 'ー', '·', '한', 'é', 'я', 'न', '\u{3000}', '\u{0300}',
+        ] {
+            assert!(!is_word_of_its_own(c), "{c:?}");
+        }
     }
 
     #[test]

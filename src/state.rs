@@ -398,9 +398,10 @@ fn conflict(name: &str, saved: &str, current: &str) -> Error {
         "--state",
         format!(
             "{name} was made with other settings ({}) than this run ({}); use the same \
-             settings or another state file",
+             settings or another state file{}",
             only(saved, current),
-            only(current, saved)
+            only(current, saved),
+            crate::weights::old_words_hint(saved, current)
         ),
     )
 }

@@ -52,8 +52,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::hash::MixHasher;
 use crate::input::Input;
-use crate::normalize::Normalized;
-use crate::normalize::Normalizer;
+use crate::normalize::{Normalized, Normalizer, Words};
 use crate::shingle::Shingler;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -212,8 +211,10 @@ impl IdfTable {
             return Err(Error::config(
                 "--idf",
                 format!(
-                    "{name} was made with other shingling settings ({}) than this run ({expected})",
-                    table.settings
+                    "{name} was made with other shingling settings ({}) than this run \
+                     ({expected}){}",
+                    table.settings,
+                    old_words_hint(&table.settings, expected)
                 ),
             ));
         }
@@ -286,17 +287,37 @@ impl TermTable {
 }
 
 /// Everything a shingle hash depends on, as stored in IDF files: the shingler's settings
-/// and the normalisation.
+/// and the normalisation. Files written before `--words` existed split words on spaces only
+/// and name no `words:`, so the word rule is named only when it is not that one: such files
+/// still load with `--words spaces`, and are refused (see [`OLD_WORDS_HINT`]) otherwise.
 pub fn settings_of(shingler: &Shingler, normalizer: &Normalizer) -> String {
     let n = normalizer;
+    let words = match n.words {
+        Words::Unicode => " words:unicode",
+        Words::Spaces => "",
+    };
     format!(
-        "{} lowercase:{} nfkc:{} strip_html:{} strip_punct:{}",
+        "{} lowercase:{} nfkc:{} strip_html:{} strip_punct:{}{words}",
         shingler.settings(),
         n.lowercase,
         n.nfkc,
         n.strip_html,
         n.strip_punct
     )
+}
+
+/// Added to the error for a file made with other settings when the file names no word rule
+/// and the run splits words by script: the file was written before words were.
+pub const OLD_WORDS_HINT: &str = "; the file was written before neardup split the words of \
+     scripts without spaces (Chinese, Japanese, Thai …): --words spaces reads it as it was written";
+
+/// [`OLD_WORDS_HINT`] when a file's `saved` settings lack the word rule that `current` names.
+pub fn old_words_hint(saved: &str, current: &str) -> &'static str {
+    if current.contains(" words:") && !saved.contains(" words:") {
+        OLD_WORDS_HINT
+    } else {
+        ""
+    }
 }
 
 /// Bounded document-frequency counting (lossy counting).

@@ -12,6 +12,7 @@ mod docs;
 mod filter;
 mod graph;
 mod keep;
+mod languages;
 mod memory;
 mod modes;
 mod real_inputs;

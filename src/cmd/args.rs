@@ -10,7 +10,7 @@ use crate::config::{
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
 use crate::lsh::DEFAULT_RECALL;
-use crate::normalize::Normalizer;
+use crate::normalize::{Normalizer, Words};
 use clap::ValueEnum;
 use std::path::PathBuf;
 
@@ -176,6 +176,13 @@ pub struct CommonArgs {
     /// Do not apply Unicode NFKC normalisation.
     #[arg(long, help_heading = "Normalisation")]
     pub no_nfkc: bool,
+
+    /// What a word is: unicode (runs between white space, but each character of Chinese,
+    /// Japanese, Thai, Lao, Khmer, Myanmar and other scripts written without spaces is a word
+    /// of its own) or spaces (runs between white space only, as earlier versions did; a
+    /// Chinese sentence is then one word).
+    #[arg(long, value_enum, default_value_t = WordsArg::Unicode, value_name = "WORDS", help_heading = "Normalisation")]
+    pub words: WordsArg,
 
     /// Shingle length in words (hist: a range such as 1..7).
     #[arg(short = 'n', long, default_value_t = NgramArg(DEFAULT_NGRAM, DEFAULT_NGRAM), value_name = "N", help_heading = "Similarity")]
@@ -408,6 +415,10 @@ impl CommonArgs {
             nfkc: !self.no_nfkc,
             strip_html: self.strip_html,
             strip_punct: self.strip_punct,
+            words: match self.words {
+                WordsArg::Unicode => Words::Unicode,
+                WordsArg::Spaces => Words::Spaces,
+            },
         };
         let shingle = match (self.shingle, self.char_ngram) {
             (ShingleArg::Words | ShingleArg::Chars, Some(n)) => ShingleKind::Chars(n),
@@ -635,6 +646,16 @@ impl std::fmt::Display for NgramArg {
             write!(f, "{}..{}", self.0, self.1)
         }
     }
+}
+
+/// `--words` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum WordsArg {
+    /// Runs between white space; each character of a script written without spaces is a
+    /// word of its own.
+    Unicode,
+    /// Runs between white space only.
+    Spaces,
 }
 
 /// `--shingle` values.

@@ -197,7 +197,11 @@ fn explain<W: Write>(
                 texts.get(&graph.lines[y as usize]),
             );
             if let (Some(tx), Some(ty)) = (tx, ty) {
-                writeln!(out, "  {}", word_diff(tx, ty, DIFF_CONTEXT))?;
+                writeln!(
+                    out,
+                    "  {}",
+                    word_diff(tx, ty, DIFF_CONTEXT, config.normalizer.words)
+                )?;
             }
         }
         Ok(())

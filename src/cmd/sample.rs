@@ -241,7 +241,7 @@ fn write<W: Write>(
     let texts = texts_of_lines(config, open()?, &lines)?;
     let diff_of = |e: &Example| -> String {
         match (texts.get(&e.lines.0), texts.get(&e.lines.1)) {
-            (Some(a), Some(b)) => word_diff(a, b, CONTEXT),
+            (Some(a), Some(b)) => word_diff(a, b, CONTEXT, config.normalizer.words),
             _ => "(text not found on the second reading)".to_string(),
         }
     };

@@ -66,7 +66,7 @@ pub fn decide(config: &Config, a: Compared<'_>, b: Compared<'_>) -> Option<f64> 
         }
         let (a, b) = (a.text?, b.text?);
         for stage in &config.text_stages {
-            let v = stage.check(a, b)?;
+            let v = stage.check(a, b, config.normalizer.words)?;
             if s.is_nan() {
                 s = v;
             }

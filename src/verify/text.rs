@@ -16,15 +16,16 @@
 //! when a stage is on (about one byte per character of the document).
 
 use crate::config::TextStage;
+use crate::normalize::Words;
 use std::collections::HashMap;
 
 impl TextStage {
-    /// The stage's similarity if the pair passes: 1 − relative distance for edit, the cosine,
-    /// or the LCS ratio.
-    pub fn check(&self, a: &str, b: &str) -> Option<f64> {
+    /// The stage's similarity if the pair passes: 1 − relative distance for edit, the cosine
+    /// (of the texts' `words`), or the LCS ratio.
+    pub fn check(&self, a: &str, b: &str, words: Words) -> Option<f64> {
         match *self {
             TextStage::Edit(max) => relative_edit_at_most(a, b, max).map(|d| 1.0 - d),
-            TextStage::Cosine(min) => Some(cosine(a, b)).filter(|&c| c >= min - 1e-12),
+            TextStage::Cosine(min) => Some(cosine(a, b, words)).filter(|&c| c >= min - 1e-12),
             TextStage::Lcs(min) => Some(lcs_ratio(a, b)).filter(|&r| r >= min - 1e-12),
         }
     }
@@ -79,15 +80,15 @@ pub fn relative_edit_at_most(a: &str, b: &str, max: f64) -> Option<f64> {
     levenshtein_at_most(&ca, &cb, k).map(|d| d as f64 / longer as f64)
 }
 
-/// Cosine similarity of the word-count vectors of two texts (words split on white space).
-pub fn cosine(a: &str, b: &str) -> f64 {
-    fn count(t: &str) -> HashMap<&str, f64> {
+/// Cosine similarity of the word-count vectors of two texts (their [`Words::split`]).
+pub fn cosine(a: &str, b: &str, words: Words) -> f64 {
+    let count = |t| {
         let mut m: HashMap<&str, f64> = HashMap::new();
-        for w in t.split_whitespace() {
+        for w in words.split(t) {
             *m.entry(w).or_default() += 1.0;
         }
         m
-    }
+    };
     let (ca, cb) = (count(a), count(b));
     let dot: f64 = ca
         .iter()
@@ -277,10 +278,13 @@ mod tests {
     fn seeds_section_5_examples() {
         // "Dog bites man" / "Man bites dog": cosine 1, relative edit distance 6/13 = 0.46.
         let (a, b) = ("dog bites man", "man bites dog");
-        assert!((cosine(a, b) - 1.0).abs() < 1e-12);
+        assert!((cosine(a, b, Words::Unicode) - 1.0).abs() < 1e-12);
         assert_eq!(relative_edit_at_most(a, b, 1.0), Some(6.0 / 13.0));
-        assert_eq!(TextStage::Edit(0.05).check(a, b), None);
-        assert_eq!(TextStage::Cosine(0.95).check(a, b), Some(1.0));
+        assert_eq!(TextStage::Edit(0.05).check(a, b, Words::Unicode), None);
+        assert_eq!(
+            TextStage::Cosine(0.95).check(a, b, Words::Unicode),
+            Some(1.0)
+        );
         // A Lorem-ipsum paragraph with one character changed: 1 / 660 ≈ 0.0015.
         let lorem = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod \
                      tempor incididunt ut labore et dolore magna aliqua. ut enim ad minim veniam, \
@@ -298,7 +302,11 @@ mod tests {
             (d - 1.0 / lorem.len() as f64).abs() < 1e-12 && d < 0.002,
             "{d}"
         );
-        assert!(TextStage::Lcs(0.6).check(lorem, &edited).is_some());
+        assert!(
+            TextStage::Lcs(0.6)
+                .check(lorem, &edited, Words::Unicode)
+                .is_some()
+        );
     }
 
     #[test]
@@ -306,9 +314,17 @@ mod tests {
         assert_eq!(relative_edit_at_most("", "", 0.0), Some(0.0));
         assert_eq!(relative_edit_at_most("abc", "", 0.5), None);
         assert_eq!(relative_edit_at_most("abc", "", 1.0), Some(1.0));
-        assert_eq!(cosine("", "a"), 0.0);
+        assert_eq!(cosine("", "a", Words::Unicode), 0.0);
         assert_eq!(lcs_ratio("", "a"), 0.0);
         assert_eq!(lcs_ratio("héllo wörld", "wörld"), 1.0);
         assert_eq!(relative_edit_at_most("héllo", "hello", 0.2), Some(0.2));
+    }
+
+    /// The cosine counts the words shingles are made of: Chinese characters one by one.
+    #[test]
+    fn cosine_counts_characters_of_scripts_without_spaces() {
+        let (a, b) = ("我们今天去公园", "今天我们去公园");
+        assert!((cosine(a, b, Words::Unicode) - 1.0).abs() < 1e-12);
+        assert_eq!(cosine(a, b, Words::Spaces), 0.0);
     }
 }
