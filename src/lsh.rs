@@ -26,6 +26,38 @@
 
 use crate::hash::mix64;
 
+/// A signature in brief, for ranking candidates by estimated similarity before any is
+/// verified: the low 2 bits of each of the first 128 MinHash values (fewer when K is
+/// smaller; the rest zero), 32 bytes a held document. Two documents' values agree with
+/// probability J, and two unequal values' low bits agree by chance with probability 1/4, so
+/// the agreeing pairs estimate J with a standard error of about 0.04 near J = 0.8: enough to
+/// tell a candidate at 0.81 from one at 0.73, which the count of shared bands is not.
+pub type Sketch = [u64; 4];
+
+/// Values a [`Sketch`] holds.
+pub const SKETCH_VALUES: usize = 128;
+
+/// The sketch of a signature's values (see [`Sketch`]).
+pub fn sketch_of(values: &[u64]) -> Sketch {
+    let mut sketch = [0u64; 4];
+    for (i, &v) in values.iter().take(SKETCH_VALUES).enumerate() {
+        sketch[i / 32] |= (v & 3) << (2 * (i % 32));
+    }
+    sketch
+}
+
+/// How many of two sketches' 2-bit values agree (0 to [`SKETCH_VALUES`]).
+#[inline]
+pub fn sketch_agreement(a: &Sketch, b: &Sketch) -> u32 {
+    let mut same = 0;
+    for i in 0..4 {
+        let x = a[i] ^ b[i];
+        // A value agrees when both of its bits do: the low bit of each pair of `!(x | x >> 1)`.
+        same += (!(x | x >> 1) & 0x5555_5555_5555_5555).count_ones();
+    }
+    same
+}
+
 /// Default recall target: P(candidate | J = T) ≥ 0.99.
 pub const DEFAULT_RECALL: f64 = 0.99;
 
@@ -223,6 +255,34 @@ fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The agreement of two sketches counts equal 2-bit values, and on signatures that agree
+    /// in a fraction J of their values it is about 128 · (J + (1 − J) / 4).
+    #[test]
+    fn sketch_agreement_estimates_similarity() {
+        let a: Vec<u64> = (0..128u64).map(|i| mix64(i + 1)).collect();
+        assert_eq!(sketch_agreement(&sketch_of(&a), &sketch_of(&a)), 128);
+        for agree in [0usize, 64, 102, 128] {
+            let b: Vec<u64> = (0..128)
+                .map(|i| {
+                    if i < agree {
+                        a[i]
+                    } else {
+                        mix64(1000 + i as u64)
+                    }
+                })
+                .collect();
+            let same = sketch_agreement(&sketch_of(&a), &sketch_of(&b)) as usize;
+            let by_chance = (agree..128).filter(|&i| a[i] & 3 == b[i] & 3).count();
+            assert_eq!(same, agree + by_chance);
+        }
+        // K below 128: the missing values are zero on both sides.
+        assert_eq!(
+            sketch_agreement(&sketch_of(&a[..10]), &sketch_of(&a[..10])),
+            128
+        );
+        assert_eq!(sketch_of(&[7, 1])[0], 0b01_11);
+    }
 
     #[test]
     fn prefix_lengths() {

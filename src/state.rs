@@ -15,6 +15,7 @@
 //!   | u32 n + n × u32 shingle fingerprints | u32 n + n × f32 weights | f64 total weight
 //!   | u32 n + UTF-8 text | u32 n + n × u32 signature | u32 n + n × u64 band keys
 //!   | u8 0, or u8 1 (in the exact-copy index) | u128 hash of the normalised text
+//!   | 4 × u64 sketch (version 4; see `crate::lsh::Sketch`)
 //! ```
 //! All integers are little-endian. Saving writes a temporary file beside the target, fsyncs
 //! it, renames it over the target and fsyncs the directory: a crash while saving leaves the
@@ -27,15 +28,18 @@ use crate::config::{Config, Mode, VerifyMode, Weights};
 use crate::error::{Error, Result};
 use crate::input::DocId;
 use crate::weights::IdfTable;
-use crate::window::{Entry, Window};
+use crate::window::{Entry, UNKNOWN_SKETCH, Window};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 const MAGIC: &[u8; 8] = b"NDSTATE\0";
-const VERSION: u32 = 3;
-/// The version before the output line count (`written`) was kept; still read.
+const VERSION: u32 = 4;
+/// The version before each document's sketch was kept; still read (its documents rank as
+/// [`crate::window::UNKNOWN_SKETCH`]).
+const VERSION_WITHOUT_SKETCH: u32 = 3;
+/// The version before the output line count (`written`) was kept either; still read.
 const VERSION_WITHOUT_WRITTEN: u32 = 2;
 
 /// A loaded state: the window and where the stream stopped.
@@ -235,6 +239,9 @@ fn write_body<W: Write>(
         put_items(&mut buf, &e.band_keys, u64::to_le_bytes);
         buf.push(u8::from(e.copy_key.is_some()));
         buf.extend_from_slice(&e.text_hash.to_le_bytes());
+        for word in e.sketch {
+            buf.extend_from_slice(&word.to_le_bytes());
+        }
         w.put(&buf)?;
     }
     Ok(())
@@ -316,7 +323,7 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
         ));
     }
     let version = u32::from_le_bytes(r.array()?);
-    if version != VERSION && version != VERSION_WITHOUT_WRITTEN {
+    if !(VERSION_WITHOUT_WRITTEN..=VERSION).contains(&version) {
         return Err(bad(format!(
             "state file version {version}; this neardup reads version {VERSION}"
         )));
@@ -344,7 +351,7 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
     };
     window.reserve(keep, keep * config.lsh.bands);
     for _ in 0..count {
-        let (seq, entry) = r.entry()?;
+        let (seq, entry) = r.entry(version <= VERSION_WITHOUT_SKETCH)?;
         window
             .insert(seq, entry)
             .map_err(|e| Error::io(format!("loading {name} into the window"), e))?;
@@ -485,7 +492,7 @@ impl<R: Read> Reader<'_, R> {
             .collect())
     }
 
-    fn entry(&mut self) -> Result<(u64, Entry)> {
+    fn entry(&mut self, without_sketch: bool) -> Result<(u64, Entry)> {
         let seq = self.u64()?;
         let id = match self.array::<1>()?[0] {
             0 => DocId::Line(self.u64()?),
@@ -515,6 +522,12 @@ impl<R: Read> Reader<'_, R> {
         };
         let text_hash = u128::from_le_bytes(self.array()?);
         let copy_key = indexed.then_some(text_hash);
+        let mut sketch = UNKNOWN_SKETCH;
+        if !without_sketch {
+            for word in &mut sketch {
+                *word = u64::from_le_bytes(self.array()?);
+            }
+        }
         Ok((
             seq,
             Entry {
@@ -527,6 +540,7 @@ impl<R: Read> Reader<'_, R> {
                 band_keys,
                 copy_key,
                 text_hash,
+                sketch,
             },
         ))
     }
@@ -561,6 +575,7 @@ mod tests {
                     band_keys: (0..16).map(|b| b * 1000 + seq % 7).collect(),
                     copy_key: (seq % 5 != 0).then_some(u128::from(seq) << 70 | 3),
                     text_hash: u128::from(seq) << 70 | 3,
+                    sketch: [seq, seq * 3, 0, u64::MAX],
                 },
             )
             .expect("in RAM");

@@ -136,6 +136,28 @@ def test_the_readme_example_is_what_happens():
     assert d.add(AD.upper()) == neardup.Match(0, 1.0, True, False)
 
 
+ZH = [
+    "我们今天去公园散步，天气非常好，阳光明媚，大家都很开心。",
+    "我们今天去公园散步，天气非常好，阳光明媚，大家都很高兴。",
+]
+JA = [
+    "今日は天気がとても良いので、家族と一緒に近くの公園を散歩しました。",
+    "今日は天気がとても良いので、家族と一緒に近くの公園を散策しました。",
+]
+
+
+def test_text_without_spaces_is_split_into_words_everywhere():
+    # Issue 31: each Chinese or Japanese character is a word, in Deduper, pairs and clusters.
+    d = neardup.Deduper(threshold=0.5)
+    assert d.add(ZH[0]) is None
+    assert d.add(ZH[1]).dup_of == 0
+    assert [(a, b) for a, b, _ in neardup.pairs(ZH + JA, threshold=0.5)] == [(0, 1), (2, 3)]
+    assert neardup.clusters(ZH + JA, threshold=0.5) == [0, 0, 1, 1]
+    # words="spaces" is the old rule: a sentence is one word, nothing matches.
+    d = neardup.Deduper(threshold=0.5, words="spaces")
+    assert d.add(ZH[0]) is None and d.add(ZH[1]) is None
+
+
 def test_errors_in_python_terms():
     # Defect 6.
     with pytest.raises(ValueError, match=r"^threshold: -0.1 is not in \(0, 1\]$"):

@@ -5,8 +5,8 @@
 //! change a component. The graph gets only the pairs that joined two components, a
 //! spanning forest with the same components as the graph of every verified pair. With
 //! `--max-candidates 0` the components are exactly those; otherwise the work per document is
-//! bounded like the filter's (at most `max_candidates` verified, LSH buckets of the
-//! `2 × max_candidates` newest documents), so one template repeated N times costs O(N), not
+//! bounded like the filter's (at most `max_candidates` verified, LSH buckets of at most
+//! `3 × max_candidates` documents), so one template repeated N times costs O(N), not
 //! the O(N²) of listing its pairs. An exact copy of a held document (same normalised text)
 //! joins that document's component with no LSH work and is not held itself: any later
 //! document is as similar to it as to the original.
@@ -79,7 +79,7 @@ impl Components {
             nodes,
             candidates,
         } = self;
-        window.candidates_with_rank(&signed.band_keys, candidates);
+        window.candidates_with_rank(&signed.band_keys, &signed.sketch, candidates);
         let mut verified = 0;
         while budget > 0 {
             let root = sets.find_mut(node);

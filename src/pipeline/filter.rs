@@ -103,7 +103,7 @@ pub(super) fn filter(
     };
     // Only the first match is refreshed, so the window (and what is dropped) is the same in
     // the three modes.
-    window.touch(found.first.unwrap_or(held));
+    window.touch_in_buckets(found.first.unwrap_or(held), &signed.band_keys);
     if copy {
         summary.dropped_exact += 1;
     } else {
@@ -132,8 +132,8 @@ struct Found {
 
 /// Looks a document up in `window` as the filter modes do: an exact copy of a held
 /// document (same normalised text) is found in the copy index with no LSH work; otherwise
-/// candidates are verified in the order of [`Window::ranked_candidates`] (most shared bands
-/// first), at most [`Config::max_candidates`] of them, so the work is bounded whatever the
+/// candidates are verified in the order of [`Window::ranked_candidates`] (most similar by
+/// the sketches first), at most [`Config::max_candidates`] of them, so the work is bounded whatever the
 /// window holds. `--drop-dups` and `--only-dups` stop at the first match; `--annotate` goes
 /// on through the bounded list to name the most similar.
 fn find_match(
@@ -155,7 +155,7 @@ fn find_match(
         0 => usize::MAX,
         n => n,
     };
-    window.ranked_candidates(&signed.band_keys, limit, candidates);
+    window.ranked_candidates(&signed.band_keys, &signed.sketch, limit, candidates);
     let every_match = config.mode == Mode::Annotate;
     matches.clear();
     let mut verified = 0;
@@ -195,6 +195,7 @@ pub(super) fn into_entry(signed: Signed, pairs_mode: bool) -> Entry {
         total_weight: signed.total_weight,
         signature: signed.signature,
         band_keys: signed.band_keys,
+        sketch: signed.sketch,
         copy_key: (!pairs_mode).then_some(signed.text_hash),
         text_hash: signed.text_hash,
     }

@@ -6,7 +6,7 @@ use super::prepare::Prepared;
 use crate::config::{InputFormat, Mode, VerifyMode, Weights};
 use crate::graph::snippet;
 use crate::input::{BadLine, Batch, DocId, Extractor, Part};
-use crate::lsh::{LshParams, prefix_length};
+use crate::lsh::{LshParams, Sketch, prefix_length, sketch_of};
 use crate::minhash::Signer;
 use crate::normalize::{Normalized, Normalizer};
 use crate::shingle::Shingler;
@@ -46,6 +46,8 @@ pub struct Signed {
     pub signature: Vec<u32>,
     /// One key per LSH band.
     pub band_keys: Vec<u64>,
+    /// The signature in brief, which ranks candidates.
+    pub sketch: Sketch,
     /// [`Mode::Graph`]: the node's snippet and `--node-attr` values.
     pub node: Option<NodeData>,
 }
@@ -214,6 +216,7 @@ impl Worker {
             VerifyMode::None => compact_signature(&self.values),
             _ => Vec::new(),
         };
+        let sketch = sketch_of(&self.values);
         let kept_text = self.keep_text.then(|| self.normalized.as_str().into());
         let node = self.graph.then(|| NodeData {
             snippet: snippet(text, self.snippet_chars),
@@ -229,6 +232,7 @@ impl Worker {
             text: kept_text,
             signature,
             band_keys,
+            sketch,
             node,
         })
     }

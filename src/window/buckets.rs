@@ -12,7 +12,13 @@
 //! so a held document's 16 band keys cost about 200 bytes at the tables' average load.
 //!
 //! Removal shifts the following cells back, so there are no tombstones and probe runs stay
-//! short under churn. A bucket's slots are kept in insertion order.
+//! short under churn. A bucket's slots are kept in insertion order, except in a limited
+//! table, where a bucket is a segmented LRU list: its first members are the *protected*
+//! ones, moved there when they matched a query ([`Buckets::refresh`]), at most half the
+//! limit; the others follow in insertion order, and a push past the limit drops the oldest of
+//! those. In a template family every kept document enters the family's buckets, most never to
+//! match anything again, while a few central ones match document after document: a plain
+//! "newest members" limit lets the stream of one-off documents push the central ones out.
 
 /// A cell: empty (`value == EMPTY`), one member, or a list of members (`value & MANY`).
 #[derive(Clone, Copy, Debug)]
@@ -116,6 +122,8 @@ pub struct Buckets {
     keys: usize,
     /// Members of buckets with two or more.
     lists: Vec<Vec<u32>>,
+    /// For each list, how many of its first members are protected (limited tables only).
+    protected: Vec<u32>,
     /// Indexes of `lists` not in use (kept with their capacity).
     spare: Vec<u32>,
     /// Members in all lists (for the memory estimate).
@@ -137,6 +145,7 @@ impl Buckets {
             cells: Table::new(MIN_CELLS),
             keys: 0,
             lists: Vec::new(),
+            protected: Vec::new(),
             spare: Vec::new(),
             listed: 0,
             limit: 0,
@@ -272,9 +281,12 @@ impl Buckets {
                 let list = self.new_list(c.value, slot);
                 self.cells[i].value = MANY | list;
             } else {
-                let list = &mut self.lists[(c.value & !MANY) as usize];
+                let index = (c.value & !MANY) as usize;
+                let list = &mut self.lists[index];
                 if self.limit > 1 && list.len() >= self.limit {
-                    list.remove(0);
+                    // The oldest member that is not protected (there is one: at most half
+                    // the limit are).
+                    list.remove((self.protected[index] as usize).min(list.len() - 1));
                     self.listed -= 1;
                 }
                 list.push(slot);
@@ -296,6 +308,7 @@ impl Buckets {
         match self.spare.pop() {
             Some(l) => {
                 self.lists[l as usize].extend([first, second]);
+                self.protected[l as usize] = 0;
                 l
             }
             None => {
@@ -304,8 +317,42 @@ impl Buckets {
                     .filter(|&l| l < MAX_SLOT)
                     .expect("fewer than 2^31 buckets");
                 self.lists.push(vec![first, second]);
+                self.protected.push(0);
                 l
             }
+        }
+    }
+
+    /// In a limited table, `slot` matched a query that looked in the bucket of `key`: it
+    /// becomes the newest protected member. When half the limit are protected already, the
+    /// oldest of them goes back among the others, as the newest. Does nothing when the slot is
+    /// not there or the table has no limit.
+    pub fn refresh(&mut self, key: u64, slot: u32) {
+        if self.limit <= 1 {
+            return;
+        }
+        let Some(i) = self.find(key) else { return };
+        let c = self.cells[i];
+        if c.value & MANY == 0 {
+            return;
+        }
+        let index = (c.value & !MANY) as usize;
+        let list = &mut self.lists[index];
+        let protected = &mut self.protected[index];
+        let Some(at) = list.iter().position(|&s| s == slot) else {
+            return;
+        };
+        let p = *protected as usize;
+        list.remove(at);
+        if at < p {
+            list.insert(p - 1, slot);
+        } else if p < self.limit / 2 {
+            list.insert(p, slot);
+            *protected += 1;
+        } else {
+            list.insert(p, slot);
+            let demoted = list.remove(0);
+            list.push(demoted);
         }
     }
 
@@ -325,6 +372,9 @@ impl Buckets {
         if let Some(at) = list.iter().position(|&s| s == slot) {
             list.remove(at);
             self.listed -= 1;
+            if at < self.protected[index as usize] as usize {
+                self.protected[index as usize] -= 1;
+            }
         }
         if list.len() == 1 {
             let last = list[0];
@@ -382,6 +432,7 @@ impl Buckets {
     pub fn approx_bytes(&self) -> usize {
         self.cells.len() * CELL_BYTES
             + self.lists.capacity() * std::mem::size_of::<Vec<u32>>()
+            + self.protected.capacity() * 4
             + self.listed * 4 * 3 / 2
             + self.spare.capacity() * 4
     }
@@ -391,6 +442,45 @@ impl Buckets {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    /// A limited bucket as a segmented LRU list: a refreshed member is protected (at most
+    /// half the limit), a push past the limit drops the oldest unprotected one, and a
+    /// protected member that is removed frees its place.
+    #[test]
+    fn refreshed_members_outlive_newer_ones() {
+        let mut b = Buckets::with_limit(4);
+        for slot in 0..4 {
+            b.push(7, slot);
+        }
+        b.refresh(7, 1);
+        assert_eq!(b.get(7), [1, 0, 2, 3]);
+        for slot in 4..8 {
+            b.push(7, slot);
+        }
+        assert_eq!(b.get(7), [1, 5, 6, 7], "1 survives four newer pushes");
+        b.refresh(7, 6);
+        b.refresh(7, 7);
+        // Half the limit (2) are protected already: the oldest of them, 1, goes back as the
+        // newest unprotected member.
+        assert_eq!(b.get(7), [6, 7, 5, 1]);
+        b.refresh(7, 6);
+        assert_eq!(
+            b.get(7),
+            [7, 6, 5, 1],
+            "a protected member moves to the newest end"
+        );
+        b.remove(7, 7);
+        b.push(7, 8);
+        b.push(7, 9);
+        assert_eq!(b.get(7), [6, 1, 8, 9]);
+        // Without a limit, order is insertion order and refresh does nothing.
+        let mut free = Buckets::new();
+        for slot in 0..3 {
+            free.push(1, slot);
+        }
+        free.refresh(1, 0);
+        assert_eq!(free.get(1), [0, 1, 2]);
+    }
 
     /// Random pushes and removes (many keys in few homes, so probe runs wrap and shift)
     /// against a map of vectors.

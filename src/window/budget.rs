@@ -3,6 +3,7 @@
 //! compaction that keeps the spill file within a few times the held records.
 
 use super::{Buckets, NIL, Slot, Store, Window, buckets, shard};
+use crate::lsh::Sketch;
 use std::io;
 
 /// Why the window stopped growing and began to evict (said once on stderr by its owner).
@@ -94,11 +95,17 @@ impl Window {
     }
 
     /// What one more document may add to the window's RAM, at most: its slot, sequence
-    /// number (8) and query mark (4), its copy-index cell and a share of bucket lists (40),
+    /// number (8), sketch (32) and query mark (4), its copy-index cell and a share of bucket
+    /// lists (40),
     /// and its bucket cells in tables 3/8 full (emptier than the 8/15 of a table just grown).
     fn bytes_per_doc_ceiling(&self) -> usize {
         let keys = self.buckets_keys_per_doc();
-        std::mem::size_of::<Slot>() + 8 + 4 + 40 + keys * buckets::CELL_BYTES * 8 / 3
+        std::mem::size_of::<Slot>()
+            + 8
+            + std::mem::size_of::<Sketch>()
+            + 4
+            + 40
+            + keys * buckets::CELL_BYTES * 8 / 3
     }
 
     fn buckets_keys_per_doc(&self) -> usize {
@@ -131,6 +138,7 @@ impl Window {
     pub fn ram_bytes(&self) -> usize {
         let slots = self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.seqs.capacity() * 8
+            + self.sketches.capacity() * std::mem::size_of::<Sketch>()
             + self.free.capacity() * 4
             + self.marks.marks.capacity() * 4;
         let bucket_bytes: usize = self.buckets.iter().map(Buckets::approx_bytes).sum();

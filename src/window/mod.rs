@@ -32,6 +32,7 @@ pub mod store;
 
 use crate::config::Config;
 use crate::input::DocId;
+use crate::lsh::Sketch;
 use crate::prefetch::prefetch;
 
 use buckets::Buckets;
@@ -41,7 +42,7 @@ pub use lookup::Rank;
 pub use marks::Marks;
 #[cfg(test)]
 use marks::QUERIES;
-pub use record::{Entry, View};
+pub use record::{Entry, UNKNOWN_SKETCH, View};
 use std::io;
 pub use store::{Place, Store, StoreSettings};
 
@@ -113,6 +114,8 @@ pub struct Window {
     /// Each slot's sequence number, apart from the slots so that sorting candidates reads
     /// one dense array.
     seqs: Vec<u64>,
+    /// Each slot's sketch, which ranks it as a candidate without reading its record.
+    sketches: Vec<Sketch>,
     free: Vec<u32>,
     /// The most recently inserted or matched document.
     newest: u32,
@@ -128,6 +131,8 @@ pub struct Window {
     evictions: u64,
     /// Marks for [`Window::candidates`] (other threads bring their own).
     marks: Marks,
+    /// Scratch of [`Window::ranked_candidates`].
+    ranked: Vec<(Rank, Held)>,
     /// The records.
     store: Store,
     /// RAM the window may use (0: no limit); past it, it stops growing and evicts.
@@ -189,6 +194,7 @@ impl Window {
             capacity: 0,
             slots: Chunked::default(),
             seqs: Vec::new(),
+            sketches: Vec::new(),
             free: Vec::new(),
             newest: NIL,
             oldest: NIL,
@@ -197,6 +203,7 @@ impl Window {
             copies: Buckets::new(),
             evictions: 0,
             marks: Marks::default(),
+            ranked: Vec::new(),
             store: Store::new(StoreSettings::default()),
             budget: 0,
             limited: None,
@@ -217,6 +224,7 @@ impl Window {
         self.copies.reserve(docs);
         self.slots.reserve(docs);
         self.seqs.reserve(docs);
+        self.sketches.reserve(docs);
     }
 
     /// Number of documents held.
@@ -307,6 +315,7 @@ impl Window {
 
     /// A held document's whole entry, into `into` (its buffers reused).
     pub fn load(&self, held: Held, into: &mut Entry) -> io::Result<()> {
+        into.sketch = self.sketches[held.slot as usize];
         self.view(held, &mut Vec::new())?.to_entry(into)
     }
 
@@ -368,6 +377,18 @@ impl Window {
             }
         }
         Ok(())
+    }
+
+    /// [`Window::touch`], and in the buckets of `band_keys` (the query's: those it shares
+    /// with `held` are the ones a similar document will look in) `held` moves to the newest
+    /// end, so that a bucket limit drops it last: in a template family thousands of kept
+    /// documents share the family's band keys, and the one that keeps matching would
+    /// otherwise be pushed out by newer ones that match nothing.
+    pub fn touch_in_buckets(&mut self, held: Held, band_keys: &[u64]) {
+        self.touch(held);
+        for &key in band_keys {
+            self.buckets[shard(key)].refresh(key, held.slot);
+        }
     }
 
     /// Marks a held document as just matched, protecting it from eviction.
@@ -466,6 +487,7 @@ impl Window {
                     older: NIL,
                 });
                 self.seqs.push(0);
+                self.sketches.push([0; 4]);
                 slot
             }
         }
@@ -499,6 +521,7 @@ impl Window {
             }
         };
         self.seqs[slot as usize] = seq;
+        self.sketches[slot as usize] = entry.sketch;
         {
             let s = &mut self.slots[slot as usize];
             s.offset = place.offset;
@@ -588,6 +611,7 @@ mod tests {
             band_keys: keys.into(),
             copy_key,
             text_hash: copy_key.unwrap_or(0),
+            sketch: [keys.first().copied().unwrap_or(0); 4],
         }
     }
 

@@ -13,6 +13,7 @@
 //! | normalised text (text stages), then the id's bytes (string and number ids), padding | |
 
 use crate::input::DocId;
+use crate::lsh::Sketch;
 use crate::verify::{Compared, Fingerprint};
 use bytemuck::{Pod, Zeroable};
 use std::io;
@@ -39,6 +40,8 @@ pub struct Entry {
     pub copy_key: Option<u128>,
     /// Hash of the normalised text (always; verification skips the merge when two are equal).
     pub text_hash: u128,
+    /// The signature in brief (kept in RAM beside the record, not in it): ranks candidates.
+    pub sketch: Sketch,
 }
 
 impl Default for Entry {
@@ -53,6 +56,7 @@ impl Default for Entry {
             band_keys: Vec::new(),
             copy_key: None,
             text_hash: 0,
+            sketch: UNKNOWN_SKETCH,
         }
     }
 }
@@ -70,6 +74,10 @@ impl Entry {
         }
     }
 }
+
+/// The sketch of a document read from a state saved before sketches were kept: ranked as
+/// agreeing everywhere, so such documents are verified first, as all were before.
+pub const UNKNOWN_SKETCH: Sketch = [u64::MAX; 4];
 
 const LINE: u32 = 0;
 const STR: u32 = 1;
@@ -285,6 +293,7 @@ mod tests {
                 band_keys: vec![u64::MAX, 0, 42],
                 copy_key: Some(99 << 70 | 5),
                 text_hash: 99 << 70 | 5,
+                sketch: [1, 2, 3, 4],
             };
             let mut bytes = Vec::new();
             encode(&entry, entry.copy_key, &mut bytes);
@@ -293,7 +302,11 @@ mod tests {
             let record = &bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()];
             let view = View::parse(record).unwrap();
             assert_eq!(view.id().unwrap(), entry.id);
-            let mut back = Entry::default();
+            // The sketch lives beside the record, in the window's RAM.
+            let mut back = Entry {
+                sketch: entry.sketch,
+                ..Entry::default()
+            };
             view.to_entry(&mut back).unwrap();
             assert_eq!(format!("{back:?}"), format!("{entry:?}"));
             encode(&entry, None, &mut bytes);
