@@ -19,6 +19,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// A line after the workers: either what the window needs, or why it is not a document.
+// Nearly every line is a good document, so boxing `Signed` would cost an allocation a line
+// to save the space of the rare bad one.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Doc {
     /// Not a document.
