@@ -11,7 +11,7 @@
 //! |---|---|
 //! | read lines, take text and id, report bad lines | [`input`] |
 //! | read a whole corpus outside the pipeline (idf, hist, sample, explain) | [`corpus`] |
-//! | normalise and tokenise | [`normalize`] |
+//! | normalise and tokenise | [`normalize`], what a word is: [`words`] |
 //! | shingle → 64-bit hashes | [`shingle`] |
 //! | TF / TF-IDF weights, IDF table | [`weights`] |
 //! | MinHash signature (multiply-shift lanes) | [`minhash`] |
@@ -71,6 +71,7 @@ pub mod state;
 pub mod verify;
 pub mod weights;
 pub mod window;
+pub mod words;
 
 pub use config::{Config, Mode};
 pub use error::{Error, Result};

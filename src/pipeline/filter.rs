@@ -133,8 +133,8 @@ struct Found {
 /// Looks a document up in `window` as the filter modes do: an exact copy of a held
 /// document (same normalised text) is found in the copy index with no LSH work; otherwise
 /// candidates are verified in the order of [`Window::ranked_candidates`] (most similar by
-/// the sketches first), at most [`Config::max_candidates`] of them, so the work is bounded whatever the
-/// window holds. `--drop-dups` and `--only-dups` stop at the first match; `--annotate` goes
+/// the sketches first), at most [`Config::max_candidates`] of them, so the work is bounded
+/// whatever the window holds. `--drop-dups` and `--only-dups` stop at the first match; `--annotate` goes
 /// on through the bounded list to name the most similar.
 fn find_match(
     config: &Config,

@@ -16,7 +16,7 @@
 //! when a stage is on (about one byte per character of the document).
 
 use crate::config::TextStage;
-use crate::normalize::Words;
+use crate::words::Words;
 use std::collections::HashMap;
 
 impl TextStage {

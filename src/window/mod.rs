@@ -602,16 +602,11 @@ mod tests {
 
     fn entry(keys: &[u64], copy_key: Option<u128>) -> Entry {
         Entry {
-            id: DocId::Line(0),
-            shingles: Vec::new(),
-            weights: Vec::new(),
-            total_weight: 0.0,
-            text: String::new(),
-            signature: Vec::new(),
             band_keys: keys.into(),
             copy_key,
             text_hash: copy_key.unwrap_or(0),
             sketch: [keys.first().copied().unwrap_or(0); 4],
+            ..Entry::default()
         }
     }
 
