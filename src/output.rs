@@ -205,9 +205,16 @@ impl<W: Write> Output<W> {
     }
 
     /// `neardup sign`: a document's band keys as `ID<TAB>BAND<TAB>KEY` lines (hexadecimal
-    /// keys), or, in JSONL, `{"id":…,"bands":["…",…],"signature":[…]}` (signature only when
-    /// given).
-    pub fn signed(&mut self, id: &DocId, bands: &[u64], signature: Option<&[u32]>) -> Result<()> {
+    /// keys), or, in JSONL, `{"id":…,"line":N,"bands":["…",…],"signature":[…]}` (signature
+    /// only when given). The line number (1-based over all inputs) lets a distributed job
+    /// put a document back in its place when the id is a field of the document's own.
+    pub fn signed(
+        &mut self,
+        id: &DocId,
+        line: u64,
+        bands: &[u64],
+        signature: Option<&[u32]>,
+    ) -> Result<()> {
         use std::io::Write as _;
         let mut s = std::mem::take(&mut self.scratch);
         s.clear();
@@ -227,6 +234,7 @@ impl<W: Write> Output<W> {
             PairsFormat::Jsonl => {
                 s.extend_from_slice(b"{\"id\":");
                 id.write_json(&mut s);
+                let _ = write!(s, ",\"line\":{line}");
                 s.extend_from_slice(b",\"bands\":[");
                 for (band, key) in bands.iter().enumerate() {
                     let _ = write!(s, "{}\"{key:016x}\"", if band == 0 { "" } else { "," });

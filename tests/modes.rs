@@ -744,6 +744,22 @@ fn sign_writes_the_keys_that_make_every_pair_a_candidate() {
     let first: serde_json::Value = serde_json::from_str(&json.lines()[0]).unwrap();
     assert_eq!(first["signature"].as_array().unwrap().len(), 16);
     assert!(!first["bands"].as_array().unwrap().is_empty());
+    // Each object names its input line, blank and bad lines counted, so that a job that
+    // signs a slice of lines can put every document back in its place.
+    assert_eq!(first["line"], 1);
+    let gapped = neardup(
+        &["sign", "--format", "jsonl", "--id-field", "id", "-q", "-"],
+        b"{\"id\":\"a\",\"text\":\"one two three\"}\n\nnot json\n{\"id\":7,\"text\":\"four five\"}\n",
+    )
+    .ok();
+    let lines: Vec<serde_json::Value> = gapped
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!((&lines[0]["id"], &lines[0]["line"]), (&"a".into(), &1.into()));
+    assert_eq!((&lines[1]["id"], &lines[1]["line"]), (&7.into(), &4.into()));
     assert_eq!(neardup(&["sign", "--exact", SAMPLE], b"").code, 2);
 }
 

@@ -1,49 +1,66 @@
 #!/usr/bin/env python3
 """Near-duplicate groups on Apache Spark, with neardup doing the per-document work.
 
-    spark-submit scripts/spark/neardup_spark.py --input docs.jsonl --output clusters/ \
-        --neardup /path/to/neardup [--id-field id] [--text-field text] \
-        [--keep longest --survivors unique/] -- -t 0.8 -n 5
+    spark-submit [--files /path/to/neardup] scripts/spark/neardup_spark.py \
+        --input docs.jsonl --output clusters/ --neardup /path/to/neardup \
+        [--id-field id] [--text-field text] [--keep longest --survivors unique/] -- -t 0.8 -n 5
 
-The stages, and who does them (DataFrames throughout: the JVM parses, shuffles and joins;
-Python only passes lines between Spark and neardup):
+The output equals `neardup clusters` on the same file (same flags after `--`), byte for byte:
+one JSON line per document, {"id", "cluster", "size"}, in input order, clusters numbered from
+1 by their first document. The steps (each a Spark job description, so that Spark's event
+log and UI name them; scripts/spark/stage_report.py sums them):
 
-1. read: JSON Lines (or Parquet with --input-format parquet); every row gets its 0-based
-   index in input order (from Spark's partition ids and per-partition counts, no sort); ids
-   are the --id-field values or, without it, 1-based line numbers (neardup's own default).
-2. sign (neardup): each partition is piped through `neardup sign`: one (index, band, key)
-   per document and LSH band.
-3. candidates (Spark): per bucket (band, key), the members sorted by index; each member is
-   paired with the next --bucket-neighbours members (default 32; 0: every pair). A bucket no
-   larger than that gives every pair, as on one machine; a larger one (a template posted
-   100,000 times) gives pairs linear in its size instead of quadratic, and its members stay
-   connected through their neighbours wherever the neighbours verify.
-4. verify (neardup): each candidate with both texts through `neardup verify-pairs`, the
-   same check as the filter (--verify chain, threshold, weights).
-5. components (Spark): the alternating large-star / small-star algorithm (Kiveris et al.,
-   "Connected Components in MapReduce and Beyond", SoCC 2014): O(log n) rounds whatever the
-   diameter, each round checkpointed so that its plan does not grow.
-6. write: one JSON line per document, {"id", "cluster", "size"}, in input order, clusters
-   numbered from 1 by their first document as `neardup clusters` numbers them (on one machine
-   the output equals `neardup clusters` byte for byte: scripts/spark/test_spark.sh). With
-   --keep POLICY --survivors DIR, also the deduplicated dataset: one input row per cluster,
-   chosen as `neardup clusters --keep` chooses (first, last, longest, shortest, max:FIELD,
-   min:FIELD; ties to the earliest), in input order, as JSON Lines (the lines unchanged) or
-   Parquet (as the input).
+1. sign: the input's lines are read as text (never parsed in the JVM) in input order; each
+   partition streams its lines through `neardup sign` in a subprocess of the Python worker,
+   over Arrow batches (`mapInArrow`): neardup parses the JSON, takes the text and id fields
+   and applies its bad-line policy exactly as `neardup clusters` does. Out comes one row a
+   line: its position `mid` (Spark's monotonically increasing id: partition << 33 | row),
+   and for a document its id as neardup writes it, its rank among the partition's documents
+   and its LSH band keys (64-bit). The table is cached: it is small (no text).
+2. candidates: per bucket (band, key), the members sorted by position; each member is paired
+   with its next --bucket-neighbours members (default 32; 0: all pairs). Small buckets give
+   every pair, as on one machine; a template posted 100,000 times gives pairs linear in its
+   size, and its members stay connected through their neighbours.
+3. verify: the lines of the documents in a pair (a broadcast semi-join: the other lines
+   are dropped where they are read), their text fields joined onto the pairs, streamed
+   through `neardup verify-pairs` in the same way as the signing: the same decision as the
+   filter (--verify chain, threshold, weights).
+4. components: the verified edges are collected on the driver (--driver-edges at most; a
+   union-find, near-linear); above that, the large-star / small-star rounds of Kiveris et
+   al. ("Connected Components in MapReduce and Beyond", SoCC 2014) run on the cluster and
+   only each grouped document's root comes back. Either way the driver holds one entry per
+   document in a group of two or more, never one per document.
+5. write: one pass over the cached table, partition by partition (no sort, no shuffle: the
+   partitions are the input's, in order), numbering each cluster by its first document from
+   the per-partition counts. With --keep POLICY --survivors DIR, also the deduplicated
+   dataset: one input row per cluster, chosen as `neardup clusters --keep` chooses (first,
+   last, longest, shortest, max:FIELD, min:FIELD; ties to the earliest), in input order: the
+   lines unchanged (JSON Lines) or the rows (Parquet); only the dropped rows are broadcast.
 
-Everything after `--` is passed to both neardup commands (shingling, K, threshold, seed,
---verify, --weights tfidf --idf FILE with the file readable on every worker). The neardup
-binary must exist at the same path on every worker (or be shipped with --files).
+The neardup binary runs on every executor: give its path there with --neardup, or ship it
+with spark-submit --files and name it by its file name (--neardup neardup). Everything after
+`--` goes to both neardup commands (shingling, K, threshold, seed, --verify, --weights tfidf
+--idf FILE with the file readable on every executor, or shipped with --files).
 """
 
 import argparse
+import bisect
 import json
+import os
 import shlex
+import subprocess
 import sys
+import threading
 import time
 
+import pyarrow as pa
+import pyarrow.csv as pacsv
+from pyspark import SparkFiles
 from pyspark.sql import SparkSession, Window
 from pyspark.sql import functions as F
+
+ROW_BITS = 33  # monotonically_increasing_id(): partition << 33 | row within the partition
+ROW_MASK = (1 << ROW_BITS) - 1
 
 
 def parse_args(argv):
@@ -51,18 +68,24 @@ def parse_args(argv):
     p.add_argument("--input", required=True, help="JSON Lines file/dir or Parquet dataset")
     p.add_argument("--input-format", choices=["jsonl", "parquet"], default="jsonl")
     p.add_argument("--output", required=True, help="cluster table directory (JSON Lines parts)")
-    p.add_argument("--neardup", default="neardup", help="path of the neardup binary")
+    p.add_argument("--neardup", default="neardup",
+                   help="the neardup binary on the executors (a path, or the name of a file "
+                        "shipped with --files)")
     p.add_argument("--id-field", default=None, help="id field (default: line number)")
     p.add_argument("--text-field", default="text", help="text field (top-level name)")
-    p.add_argument("--partitions", type=int, default=0, help="0: Spark's default")
+    p.add_argument("--partitions", type=int, default=0,
+                   help="input partitions (default: twice Spark's default parallelism)")
     p.add_argument("--bucket-neighbours", type=int, default=32,
                    help="pair each bucket member with this many next members (0: all pairs)")
+    p.add_argument("--driver-edges", type=int, default=20_000_000,
+                   help="verified edges joined into groups on the driver at most; more go "
+                        "through rounds on the cluster")
     p.add_argument("--keep", default=None,
                    help="survivor policy: first, last, longest, shortest, max:FIELD, min:FIELD")
     p.add_argument("--survivors", default=None, help="directory for the deduplicated dataset")
     p.add_argument("--checkpoint-dir", default=None,
-                   help="reliable checkpoints for the component rounds (default: local ones)")
-    p.add_argument("--stats", action="store_true", help="print counts and stage times (JSON)")
+                   help="reliable checkpoints for the cluster rounds (default: local ones)")
+    p.add_argument("--stats", action="store_true", help="print counts and step times (JSON)")
     if "--" in argv:
         cut = argv.index("--")
         args = p.parse_args(argv[:cut])
@@ -75,70 +98,188 @@ def parse_args(argv):
     return args
 
 
-def with_index(df):
-    """Adds `i`, the row's 0-based position in input order, without a global sort: Spark's
-    monotonically increasing id is (partition << 33) + row, and the partitions' row counts
-    give each partition's first index."""
-    df = df.withColumn("_mid", F.monotonically_increasing_id())
-    # Reading files is deterministic, so the ids are the same when the plan runs again.
-    df = df.withColumn("_part", F.shiftright("_mid", 33))
-    counts = sorted(df.groupBy("_part").count().collect())
-    offsets, total = [], 0
-    for part, count in counts:
-        offsets.append((part, total))
-        total += count
-    spark = df.sparkSession
-    starts = spark.createDataFrame(offsets, "_part long, _start long")
-    return (
-        df.join(F.broadcast(starts), "_part")
-        .withColumn("i", F.col("_start") + F.col("_mid") - F.shiftleft("_part", 33))
-        .drop("_mid", "_part", "_start")
-    )
+# --- neardup in a subprocess of the Python worker --------------------------------------------
 
 
-def read_documents(spark, args):
-    """(i, _id, _text, row, the input's columns) in input order: `row` is what the survivors
-    write (the raw line of JSON Lines, the columns of Parquet); `_text` is null where there
-    is no text."""
+def binary(name):
+    """The neardup binary on this executor: the path given, or the file shipped under that
+    name with spark-submit --files."""
+    if os.path.sep in name or not os.path.exists(SparkFiles.get(os.path.basename(name))):
+        return name
+    path = SparkFiles.get(os.path.basename(name))
+    if not os.access(path, os.X_OK):
+        os.chmod(path, 0o755)
+    return path
+
+
+class Piped:
+    """`command` fed by a thread with the lines `feed()` yields, its standard output read by
+    the caller; a failed command raises with the end of its standard error, so that Spark
+    retries the task and, when it fails again, the job says why."""
+
+    def __init__(self, command, feed):
+        self.command = command
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+        self.error = None
+        self.stderr = b""
+        self.writer = threading.Thread(target=self._write, args=(feed,), daemon=True)
+        self.writer.start()
+        self.err_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self.err_reader.start()
+
+    def _write(self, feed):
+        try:
+            for chunk in feed:
+                self.proc.stdin.write(chunk)
+        except BrokenPipeError:
+            pass  # the command ended early: its exit status says why
+        except BaseException as e:  # an input error: the task must fail, not truncate
+            self.error = e
+        finally:
+            try:
+                self.proc.stdin.close()
+            except BrokenPipeError:
+                pass
+
+    def _read_stderr(self):
+        self.stderr = self.proc.stderr.read()
+
+    def finish(self):
+        self.writer.join()
+        self.err_reader.join()
+        code = self.proc.wait()
+        if self.error is not None:
+            raise self.error
+        if code != 0:
+            tail = self.stderr.decode("utf-8", "replace").strip().splitlines()[-5:]
+            raise RuntimeError(f"{' '.join(self.command)} exited with {code}: " + " / ".join(tail))
+
+
+def lines_of(batches, column, positions=None):
+    """Bytes to write for the `column` of each batch, one line a row; the rows' positions
+    go to `positions` as they are written."""
+    for batch in batches:
+        values = batch.column(column).to_pylist()
+        if positions is not None:
+            positions.extend(batch.column("mid").to_pylist())
+        yield ("\n".join(values) + "\n").encode("utf-8") if values else b""
+
+
+SIGNED = "mid long, id string, k long, keys array<long>"
+
+
+def sign_partition(command):
+    """mapInArrow: the lines (mid, value) of one partition -> one row a line (SIGNED); a
+    line that is not a document (no text, bad JSON, no words) has null id, k and keys."""
+
+    def run(batches):
+        positions = []
+        piped = Piped([binary(command[0])] + command[1:], lines_of(batches, "value", positions))
+        decoder = json.JSONDecoder()
+        mids, ids, ks, ends, missing, hexes = [], [], [], [0], [], []
+        done = signed = 0  # lines accounted for, documents among them
+
+        def add(mid, ident, k, keys):
+            mids.append(mid)
+            ids.append(ident)
+            ks.append(k)
+            missing.append(keys is None)
+            if keys is not None:
+                hexes.append(keys)
+            ends.append(ends[-1] + (len(keys) // 16 if keys else 0))
+
+        def flush():
+            # 16 hex digits a key, read as the 8 bytes of an int64: a bijection on the keys,
+            # which is all that grouping by key needs.
+            values = pa.Array.from_buffers(
+                pa.int64(), ends[-1], [None, pa.py_buffer(bytes.fromhex("".join(hexes)))])
+            keys = pa.ListArray.from_arrays(pa.array(ends, pa.int32()), values,
+                                            mask=pa.array(missing))
+            batch = pa.RecordBatch.from_arrays(
+                [pa.array(mids, pa.int64()), pa.array(ids, pa.string()),
+                 pa.array(ks, pa.int64()), keys], ["mid", "id", "k", "keys"])
+            for column in (mids, ids, ks, missing, hexes):
+                column.clear()
+            ends[:] = [0]
+            return batch
+
+        for raw in piped.proc.stdout:
+            # {"id":ID,"line":N,"bands":["16 hex digits",...]}: ID exactly as neardup
+            # writes it (the output copies it).
+            text = raw.decode("utf-8")
+            _, end = decoder.raw_decode(text, 6)
+            rest = text[end:]
+            line = int(rest[8 : rest.index(",", 8)])
+            for unsigned in range(done, line - 1):
+                add(positions[unsigned], None, None, None)
+            start = rest.index("[") + 1
+            keys = rest[start : rest.index("]", start)].replace('"', "").replace(",", "")
+            add(positions[line - 1], text[6:end], signed, keys)
+            signed += 1
+            done = line
+            if len(mids) >= 8192:
+                yield flush()
+        piped.finish()
+        for unsigned in range(done, len(positions)):
+            add(positions[unsigned], None, None, None)
+        if mids:
+            yield flush()
+
+    return run
+
+
+def verify_partition(command):
+    """mapInArrow: candidate pairs as verify-pairs JSON lines (value) -> verified (a, b)."""
+
+    def run(batches):
+        piped = Piped([binary(command[0])] + command[1:], lines_of(batches, "value"))
+        out = piped.proc.stdout.read()
+        piped.finish()
+        if out:
+            table = pacsv.read_csv(
+                pa.py_buffer(out),
+                read_options=pacsv.ReadOptions(column_names=["a", "b", "s"]),
+                parse_options=pacsv.ParseOptions(delimiter="\t"),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={"a": pa.int64(), "b": pa.int64(), "s": pa.float64()}))
+            yield from table.select(["a", "b"]).to_batches()
+
+    return run
+
+
+# --- the steps ------------------------------------------------------------------------------
+
+
+def read_lines(spark, args):
+    """(mid, value): every input line (JSON Lines) or row (Parquet, as a JSON object of its
+    text and id), in input order. Reading is deterministic, so a second read gives every
+    line the same mid."""
     if args.input_format == "parquet":
         rows = spark.read.parquet(args.input)
-        parsed = rows.select("*", F.struct(*rows.columns).alias("row"))
+        fields = [F.col(args.text_field).cast("string").alias(args.text_field)]
+        if args.id_field:
+            fields.append(F.col(args.id_field))
+        lines = rows.select(F.to_json(F.struct(*fields)).alias("value"))
     else:
-        lines = spark.read.text(args.input)
-        schema = spark.read.json(args.input).schema
-        parsed = lines.select(F.col("value").alias("row"), F.from_json("value", schema).alias("j"))
-        parsed = parsed.select("row", "j.*")
-    text = F.col(args.text_field) if args.text_field in parsed.columns else F.lit(None)
-    ident = [F.col(args.id_field).alias("_id")] if args.id_field else []
-    # The raw rows and the other columns are held only for the survivors.
-    extra = ["row"] + [c for c in parsed.columns if c != "row"] if args.keep else []
-    parsed = with_index(parsed.select(text.cast("string").alias("_text"), *ident, *extra))
-    if not args.id_field:
-        parsed = parsed.withColumn("_id", F.col("i") + 1)
-    if args.partitions:
-        parsed = parsed.repartition(args.partitions)
-    return parsed
+        # LF only: a lone CR is not a line break to neardup.
+        lines = spark.read.option("lineSep", "\n").text(args.input)
+    return lines.select(F.monotonically_increasing_id().alias("mid"), "value")
 
 
-def pipe(spark, lines, command, schema):
-    """Pipes a one-column DataFrame of lines through `command` on every partition and reads
-    its tab-separated output with `schema`."""
-    out = lines.rdd.map(lambda r: r[0]).pipe(" ".join(shlex.quote(a) for a in command))
-    return spark.read.csv(out, sep="\t", schema=schema)
+def sign(spark, args):
+    command = [args.neardup, "sign", "--quiet", "--format", "jsonl", "--input-format", "jsonl",
+               "--field", args.text_field, "--on-bad-line", "skip"]
+    if args.id_field:
+        command += ["--id-field", args.id_field]
+    return read_lines(spark, args).mapInArrow(sign_partition(command + args.engine), SIGNED)
 
 
-def sign(spark, docs, args):
-    """(i, band, key) of every signed document (lines without words are not documents)."""
-    command = [args.neardup, "sign", "--quiet", "--input-format", "jsonl", "--id-field", "i",
-               "--on-bad-line", "skip"] + args.engine
-    lines = docs.where(F.col("_text").isNotNull()).select(
-        F.to_json(F.struct("i", F.col("_text").alias("text"))))
-    return pipe(spark, lines, command, "i long, band int, key string")
-
-
-def candidate_pairs(keys, neighbours):
+def candidate_pairs(signed, neighbours):
     """Distinct (a, b), a < b: each bucket member with its next `neighbours` members."""
-    buckets = keys.groupBy("band", "key").agg(F.array_sort(F.collect_list("i")).alias("m"))
+    keys = signed.where(F.col("keys").isNotNull()).select(
+        "mid", F.posexplode("keys").alias("band", "key"))
+    buckets = keys.groupBy("band", "key").agg(F.array_sort(F.collect_list("mid")).alias("m"))
     buckets = buckets.where(F.size("m") > 1)
     reach = F.size("m") - 1 if neighbours <= 0 else F.least(F.col("p") + neighbours, F.size("m") - 1)
     starts = buckets.select("m", F.explode(F.sequence(F.lit(0), F.size("m") - 2)).alias("p"))
@@ -151,24 +292,56 @@ def candidate_pairs(keys, neighbours):
     return pairs.select("e.a", "e.b").distinct()
 
 
-def verified_edges(spark, docs, pairs, args):
+def text_of(args):
+    """The text field of a line, as verify-pairs takes it."""
+    field = json.dumps(args.text_field)[1:-1].replace("`", "``")
+    return F.from_json("value", f"`{field}` STRING").getField(args.text_field)
+
+
+def verified_edges(spark, pairs, args):
     """The candidates `neardup verify-pairs` verifies, as (a, b)."""
-    texts = docs.select("i", "_text")
+    ends = pairs.select(F.col("a").alias("mid")).union(pairs.select(F.col("b").alias("mid")))
+    lines = read_lines(spark, args).join(F.broadcast(ends.distinct()), "mid", "left_semi")
+    texts = lines.select("mid", text_of(args).alias("t"))
     both = (
-        pairs.join(texts.withColumnRenamed("i", "a").withColumnRenamed("_text", "text_a"), "a")
-        .join(texts.withColumnRenamed("i", "b").withColumnRenamed("_text", "text_b"), "b")
-        .select(F.to_json(F.struct("a", "b", "text_a", "text_b")))
+        pairs.join(texts.select(F.col("mid").alias("a"), F.col("t").alias("text_a")), "a")
+        .join(texts.select(F.col("mid").alias("b"), F.col("t").alias("text_b")), "b")
+        .select(F.to_json(F.struct("a", "b", "text_a", "text_b")).alias("value"))
     )
     command = [args.neardup, "verify-pairs", "--quiet"] + args.engine
-    return pipe(spark, both, command, "a long, b long, s double").select("a", "b")
+    return both.mapInArrow(verify_partition(command), "a long, b long")
+
+
+def union_find(edges):
+    """{vertex: root} for every vertex of (a, b) edges, root the smallest of its component."""
+    parent = {}
+
+    def find(x):
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(x, x) != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            if ra < rb:
+                parent[rb] = ra
+            else:
+                parent[ra] = rb
+        parent.setdefault(a, a)
+        parent.setdefault(b, b)
+    return {v: find(v) for v in parent}
 
 
 def checkpoint(df, reliable):
     return df.checkpoint() if reliable else df.localCheckpoint()
 
 
-def components(edges, reliable):
-    """(u, root) for every vertex with an edge, root the smallest vertex of its component,
+def star_rounds(edges, reliable):
+    """(v, root) for every vertex with an edge, root the smallest vertex of its component,
     by alternating large-star and small-star until a large-star changes nothing."""
     e = checkpoint(edges.select(F.least("a", "b").alias("u"), F.greatest("a", "b").alias("v"))
                    .where("u != v").distinct(), reliable)
@@ -190,91 +363,201 @@ def components(edges, reliable):
         e = checkpoint(small.select(F.least("x", "m").alias("u"), F.greatest("x", "m").alias("v"))
                        .where("u != v").distinct(), reliable)
         if changed == 0:
-            labels = e.groupBy(F.col("v").alias("i")).agg(F.min("u").alias("root"))
+            labels = e.groupBy(F.col("v").alias("mid")).agg(F.min("u").alias("root"))
             return labels, rounds
 
 
-def survivor_order(policy, columns):
+def components(edges, edge_count, args):
+    """({vertex: root} for every document with an edge, cluster rounds run)."""
+    if edge_count <= args.driver_edges:
+        table = edges.toArrow()
+        return union_find(zip(table.column("a").to_pylist(), table.column("b").to_pylist())), 0
+    labels, rounds = star_rounds(edges, args.checkpoint_dir is not None)
+    table = labels.toArrow()
+    roots = dict(zip(table.column("mid").to_pylist(), table.column("root").to_pylist()))
+    roots.update((r, r) for r in set(roots.values()))
+    return roots, rounds
+
+
+class Numbering:
+    """Cluster numbers and sizes from the per-partition counts: a cluster's number is the
+    count of clusters whose first document comes no later than its own first document, i.e.
+    the documents up to it less the grouped documents before it that are not first."""
+
+    def __init__(self, counts, root_of, root_rank):
+        # counts: {partition: (lines, documents)}
+        self.line_base, self.doc_base = {}, {}
+        lines = docs = 0
+        for part in sorted(counts):
+            self.line_base[part], self.doc_base[part] = lines, docs
+            lines += counts[part][0]
+            docs += counts[part][1]
+        self.root_of = root_of
+        self.later = sorted(v for v, r in root_of.items() if v != r)  # grouped, not first
+        sizes = {}
+        for r in root_of.values():
+            sizes[r] = sizes.get(r, 0) + 1
+        self.size = sizes
+        # root -> its rank among documents, from (partition, rank in partition)
+        self.number = {r: self.cluster_of(r, root_rank[r]) for r in sizes}
+
+    def cluster_of(self, mid, k):
+        """The number of the cluster a document `mid`, the partition's k-th, would start."""
+        before = self.doc_base[mid >> ROW_BITS] + k
+        return before - bisect.bisect_left(self.later, mid) + 1
+
+
+def write_partition(numbering, id_field):
+    """mapInArrow: the cached table -> `{"id","cluster","size"}` lines of its documents."""
+
+    def run(batches):
+        for batch in batches:
+            out = []
+            for mid, ident, k in zip(*(batch.column(c).to_pylist() for c in ("mid", "id", "k"))):
+                if k is None:
+                    continue
+                root = numbering.root_of.get(mid)
+                if root is None:
+                    cluster, size = numbering.cluster_of(mid, k), 1
+                else:
+                    cluster, size = numbering.number[root], numbering.size[root]
+                if not id_field:
+                    ident = numbering.line_base[mid >> ROW_BITS] + (mid & ROW_MASK) + 1
+                out.append(f'{{"id":{ident},"cluster":{cluster},"size":{size}}}')
+            if out:
+                yield pa.RecordBatch.from_arrays([pa.array(out, pa.string())], ["value"])
+
+    return run
+
+
+def survivor_order(policy):
     """Window order for --keep: the survivor is the first row; ties go to the earliest."""
     if policy == "first":
-        return [F.col("i").asc()]
+        return [F.col("mid").asc()]
     if policy == "last":
-        return [F.col("i").desc()]
-    length = F.length(F.encode("_text", "UTF-8"))
+        return [F.col("mid").desc()]
+    length = F.length(F.encode("t", "UTF-8"))
     if policy == "longest":
-        return [length.desc_nulls_last(), F.col("i").asc()]
+        return [length.desc_nulls_last(), F.col("mid").asc()]
     if policy == "shortest":
-        return [length.asc_nulls_last(), F.col("i").asc()]
+        return [length.asc_nulls_last(), F.col("mid").asc()]
     kind, _, field = policy.partition(":")
-    if kind in ("max", "min") and field in columns:
-        value = F.col(field)
+    if kind in ("max", "min") and field:
+        value = F.col(f"row.`{field}`")
         order = value.desc_nulls_last() if kind == "max" else value.asc_nulls_last()
-        return [order, F.col("i").asc()]
-    raise SystemExit(f"neardup_spark: --keep {policy}: not a policy (or no field {field!r})")
+        return [order, F.col("mid").asc()]
+    raise SystemExit(f"neardup_spark: --keep {policy}: not a policy")
+
+
+def write_survivors(spark, args, signed, root_of):
+    """One input row a cluster: every ungrouped document, and each group's survivor."""
+    grouped = spark.createDataFrame(list(root_of.items()), "mid long, root long")
+    if args.input_format == "parquet":
+        rows = spark.read.parquet(args.input)
+        rows = rows.select(F.monotonically_increasing_id().alias("mid"), "*")
+        lines = rows.select("mid", F.col(args.text_field).cast("string").alias("t"),
+                            F.struct(*[F.col(f"`{c}`") for c in rows.columns[1:]]).alias("row"))
+    else:
+        raw = read_lines(spark, args)
+        lines = raw.select("mid", text_of(args).alias("t"), F.col("value").alias("line"))
+        kind, _, field = args.keep.partition(":")
+        if kind in ("max", "min"):
+            schema = spark.read.json(raw.join(F.broadcast(grouped), "mid", "left_semi")
+                                     .select("value").rdd.map(lambda r: r[0])).schema
+            if field not in schema.fieldNames():
+                raise SystemExit(f"neardup_spark: --keep {args.keep}: no field {field!r}")
+            lines = lines.withColumn("row", F.from_json("line", schema))
+    members = lines.join(F.broadcast(grouped), "mid")
+    order = survivor_order(args.keep)
+    rank = F.row_number().over(Window.partitionBy("root").orderBy(*order))
+    kept = {r.mid for r in members.withColumn("r", rank).where("r = 1").select("mid").collect()}
+    # Dropped: lines that are not documents, and group members that do not survive.
+    dropped = [r.mid for r in signed.where(F.col("k").isNull()).select("mid").toLocalIterator()]
+    dropped += [v for v in root_of if v not in kept]
+    gone = spark.createDataFrame([(m,) for m in dropped], "mid long")
+    survivors = lines.join(F.broadcast(gone), "mid", "left_anti")
+    if args.input_format == "parquet":
+        survivors.select("row.*").write.parquet(args.survivors)
+    else:
+        survivors.select(F.col("line").alias("value")).write.text(args.survivors)
+
+
+def settle_partitions(spark, args):
+    """Input split into twice the cluster's cores (or --partitions) pieces of at most 128 MB,
+    so that every core signs from the start; shuffles the same unless set by the user."""
+    sc = spark.sparkContext
+    want = args.partitions or 2 * sc.defaultParallelism
+    jvm = sc._jvm
+    path = jvm.org.apache.hadoop.fs.Path(args.input)
+    size = path.getFileSystem(sc._jsc.hadoopConfiguration()).getContentSummary(path).getLength()
+    piece = max(1 << 20, min(128 << 20, -(-size // want)))
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(piece))
+    spark.conf.set("spark.sql.files.openCostInBytes", str(min(piece, 4 << 20)))
+    if not sc.getConf().contains("spark.sql.shuffle.partitions"):
+        spark.conf.set("spark.sql.shuffle.partitions", str(want))
 
 
 def main(argv):
     args = parse_args(argv)
     spark = SparkSession.builder.appName("neardup").getOrCreate()
+    sc = spark.sparkContext
     if args.checkpoint_dir:
-        spark.sparkContext.setCheckpointDir(args.checkpoint_dir)
+        sc.setCheckpointDir(args.checkpoint_dir)
+    settle_partitions(spark, args)
     times = {}
     start = time.time()
+    times_order = []
 
     def lap(name):
         nonlocal start
         now = time.time()
-        times[name] = round(now - start, 2)
+        if times_order:
+            times[times_order[-1]] = round(now - start, 2)
         start = now
+        if name:
+            times_order.append(name)
+            sc.setJobDescription(name)
 
-    docs = read_documents(spark, args).cache()
-    lap("read")
-    keys = sign(spark, docs, args).cache()
-    signed = keys.select("i").distinct()
     lap("sign")
-    signed = signed.cache()
-    pairs = candidate_pairs(keys, args.bucket_neighbours).cache()
-    pair_count = pairs.count()
-    keys.unpersist()
+    signed = sign(spark, args).cache()
+    counts = {r.p: (r.lines, r.docs) for r in signed.groupBy(F.shiftright("mid", ROW_BITS).alias("p"))
+              .agg(F.count("*").alias("lines"), F.count("k").alias("docs")).collect()}
     lap("candidates")
-    edges = verified_edges(spark, docs, pairs, args).cache()
+    pairs = candidate_pairs(signed, args.bucket_neighbours).cache()
+    pair_count = pairs.count()
+    lap("verify")
+    edges = verified_edges(spark, pairs, args).cache()
     edge_count = edges.count()
     pairs.unpersist()
-    lap("verify")
-    labels, rounds = components(edges, args.checkpoint_dir is not None)
     lap("components")
-
-    # Every signed document's root (itself without an edge); clusters numbered from 1 in
-    # order of their first document, as `neardup clusters` numbers them.
-    nodes = docs.join(signed, "i")
-    rooted = nodes.join(labels, "i", "left").withColumn("root", F.coalesce("root", "i")).cache()
-    sizes = rooted.groupBy("root").agg(F.count("*").alias("size"))
-    numbered = sizes.select("root").orderBy("root").rdd.map(lambda r: r[0]).zipWithIndex()
-    numbers = spark.createDataFrame(numbered, "root long, n long").withColumn("cluster", F.col("n") + 1)
-    table = rooted.join(sizes, "root").join(numbers, "root").cache()
+    root_of, rounds = components(edges, edge_count, args)
+    edges.unpersist()
+    roots = sorted(set(root_of.values()))
+    root_rank = {}
+    if roots:
+        wanted = spark.createDataFrame([(r,) for r in roots], "mid long")
+        root_rank = {r.mid: r.k for r in signed.join(F.broadcast(wanted), "mid").select("mid", "k")
+                     .toLocalIterator()}
+    numbering = Numbering(counts, root_of, root_rank)
+    lap("write")
     (
-        table.orderBy("i")
-        .select(F.to_json(F.struct(F.col("_id").alias("id"), "cluster", "size")).alias("value"))
+        signed.select("mid", "id", "k")
+        .mapInArrow(write_partition(numbering, args.id_field), "value string")
         .write.text(args.output)
     )
-    lap("write")
     if args.keep:
-        order = survivor_order(args.keep, docs.columns)
-        ranked = table.withColumn("rank", F.row_number().over(Window.partitionBy("cluster").orderBy(*order)))
-        kept = ranked.where("rank = 1").orderBy("i")
-        if args.input_format == "parquet":
-            kept.select("row.*").write.parquet(args.survivors)
-        else:
-            kept.select(F.col("row").alias("value")).write.text(args.survivors)
         lap("survivors")
+        write_survivors(spark, args, signed, root_of)
+    lap(None)
     if args.stats:
         print(json.dumps({
-            "documents": docs.count(),
-            "signed": table.count(),
+            "documents": sum(d for _, d in counts.values()),
+            "lines": sum(n for n, _ in counts.values()),
             "candidate_pairs": pair_count,
             "verified_edges": edge_count,
+            "grouped_documents": len(root_of),
             "component_rounds": rounds,
-            "clusters": sizes.count(),
+            "clusters": sum(d for _, d in counts.values()) - len(numbering.later),
             "seconds": times,
         }))
     spark.stop()

@@ -1,20 +1,18 @@
 #!/usr/bin/env bash
 # Runs scripts/spark/neardup_spark.py with PySpark in local mode (local[2]) on the bundled
 # Reuters sample and checks that its clusters equal `neardup clusters` byte for byte, for
-# several engine settings, and that its deduplicated dataset equals `neardup clusters --keep`. PySpark comes from PyPI into a venv (target/spark-venv); Java 17
-# must be installed. Usage: scripts/spark/test_spark.sh [path/to/neardup]
+# several engine settings, and that its deduplicated dataset equals `neardup clusters
+# --keep`. PySpark (with pyarrow and pandas) comes from PyPI into a venv (target/spark-venv);
+# Java 17 must be installed. The same on a real cluster: scripts/spark/test_cluster.sh.
+# Usage: scripts/spark/test_spark.sh [path/to/neardup]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 neardup=${1:-target/debug/neardup}
 [ -x "$neardup" ] || cargo build --quiet
 neardup=$(realpath "$neardup")
-venv=target/spark-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import pyspark' 2>/dev/null; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check 'pyspark>=4.0,<5'
-fi
-java -version >/dev/null 2>&1 || { echo "test_spark: Java (17+) is needed by Spark" >&2; exit 1; }
-export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
+# shellcheck source=scripts/spark/cluster.sh
+. scripts/spark/cluster.sh
+spark_venv
 corpus=tests/data/reuters-sample.jsonl
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

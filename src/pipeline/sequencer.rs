@@ -336,6 +336,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.summary.written += 1;
             return self.out.signed(
                 &signed.id,
+                line.number,
                 &signed.band_keys,
                 self.config.sign_values.then_some(&signed.signature[..]),
             );
