@@ -597,6 +597,18 @@ fn a_join_of_sign_keys_verified_by_verify_pairs_gives_the_same_clusters() {
         }
         let edges = neardup(&with(&["verify-pairs"]), lines.as_bytes()).ok();
         assert!(!edges.stdout.is_empty(), "{flags:?}");
+        // The same pairs naming documents given once before them: the same edges.
+        let mut held = String::new();
+        let ends: BTreeSet<&String> = candidates.iter().flat_map(|(a, b)| [a, b]).collect();
+        for id in ends {
+            let doc = serde_json::json!({"id": id.parse::<u64>().unwrap(), "text": texts[id]});
+            held.push_str(&format!("{doc}\n"));
+        }
+        for (a, b) in &candidates {
+            held.push_str(&format!("{{\"a\":{a},\"b\":{b}}}\n"));
+        }
+        let named = neardup(&with(&["verify-pairs"]), held.as_bytes()).ok();
+        assert_eq!(named.stdout, edges.stdout, "{flags:?}");
         let path = std::env::temp_dir().join(format!("neardup-join-{}.tsv", std::process::id()));
         std::fs::write(&path, &edges.stdout).unwrap();
         let from_edges = ["clusters", "--from-edges", path.to_str().unwrap()];
@@ -604,7 +616,9 @@ fn a_join_of_sign_keys_verified_by_verify_pairs_gives_the_same_clusters() {
         let direct = neardup(&[with(&["clusters"]), vec![SAMPLE]].concat(), b"").ok();
         assert_eq!(groups(&joined), groups(&direct), "{flags:?}");
         assert!(!groups(&direct).is_empty());
+        let _ = std::fs::remove_file(&path);
     }
+    let _ = std::fs::remove_file(&idf);
     // Lines that are not candidates are reported and skipped, or fatal.
     let input =
         b"{\"a\": 1, \"b\": 2, \"text_a\": \"x y\", \"text_b\": \"x y\"}\n{\"a\": 1}\nnot json\n";
@@ -616,6 +630,17 @@ fn a_join_of_sign_keys_verified_by_verify_pairs_gives_the_same_clusters() {
         run.stderr
     );
     assert!(run.stderr.contains("-:3:"), "{}", run.stderr);
+    // A pair naming a document not given before it is reported; one given is verified.
+    let named = b"{\"id\": \"p\", \"text\": \"x y z\"}\n{\"a\": \"p\", \"b\": \"q\"}\n\
+        {\"id\": \"q\", \"text\": \"x y z\"}\n{\"a\": \"p\", \"b\": \"q\"}\n{\"a\": [1], \"b\": \"q\"}\n";
+    let run = neardup(&["verify-pairs"], named).ok();
+    assert_eq!(run.out(), "p\tq\t1\n");
+    assert!(
+        run.stderr.contains("-:2: document q was not given before"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("-:5: id field 'a'"), "{}", run.stderr);
     let fail = neardup(&["verify-pairs", "--on-bad-line", "fail"], input);
     assert_eq!(fail.code, 1);
     let warmup = neardup(

@@ -11,12 +11,9 @@ cd "$(dirname "$0")/../.."
 sizes=${1:-20000 80000 320000}
 cargo build --release --quiet
 neardup=$PWD/target/release/neardup
-venv=target/spark-venv
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import pyspark' 2>/dev/null; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'pyspark>=4.0,<5'
-fi
-export PYSPARK_PYTHON="$PWD/$venv/bin/python" SPARK_LOCAL_IP=127.0.0.1
+# shellcheck source=scripts/spark/cluster.sh
+. scripts/spark/cluster.sh
+spark_venv
 mkdir -p bench-data
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -18,13 +18,14 @@ log and UI name them; scripts/spark/stage_report.py sums them):
    and for a document its id as neardup writes it, its rank among the partition's documents
    and its LSH band keys (64-bit). The table is cached: it is small (no text).
 2. candidates: per bucket (band, key), the members sorted by position; each member is paired
-   with its next --bucket-neighbours members (default 32; 0: all pairs). Small buckets give
+   with its next --bucket-neighbours members (default 128; 0: all pairs). Small buckets give
    every pair, as on one machine; a template posted 100,000 times gives pairs linear in its
    size, and its members stay connected through their neighbours.
-3. verify: the lines of the documents in a pair (a broadcast semi-join: the other lines
-   are dropped where they are read), their text fields joined onto the pairs, streamed
-   through `neardup verify-pairs` in the same way as the signing: the same decision as the
-   filter (--verify chain, threshold, weights).
+3. verify: each pair goes to the partition of its first document, and each partition gets
+   the text of every document its pairs name, once (the lines of documents in no pair are
+   dropped where they are read, by a broadcast semi-join); `neardup verify-pairs` holds
+   those documents and takes the pairs by id: the same decision as the filter (--verify
+   chain, threshold, weights), a text shingled once a partition rather than once a pair.
 4. components: the verified edges are collected on the driver (--driver-edges at most; a
    union-find, near-linear); above that, the large-star / small-star rounds of Kiveris et
    al. ("Connected Components in MapReduce and Beyond", SoCC 2014) run on the cluster and
@@ -53,7 +54,9 @@ import sys
 import threading
 import time
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 from pyspark import SparkFiles
 from pyspark.sql import SparkSession, Window
@@ -75,7 +78,7 @@ def parse_args(argv):
     p.add_argument("--text-field", default="text", help="text field (top-level name)")
     p.add_argument("--partitions", type=int, default=0,
                    help="input partitions (default: twice Spark's default parallelism)")
-    p.add_argument("--bucket-neighbours", type=int, default=32,
+    p.add_argument("--bucket-neighbours", type=int, default=128,
                    help="pair each bucket member with this many next members (0: all pairs)")
     p.add_argument("--driver-edges", type=int, default=20_000_000,
                    help="verified edges joined into groups on the driver at most; more go "
@@ -190,11 +193,13 @@ def sign_partition(command):
             ends.append(ends[-1] + (len(keys) // 16 if keys else 0))
 
         def flush():
-            # 16 hex digits a key, read as the 8 bytes of an int64: a bijection on the keys,
-            # which is all that grouping by key needs.
-            values = pa.Array.from_buffers(
-                pa.int64(), ends[-1], [None, pa.py_buffer(bytes.fromhex("".join(hexes)))])
-            keys = pa.ListArray.from_arrays(pa.array(ends, pa.int32()), values,
+            # 16 hex digits a key, read as the 8 bytes of an int64 and mixed with its band's
+            # salt: one 64-bit bucket id a band key, so that buckets group on one column.
+            values = np.frombuffer(bytes.fromhex("".join(hexes)), dtype=np.int64)
+            if len(values):
+                values = (values.reshape(len(hexes), -1) ^ band_salt(len(values) // len(hexes)))
+            keys = pa.ListArray.from_arrays(pa.array(ends, pa.int32()),
+                                            pa.array(values.reshape(-1), pa.int64()),
                                             mask=pa.array(missing))
             batch = pa.RecordBatch.from_arrays(
                 [pa.array(mids, pa.int64()), pa.array(ids, pa.string()),
@@ -225,6 +230,38 @@ def sign_partition(command):
             add(positions[unsigned], None, None, None)
         if mids:
             yield flush()
+
+    return run
+
+
+def band_salt(bands):
+    """A distinct odd 64-bit constant a band (multiples of the golden-ratio constant)."""
+    return (np.arange(1, bands + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)).view(np.int64)
+
+
+def bucket_pairs(neighbours):
+    """mapInArrow: (key, mid) rows, all of a key in one partition -> candidate (a, b), a < b:
+    each bucket member, in order of position, with its next `neighbours` members (0: all)."""
+
+    def run(batches):
+        table = pa.Table.from_batches(list(batches))
+        if table.num_rows < 2:
+            return
+        table = table.take(pc.sort_indices(table, [("key", "ascending"), ("mid", "ascending")]))
+        keys = table.column("key").to_numpy()
+        mids = table.column("mid").to_numpy()
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        sizes = np.diff(np.append(starts, len(keys)))
+        a, b = [], []
+        for start, size in zip(starts[sizes > 1], sizes[sizes > 1]):
+            members = mids[start : start + size]
+            reach = size - 1 if neighbours <= 0 else min(neighbours, size - 1)
+            for step in range(1, reach + 1):
+                a.append(members[:-step])
+                b.append(members[step:])
+        if a:
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(np.concatenate(a)), pa.array(np.concatenate(b))], ["a", "b"])
 
     return run
 
@@ -276,20 +313,14 @@ def sign(spark, args):
 
 
 def candidate_pairs(signed, neighbours):
-    """Distinct (a, b), a < b: each bucket member with its next `neighbours` members."""
-    keys = signed.where(F.col("keys").isNotNull()).select(
-        "mid", F.posexplode("keys").alias("band", "key"))
-    buckets = keys.groupBy("band", "key").agg(F.array_sort(F.collect_list("mid")).alias("m"))
-    buckets = buckets.where(F.size("m") > 1)
-    reach = F.size("m") - 1 if neighbours <= 0 else F.least(F.col("p") + neighbours, F.size("m") - 1)
-    starts = buckets.select("m", F.explode(F.sequence(F.lit(0), F.size("m") - 2)).alias("p"))
-    pairs = starts.select(
-        F.explode(
-            F.transform(F.sequence(F.col("p") + 1, reach), lambda q: F.struct(
-                F.element_at("m", F.col("p") + 1).alias("a"), F.element_at("m", q + 1).alias("b")))
-        ).alias("e")
-    )
-    return pairs.select("e.a", "e.b").distinct()
+    """Distinct (a, b), a < b: each bucket member with its next `neighbours` members. The
+    keys go to their partition by a hash shuffle and each partition is sorted in Arrow:
+    no object aggregation of member lists in the JVM."""
+    keys = signed.where(F.col("keys").isNotNull()).select(F.explode("keys").alias("key"), "mid")
+    spark = signed.sparkSession
+    parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    pairs = keys.repartition(parts, "key").mapInArrow(bucket_pairs(neighbours), "a long, b long")
+    return pairs.distinct()
 
 
 def text_of(args):
@@ -299,17 +330,31 @@ def text_of(args):
 
 
 def verified_edges(spark, pairs, args):
-    """The candidates `neardup verify-pairs` verifies, as (a, b)."""
-    ends = pairs.select(F.col("a").alias("mid")).union(pairs.select(F.col("b").alias("mid")))
-    lines = read_lines(spark, args).join(F.broadcast(ends.distinct()), "mid", "left_semi")
-    texts = lines.select("mid", text_of(args).alias("t"))
-    both = (
-        pairs.join(texts.select(F.col("mid").alias("a"), F.col("t").alias("text_a")), "a")
-        .join(texts.select(F.col("mid").alias("b"), F.col("t").alias("text_b")), "b")
-        .select(F.to_json(F.struct("a", "b", "text_a", "text_b")).alias("value"))
+    """The candidates `neardup verify-pairs` verifies, as (a, b). Each pair goes to the
+    partition of its first document; each partition gets the text of every document its
+    pairs name once, then the pairs by id (verify-pairs holds the documents), so a text
+    crosses the shuffle and is shingled once a partition, not once a pair."""
+    parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    # F.hash is the hash of Spark's own hash partitioning: every row whose k hashes as a
+    # pair's `a` lands in that pair's partition.
+    pairs = pairs.withColumn("p", F.pmod(F.hash("a"), F.lit(parts)))
+    need = (
+        pairs.select("p", "a", F.col("a").alias("mid"))
+        .union(pairs.select("p", "a", F.col("b").alias("mid")))
+        .groupBy("p", "mid").agg(F.min("a").alias("k"))
     )
-    command = [args.neardup, "verify-pairs", "--quiet"] + args.engine
-    return both.mapInArrow(verify_partition(command), "a long, b long")
+    ends = need.select("mid").distinct()
+    # The lines of documents in no pair are dropped where they are read.
+    lines = read_lines(spark, args).join(F.broadcast(ends), "mid", "left_semi")
+    texts = lines.select("mid", text_of(args).alias("t"))
+    document = F.to_json(F.struct(F.col("mid").alias("id"), F.col("t").alias("text")))
+    docs = need.join(texts, "mid").select("k", F.lit(0).alias("o"), document.alias("value"))
+    named = pairs.select(F.col("a").alias("k"), F.lit(1).alias("o"),
+                         F.to_json(F.struct("a", "b")).alias("value"))
+    rows = docs.union(named).repartition(parts, "k").sortWithinPartitions("o", "k")
+    # Every line is the job's own: one that is not a candidate is a fault, not data.
+    command = [args.neardup, "verify-pairs", "--quiet", "--on-bad-line", "fail"] + args.engine
+    return rows.select("value").mapInArrow(verify_partition(command), "a long, b long")
 
 
 def union_find(edges):

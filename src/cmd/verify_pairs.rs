@@ -9,16 +9,23 @@
 //! `--pairs` writes them (`a TAB b TAB similarity`, or JSON with `--pairs-format jsonl`), ready
 //! for `neardup clusters --from-edges`.
 //!
+//! A pair may also name its documents instead of carrying their texts: a line `{"id": ID,
+//! "text": "…"}` gives a document, held (normalised and shingled once) for the rest of the
+//! run, and a later line `{"a": ID, "b": ID}` is the pair of two documents given before. A
+//! job that sends each text once and then every pair among them (the Spark job, per
+//! partition) saves the bytes and the work of a text per pair; held documents cost memory
+//! until the input ends.
+//!
 //! Lines that are not candidates (invalid JSON, a missing id or text, a text with no words,
-//! longer than twice `--max-line-bytes`) are reported with their line number and skipped, or
-//! end the run under `--on-bad-line fail`.
+//! a named document not given before, longer than twice `--max-line-bytes`) are reported with
+//! their line number and skipped, or end the run under `--on-bad-line fail`.
 
 use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
 use crate::config::{Config, InputFormat, Mode};
 use crate::error::{Error, Result};
-use crate::input::{BadLines, Input, LineReader};
+use crate::input::{raw_id, BadLines, DocId, Input, LineReader};
 use crate::output::Output;
-use crate::pipeline::{Doc, Prepared, Worker};
+use crate::pipeline::{Doc, Prepared, Signed, Worker};
 use crate::verify::decide;
 use std::io::Write;
 use std::path::PathBuf;
@@ -80,6 +87,7 @@ impl VerifyPairsArgs {
             super::print_stats(&serde_json::json!({
                 "candidates_read": counts.read,
                 "verified": counts.verified,
+                "documents_held": counts.held,
                 "bad_lines": counts.bad,
                 "seconds": super::seconds_since(start),
             }));
@@ -97,6 +105,50 @@ pub struct Counts {
     pub verified: u64,
     /// Lines that were not candidates.
     pub bad: u64,
+    /// Documents given by id and held.
+    pub held: u64,
+}
+
+/// The kinds of line `verify-pairs` reads.
+enum Line {
+    /// `{"a", "b", "text_a", "text_b"}` (or any line with a text member of a pair).
+    Texts,
+    /// `{"id", "text"}`: a document to hold.
+    Document,
+    /// `{"a", "b"}` without texts: two held documents.
+    Named(DocId, DocId),
+    /// Not JSON, or a pair whose ids are not ids.
+    Bad(String),
+}
+
+impl Line {
+    /// What a line is, from its members (the texts are not parsed here).
+    fn of(content: &[u8]) -> Line {
+        use serde_json::value::RawValue;
+        let members: std::collections::HashMap<std::borrow::Cow<'_, str>, &RawValue> =
+            match serde_json::from_slice(content) {
+                Ok(members) => members,
+                // The pair's own reading says what is wrong with it.
+                Err(_) => return Line::Texts,
+            };
+        if members.contains_key("text_a") || members.contains_key("text_b") {
+            return Line::Texts;
+        }
+        match (members.get("a"), members.get("b")) {
+            (Some(a), Some(b)) => match (raw_id(a, "a"), raw_id(b, "b")) {
+                (Ok(a), Ok(b)) => Line::Named(a, b),
+                (Err(e), _) | (_, Err(e)) => Line::Bad(e.to_string()),
+            },
+            _ if members.contains_key("text") => Line::Document,
+            _ => Line::Texts,
+        }
+    }
+}
+
+/// A pair to decide: two held documents, or two read from its line.
+enum Pair<'h> {
+    Held(&'h Signed, &'h Signed),
+    Read(Box<(Signed, Signed)>),
 }
 
 /// Verifies every candidate of `inputs`, writing the verified pairs to `out`.
@@ -117,6 +169,8 @@ fn verify_pairs<W: Write, D: Write>(
         Worker::new(&side)
     };
     let (mut left, mut right) = (side("text_a", "a"), side("text_b", "b"));
+    let mut given = side("text", "id");
+    let mut held: std::collections::HashMap<DocId, Signed> = std::collections::HashMap::new();
     let mut reader = LineReader::new(inputs, InputFormat::Jsonl).cutting_lines_over(limit);
     let names = reader.input_names();
     let mut out = Output::new(out, config.pairs_format);
@@ -128,17 +182,50 @@ fn verify_pairs<W: Write, D: Write>(
             if line.part.continues() {
                 continue;
             }
-            counts.read += 1;
             let content = batch.content(i);
-            let a = left.process(content, InputFormat::Jsonl, line.number);
-            let b = right.process(content, InputFormat::Jsonl, line.number);
-            let (a, b) = match (a, b) {
-                (Doc::Good(a), Doc::Good(b)) => (a, b),
-                (Doc::Bad(reason), _) | (_, Doc::Bad(reason)) => {
-                    let place = format!("{}:{}", names[line.input as usize], line.input_line);
-                    bad.add(place, &reason, "skipped", diag)?;
+            let place = || format!("{}:{}", names[line.input as usize], line.input_line);
+            let pair = match Line::of(content) {
+                Line::Document => {
+                    match given.process(content, InputFormat::Jsonl, line.number) {
+                        Doc::Good(doc) => {
+                            held.insert(doc.id.clone(), doc);
+                        }
+                        Doc::Bad(reason) => bad.add(place(), &reason, "skipped", diag)?,
+                    }
                     continue;
                 }
+                Line::Named(a, b) => match (held.get(&a), held.get(&b)) {
+                    (Some(a), Some(b)) => Pair::Held(a, b),
+                    (None, _) | (_, None) => {
+                        let missing = if held.contains_key(&a) { b } else { a };
+                        let reason = format!("document {missing} was not given before");
+                        bad.add(place(), &reason, "skipped", diag)?;
+                        counts.read += 1;
+                        continue;
+                    }
+                },
+                Line::Texts => {
+                    let a = left.process(content, InputFormat::Jsonl, line.number);
+                    let b = right.process(content, InputFormat::Jsonl, line.number);
+                    match (a, b) {
+                        (Doc::Good(a), Doc::Good(b)) => Pair::Read(Box::new((a, b))),
+                        (Doc::Bad(reason), _) | (_, Doc::Bad(reason)) => {
+                            bad.add(place(), &reason, "skipped", diag)?;
+                            counts.read += 1;
+                            continue;
+                        }
+                    }
+                }
+                Line::Bad(reason) => {
+                    bad.add(place(), &reason, "skipped", diag)?;
+                    counts.read += 1;
+                    continue;
+                }
+            };
+            counts.read += 1;
+            let (a, b) = match &pair {
+                Pair::Held(a, b) => (*a, *b),
+                Pair::Read(both) => (&both.0, &both.1),
             };
             if let Some(s) = decide(config, a.compared(), b.compared()) {
                 out.pair(&a.id, &b.id, s)?;
@@ -148,6 +235,7 @@ fn verify_pairs<W: Write, D: Write>(
     }
     out.flush()?;
     counts.bad = bad.count();
+    counts.held = held.len() as u64;
     bad.finish(diag);
     Ok(counts)
 }

@@ -386,7 +386,7 @@ impl<'de> serde::Deserialize<'de> for TextValue<'de> {
 
 /// The id a JSON value gives, from its text as written: a number keeps its digits and form
 /// (`1e400`, `1.50`, `12345678901234567890123`), which no parsed number does.
-fn raw_id(raw: &RawValue, name: &str) -> std::result::Result<DocId, BadLine> {
+pub fn raw_id(raw: &RawValue, name: &str) -> std::result::Result<DocId, BadLine> {
     let text = raw.get();
     if text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
         return Ok(DocId::Num(text.into()));

@@ -15,7 +15,7 @@ pub mod decompress;
 pub mod extract;
 
 pub use bad_lines::BadLines;
-pub use extract::{BadLine, DocId, Extractor, write_json_string};
+pub use extract::{BadLine, DocId, Extractor, raw_id, write_json_string};
 
 use crate::config::{Decompress, InputFormat};
 use crate::error::{Error, Result};

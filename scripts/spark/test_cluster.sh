@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The Spark job on a real standalone cluster: a master and two workers on 127.0.0.1
+# (scripts/spark/cluster.sh, from the pip pyspark; Java 17), the neardup binary shipped to the
+# executors with spark-submit --files. Checks that the job's clusters equal `neardup clusters`
+# on the bundled Reuters sample, then runs it again and kills worker 2 and its executor
+# (SIGKILL) once the first steps' shuffle output is written, so that Spark must re-run lost
+# tasks and re-compute lost shuffle files, and checks the output again. Always stops what it
+# started. Usage: scripts/spark/test_cluster.sh [path/to/neardup]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+neardup=${1:-target/debug/neardup}
+[ -x "$neardup" ] || cargo build --quiet
+neardup=$(realpath "$neardup")
+# shellcheck source=scripts/spark/cluster.sh
+. scripts/spark/cluster.sh
+spark_venv
+corpus=tests/data/reuters-sample.jsonl
+work=$(mktemp -d)
+trap 'cluster_stop; rm -rf "$work"' EXIT
+cluster_start "$work/cluster"
+"$neardup" clusters -t 0.5 "$corpus" > "$work/expected"
+
+# job NAME: the job on the cluster, in the background ($job_pid), its log in $work/NAME.log.
+job() {
+  local name=$1
+  "$venv/bin/spark-submit" --master "$master" --conf spark.ui.enabled=false \
+    --executor-memory 1g --files "$neardup" \
+    scripts/spark/neardup_spark.py --input "$corpus" --output "$work/$name.out" \
+    --neardup "$(basename "$neardup")" -- -t 0.5 > /dev/null 2> "$work/$name.log" &
+  job_pid=$!
+}
+
+# check NAME: the job's clusters against `neardup clusters`.
+check() {
+  local name=$1
+  if ! wait "$job_pid"; then
+    echo "spark cluster $name: the job failed; its log ends:" >&2
+    grep -v " INFO " "$work/$name.log" | tail -20 >&2
+    exit 1
+  fi
+  if cat "$work/$name.out"/part-* | cmp -s "$work/expected" -; then
+    echo "spark cluster $name: same clusters as neardup clusters ($(wc -l < "$work/expected") documents)"
+  else
+    echo "spark cluster $name: clusters differ from neardup clusters" >&2
+    cat "$work/$name.out"/part-* | diff "$work/expected" - | head -10 >&2
+    exit 1
+  fi
+}
+
+job whole
+check whole
+
+job lost-worker
+# Mid-job: when two stages have finished on the executors (the signing and its counts: the
+# signed table is cached and shuffle files are on both workers).
+for _ in $(seq 1200); do
+  [ "$(grep -c "Stage .* finished in" "$work/lost-worker.log" 2> /dev/null)" -ge 2 ] && break
+  sleep 0.1
+done
+cluster_kill_worker 2
+check lost-worker
+if grep -q "Lost executor\|Executor lost\|removed: Worker" "$work/lost-worker.log"; then
+  echo "spark cluster lost-worker: the driver saw the executor go ($(grep -c "Resubmitt\|Lost task" "$work/lost-worker.log" || true) tasks or stages re-run)"
+else
+  echo "spark cluster lost-worker: the driver never saw the executor go" >&2
+  exit 1
+fi
