@@ -37,16 +37,17 @@ run() {
   mkdir -p "$work/events-$tag"
   local start=$EPOCHREALTIME
   "$venv/bin/spark-submit" --master "$master" --conf spark.ui.enabled=false \
-    --executor-memory 2g --driver-memory 4g \
+    --executor-memory 2g --driver-memory 4g --conf spark.scheduler.minRegisteredResourcesRatio=1 \
     --conf spark.eventLog.enabled=true --conf spark.eventLog.compress=false \
     --conf "spark.eventLog.dir=$work/events-$tag" \
     "$job" --input "$corpus" --output "$work/out-$tag" --neardup "$neardup" --stats \
     > "$work/stats-$tag" 2> "$work/log-$tag" &
   local pid=$!
   if [ "$kill" = 1 ]; then
-    # Mid-job: once the first verification tasks have started (or after 20 s).
-    for _ in $(seq 200); do
-      grep -q "verify\|Starting task.*stage [3-9]" "$work/log-$tag" 2> /dev/null && break
+    # Mid-job: once the candidates step has started (the signed table cached on both
+    # executors, the bucket shuffle under way), as scripts/spark/test_cluster.sh does.
+    for _ in $(seq 1200); do
+      grep -q "Got job .* (count at" "$work/log-$tag" 2> /dev/null && break
       sleep 0.1
     done
     cluster_kill_worker 2
@@ -85,6 +86,7 @@ fi
 echo
 echo "worker 2 and its executor killed mid-job:"
 run "$first" "$first-kill" 1
+echo "($(grep -c "Lost task\|Resubmitted\|FetchFailed\|Lost executor" "$work/log-$first-kill" || true) driver log lines on the loss and the work re-run)"
 for n in $sizes; do
   echo
   echo "Spark's metrics by step, $n documents:"

@@ -78,6 +78,7 @@ cluster_kill_worker() {
   eval "pid=\$worker_pid_$n"
   executor=$(executor_of "$n")
   kill -9 "$pid" $executor 2> /dev/null || true
+  wait "$pid" 2> /dev/null || true  # reaped here, so that the shell does not report it
   echo "spark cluster: killed worker $n (pid $pid) and its executor (pid ${executor:-none})" >&2
 }
 

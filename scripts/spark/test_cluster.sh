@@ -23,7 +23,9 @@ cluster_start "$work/cluster"
 # job NAME: the job on the cluster, in the background ($job_pid), its log in $work/NAME.log.
 job() {
   local name=$1
+  # Both executors up before the first task, so that both hold work when one is killed.
   "$venv/bin/spark-submit" --master "$master" --conf spark.ui.enabled=false \
+    --conf spark.scheduler.minRegisteredResourcesRatio=1 \
     --executor-memory 1g --files "$neardup" \
     scripts/spark/neardup_spark.py --input "$corpus" --output "$work/$name.out" \
     --neardup "$(basename "$neardup")" -- -t 0.5 > /dev/null 2> "$work/$name.log" &
@@ -51,16 +53,17 @@ job whole
 check whole
 
 job lost-worker
-# Mid-job: when two stages have finished on the executors (the signing and its counts: the
-# signed table is cached and shuffle files are on both workers).
+# Mid-job: once the candidates step has started (its first count: the signed table is cached
+# on both executors, and the bucket shuffle is under way).
 for _ in $(seq 1200); do
-  [ "$(grep -c "Stage .* finished in" "$work/lost-worker.log" 2> /dev/null)" -ge 2 ] && break
+  grep -q "Got job .* (count at" "$work/lost-worker.log" 2> /dev/null && break
   sleep 0.1
 done
 cluster_kill_worker 2
 check lost-worker
-if grep -q "Lost executor\|Executor lost\|removed: Worker" "$work/lost-worker.log"; then
-  echo "spark cluster lost-worker: the driver saw the executor go ($(grep -c "Resubmitt\|Lost task" "$work/lost-worker.log" || true) tasks or stages re-run)"
+lost=$(grep -c "Lost task\|Resubmitted\|FetchFailed\|Lost executor" "$work/lost-worker.log" || true)
+if [ "$lost" -gt 0 ]; then
+  echo "spark cluster lost-worker: the driver lost the executor and re-ran its work ($lost log lines say so)"
 else
   echo "spark cluster lost-worker: the driver never saw the executor go" >&2
   exit 1
