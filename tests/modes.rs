@@ -758,7 +758,10 @@ fn sign_writes_the_keys_that_make_every_pair_a_candidate() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 2);
-    assert_eq!((&lines[0]["id"], &lines[0]["line"]), (&"a".into(), &1.into()));
+    assert_eq!(
+        (&lines[0]["id"], &lines[0]["line"]),
+        (&"a".into(), &1.into())
+    );
     assert_eq!((&lines[1]["id"], &lines[1]["line"]), (&7.into(), &4.into()));
     assert_eq!(neardup(&["sign", "--exact", SAMPLE], b"").code, 2);
 }

@@ -23,7 +23,7 @@
 use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
 use crate::config::{Config, InputFormat, Mode};
 use crate::error::{Error, Result};
-use crate::input::{raw_id, BadLines, DocId, Input, LineReader};
+use crate::input::{BadLines, DocId, Input, LineReader, raw_id};
 use crate::output::Output;
 use crate::pipeline::{Doc, Prepared, Signed, Worker};
 use crate::verify::decide;
