@@ -252,6 +252,36 @@ fn the_bound_on_one_template_family_drops_nearly_the_exact_greedy_answer() {
         bounded as f64 >= 0.95 * exact as f64,
         "bounded {bounded} of exact {exact}"
     );
+    // `tune` reports the same counts, from the sample (here all of it) in input order.
+    let path = std::env::temp_dir().join(format!("neardup-family-{}.txt", std::process::id()));
+    std::fs::write(&path, &input).unwrap();
+    let tune = neardup(
+        &[
+            "tune",
+            "-t",
+            "0.8",
+            "--sample",
+            "2000",
+            path.to_str().unwrap(),
+        ],
+        b"",
+    )
+    .ok();
+    let _ = std::fs::remove_file(&path);
+    let report = tune.out();
+    let line = (report.lines())
+        .find(|l| l.starts_with("the bound on 1500 sampled documents"))
+        .unwrap_or_else(|| panic!("{report}"));
+    let mc = dropped(&["--max-candidates", "0"]);
+    assert!(
+        line.contains(&format!("(--max-candidates 0) drops {mc};")),
+        "{line} / exact greedy {mc}"
+    );
+    let share = 100.0 * bounded as f64 / mc as f64;
+    assert!(
+        line.contains(&format!("--max-candidates 32: {bounded} ({share:.1}%)")),
+        "{line} / bounded {bounded}"
+    );
     let one = neardup(&["--annotate", "-t", "0.8", "-j", "1", "-"], &input).ok();
     for threads in ["2", "3"] {
         let many = neardup(&["--annotate", "-t", "0.8", "-j", threads, "-"], &input).ok();

@@ -10,10 +10,11 @@ use super::args::{CommandInput, CommonArgs, SampleSize};
 use super::hist::pair_counts;
 use super::plot::svg_open;
 use crate::config::{Config, Mode};
-use crate::corpus::reservoir;
+use crate::corpus::{Sampled, reservoir};
 use crate::error::Result;
 use crate::input::Input;
 use crate::lsh::LshParams;
+use crate::pipeline::{Deduper, Outcome};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -63,6 +64,10 @@ impl TuneArgs {
 /// below 0.01, where one-row bands still make candidates of some.
 const BINS: usize = 10_000;
 
+/// Sampled documents the bound is tried on at most: the exact greedy filter it is compared
+/// with verifies every candidate, quadratic in a family's size.
+const BOUND_DOCS: usize = 5_000;
+
 /// The pairwise similarities of a reservoir sample of a corpus, to price a banding.
 pub struct Sample {
     /// Sampled pairs per bin ([`BINS`] + 1 bins).
@@ -71,6 +76,12 @@ pub struct Sample {
     sampled: usize,
     /// Documents in the corpus.
     docs: u64,
+    /// What the `--max-candidates` bound costs: documents the filter drops from the sample
+    /// (at most [`BOUND_DOCS`] of it, in input order) with the run's bound, twice and four
+    /// times it, and without it (0, the exact greedy answer).
+    bound: Vec<(usize, u64)>,
+    /// Documents the bound was tried on.
+    bound_docs: usize,
 }
 
 impl Sample {
@@ -79,10 +90,15 @@ impl Sample {
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let (docs, seen) = reservoir(config, inputs, size)?;
         let counts = pair_counts(config, &docs, config.shingle, BINS, config.worker_threads());
+        let mut ordered: Vec<&Sampled> = docs.iter().collect();
+        ordered.sort_by_key(|d| d.line);
+        ordered.truncate(BOUND_DOCS);
         Ok(Sample {
             counts,
             sampled: docs.len(),
             docs: seen,
+            bound: bound_drops(config, &ordered)?,
+            bound_docs: ordered.len(),
         })
     }
 
@@ -121,6 +137,37 @@ impl Sample {
             .sum();
         (above > 0).then(|| caught / above as f64)
     }
+}
+
+/// Documents `--drop-dups` drops from `docs` (in input order, normalised texts) at the run's
+/// `--max-candidates`, twice and four times it, and at 0 (every candidate verified). None
+/// when the weights are learnt from the input (`--idf-warmup`): the sample is too small a
+/// warm-up to say anything of the run.
+fn bound_drops(config: &Config, docs: &[&Sampled]) -> Result<Vec<(usize, u64)>> {
+    if config.idf_warmup > 0 {
+        return Ok(Vec::new());
+    }
+    let base = config.max_candidates;
+    let limits: Vec<usize> = match base {
+        0 => vec![0],
+        _ => vec![base, base * 2, base * 4, 0],
+    };
+    let mut drops = Vec::with_capacity(limits.len());
+    for limit in limits {
+        let mut filter = config.clone();
+        filter.mode = Mode::DropDups;
+        filter.max_candidates = limit;
+        let mut deduper = Deduper::new(filter.validate()?)?;
+        let mut dropped = 0;
+        for doc in docs {
+            let text = String::from_utf8_lossy(&doc.normalized.text);
+            if let Outcome::Duplicate(_) = deduper.add(&text, Some(doc.id.clone()))? {
+                dropped += 1;
+            }
+        }
+        drops.push((limit, dropped));
+    }
+    Ok(drops)
 }
 
 /// One banding and its error areas.
@@ -209,6 +256,35 @@ pub fn report(config: &Config, sample: Option<&Sample>) -> String {
                 .recall(params, threshold)
                 .map_or("- (none sampled)".to_string(), |r| format!("{r:.4}"))
         );
+        if let Some(&(_, exact)) = sample.bound.last() {
+            let shares: Vec<String> = (sample.bound.iter())
+                .filter(|(limit, _)| *limit > 0)
+                .map(|&(limit, dropped)| {
+                    let share = 100.0 * dropped as f64 / exact.max(1) as f64;
+                    format!("{limit}: {dropped} ({share:.1}%)")
+                })
+                .collect();
+            let scale = sample.docs as f64 / sample.sampled.max(1) as f64;
+            let _ = writeln!(
+                s,
+                "the bound on {} sampled documents in input order: the exact greedy filter \
+                 (--max-candidates 0) drops {exact}; --max-candidates {}{}",
+                sample.bound_docs,
+                if shares.is_empty() {
+                    "0 is this run's".to_string()
+                } else {
+                    shares.join(", ")
+                },
+                if scale >= 1.5 {
+                    format!(
+                        " (a family of the corpus is ~{scale:.0}x larger than in the sample, \
+                         where the bound can cost more)"
+                    )
+                } else {
+                    String::new()
+                },
+            );
+        }
     }
     let _ = writeln!(s, "\nJ\tP(candidate)\tP(missed)");
     for i in 0..=20 {
