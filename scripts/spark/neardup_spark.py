@@ -18,9 +18,10 @@ log and UI name them; scripts/spark/stage_report.py sums them):
    and for a document its id as neardup writes it, its rank among the partition's documents
    and its LSH band keys (64-bit). The table is cached: it is small (no text).
 2. candidates: per bucket (band, key), the members sorted by position; each member is paired
-   with its next --bucket-neighbours members (default 128; 0: all pairs). Small buckets give
-   every pair, as on one machine; a template posted 100,000 times gives pairs linear in its
-   size, and its members stay connected through their neighbours.
+   with its next --bucket-neighbours members (default 128; 0: all pairs), a quarter as many
+   in buckets of more than --large-bucket (256) members. Small buckets give every pair, as
+   on one machine; a template posted 100,000 times gives pairs linear in its size, and its
+   members stay connected through their neighbours.
 3. verify: each pair goes to the partition of its first document, and each partition gets
    the text of every document its pairs name, once (the lines of documents in no pair are
    dropped where they are read, by a broadcast semi-join); `neardup verify-pairs` holds
@@ -80,6 +81,8 @@ def parse_args(argv):
                    help="input partitions (default: twice Spark's default parallelism)")
     p.add_argument("--bucket-neighbours", type=int, default=128,
                    help="pair each bucket member with this many next members (0: all pairs)")
+    p.add_argument("--large-bucket", type=int, default=256,
+                   help="in buckets of more members (a template's), a quarter as many")
     p.add_argument("--driver-edges", type=int, default=20_000_000,
                    help="verified edges joined into groups on the driver at most; more go "
                         "through rounds on the cluster")
@@ -239,9 +242,12 @@ def band_salt(bands):
     return (np.arange(1, bands + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)).view(np.int64)
 
 
-def bucket_pairs(neighbours):
+def bucket_pairs(neighbours, large):
     """mapInArrow: (key, mid) rows, all of a key in one partition -> candidate (a, b), a < b:
-    each bucket member, in order of position, with its next `neighbours` members (0: all)."""
+    each bucket member, in order of position, with its next `neighbours` members (0: all),
+    a quarter as many in a bucket of more than `large` members: there the pairs are what
+    costs (a template's bucket holds every posting of it), in smaller ones reach is what
+    finds the one match a document has among many that share its boilerplate."""
 
     def run(batches):
         table = pa.Table.from_batches(list(batches))
@@ -255,7 +261,8 @@ def bucket_pairs(neighbours):
         a, b = [], []
         for start, size in zip(starts[sizes > 1], sizes[sizes > 1]):
             members = mids[start : start + size]
-            reach = size - 1 if neighbours <= 0 else min(neighbours, size - 1)
+            reach = neighbours if size <= large else max(1, neighbours // 4)
+            reach = size - 1 if neighbours <= 0 else min(reach, size - 1)
             for step in range(1, reach + 1):
                 a.append(members[:-step])
                 b.append(members[step:])
@@ -312,14 +319,15 @@ def sign(spark, args):
     return read_lines(spark, args).mapInArrow(sign_partition(command + args.engine), SIGNED)
 
 
-def candidate_pairs(signed, neighbours):
+def candidate_pairs(signed, neighbours, large):
     """Distinct (a, b), a < b: each bucket member with its next `neighbours` members. The
     keys go to their partition by a hash shuffle and each partition is sorted in Arrow:
     no object aggregation of member lists in the JVM."""
     keys = signed.where(F.col("keys").isNotNull()).select(F.explode("keys").alias("key"), "mid")
     spark = signed.sparkSession
     parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
-    pairs = keys.repartition(parts, "key").mapInArrow(bucket_pairs(neighbours), "a long, b long")
+    pairs = keys.repartition(parts, "key").mapInArrow(bucket_pairs(neighbours, large),
+                                                      "a long, b long")
     return pairs.distinct()
 
 
@@ -568,7 +576,7 @@ def main(argv):
     counts = {r.p: (r.lines, r.docs) for r in signed.groupBy(F.shiftright("mid", ROW_BITS).alias("p"))
               .agg(F.count("*").alias("lines"), F.count("k").alias("docs")).collect()}
     lap("candidates")
-    pairs = candidate_pairs(signed, args.bucket_neighbours).cache()
+    pairs = candidate_pairs(signed, args.bucket_neighbours, args.large_bucket).cache()
     pair_count = pairs.count()
     lap("verify")
     edges = verified_edges(spark, pairs, args).cache()
