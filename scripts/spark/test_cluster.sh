@@ -3,9 +3,10 @@
 # (scripts/spark/cluster.sh, from the pip pyspark; Java 17), the neardup binary shipped to the
 # executors with spark-submit --files. Checks that the job's clusters equal `neardup clusters`
 # on the bundled Reuters sample, then runs it again and kills worker 2 and its executor
-# (SIGKILL) once the first steps' shuffle output is written, so that Spark must re-run lost
-# tasks and re-compute lost shuffle files, and checks the output again. Always stops what it
-# started. Usage: scripts/spark/test_cluster.sh [path/to/neardup]
+# (SIGKILL) once the candidates step has started (the signed table cached on both executors,
+# a shuffle under way), so that Spark must re-run lost tasks and re-compute lost cached
+# partitions, and checks the output again. Always stops what it started.
+# Usage: scripts/spark/test_cluster.sh [path/to/neardup]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 neardup=${1:-target/debug/neardup}
