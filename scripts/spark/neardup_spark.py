@@ -42,7 +42,8 @@ log and UI name them; scripts/spark/stage_report.py sums them):
 The neardup binary runs on every executor: give its path there with --neardup, or ship it
 with spark-submit --files and name it by its file name (--neardup neardup). Everything after
 `--` goes to both neardup commands (shingling, K, threshold, seed, --verify, --weights tfidf
---idf FILE with the file readable on every executor, or shipped with --files).
+--idf FILE); a file they name is read on the executors: at that path, or, named by its file
+name alone, where spark-submit --files put it.
 """
 
 import argparse
@@ -107,15 +108,29 @@ def parse_args(argv):
 # --- neardup in a subprocess of the Python worker --------------------------------------------
 
 
-def binary(name):
-    """The neardup binary on this executor: the path given, or the file shipped under that
-    name with spark-submit --files."""
-    if os.path.sep in name or not os.path.exists(SparkFiles.get(os.path.basename(name))):
-        return name
-    path = SparkFiles.get(os.path.basename(name))
-    if not os.access(path, os.X_OK):
+def shipped(name):
+    """A file named without a directory and shipped with spark-submit --files: its path on
+    this executor (None otherwise)."""
+    if os.path.sep in name or not os.path.exists(SparkFiles.get(name)):
+        return None
+    return SparkFiles.get(name)
+
+
+def on_executor(command):
+    """`command` with the binary and the files it names (`--idf FILE`, `--against FILE`,
+    `--stop-words FILE`…) found where --files put them on this executor, when they were
+    shipped that way; paths are left as given."""
+    path = shipped(command[0])
+    if path and not os.access(path, os.X_OK):
         os.chmod(path, 0o755)
-    return path
+    resolved = [path or command[0]]
+    for arg in command[1:]:
+        flag, eq, value = arg.partition("=")
+        if eq and flag.startswith("--") and shipped(value):
+            resolved.append(f"{flag}={shipped(value)}")
+        else:
+            resolved.append(shipped(arg) if not arg.startswith("-") and shipped(arg) else arg)
+    return resolved
 
 
 class Piped:
@@ -181,7 +196,7 @@ def sign_partition(command):
 
     def run(batches):
         positions = []
-        piped = Piped([binary(command[0])] + command[1:], lines_of(batches, "value", positions))
+        piped = Piped(on_executor(command), lines_of(batches, "value", positions))
         decoder = json.JSONDecoder()
         mids, ids, ks, ends, missing, hexes = [], [], [], [0], [], []
         done = signed = 0  # lines accounted for, documents among them
@@ -277,7 +292,7 @@ def verify_partition(command):
     """mapInArrow: candidate pairs as verify-pairs JSON lines (value) -> verified (a, b)."""
 
     def run(batches):
-        piped = Piped([binary(command[0])] + command[1:], lines_of(batches, "value"))
+        piped = Piped(on_executor(command), lines_of(batches, "value"))
         out = piped.proc.stdout.read()
         piped.finish()
         if out:

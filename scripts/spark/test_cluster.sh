@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The Spark job on a real standalone cluster: a master and two workers on 127.0.0.1
-# (scripts/spark/cluster.sh, from the pip pyspark; Java 17), the neardup binary shipped to the
-# executors with spark-submit --files. Checks that the job's clusters equal `neardup clusters`
-# on the bundled Reuters sample, then runs it again and kills worker 2 and its executor
-# (SIGKILL) once the candidates step has started (the signed table cached on both executors,
-# a shuffle under way), so that Spark must re-run lost tasks and re-compute lost cached
-# partitions, and checks the output again. Always stops what it started.
+# (scripts/spark/cluster.sh, from the pip pyspark; Java 17), the neardup binary and an IDF
+# table shipped to the executors with spark-submit --files (tf-idf weights). Checks that the
+# job's clusters equal `neardup clusters` on the bundled Reuters sample, then runs it again
+# and kills worker 2 and its executor (SIGKILL) once the candidates step has started (the
+# signed table cached on both executors, a shuffle under way), so that Spark must re-run lost
+# tasks and re-compute lost cached partitions, and checks the output again. Always stops
+# what it started.
 # Usage: scripts/spark/test_cluster.sh [path/to/neardup]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,7 +20,10 @@ corpus=tests/data/reuters-sample.jsonl
 work=$(mktemp -d)
 trap 'cluster_stop; rm -rf "$work"' EXIT
 cluster_start "$work/cluster"
-"$neardup" clusters -t 0.5 "$corpus" > "$work/expected"
+# The binary and an IDF table reach the executors by --files, named by their file names.
+"$neardup" idf "$corpus" > "$work/sample.idf"
+engine=(-t 0.5 --weights tfidf --idf sample.idf)
+"$neardup" clusters -t 0.5 --weights tfidf --idf "$work/sample.idf" "$corpus" > "$work/expected"
 
 # job NAME: the job on the cluster, in the background ($job_pid), its log in $work/NAME.log.
 job() {
@@ -27,9 +31,9 @@ job() {
   # Both executors up before the first task, so that both hold work when one is killed.
   "$venv/bin/spark-submit" --master "$master" --conf spark.ui.enabled=false \
     --conf spark.scheduler.minRegisteredResourcesRatio=1 \
-    --executor-memory 1g --files "$neardup" \
+    --executor-memory 1g --files "$neardup,$work/sample.idf" \
     scripts/spark/neardup_spark.py --input "$corpus" --output "$work/$name.out" \
-    --neardup "$(basename "$neardup")" -- -t 0.5 > /dev/null 2> "$work/$name.log" &
+    --neardup "$(basename "$neardup")" -- "${engine[@]}" > /dev/null 2> "$work/$name.log" &
   job_pid=$!
 }
 
