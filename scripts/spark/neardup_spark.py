@@ -469,16 +469,26 @@ class Numbering:
         # root -> its rank among documents, from (partition, rank in partition)
         self.number = {r: self.cluster_of(r, root_rank[r]) for r in sizes}
 
+    @classmethod
+    def of_state(cls, state):
+        """A Numbering from `vars()` of one (plain data, which a broadcast can carry)."""
+        numbering = cls.__new__(cls)
+        numbering.__dict__.update(state)
+        return numbering
+
     def cluster_of(self, mid, k):
         """The number of the cluster a document `mid`, the partition's k-th, would start."""
         before = self.doc_base[mid >> ROW_BITS] + k
         return before - bisect.bisect_left(self.later, mid) + 1
 
 
-def write_partition(numbering, id_field):
-    """mapInArrow: the cached table -> `{"id","cluster","size"}` lines of its documents."""
+def write_partition(shared, id_field):
+    """mapInArrow: the cached table -> `{"id","cluster","size"}` lines of its documents.
+    `shared` is the Numbering's state as a broadcast variable: sent once to each executor, not
+    with every task."""
 
     def run(batches):
+        numbering = Numbering.of_state(shared.value)
         for batch in batches:
             out = []
             for mid, ident, k in zip(*(batch.column(c).to_pylist() for c in ("mid", "id", "k"))):
@@ -610,7 +620,7 @@ def main(argv):
     lap("write")
     (
         signed.select("mid", "id", "k")
-        .mapInArrow(write_partition(numbering, args.id_field), "value string")
+        .mapInArrow(write_partition(sc.broadcast(vars(numbering)), args.id_field), "value string")
         .write.text(args.output)
     )
     if args.keep:
