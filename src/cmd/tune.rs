@@ -140,7 +140,7 @@ impl Sample {
 }
 
 /// Documents `--drop-dups` drops from `docs` (in input order, normalised texts) at the run's
-/// `--max-candidates`, twice and four times it, and at 0 (every candidate verified). None
+/// `--max-candidates`, twice and four times it, and at 0 (every candidate verified). Empty
 /// when the weights are learnt from the input (`--idf-warmup`): the sample is too small a
 /// warm-up to say anything of the run.
 fn bound_drops(config: &Config, docs: &[&Sampled]) -> Result<Vec<(usize, u64)>> {

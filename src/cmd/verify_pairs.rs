@@ -184,7 +184,11 @@ fn verify_pairs<W: Write, D: Write>(
             }
             let content = batch.content(i);
             let place = || format!("{}:{}", names[line.input as usize], line.input_line);
-            let pair = match Line::of(content) {
+            let kind = Line::of(content);
+            if !matches!(kind, Line::Document) {
+                counts.read += 1;
+            }
+            let pair = match kind {
                 Line::Document => {
                     match given.process(content, InputFormat::Jsonl, line.number) {
                         Doc::Good(doc) => {
@@ -200,7 +204,6 @@ fn verify_pairs<W: Write, D: Write>(
                         let missing = if held.contains_key(&a) { b } else { a };
                         let reason = format!("document {missing} was not given before");
                         bad.add(place(), &reason, "skipped", diag)?;
-                        counts.read += 1;
                         continue;
                     }
                 },
@@ -211,18 +214,15 @@ fn verify_pairs<W: Write, D: Write>(
                         (Doc::Good(a), Doc::Good(b)) => Pair::Read(Box::new((a, b))),
                         (Doc::Bad(reason), _) | (_, Doc::Bad(reason)) => {
                             bad.add(place(), &reason, "skipped", diag)?;
-                            counts.read += 1;
                             continue;
                         }
                     }
                 }
                 Line::Bad(reason) => {
                     bad.add(place(), &reason, "skipped", diag)?;
-                    counts.read += 1;
                     continue;
                 }
             };
-            counts.read += 1;
             let (a, b) = match &pair {
                 Pair::Held(a, b) => (*a, *b),
                 Pair::Read(both) => (&both.0, &both.1),
