@@ -5,7 +5,8 @@
 //! stopped: every windowed document (sequence number, id, sorted shingle fingerprints,
 //! weights, kept text, compact signature, band keys, exact-index hash) in least-recently-used
 //! order, the number of input lines consumed (line numbers and line ids continue from it), the
-//! frozen IDF table of `--weights tfidf`, and the settings that shaped all of it.
+//! frozen IDF table of `--weights tfidf`, the filter's family summaries (which make the
+//! family keys of the documents to come), and the settings that shaped all of it.
 //!
 //! ```text
 //! "NDSTATE\0" | u32 version | u32 len, settings (UTF-8) | u64 lines | u64 written
@@ -15,7 +16,9 @@
 //!   | u32 n + n × u32 shingle fingerprints | u32 n + n × f32 weights | f64 total weight
 //!   | u32 n + UTF-8 text | u32 n + n × u32 signature | u32 n + n × u64 band keys
 //!   | u8 0, or u8 1 (in the exact-copy index) | u128 hash of the normalised text
-//!   | 4 × u64 sketch (version 4; see `crate::lsh::Sketch`)
+//!   | 4 × u64 sketch (version 4 on; see `crate::lsh::Sketch`)
+//! version 5 on, after the documents: u64 len, the family summaries
+//!   (`crate::window::Family::write_to`)
 //! ```
 //! All integers are little-endian. Saving writes a temporary file beside the target, fsyncs
 //! it, renames it over the target and fsyncs the directory: a crash while saving leaves the
@@ -28,14 +31,16 @@ use crate::config::{Config, Mode, VerifyMode, Weights};
 use crate::error::{Error, Result};
 use crate::input::DocId;
 use crate::weights::IdfTable;
-use crate::window::{Entry, UNKNOWN_SKETCH, Window};
+use crate::window::{Entry, Family, UNKNOWN_SKETCH, Window};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 const MAGIC: &[u8; 8] = b"NDSTATE\0";
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
+/// The version before the family summaries were kept; still read (the summaries start empty).
+const VERSION_WITHOUT_FAMILY: u32 = 4;
 /// The version before each document's sketch was kept; still read (its documents rank as
 /// [`crate::window::UNKNOWN_SKETCH`]).
 const VERSION_WITHOUT_SKETCH: u32 = 3;
@@ -244,6 +249,10 @@ fn write_body<W: Write>(
         }
         w.put(&buf)?;
     }
+    let mut family = Vec::new();
+    window.family().write_to(&mut family);
+    w.put(&(family.len() as u64).to_le_bytes())?;
+    w.put(&family)?;
     Ok(())
 }
 
@@ -355,6 +364,13 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
         window
             .insert(seq, entry)
             .map_err(|e| Error::io(format!("loading {name} into the window"), e))?;
+    }
+    if version > VERSION_WITHOUT_FAMILY {
+        let len = r.u64()?;
+        let bytes = r.bytes(len, 1)?;
+        let family = Family::read_from(&bytes)
+            .ok_or_else(|| bad("the family summaries are malformed".into()))?;
+        window.set_family(family);
     }
     if r.left != 0 {
         return Err(bad("trailing bytes after the last document".into()));

@@ -235,9 +235,9 @@ fn work_per_document_is_bounded() {
 
 /// Issue 32: on one near-threshold family (1,500 documents of one template, 1 to 3 words
 /// changed), the default bound drops nearly what the exact greedy filter drops, every drop
-/// verified, and the answer does not depend on the thread count. The tolerance: at least 95%
-/// of the exact greedy drops (a small family: its kept documents fit the buckets' limit
-/// better than the 50,000 of the benchmark, where it is 88%).
+/// verified, and the answer does not depend on the thread count. The tolerance: at least 97%
+/// of the exact greedy drops (the issue's target, which the family keys reach on a small
+/// family; on the benchmark's 50,000 documents it is 96.5%).
 #[test]
 fn the_bound_on_one_template_family_drops_nearly_the_exact_greedy_answer() {
     let docs = template_corpus(23, 1, 1500, 3);
@@ -249,7 +249,7 @@ fn the_bound_on_one_template_family_drops_nearly_the_exact_greedy_answer() {
     let exact = dropped(&["--exact", "--max-candidates", "0"]);
     let bounded = dropped(&[]);
     assert!(
-        bounded as f64 >= 0.95 * exact as f64,
+        bounded as f64 >= 0.97 * exact as f64,
         "bounded {bounded} of exact {exact}"
     );
     // `tune` reports the same counts, from the sample (here all of it) in input order.

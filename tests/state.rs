@@ -6,7 +6,11 @@ use std::io::{BufRead, BufReader, Write};
 
 /// The sample's lines split after line `cut`.
 fn halves(cut: usize) -> (Vec<u8>, Vec<u8>) {
-    let data = sample_bytes();
+    halves_of(&sample_bytes(), cut)
+}
+
+/// `data`'s lines split after line `cut`.
+fn halves_of(data: &[u8], cut: usize) -> (Vec<u8>, Vec<u8>) {
     let at = data
         .split_inclusive(|&b| b == b'\n')
         .take(cut)
@@ -17,15 +21,24 @@ fn halves(cut: usize) -> (Vec<u8>, Vec<u8>) {
 
 /// Output of one run over the whole sample, and of runs over its pieces sharing a state.
 fn whole_and_split(args: &[&str], cuts: &[usize], name: &str) -> (Vec<u8>, Vec<u8>) {
-    let whole = neardup(args, &sample_bytes()).ok().stdout;
+    whole_and_split_of(&sample_bytes(), args, cuts, name)
+}
+
+/// [`whole_and_split`] of `data`.
+fn whole_and_split_of(
+    data: &[u8],
+    args: &[&str],
+    cuts: &[usize],
+    name: &str,
+) -> (Vec<u8>, Vec<u8>) {
+    let whole = neardup(args, data).ok().stdout;
     let state = temp_path(name);
     let _ = std::fs::remove_file(&state);
     let with_state = [args, &["--state", state.to_str().unwrap()]].concat();
     let mut split = Vec::new();
     let mut done = 0;
-    let data = sample_bytes();
     for &cut in cuts.iter().chain([&usize::MAX]) {
-        let (head, _) = halves(cut);
+        let (head, _) = halves_of(data, cut);
         let (_, piece) = head.split_at(done);
         split.extend(neardup(&with_state, piece).ok().stdout);
         done = head.len();
@@ -67,6 +80,17 @@ fn split_runs_equal_one_run() {
         assert_eq!(first_difference, None, "{args:?}");
         assert_eq!(whole, split, "{args:?}");
     }
+}
+
+/// A template family split inside the family keys' warm-up (its documents are keyed again
+/// after it) and after it: the saved summaries make the same keys as one run.
+#[test]
+fn split_runs_of_a_template_family_equal_one_run() {
+    let input = crate::filter::text(&crate::filter::template_corpus(31, 1, 1500, 3));
+    let args = ["--annotate", "-t", "0.8"];
+    let (whole, split) = whole_and_split_of(&input, &args, &[300, 900], "family");
+    assert!(whole.len() > 1500);
+    assert!(whole == split, "split runs differ from one run");
 }
 
 #[test]

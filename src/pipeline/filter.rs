@@ -71,6 +71,11 @@ pub(super) fn filter(
     summary: &mut Summary,
 ) -> Result<Decision> {
     let spill = |e| Error::spill(e, line);
+    let mut signed = signed;
+    let minima = std::mem::take(&mut signed.minima);
+    window
+        .add_family_keys(&minima, &mut signed.band_keys)
+        .map_err(spill)?;
     let Scratch {
         candidates,
         matches,
@@ -96,9 +101,10 @@ pub(super) fn filter(
     summary.candidates += found.verified;
     summary.pairs += found.pairs;
     let Some((held, similarity, copy)) = found.best else {
-        window
+        let held = window
             .insert(line, into_entry(signed, false))
             .map_err(spill)?;
+        window.remember_minima(held, minima);
         return Ok(Decision::New);
     };
     // Only the first match is refreshed, so the window (and what is dropped) is the same in

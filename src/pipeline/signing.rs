@@ -51,6 +51,9 @@ pub struct Signed {
     pub band_keys: Vec<u64>,
     /// The signature in brief, which ranks candidates.
     pub sketch: Sketch,
+    /// The filter modes: the MinHash minima, which make the family keys
+    /// ([`crate::window::Window::add_family_keys`]); else empty.
+    pub minima: Vec<u32>,
     /// [`Mode::Graph`]: the node's snippet and `--node-attr` values.
     pub node: Option<NodeData>,
 }
@@ -79,6 +82,7 @@ pub struct Worker {
     block: bool,
     exact_join: bool,
     threshold: f64,
+    family: bool,
     keep_text: bool,
     snippet_chars: usize,
     attrs: Vec<Option<Value>>,
@@ -122,6 +126,7 @@ impl Worker {
             block: config.block_by.is_some(),
             exact_join: config.all_pairs,
             threshold: config.threshold,
+            family: config.filters() && !config.all_pairs,
             keep_text: !config.text_stages.is_empty(),
             snippet_chars: config.snippet_chars,
             attrs: Vec::new(),
@@ -220,6 +225,10 @@ impl Worker {
             _ => Vec::new(),
         };
         let sketch = sketch_of(&self.values);
+        let minima = match self.family {
+            true => compact_signature(&self.values),
+            false => Vec::new(),
+        };
         let kept_text = self.keep_text.then(|| self.normalized.as_str().into());
         let node = self.graph.then(|| NodeData {
             snippet: snippet(text, self.snippet_chars),
@@ -236,6 +245,7 @@ impl Worker {
             signature,
             band_keys,
             sketch,
+            minima,
             node,
         })
     }

@@ -1,13 +1,15 @@
 //! Candidate lookups: the documents that share band keys with a query, each once, in
 //! sequence order or ranked by estimated similarity.
 
+use super::marks::{BANDS, FAMILY};
 use super::{Held, Marks, Window, shard};
 use crate::lsh::{Sketch, sketch_agreement};
 use std::cmp::Reverse;
 
-/// The order of [`Window::ranked_candidates`]: the sketch agreeing most with the query's
-/// first (the estimated similarity), then more shared bands, then the earlier.
-pub type Rank = (Reverse<u32>, Reverse<u8>, u64);
+/// The order of [`Window::ranked_candidates`]: a document sharing a family key first (it
+/// lacks what the query lacks, see the `family` module), then the sketch agreeing most with
+/// the query's (the estimated similarity), then more shared bands, then the earlier.
+pub type Rank = (Reverse<bool>, Reverse<u32>, Reverse<u8>, u64);
 
 impl Window {
     /// Writes into `out` (cleared first) the documents sharing at least one band key, sorted
@@ -49,6 +51,7 @@ impl Window {
     #[inline]
     fn rank(&self, held: &Held, sketch: &Sketch, marks: &Marks) -> Rank {
         (
+            Reverse(marks.shares_family_key(held.slot)),
             Reverse(sketch_agreement(sketch, &self.sketches[held.slot as usize])),
             Reverse(marks.shared_bands(held.slot)),
             held.seq,
@@ -68,7 +71,7 @@ impl Window {
         out.clear();
         let mut marks = std::mem::take(&mut self.marks);
         self.count_shared_bands(band_keys, &mut marks, |held| {
-            out.push(((Reverse(0), Reverse(0), 0), held))
+            out.push(((Reverse(false), Reverse(0), Reverse(0), 0), held))
         });
         // The sketches are far apart in memory: each asked for a few candidates ahead.
         const AHEAD: usize = 8;
@@ -91,16 +94,21 @@ impl Window {
         mut found: impl FnMut(Held),
     ) {
         let query = marks.start(self.slots.len());
-        for &key in band_keys {
+        // Keys past the LSH bands are family keys: a hit there sets the family bit.
+        let bands = self.bands.min(band_keys.len());
+        for (i, &key) in band_keys.iter().enumerate() {
+            let hit = if i < bands { 1 } else { FAMILY };
             for &slot in self.buckets[shard(key)].get(key) {
                 let mark = &mut marks.marks[slot as usize];
                 if *mark >> 8 != query {
-                    *mark = query << 8 | 1;
+                    *mark = query << 8 | hit;
                     found(Held {
                         seq: self.seqs[slot as usize],
                         slot,
                     });
-                } else if *mark & 0xff != 0xff {
+                } else if hit == FAMILY {
+                    *mark |= FAMILY;
+                } else if *mark & BANDS != BANDS {
                     *mark += 1;
                 }
             }

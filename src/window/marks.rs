@@ -5,14 +5,20 @@
 /// bands (ten times as many hits as documents at 16 × 8), and the marks let each document
 /// through once without sorting the hits. One per querying thread, reused across queries.
 ///
-/// A mark is the query's number (24 bits) and, for [`super::Window::ranked_candidates`], the bands
-/// that query shares with the slot (8 bits, saturating): one load per hit.
+/// A mark is the query's number (24 bits) and, for [`super::Window::ranked_candidates`],
+/// whether the query shares a family key with the slot (1 bit) and the bands it shares
+/// (7 bits, saturating): one load per hit.
 #[derive(Debug, Default)]
 pub struct Marks {
     pub(super) marks: Vec<u32>,
     /// Number of the current query (never 0 once a query ran; marks restart when it wraps).
     pub(super) query: u32,
 }
+
+/// The bits of a mark counting shared bands.
+pub(super) const BANDS: u32 = 0x7f;
+/// The bit of a mark set when a family key is shared.
+pub(super) const FAMILY: u32 = 0x80;
 
 /// Query numbers wrap at this (24 bits); the marks are cleared then.
 pub(super) const QUERIES: u32 = 1 << 24;
@@ -33,6 +39,11 @@ impl Marks {
 
     /// Bands the current query shares with the document in `slot` (one it found).
     pub(super) fn shared_bands(&self, slot: u32) -> u8 {
-        (self.marks[slot as usize] & 0xff) as u8
+        (self.marks[slot as usize] & BANDS) as u8
+    }
+
+    /// Whether the current query shares a family key with the document in `slot`.
+    pub(super) fn shares_family_key(&self, slot: u32) -> bool {
+        self.marks[slot as usize] & FAMILY != 0
     }
 }

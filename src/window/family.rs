@@ -1,0 +1,404 @@
+//! Family keys: extra bucket keys that find, inside a template family, the kept document
+//! that changed the same places.
+//!
+//! In a family made from one template, every member shares the family's band keys, so a
+//! bucket of the window holds thousands of them and a bounded bucket keeps only the newest.
+//! Two members that changed the same positions (with different words) are the near pairs,
+//! yet they share no rare shingle: what they share is what they *lack*. A MinHash row whose
+//! template minimum came from a lost shingle falls back to the template's next value, the
+//! same value in every member that lost that shingle. So, per row, the family's usual value
+//! (its mode), its fallback values (frequent, but not the mode) and a member's own new words
+//! (rare) can be told apart by how often each value was seen, and the set of a document's
+//! fallback values names the places it changed.
+//!
+//! [`Family`] counts, for each row, the most frequent values seen (a Misra–Gries summary
+//! with [`SLOTS`] counters, updated in input order, so keys never depend on threads) and
+//! turns a document's fallbacks into keys ([`keys_of_set`]). Text that is not templated has
+//! no frequent values and gets no keys; the keys only add candidates, each verified exactly
+//! like any other.
+//!
+//! The first [`WARM_DOCS`] documents are keyed before the summaries know the family: their
+//! minima are kept, and once the summaries are warm the window keys them again
+//! ([`Family::take_warm`]), since a template's earliest members are the ones kept.
+
+use crate::hash::mix64;
+
+/// Counters per row: the family's value, its fallbacks, and room for the rare ones.
+const SLOTS: usize = 8;
+
+/// A value counts as a fallback once the row's summary has seen it this often.
+const MIN_COUNT: u32 = 4;
+
+/// Documents with more fallback values than this changed too much to be keyed this way (and
+/// a row summary without a clear mode gives noise, not a family).
+const MAX_FALLBACKS: usize = 24;
+
+/// Fallbacks in a key, and keys of a document with more than `PICK` fallbacks.
+const PICK: usize = 3;
+const PICKS: u64 = 16;
+
+/// Salt keeping family keys apart from band keys.
+const SALT: u64 = 0x6661_6d69_6c79_6b65;
+
+/// A stream with no templated document for this many documents is quiet: only one document
+/// in [`QUIET_STRIDE`] is counted (and keyed) until a templated one shows up again, so that
+/// ordinary text pays little for the summaries.
+const QUIET_AFTER: u32 = 1024;
+const QUIET_STRIDE: u64 = 16;
+
+/// Documents keyed again once the summaries have seen this many.
+pub const WARM_DOCS: u64 = 512;
+
+/// The per-row summaries of the values seen, and the warm-up documents' minima.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Family {
+    /// Row-major: `SLOTS` (value, count) pairs per row.
+    counters: Vec<(u32, u32)>,
+    /// Documents offered so far (the quiet stride counts them).
+    offered: u64,
+    /// Documents offered since the last templated one (half its rows or more have the row's
+    /// usual value).
+    since_templated: u32,
+    /// Documents kept during the warm-up: sequence number and minima.
+    warm: Vec<(u64, Vec<u32>)>,
+    /// Scratch: the fallbacks of the document being keyed.
+    fallbacks: Vec<u64>,
+}
+
+impl Family {
+    /// Appends to `keys` the family keys of a document with MinHash minima `minima` (one per
+    /// row; rows beyond the first call's count are ignored), as of the documents seen so far,
+    /// then counts its values. Empty minima: nothing.
+    pub fn keys_then_count(&mut self, minima: &[u32], keys: &mut Vec<u64>) {
+        if minima.is_empty() {
+            return;
+        }
+        if self.counters.is_empty() {
+            self.counters = vec![(0, 0); minima.len() * SLOTS];
+        }
+        self.offered += 1;
+        if self.since_templated >= QUIET_AFTER && !self.offered.is_multiple_of(QUIET_STRIDE) {
+            return;
+        }
+        self.fallbacks.clear();
+        let mut modal = 0;
+        for (row, (&value, counters)) in minima
+            .iter()
+            .zip(self.counters.chunks_exact_mut(SLOTS))
+            .enumerate()
+        {
+            match count(counters, value) {
+                Some(Kind::Mode) => modal += 1,
+                Some(Kind::Fallback) => self.fallbacks.push(fallback(row, value)),
+                None => {}
+            }
+        }
+        if modal * 2 >= minima.len() {
+            self.since_templated = 0;
+        } else {
+            self.since_templated = self.since_templated.saturating_add(1);
+        }
+        keys_of_set(&self.fallbacks, keys);
+    }
+
+    /// Whether a document just offered is in the warm-up (then the window gives its minima to
+    /// [`Family::remember`] if it keeps it).
+    pub fn warming(&self) -> bool {
+        self.offered <= WARM_DOCS
+    }
+
+    /// Keeps the minima of warm-up document `seq`, to key it again when the summaries are warm.
+    pub fn remember(&mut self, seq: u64, minima: Vec<u32>) {
+        self.warm.push((seq, minima));
+    }
+
+    /// Once the warm-up is over (and only once): the warm-up documents to key again.
+    pub fn take_warm(&mut self) -> Option<Vec<(u64, Vec<u32>)>> {
+        (self.offered > WARM_DOCS && !self.warm.is_empty()).then(|| std::mem::take(&mut self.warm))
+    }
+
+    /// The keys of a document with `minima` as of now, without counting it.
+    pub fn keys_of(&mut self, minima: &[u32], keys: &mut Vec<u64>) {
+        self.fallbacks.clear();
+        for (row, (&value, counters)) in minima
+            .iter()
+            .zip(self.counters.chunks_exact(SLOTS))
+            .enumerate()
+        {
+            if look(counters, value).0 == Some(Kind::Fallback) {
+                self.fallbacks.push(fallback(row, value));
+            }
+        }
+        keys_of_set(&self.fallbacks, keys);
+    }
+
+    /// The summaries as bytes (for `--state`): u64 offered, u32 since templated, u32 n +
+    /// n × (u32 value, u32 count), u32 m + m × (u64 seq, u32 k + k × u32 minima), little-endian.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.offered.to_le_bytes());
+        out.extend_from_slice(&self.since_templated.to_le_bytes());
+        out.extend_from_slice(&(self.counters.len() as u32).to_le_bytes());
+        for &(v, c) in &self.counters {
+            out.extend_from_slice(&v.to_le_bytes());
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        out.extend_from_slice(&(self.warm.len() as u32).to_le_bytes());
+        for (seq, minima) in &self.warm {
+            out.extend_from_slice(&seq.to_le_bytes());
+            out.extend_from_slice(&(minima.len() as u32).to_le_bytes());
+            for &m in minima {
+                out.extend_from_slice(&m.to_le_bytes());
+            }
+        }
+    }
+
+    /// What [`Family::write_to`] wrote; `None` when the bytes are not that.
+    pub fn read_from(mut bytes: &[u8]) -> Option<Family> {
+        fn take<const N: usize>(bytes: &mut &[u8]) -> Option<[u8; N]> {
+            let (head, rest) = bytes.split_first_chunk::<N>()?;
+            *bytes = rest;
+            Some(*head)
+        }
+        let u32_of = |b: &mut &[u8]| take::<4>(b).map(u32::from_le_bytes);
+        let offered = u64::from_le_bytes(take::<8>(&mut bytes)?);
+        let since_templated = u32_of(&mut bytes)?;
+        let n = u32_of(&mut bytes)? as usize;
+        if !n.is_multiple_of(SLOTS) || n > bytes.len() / 8 {
+            return None;
+        }
+        let mut counters = Vec::with_capacity(n);
+        for _ in 0..n {
+            counters.push((u32_of(&mut bytes)?, u32_of(&mut bytes)?));
+        }
+        let m = u32_of(&mut bytes)? as usize;
+        if m as u64 > WARM_DOCS {
+            return None;
+        }
+        let mut warm = Vec::with_capacity(m);
+        for _ in 0..m {
+            let seq = u64::from_le_bytes(take::<8>(&mut bytes)?);
+            let k = u32_of(&mut bytes)? as usize;
+            if k > bytes.len() / 4 {
+                return None;
+            }
+            let minima = (0..k).map(|_| u32_of(&mut bytes)).collect::<Option<_>>()?;
+            warm.push((seq, minima));
+        }
+        bytes.is_empty().then_some(Family {
+            counters,
+            offered,
+            since_templated,
+            warm,
+            fallbacks: Vec::new(),
+        })
+    }
+}
+
+/// A fallback: row and value in one hash.
+fn fallback(row: usize, value: u32) -> u64 {
+    mix64((row as u64) << 32 | u64::from(value))
+}
+
+/// Appends the keys of a set of fallbacks. A key is a set of fallbacks (the sum of their
+/// hashes), so the same set gives the same key whichever way it was chosen. A small set
+/// (at most `PICK`) gives itself and itself without each element (a new word may hide one
+/// fallback of either document). A larger one (several places changed: new words hide
+/// some fallbacks, so two members rarely have the whole set in common) gives, for each of
+/// `PICKS` random orders, the `PICK` fallbacks that come first (MinHash on the set): two sets
+/// with Jaccard J share such a key with probability about J^PICK, and a small set's own key
+/// is among a larger one's when it is what comes first.
+fn keys_of_set(fallbacks: &[u64], keys: &mut Vec<u64>) {
+    let n = fallbacks.len();
+    if n == 0 || n > MAX_FALLBACKS {
+        return;
+    }
+    let key = |set: &mut dyn Iterator<Item = u64>| mix64(set.fold(SALT, u64::wrapping_add));
+    if n <= PICK {
+        keys.push(key(&mut fallbacks.iter().copied()));
+        if n >= 2 {
+            for skip in 0..n {
+                keys.push(key(&mut (0..n)
+                    .filter(|&i| i != skip)
+                    .map(|i| fallbacks[i])));
+            }
+        }
+        return;
+    }
+    for pick in 0..PICKS {
+        let salt = mix64(SALT ^ pick);
+        let mut firsts = [(u64::MAX, 0); PICK];
+        for &f in fallbacks {
+            let mut h = (mix64(f ^ salt), f);
+            for first in firsts.iter_mut() {
+                if h.0 < first.0 {
+                    std::mem::swap(&mut h, first);
+                }
+            }
+        }
+        keys.push(key(&mut firsts.iter().map(|&(_, f)| f)));
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The row's most frequent value.
+    Mode,
+    /// Frequent, not the mode.
+    Fallback,
+}
+
+/// What `value` is in a row summary (the row's most frequent value, a fallback, or rare:
+/// `None`), its counter and a free counter. One pass over the counters.
+fn look(counters: &[(u32, u32)], value: u32) -> (Option<Kind>, Option<usize>, Option<usize>) {
+    let (mut mode_count, mut own, mut free) = (0, None, None);
+    for (i, &(v, c)) in counters.iter().enumerate() {
+        mode_count = mode_count.max(c);
+        if c == 0 {
+            free.get_or_insert(i);
+        } else if v == value {
+            own = Some(i);
+        }
+    }
+    let kind = own.and_then(|i| {
+        let c = counters[i].1;
+        if c == mode_count {
+            Some(Kind::Mode)
+        } else if c >= MIN_COUNT && mode_count >= 2 * c {
+            Some(Kind::Fallback)
+        } else {
+            None
+        }
+    });
+    (kind, own, free)
+}
+
+/// Counts `value` in a row summary and says what it was before (see [`look`]). Misra–Gries:
+/// a full summary meeting a new value lowers every counter instead, so a value's count never
+/// exceeds how often it was seen, and rare values never build up.
+fn count(counters: &mut [(u32, u32)], value: u32) -> Option<Kind> {
+    let (kind, own, free) = look(counters, value);
+    match (own, free) {
+        (Some(i), _) => counters[i].1 += 1,
+        (None, Some(i)) => counters[i] = (value, 1),
+        (None, None) => counters.iter_mut().for_each(|c| c.1 -= 1),
+    }
+    kind
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Minima of a family member: row r is `100 + r` (the template), or `200 + r` (the
+    /// fallback) in the rows of `lost`, or a value of its own in the rows of `own`.
+    fn member(lost: &[usize], own: &[(usize, u32)]) -> Vec<u32> {
+        let mut m: Vec<u32> = (0..32).map(|r| 100 + r).collect();
+        for &r in lost {
+            m[r] = 200 + r as u32;
+        }
+        for &(r, v) in own {
+            m[r] = v;
+        }
+        m
+    }
+
+    /// A family summary that has seen many members, some of which lost each row.
+    fn warm() -> Family {
+        let mut f = Family::default();
+        let mut keys = Vec::new();
+        for i in 0..600u32 {
+            let lost = [(i % 32) as usize];
+            f.keys_then_count(
+                &member(&lost, &[(((i + 7) % 32) as usize, 10_000 + i)]),
+                &mut keys,
+            );
+        }
+        f
+    }
+
+    #[test]
+    fn misra_gries_keeps_frequent_values_and_drops_rare_ones() {
+        let mut row = [(0, 0); SLOTS];
+        for i in 0..100 {
+            count(&mut row, 1);
+            if i % 5 == 0 {
+                count(&mut row, 2);
+            }
+            count(&mut row, 1_000 + i);
+        }
+        assert_eq!(look(&row, 1).0, Some(Kind::Mode));
+        assert_eq!(look(&row, 2).0, Some(Kind::Fallback));
+        assert_eq!(look(&row, 1_099).0, None);
+        assert_eq!(look(&row, 5).0, None);
+    }
+
+    #[test]
+    fn members_that_lost_the_same_rows_share_a_key_despite_their_own_words() {
+        let mut f = warm();
+        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        let lost = [3, 4, 9, 20, 21, 27];
+        // One of a's fallbacks is hidden by its own word; b has other words of its own.
+        f.keys_of(&member(&lost, &[(4, 55_555), (12, 66_666)]), &mut a);
+        f.keys_of(&member(&lost, &[(15, 77_777)]), &mut b);
+        f.keys_of(&member(&[5, 6, 10, 22, 23, 28], &[]), &mut c);
+        assert_eq!(a.len(), PICKS as usize);
+        assert!(a.iter().any(|k| b.contains(k)), "same places, a shared key");
+        assert!(
+            !a.iter().any(|k| c.contains(k)),
+            "other places, no shared key"
+        );
+    }
+
+    #[test]
+    fn small_sets_match_with_one_fallback_hidden() {
+        let mut f = warm();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        f.keys_of(&member(&[3, 9], &[]), &mut a);
+        f.keys_of(&member(&[3, 9], &[(9, 4_242)]), &mut b);
+        assert_eq!(a.len(), 3);
+        assert!(a.iter().any(|k| b.contains(k)));
+    }
+
+    #[test]
+    fn ordinary_text_gets_no_keys_and_goes_quiet() {
+        let mut f = Family::default();
+        let mut keys = Vec::new();
+        for i in 0..3_000u32 {
+            let minima: Vec<u32> = (0..32)
+                .map(|r| mix64(u64::from(i * 64 + r)) as u32)
+                .collect();
+            f.keys_then_count(&minima, &mut keys);
+        }
+        assert!(keys.is_empty());
+        assert!(f.since_templated >= QUIET_AFTER);
+    }
+
+    #[test]
+    fn warm_up_documents_are_handed_back_once() {
+        let mut f = Family::default();
+        let mut keys = Vec::new();
+        for i in 0..WARM_DOCS + 1 {
+            f.keys_then_count(&member(&[], &[]), &mut keys);
+            if f.warming() {
+                f.remember(i, vec![1, 2]);
+            }
+            if i < WARM_DOCS {
+                assert!(f.take_warm().is_none());
+            }
+        }
+        assert_eq!(f.take_warm().map(|w| w.len()), Some(WARM_DOCS as usize));
+        assert!(f.take_warm().is_none());
+    }
+
+    #[test]
+    fn bytes_round_trip_and_refuse_garbage() {
+        let mut f = warm();
+        f.remember(7, vec![1, 2, 3]);
+        f.fallbacks.clear();
+        let mut bytes = Vec::new();
+        f.write_to(&mut bytes);
+        assert_eq!(Family::read_from(&bytes), Some(f));
+        assert_eq!(Family::read_from(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(Family::read_from(&[]), None);
+    }
+}
