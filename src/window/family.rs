@@ -26,7 +26,8 @@ use crate::hash::mix64;
 /// Counters per row: the family's value, its fallbacks, and room for the rare ones.
 const SLOTS: usize = 8;
 
-/// A value counts as a fallback once the row's summary has seen it this often.
+/// A value counts as the row's mode or a fallback once the row's summary has seen it this
+/// often (a value seen twice is a near copy, not a family).
 const MIN_COUNT: u32 = 4;
 
 /// Documents with more fallback values than this changed too much to be keyed this way (and
@@ -261,9 +262,11 @@ fn look(counters: &[(u32, u32)], value: u32) -> (Option<Kind>, Option<usize>, Op
     }
     let kind = own.and_then(|i| {
         let c = counters[i].1;
-        if c == mode_count {
+        if c < MIN_COUNT {
+            None
+        } else if c == mode_count {
             Some(Kind::Mode)
-        } else if c >= MIN_COUNT && mode_count >= 2 * c {
+        } else if mode_count >= 2 * c {
             Some(Kind::Fallback)
         } else {
             None

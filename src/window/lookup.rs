@@ -11,6 +11,9 @@ use std::cmp::Reverse;
 /// the query's (the estimated similarity), then more shared bands, then the earlier.
 pub type Rank = (Reverse<bool>, Reverse<u32>, Reverse<u8>, u64);
 
+/// Members of a family key's bucket a query looks at (the newest).
+const FAMILY_REACH: usize = 32;
+
 impl Window {
     /// Writes into `out` (cleared first) the documents sharing at least one band key, sorted
     /// by sequence number, each once.
@@ -98,7 +101,13 @@ impl Window {
         let bands = self.bands.min(band_keys.len());
         for (i, &key) in band_keys.iter().enumerate() {
             let hit = if i < bands { 1 } else { FAMILY };
-            for &slot in self.buckets[shard(key)].get(key) {
+            let members = self.buckets[shard(key)].get(key);
+            // A family key is precise: its newest members are the ones worth ranking first.
+            let members = match hit {
+                FAMILY => &members[members.len().saturating_sub(FAMILY_REACH)..],
+                _ => members,
+            };
+            for &slot in members {
                 let mark = &mut marks.marks[slot as usize];
                 if *mark >> 8 != query {
                     *mark = query << 8 | hit;
