@@ -342,10 +342,11 @@ pub struct CommonArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "0", help_heading = "Memory")]
     pub max_disk: u64,
 
-    /// Filter modes: verify at most N candidates per document, those sharing the most LSH
-    /// bands first, and keep the 2N newest documents of each LSH bucket, so that the work per
-    /// document is bounded however many near copies came before it. 0: no bound (the exact
-    /// greedy answer with --exact).
+    /// Filter modes and clusters components: verify at most N candidates per document, the
+    /// most promising first (those lacking what it lacks in a template family, then the most
+    /// similar by a sketch of the signature), and keep at most 3N documents in each LSH
+    /// bucket, so that the work per document is bounded however many near copies came before
+    /// it. 0: no bound (the exact greedy answer with --exact).
     #[arg(long, default_value_t = DEFAULT_MAX_CANDIDATES, value_name = "N", help_heading = "MinHash and LSH")]
     pub max_candidates: usize,
 

@@ -20,6 +20,7 @@ pub mod args;
 pub mod clusters;
 pub mod explain;
 pub mod filter;
+mod flags;
 pub mod graph;
 pub mod hist;
 pub mod idf;
@@ -165,7 +166,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let args = match Args::try_parse_from(argv) {
+    let args = match flags::parse(argv) {
         Ok(args) => args,
         Err(e) => return clap_exit(&e),
     };
@@ -228,7 +229,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    Args::try_parse_from(argv).map_err(|e| {
+    flags::parse(argv).map_err(|e| {
         let text = e.render().to_string();
         // The first paragraph: what is wrong, without the pointer to --help.
         let first = text.split("\n\n").next().unwrap_or_default();
