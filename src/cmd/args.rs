@@ -2,16 +2,19 @@
 //! grouping) and their conversion into a [`Config`]. The only place besides the command
 //! files that knows clap; the engine never sees these types.
 
+pub use super::values::{
+    BadLineArg, DecompressArg, FormatArg, HelpersArg, NgramArg, PairsFormatArg, ShingleArg,
+    VerifyArg, WeightsArg, WordsArg,
+};
 use crate::config::{
     BadLinePolicy, Config, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM,
     DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, HelperPolicy, InputFormat, Mode,
-    PairsFormat, ShingleKind, TextStage, VerifyMode, Weights,
+    ShingleKind, TextStage, VerifyMode, Weights,
 };
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
 use crate::lsh::DEFAULT_RECALL;
 use crate::normalize::{Normalizer, Words};
-use clap::ValueEnum;
 use std::path::PathBuf;
 
 /// `--sample N` of the commands that compare all pairs of a seeded reservoir sample (`hist`,
@@ -49,38 +52,6 @@ pub struct CommandInput {
     /// (and always with --field or --id-field).
     #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
     pub input_format: FormatArg,
-}
-
-/// `--decompress` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum DecompressArg {
-    /// By the first bytes.
-    Auto,
-    /// Read as it is.
-    None,
-    /// gzip.
-    Gzip,
-    /// Zstandard.
-    Zstd,
-    /// xz.
-    Xz,
-    /// bzip2.
-    Bzip2,
-}
-
-impl DecompressArg {
-    /// The setting.
-    pub fn setting(self) -> crate::config::Decompress {
-        use crate::config::Decompress as D;
-        match self {
-            DecompressArg::Auto => D::Auto,
-            DecompressArg::None => D::None,
-            DecompressArg::Gzip => D::Gzip,
-            DecompressArg::Zstd => D::Zstd,
-            DecompressArg::Xz => D::Xz,
-            DecompressArg::Bzip2 => D::Bzip2,
-        }
-    }
 }
 
 /// Edge pruning and size limits for `graph` and `clusters`.
@@ -546,137 +517,4 @@ pub fn check_similarity(flag: &'static str, value: f64) -> Result<f64> {
     } else {
         Err(Error::config(flag, format!("{value} is not in [0, 1]")))
     }
-}
-
-/// `--helpers` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum HelpersArg {
-    /// When signed batches queue up behind the sequencer.
-    Auto,
-    /// On every batch.
-    Always,
-    /// Never.
-    Never,
-}
-
-/// `--format` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum FormatArg {
-    /// Detect from the first non-empty lines.
-    Auto,
-    /// One document per line.
-    Text,
-    /// One JSON object per line.
-    Jsonl,
-}
-
-/// `--pairs-format` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum PairsFormatArg {
-    /// id_a TAB id_b TAB similarity.
-    Tsv,
-    /// {"id_a":…,"id_b":…,"similarity":…}.
-    Jsonl,
-}
-
-impl From<PairsFormatArg> for PairsFormat {
-    fn from(arg: PairsFormatArg) -> PairsFormat {
-        match arg {
-            PairsFormatArg::Tsv => PairsFormat::Tsv,
-            PairsFormatArg::Jsonl => PairsFormat::Jsonl,
-        }
-    }
-}
-
-/// `--on-bad-line` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum BadLineArg {
-    /// Write through unchanged.
-    Pass,
-    /// Leave out.
-    Skip,
-    /// Stop with exit status 1.
-    Fail,
-}
-
-/// `--verify` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum VerifyArg {
-    /// Exact Jaccard of the shingle sets.
-    Jaccard,
-    /// Trust the MinHash estimate.
-    None,
-    /// Relative edit distance.
-    Edit,
-    /// Cosine of word counts.
-    Cosine,
-    /// Longest common substring ratio.
-    Lcs,
-}
-
-/// `--ngram`: one length, or an inclusive range `LO..HI` (only `neardup hist` takes ranges).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NgramArg(pub usize, pub usize);
-
-impl std::str::FromStr for NgramArg {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        let num = |t: &str| {
-            t.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("'{s}' is not a number or a range LO..HI"))
-        };
-        match s.split_once("..") {
-            None => num(s).map(|n| NgramArg(n, n)),
-            Some((lo, hi)) => {
-                let (lo, hi) = (num(lo)?, num(hi.trim_start_matches('='))?);
-                if lo > hi || lo == 0 {
-                    return Err(format!("'{s}' is not a range 1 <= LO <= HI"));
-                }
-                Ok(NgramArg(lo, hi))
-            }
-        }
-    }
-}
-
-impl std::fmt::Display for NgramArg {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.0 == self.1 {
-            write!(f, "{}", self.0)
-        } else {
-            write!(f, "{}..{}", self.0, self.1)
-        }
-    }
-}
-
-/// `--words` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum WordsArg {
-    /// Runs between white space; each character of a script written without spaces is a
-    /// word of its own.
-    Unicode,
-    /// Runs between white space only.
-    Spaces,
-}
-
-/// `--shingle` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ShingleArg {
-    /// Consecutive words.
-    Words,
-    /// Consecutive characters.
-    Chars,
-    /// Spot signatures anchored at stop words.
-    Stopword,
-}
-
-/// `--weights` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum WeightsArg {
-    /// Every distinct shingle weighs 1.
-    Set,
-    /// Shingle counts.
-    Tf,
-    /// Counts times inverse document frequency.
-    Tfidf,
 }

@@ -1,7 +1,7 @@
 //! The commands: one file each, holding its flags, their validation into engine settings,
 //! and its run (the layout of xsv's `src/cmd/`). [`Args`] is the whole command line;
 //! [`Args::run`] validates it (a usage error, exit code 2, before any input is read) and runs the
-//! command. This module and [`args`] are the only ones that know clap.
+//! command. Only this folder knows clap.
 //!
 //! | command | file |
 //! |---|---|
@@ -15,6 +15,10 @@
 //! | `sample` | [`sample`] |
 //! | `sign` | [`sign`] |
 //! | `verify-pairs` | [`verify_pairs`] |
+//!
+//! Shared by them: the flags most commands take and their conversion into settings
+//! ([`args`]), the values of enumerated flags (`values`), and which shared flags each command
+//! uses (`flags`).
 
 pub mod args;
 pub mod clusters;
@@ -29,6 +33,7 @@ mod plot;
 pub mod sample;
 pub mod sign;
 pub mod tune;
+mod values;
 pub mod verify_pairs;
 
 use crate::config::Config;
