@@ -201,7 +201,7 @@ pub struct Config {
     pub max_disk: u64,
     /// The filter modes' bound on work per document: at most this many candidates are
     /// verified (the most similar by their sketches first), and an LSH bucket keeps at most
-    /// `3 × max_candidates` documents ([`Config::bucket_limit`]). 0 = no bound. Also bounds
+    /// `2 × max_candidates` documents ([`Config::bucket_limit`]). 0 = no bound. Also bounds
     /// [`Config::components_over`]; not used by `--pairs` and the graph commands that list
     /// every pair.
     pub max_candidates: usize,
@@ -277,7 +277,7 @@ pub const DEFAULT_SEED: u64 = 0x6e65_6172;
 /// machine has that many cores for the signing to use.
 pub const MAX_THREADS: usize = 1024;
 /// Default bound on the candidates the filter verifies per document.
-pub const DEFAULT_MAX_CANDIDATES: usize = 32;
+pub const DEFAULT_MAX_CANDIDATES: usize = 48;
 /// Default length of a node's text snippet in the graph commands, in characters.
 pub const DEFAULT_SNIPPET_CHARS: usize = 80;
 /// RAM for the newest held records when `--spill-cache` is not given (at most an eighth of
@@ -588,15 +588,16 @@ impl Config {
         (self.max_memory - pipeline).max(1)
     }
 
-    /// Most documents an LSH bucket keeps: `3 × max_candidates` in the filter modes, the
+    /// Most documents an LSH bucket keeps: `2 × max_candidates` in the filter modes, the
     /// reference they filter against and [`Config::components_over`], else no limit (0).
-    /// Candidates are ranked by their sketches before any is verified, so a bucket can offer
-    /// more than are verified at the cost of a sketch comparison each; on a one-template
-    /// family each step from 2× to 3× to 4× finds about 2% more of the exact greedy filter's
-    /// drops for about a fifth more time (docs/performance.md).
+    /// Candidates are ranked before any is verified, so a bucket can offer more than are
+    /// verified at the cost of a sketch comparison each. With the family keys finding the
+    /// members of a template family that changed the same places, verifying more (48) and
+    /// keeping 2× finds more of the exact greedy filter's drops than 32 and 3× for the same
+    /// bucket size (96) (docs/performance.md).
     pub fn bucket_limit(&self) -> usize {
         if self.filters() || self.mode == Mode::Reference || self.components_over.is_some() {
-            self.max_candidates.saturating_mul(3)
+            self.max_candidates.saturating_mul(2)
         } else {
             0
         }

@@ -279,7 +279,7 @@ fn the_bound_on_one_template_family_drops_nearly_the_exact_greedy_answer() {
     );
     let share = 100.0 * bounded as f64 / mc as f64;
     assert!(
-        line.contains(&format!("--max-candidates 32: {bounded} ({share:.1}%)")),
+        line.contains(&format!("--max-candidates 48: {bounded} ({share:.1}%)")),
         "{line} / bounded {bounded}"
     );
     let one = neardup(&["--annotate", "-t", "0.8", "-j", "1", "-"], &input).ok();

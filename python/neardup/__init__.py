@@ -230,7 +230,7 @@ class Deduper:
         state: str | os.PathLike[str] | None = None,
         on_bad_line: Literal["pass", "skip", "fail"] = "pass",
         threads: int = 0,
-        max_candidates: int = 32,
+        max_candidates: int = 48,
         max_memory: str | int | None = None,
         **options: object,
     ) -> None:
@@ -377,7 +377,7 @@ _DEDUPER_DEFAULTS: dict[str, object] = {
     "against_only": False,
     "on_bad_line": "pass",
     "threads": 0,
-    "max_candidates": 32,
+    "max_candidates": 48,
 }
 
 

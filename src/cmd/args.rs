@@ -315,7 +315,7 @@ pub struct CommonArgs {
 
     /// Filter modes and clusters components: verify at most N candidates per document, the
     /// most promising first (those lacking what it lacks in a template family, then the most
-    /// similar by a sketch of the signature), and keep at most 3N documents in each LSH
+    /// similar by a sketch of the signature), and keep at most 2N documents in each LSH
     /// bucket, so that the work per document is bounded however many near copies came before
     /// it. 0: no bound (the exact greedy answer with --exact).
     #[arg(long, default_value_t = DEFAULT_MAX_CANDIDATES, value_name = "N", help_heading = "MinHash and LSH")]
