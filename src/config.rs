@@ -350,28 +350,28 @@ impl Config {
     pub fn validate(mut self) -> Result<Config> {
         if !(self.threshold > 0.0 && self.threshold <= 1.0) {
             return Err(Error::config(
-                "--threshold",
+                "threshold",
                 format!("{} is not in (0, 1]", self.threshold),
             ));
         }
         if self.num_perm == 0 || self.num_perm > 4096 {
             return Err(Error::config(
-                "--num-perm",
+                "num-perm",
                 format!("{} is not in 1..=4096", self.num_perm),
             ));
         }
         match self.shingle {
-            ShingleKind::Words(0) => return Err(Error::config("--ngram", "must be at least 1")),
+            ShingleKind::Words(0) => return Err(Error::config("ngram", "must be at least 1")),
             ShingleKind::Stopword(0) => {
-                return Err(Error::config("--ngram", "must be at least 1"));
+                return Err(Error::config("ngram", "must be at least 1"));
             }
             ShingleKind::Chars(0) => {
-                return Err(Error::config("--char-ngram", "must be at least 1"));
+                return Err(Error::config("char-ngram", "must be at least 1"));
             }
             _ => {}
         }
         if self.field.is_empty() {
-            return Err(Error::config("--field", "must not be empty"));
+            return Err(Error::config("field", "must not be empty"));
         }
         // A field or an id field is asked for: the input is JSON Lines, whatever it starts
         // with.
@@ -386,7 +386,7 @@ impl Config {
         let idf_source = self.idf_path.is_some() || self.idf_warmup > 0;
         if self.weights == Weights::TfIdf && !idf_source {
             return Err(Error::config(
-                "--weights",
+                "weights",
                 "tfidf needs document frequencies: --idf FILE (from 'neardup idf') or \
                  --idf-warmup N",
             ));
@@ -394,51 +394,51 @@ impl Config {
         if self.weights != Weights::TfIdf && idf_source {
             return Err(Error::config(
                 if self.idf_path.is_some() {
-                    "--idf"
+                    "idf"
                 } else {
-                    "--idf-warmup"
+                    "idf-warmup"
                 },
                 "document frequencies are only used with --weights tfidf",
             ));
         }
         if self.idf_path.is_some() && self.idf_warmup > 0 {
             return Err(Error::config(
-                "--idf-warmup",
+                "idf-warmup",
                 "give either --idf FILE or --idf-warmup N, not both",
             ));
         }
         for stage in &self.text_stages {
             let (flag, v) = match *stage {
-                TextStage::Edit(v) => ("--max-edit", v),
-                TextStage::Cosine(v) => ("--min-cosine", v),
-                TextStage::Lcs(v) => ("--min-lcs", v),
+                TextStage::Edit(v) => ("max-edit", v),
+                TextStage::Cosine(v) => ("min-cosine", v),
+                TextStage::Lcs(v) => ("min-lcs", v),
             };
             if !(0.0..=1.0).contains(&v) {
                 return Err(Error::config(flag, format!("{v} is not in [0, 1]")));
             }
         }
         if self.verify == VerifyMode::Stages && self.text_stages.is_empty() {
-            return Err(Error::config("--verify", "no confirmation stage given"));
+            return Err(Error::config("verify", "no confirmation stage given"));
         }
         if self.all_pairs && (self.verify != VerifyMode::Jaccard || self.weights == Weights::TfIdf)
         {
             return Err(Error::config(
-                "--exact",
+                "exact",
                 "the exact join needs --verify jaccard (text stages may follow) and set or bag \
                  weights",
             ));
         }
         if !(self.recall > 0.0 && self.recall < 1.0) {
             return Err(Error::config(
-                "--recall",
+                "recall",
                 format!("{} is not in (0, 1)", self.recall),
             ));
         }
         if self.block_by.as_deref() == Some("") {
-            return Err(Error::config("--block-by", "must not be empty"));
+            return Err(Error::config("block-by", "must not be empty"));
         }
         if self.checkpoint_every > 0 && self.state.is_none() {
-            return Err(Error::config("--checkpoint-every", "needs --state FILE"));
+            return Err(Error::config("checkpoint-every", "needs --state FILE"));
         }
         if self.state.is_some()
             && !matches!(
@@ -447,13 +447,13 @@ impl Config {
             )
         {
             return Err(Error::config(
-                "--state",
+                "state",
                 "only the filter modes (--drop-dups, --only-dups, --annotate, --pairs) keep state",
             ));
         }
         if !self.against.is_empty() && !self.filters() {
             return Err(Error::config(
-                "--against",
+                "against",
                 "only the filter modes (--drop-dups, --only-dups, --annotate) filter against a \
                  reference",
             ));
@@ -463,22 +463,22 @@ impl Config {
             && (self.inputs.is_empty() || self.inputs.iter().any(stdin))
         {
             return Err(Error::config(
-                "--against",
+                "against",
                 "- reads standard input, which is already the input: give the reference or \
                  the input as a file",
             ));
         }
         if self.against_only && self.against.is_empty() {
-            return Err(Error::config("--against-only", "needs --against FILE"));
+            return Err(Error::config("against-only", "needs --against FILE"));
         }
         if self.threads > MAX_THREADS {
             return Err(Error::config(
-                "--threads",
+                "threads",
                 format!("{} is more than {MAX_THREADS}", self.threads),
             ));
         }
         if self.max_line_bytes == 0 {
-            return Err(Error::config("--max-line-bytes", "must be at least 1"));
+            return Err(Error::config("max-line-bytes", "must be at least 1"));
         }
         self.lsh = match (self.bands, self.rows) {
             (None, None) => LshParams::for_recall(self.threshold, self.num_perm, self.recall),
@@ -486,7 +486,7 @@ impl Config {
             (Some(b), None) => {
                 if b == 0 || !self.num_perm.is_multiple_of(b) {
                     return Err(Error::config(
-                        "--bands",
+                        "bands",
                         format!("{b} does not divide --num-perm {}", self.num_perm),
                     ));
                 }
@@ -498,7 +498,7 @@ impl Config {
             (None, Some(r)) => {
                 if r == 0 || !self.num_perm.is_multiple_of(r) {
                     return Err(Error::config(
-                        "--rows",
+                        "rows",
                         format!("{r} does not divide --num-perm {}", self.num_perm),
                     ));
                 }
@@ -509,14 +509,11 @@ impl Config {
             }
         };
         if self.lsh.bands == 0 || self.lsh.rows == 0 {
-            return Err(Error::config(
-                "--bands",
-                "bands and rows must be at least 1",
-            ));
+            return Err(Error::config("bands", "bands and rows must be at least 1"));
         }
         if self.lsh.bands * self.lsh.rows > self.num_perm {
             return Err(Error::config(
-                "--bands",
+                "bands",
                 format!(
                     "{} bands x {} rows needs {} values but --num-perm is {}",
                     self.lsh.bands,
@@ -643,56 +640,56 @@ mod tests {
                     threshold: 0.0,
                     ..Config::default()
                 },
-                "--threshold",
+                "threshold",
             ),
             (
                 Config {
                     threshold: 1.5,
                     ..Config::default()
                 },
-                "--threshold",
+                "threshold",
             ),
             (
                 Config {
                     threshold: f64::NAN,
                     ..Config::default()
                 },
-                "--threshold",
+                "threshold",
             ),
             (
                 Config {
                     recall: 1.0,
                     ..Config::default()
                 },
-                "--recall",
+                "recall",
             ),
             (
                 Config {
                     recall: 0.0,
                     ..Config::default()
                 },
-                "--recall",
+                "recall",
             ),
             (
                 Config {
                     num_perm: 0,
                     ..Config::default()
                 },
-                "--num-perm",
+                "num-perm",
             ),
             (
                 Config {
                     shingle: ShingleKind::Words(0),
                     ..Config::default()
                 },
-                "--ngram",
+                "ngram",
             ),
             (
                 Config {
                     bands: Some(3),
                     ..Config::default()
                 },
-                "--bands",
+                "bands",
             ),
             (
                 Config {
@@ -700,12 +697,12 @@ mod tests {
                     rows: Some(4),
                     ..Config::default()
                 },
-                "--bands",
+                "bands",
             ),
         ];
         for (config, flag) in cases {
             match config.validate() {
-                Err(Error::Config { flag: f, .. }) => assert_eq!(f, flag),
+                Err(Error::Config { setting, .. }) => assert_eq!(setting, flag),
                 other => panic!("expected a config error for {flag}, got {other:?}"),
             }
         }

@@ -13,8 +13,10 @@ use std::io;
 pub enum Error {
     /// A setting is invalid (usage error: exit code 2).
     Config {
-        /// The flag, e.g. `--threshold`.
-        flag: &'static str,
+        /// The setting, named as the command line's flag without its dashes (`threshold`,
+        /// `max-memory`): the command line says `--threshold`, the Python module
+        /// `threshold`.
+        setting: &'static str,
         /// What is wrong with its value.
         message: String,
     },
@@ -42,10 +44,10 @@ pub enum Error {
 }
 
 impl Error {
-    /// A configuration error for `flag`.
-    pub fn config(flag: &'static str, message: impl Into<String>) -> Error {
+    /// A configuration error for `setting` (a flag's name without its dashes).
+    pub fn config(setting: &'static str, message: impl Into<String>) -> Error {
         Error::Config {
-            flag,
+            setting,
             message: message.into(),
         }
     }
@@ -94,7 +96,9 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Config { flag, message } => write!(f, "invalid value for '{flag}': {message}"),
+            Error::Config { setting, message } => {
+                write!(f, "invalid value for '--{setting}': {message}")
+            }
             Error::Io { context, source } => write!(f, "{context}: {source}"),
             Error::BadLine { place, reason } => write!(f, "{place}: {reason}"),
             Error::Usage(message) | Error::Data(message) => f.write_str(message),

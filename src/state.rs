@@ -148,7 +148,7 @@ fn temporary_path(path: &Path) -> Result<(PathBuf, PathBuf)> {
     };
     let file_name = path
         .file_name()
-        .ok_or_else(|| Error::config("--state", format!("{name} is not a file name")))?;
+        .ok_or_else(|| Error::config("state", format!("{name} is not a file name")))?;
     let tmp = dir.join(format!(
         ".{}.tmp{}",
         file_name.to_string_lossy(),
@@ -309,7 +309,7 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
         .metadata()
         .map_err(|e| Error::io(format!("reading {name}"), e))?
         .len();
-    let bad = |why: String| Error::config("--state", format!("{name}: {why}"));
+    let bad = |why: String| Error::config("state", format!("{name}: {why}"));
     if len < 8 + 4 + 8 {
         // A short file that starts as ours was cut; anything else is not ours at all.
         let mut head = [0u8; 8];
@@ -418,7 +418,7 @@ fn conflict(name: &str, saved: &str, current: &str) -> Error {
             .join(" ")
     };
     Error::config(
-        "--state",
+        "state",
         format!(
             "{name} was made with other settings ({}) than this run ({}); use the same \
              settings or another state file{}",
@@ -441,7 +441,7 @@ struct Reader<'a, R> {
 impl<R: Read> Reader<'_, R> {
     fn truncated(&self) -> Error {
         Error::config(
-            "--state",
+            "state",
             format!(
                 "{}: truncated or corrupted (a length runs past the end)",
                 self.name
@@ -493,7 +493,7 @@ impl<R: Read> Reader<'_, R> {
             .map(String::into_boxed_str)
             .map_err(|_| {
                 Error::config(
-                    "--state",
+                    "state",
                     format!("{}: corrupted (a string is not UTF-8)", self.name),
                 )
             })
@@ -516,7 +516,7 @@ impl<R: Read> Reader<'_, R> {
             2 => DocId::Num(self.string()?.into()),
             t => {
                 return Err(Error::config(
-                    "--state",
+                    "state",
                     format!("{}: corrupted (id tag {t})", self.name),
                 ));
             }
@@ -531,7 +531,7 @@ impl<R: Read> Reader<'_, R> {
             t @ (0 | 1) => t == 1,
             t => {
                 return Err(Error::config(
-                    "--state",
+                    "state",
                     format!("{}: corrupted (exact tag {t})", self.name),
                 ));
             }

@@ -151,7 +151,7 @@ impl IdfTable {
         let mut buf = Vec::new();
         r.read_to_end(&mut buf)
             .map_err(|e| Error::io(format!("reading {name}"), e))?;
-        let bad = |why: &str| Error::config("--idf", format!("{name}: {why}"));
+        let bad = |why: &str| Error::config("idf", format!("{name}: {why}"));
         if buf.len() < 8 || &buf[..6] != MAGIC {
             return Err(bad("not a neardup IDF file (made by 'neardup idf')"));
         }
@@ -209,7 +209,7 @@ impl IdfTable {
         let table = IdfTable::read_from(std::io::BufReader::new(file), &name)?;
         if table.settings != expected {
             return Err(Error::config(
-                "--idf",
+                "idf",
                 format!(
                     "{name} was made with other shingling settings ({}) than this run \
                      ({expected}){}",

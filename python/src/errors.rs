@@ -19,12 +19,15 @@ create_exception!(
     "A document that is not one (no words after normalisation) under on_bad_line='fail'."
 );
 
-/// The Python exception for an engine error: usage errors are `ValueError`s with the
-/// command line's message.
+/// The Python exception for an engine error: usage errors are `ValueError`s, an invalid
+/// setting named by its keyword (`max_edit: 2 is not in [0, 1]`).
 pub(crate) fn py_err(e: Error) -> PyErr {
     let message = e.to_string();
     match e {
-        Error::Config { .. } | Error::Usage(_) => PyValueError::new_err(message),
+        Error::Config { setting, message } => {
+            PyValueError::new_err(format!("{}: {message}", setting.replace('-', "_")))
+        }
+        Error::Usage(_) => PyValueError::new_err(message),
         Error::BadLine { .. } => BadDocumentError::new_err(message),
         Error::Io { .. } => PyOSError::new_err(message),
         Error::Data(_) | Error::Internal(_) => PyRuntimeError::new_err(message),

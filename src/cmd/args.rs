@@ -35,7 +35,7 @@ impl SampleSize {
     /// The sample size, validated: a pair needs two documents.
     pub fn documents(&self) -> Result<usize> {
         match self.documents {
-            0 | 1 => Err(Error::config("--sample", "must be at least 2")),
+            0 | 1 => Err(Error::config("sample", "must be at least 2")),
             n => Ok(n),
         }
     }
@@ -79,7 +79,7 @@ impl GroupingArgs {
     /// The grouping options, validated.
     pub fn options(&self) -> Result<ClusterOptions> {
         Ok(ClusterOptions {
-            min_edge: check_similarity("--min-edge", self.min_edge)?,
+            min_edge: check_similarity("min-edge", self.min_edge)?,
             max_cluster: self.max_cluster,
             ..ClusterOptions::default()
         })
@@ -354,14 +354,14 @@ impl CommonArgs {
         let mut mode = VerifyMode::Stages;
         for (i, &m) in self.verify.iter().enumerate() {
             if self.verify[..i].contains(&m) {
-                return Err(Error::config("--verify", format!("{m:?} is given twice")));
+                return Err(Error::config("verify", format!("{m:?} is given twice")));
             }
             match m {
                 VerifyArg::Jaccard => mode = VerifyMode::Jaccard,
                 VerifyArg::None if self.verify.len() == 1 => mode = VerifyMode::None,
                 VerifyArg::None => {
                     return Err(Error::config(
-                        "--verify",
+                        "verify",
                         "none (trust the estimate) cannot be chained with other methods",
                     ));
                 }
@@ -377,7 +377,7 @@ impl CommonArgs {
     pub fn config(self, input: CommandInput, mode: Mode) -> Result<Config> {
         if self.ngram.0 != self.ngram.1 && mode != Mode::Hist {
             return Err(Error::config(
-                "--ngram",
+                "ngram",
                 "a range of lengths is only for 'neardup hist'",
             ));
         }
@@ -399,7 +399,7 @@ impl CommonArgs {
             (ShingleArg::Stopword, None) => ShingleKind::Stopword(self.ngram.0),
             (ShingleArg::Stopword, Some(_)) => {
                 return Err(Error::config(
-                    "--char-ngram",
+                    "char-ngram",
                     "cannot be used with --shingle stopword",
                 ));
             }
@@ -510,11 +510,11 @@ fn default_max_memory() -> usize {
         .unwrap_or(0)
 }
 
-/// `value` if it is a similarity in [0, 1], else a usage error naming `flag`.
-pub fn check_similarity(flag: &'static str, value: f64) -> Result<f64> {
+/// `value` if it is a similarity in [0, 1], else a usage error naming `setting`.
+pub fn check_similarity(setting: &'static str, value: f64) -> Result<f64> {
     if (0.0..=1.0).contains(&value) {
         Ok(value)
     } else {
-        Err(Error::config(flag, format!("{value} is not in [0, 1]")))
+        Err(Error::config(setting, format!("{value} is not in [0, 1]")))
     }
 }

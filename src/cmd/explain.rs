@@ -52,7 +52,7 @@ pub struct ExplainArgs {
 impl ExplainArgs {
     /// Builds the graph, then prints the path between the two documents with word diffs.
     pub fn run(self) -> Result<()> {
-        let min_edge = check_similarity("--min-edge", self.min_edge)?;
+        let min_edge = check_similarity("min-edge", self.min_edge)?;
         let config = Config {
             snippet_chars: 0,
             ..self.common.config(self.input, Mode::Graph)?

@@ -15,7 +15,7 @@ use std::io::Write;
 pub fn parse(value: &str, node_attrs: &mut Vec<String>) -> Result<Keep> {
     let mut field = |f: &str| {
         if f.is_empty() {
-            return Err(Error::config("--keep", "max: and min: need a field name"));
+            return Err(Error::config("keep", "max: and min: need a field name"));
         }
         node_attrs.push(f.to_string());
         Ok(node_attrs.len() - 1)
@@ -30,7 +30,7 @@ pub fn parse(value: &str, node_attrs: &mut Vec<String>) -> Result<Keep> {
             Some(("min", f)) => Keep::Min(field(f)?),
             _ => {
                 return Err(Error::config(
-                    "--keep",
+                    "keep",
                     format!(
                         "'{value}' is not first, last, longest, shortest, max:FIELD or min:FIELD"
                     ),

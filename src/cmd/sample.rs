@@ -56,7 +56,7 @@ impl SampleArgs {
         let config = self.common.config(self.input, Mode::Graph)?.validate()?;
         if config.weights == Weights::TfIdf {
             return Err(Error::config(
-                "--weights",
+                "weights",
                 "sample compares set or bag shingles; tfidf is not supported here",
             ));
         }
@@ -111,7 +111,7 @@ pub fn bins_from_edges(edges: &[f64]) -> Result<Vec<(f64, f64)>> {
         || edges.iter().any(|e| !(0.0..1.0).contains(e))
     {
         return Err(Error::config(
-            "--bins",
+            "bins",
             "give ascending edges in [0, 1), e.g. 0.1,0.2,0.3,0.5,0.8",
         ));
     }

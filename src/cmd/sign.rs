@@ -36,7 +36,7 @@ impl SignArgs {
         };
         if config.all_pairs {
             return Err(Error::config(
-                "--exact",
+                "exact",
                 "sign writes MinHash LSH keys; the exact join does not apply",
             ));
         }

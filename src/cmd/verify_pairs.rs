@@ -51,7 +51,7 @@ impl VerifyPairsArgs {
     fn config(self) -> Result<Config> {
         if self.common.idf_warmup > 0 {
             return Err(Error::config(
-                "--idf-warmup",
+                "idf-warmup",
                 "verify-pairs needs the IDF table of the run that signed: use --idf FILE",
             ));
         }
@@ -67,7 +67,7 @@ impl VerifyPairsArgs {
         };
         if config.all_pairs {
             return Err(Error::config(
-                "--exact",
+                "exact",
                 "verify-pairs checks given candidates; --exact does not apply",
             ));
         }

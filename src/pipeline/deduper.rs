@@ -88,7 +88,7 @@ impl Deduper {
         }
         if config.block_by.is_some() {
             return Err(Error::config(
-                "--block-by",
+                "block-by",
                 "reads a JSON field of each line; give each block a Deduper of its own",
             ));
         }
@@ -180,10 +180,7 @@ impl Deduper {
         let path = path
             .or(self.prepared.config.state.as_deref())
             .ok_or_else(|| {
-                Error::config(
-                    "--state",
-                    "give a file to save to (no --state file was set)",
-                )
+                Error::config("state", "give a file to save to (no --state file was set)")
             })?;
         crate::state::save(
             path,
@@ -223,7 +220,7 @@ impl Deduper {
     pub fn add(&mut self, text: &str, id: Option<DocId>) -> Result<Outcome> {
         if self.workers.is_empty() {
             return Err(Error::config(
-                "--idf-warmup",
+                "idf-warmup",
                 "the IDF table is learnt from the first batch of documents: add a batch first",
             ));
         }
@@ -430,7 +427,7 @@ fn resume_idf(prepared: &mut Prepared, mut saved: Saved) -> Result<Saved> {
     if let Some(table) = saved.idf.take() {
         if prepared.idf.as_deref().is_some_and(|given| *given != table) {
             return Err(Error::config(
-                "--idf",
+                "idf",
                 "differs from the IDF table saved in the --state file",
             ));
         }

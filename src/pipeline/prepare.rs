@@ -32,13 +32,12 @@ impl Prepared {
         let stopwords = match &config.stopwords_path {
             None => Arc::new(StopWords::english()),
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
-                    Error::config("--stopwords", format!("{}: {e}", path.display()))
-                })?;
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| Error::config("stopwords", format!("{}: {e}", path.display())))?;
                 let words = StopWords::parse(&text, &config.normalizer);
                 if words.is_empty() {
                     return Err(Error::config(
-                        "--stopwords",
+                        "stopwords",
                         format!("{} lists no words", path.display()),
                     ));
                 }
@@ -106,7 +105,7 @@ pub(super) fn resume(
             && IdfTable::load(idf_path, &prepared.shingling())? != table
         {
             return Err(Error::config(
-                "--idf",
+                "idf",
                 format!(
                     "{} differs from the IDF table saved in {}",
                     idf_path.display(),

@@ -73,7 +73,7 @@ pub(super) fn load<D: Write>(
         };
         if !same_idf {
             return Err(Error::config(
-                "--against",
+                "against",
                 format!(
                     "{}: its IDF table differs from this run's (give the same --idf file)",
                     path.display()
@@ -104,9 +104,9 @@ fn is_state_file(path: &Path) -> Result<bool> {
 fn against(e: Error) -> Error {
     match e {
         Error::Config {
-            flag: "--state",
+            setting: "state",
             message,
-        } => Error::config("--against", message),
+        } => Error::config("against", message),
         other => other,
     }
 }
