@@ -161,20 +161,28 @@ fn find_match(
         0 => usize::MAX,
         n => n,
     };
-    window.ranked_candidates(&signed.band_keys, &signed.sketch, limit, candidates);
     let every_match = config.mode == Mode::Annotate;
     matches.clear();
     let mut verified = 0;
-    window.visit_while(candidates, |held, entry| {
-        verified += 1;
-        match decide(config, entry.compared(), signed.compared()) {
-            Some(s) => {
+    // Verifies in order until a match ends the search; true when it did not.
+    let mut verify = |window: &Window, candidates: &[Held]| {
+        let mut more = true;
+        window.visit_while(candidates, |held, entry| {
+            verified += 1;
+            if let Some(s) = decide(config, entry.compared(), signed.compared()) {
                 matches.push((held, s));
-                every_match
+                more = every_match;
             }
-            None => true,
-        }
-    })?;
+            more
+        })?;
+        std::io::Result::Ok(more)
+    };
+    let rest = window.ranked_candidates(&signed.band_keys, &signed.sketch, limit, candidates);
+    // The LSH bands are looked up only when the family keys' candidates left room.
+    if verify(window, candidates)? && rest.limit > 0 {
+        window.ranked_rest(&signed.band_keys, &signed.sketch, rest, candidates);
+        verify(window, candidates)?;
+    }
     let best = matches.iter().copied().reduce(|b, m| {
         if m.1 > b.1 || (m.1 == b.1 && m.0.seq < b.0.seq) {
             m

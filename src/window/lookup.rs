@@ -4,15 +4,37 @@
 use super::marks::{BANDS, FAMILY};
 use super::{Held, Marks, Window, shard};
 use crate::lsh::{Sketch, sketch_agreement};
-use std::cmp::Reverse;
 
-/// The order of [`Window::ranked_candidates`]: a document sharing a family key first (it
-/// lacks what the query lacks, see the `family` module), then the sketch agreeing most with
-/// the query's (the estimated similarity), then more shared bands, then the earlier.
-pub type Rank = (Reverse<bool>, Reverse<u32>, Reverse<u8>, u64);
+/// The order of [`Window::ranked_candidates`], packed in one word so that selecting and
+/// sorting hundreds of candidates compares integers: a document sharing a family key first
+/// (it lacks what the query lacks, see the `family` module), then the sketch agreeing most
+/// with the query's (the estimated similarity), then more shared bands, then the earlier.
+/// Lower ranks come first.
+pub type Rank = u64;
+
+/// Bits of a [`Rank`] below the bands: the sequence number (documents past 2^48 share the
+/// last value, which only ties them).
+const SEQ_BITS: u32 = 48;
+
+/// The [`Rank`] of a candidate.
+#[inline]
+fn rank_of(family: bool, agreement: u32, bands: u8, seq: u64) -> Rank {
+    let family = u64::from(!family) << 63;
+    let agreement = u64::from(255 - agreement.min(255)) << 55;
+    let bands = u64::from(BANDS as u8 - bands.min(BANDS as u8)) << SEQ_BITS;
+    family | agreement | bands | seq.min((1 << SEQ_BITS) - 1)
+}
 
 /// Members of a family key's bucket a query looks at (the newest).
 const FAMILY_REACH: usize = 32;
+
+/// What [`Window::ranked_candidates`] left for [`Window::ranked_rest`]: how many more
+/// candidates may be handed out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[must_use]
+pub struct Rest {
+    pub limit: usize,
+}
 
 impl Window {
     /// Writes into `out` (cleared first) the documents sharing at least one band key, sorted
@@ -23,40 +45,106 @@ impl Window {
         self.marks = marks;
     }
 
-    /// Writes into `out` (cleared first) the first `limit` of the documents sharing at least
-    /// one band key, each once, in [`Rank`] order: the most similar by the sketches first.
-    /// The filter verifies them in this order and may stop early. (Shared bands alone
-    /// rank a family of documents all near the threshold almost at random: each band agrees
-    /// with probability J^rows, a few bands' difference between J = 0.81 and 0.73.)
+    /// Writes into `out` (cleared first) the first of the documents sharing a key with the
+    /// query, each once, in [`Rank`] order: the most similar by the sketches first. The
+    /// filter verifies them in this order and may stop early. (Shared bands alone rank a
+    /// family of documents all near the threshold almost at random: each band agrees with
+    /// probability J^rows, a few bands' difference between J = 0.81 and 0.73.)
+    ///
+    /// This first tier holds the documents sharing a family key (at most `limit`), ranked
+    /// by their sketches alone; [`Window::ranked_rest`] looks up the LSH bands for the
+    /// others when the caller still wants them. In a template family the first tier
+    /// usually holds the match, and the family's band buckets (hundreds of members each)
+    /// would cost a visit per member for nothing. Together the two calls hand out at most
+    /// `limit` candidates.
     pub fn ranked_candidates(
         &mut self,
         band_keys: &[u64],
         sketch: &Sketch,
         limit: usize,
         out: &mut Vec<Held>,
+    ) -> Rest {
+        let mut ranked = std::mem::take(&mut self.ranked);
+        ranked.clear();
+        let mut marks = std::mem::take(&mut self.marks);
+        let query = marks.start(self.slots.len());
+        for &key in &band_keys[self.bands.min(band_keys.len())..] {
+            let members = self.buckets[shard(key)].get(key);
+            // A family key is precise: its newest members are the ones worth ranking.
+            for &slot in &members[members.len().saturating_sub(FAMILY_REACH)..] {
+                let mark = &mut marks.marks[slot as usize];
+                if *mark >> 8 != query {
+                    *mark = query << 8 | FAMILY;
+                    ranked.push((0, self.held(slot)));
+                }
+            }
+        }
+        self.marks = marks;
+        self.rank_all(&mut ranked, sketch);
+        let taken = select_first(&mut ranked, limit);
+        out.clear();
+        out.extend(ranked[..taken].iter().map(|r| r.1));
+        self.ranked = ranked;
+        Rest {
+            limit: limit - taken,
+        }
+    }
+
+    /// Writes into `out` (cleared first) the documents sharing an LSH band with the query
+    /// of the last [`Window::ranked_candidates`] call (made with the same keys and sketch,
+    /// no other query since) but no family key, in [`Rank`] order, at most `rest.limit`.
+    pub fn ranked_rest(
+        &mut self,
+        band_keys: &[u64],
+        sketch: &Sketch,
+        rest: Rest,
+        out: &mut Vec<Held>,
     ) {
         let mut ranked = std::mem::take(&mut self.ranked);
-        self.candidates_with_rank(band_keys, sketch, &mut ranked);
-        // Only the first `limit` are wanted, so they are selected first (a template family
-        // gives hundreds of candidates, and sorting them all cost more than verifying).
-        if ranked.len() > limit {
-            ranked.select_nth_unstable_by_key(limit, |r| r.0);
-            ranked.truncate(limit);
+        ranked.clear();
+        let mut marks = std::mem::take(&mut self.marks);
+        let query = marks.query;
+        for &key in &band_keys[..self.bands.min(band_keys.len())] {
+            for &slot in self.buckets[shard(key)].get(key) {
+                let mark = &mut marks.marks[slot as usize];
+                if *mark >> 8 != query {
+                    *mark = query << 8 | 1;
+                    ranked.push((0, self.held(slot)));
+                } else if *mark & (FAMILY | BANDS) < BANDS {
+                    // Shared bands are counted for the second tier only.
+                    *mark += 1;
+                }
+            }
         }
-        ranked.sort_unstable_by_key(|r| r.0);
+        self.marks = marks;
+        self.rank_all(&mut ranked, sketch);
+        let taken = select_first(&mut ranked, rest.limit);
         out.clear();
-        out.extend(ranked.iter().map(|r| r.1));
+        out.extend(ranked[..taken].iter().map(|r| r.1));
         self.ranked = ranked;
+    }
+
+    /// Fills in the [`Rank`] of each candidate, with the marks of the current query.
+    fn rank_all(&self, ranked: &mut [(Rank, Held)], sketch: &Sketch) {
+        // The sketches are far apart in memory: each asked for a few candidates ahead.
+        const AHEAD: usize = 8;
+        for k in 0..ranked.len() {
+            if let Some(&(_, ahead)) = ranked.get(k + AHEAD) {
+                crate::prefetch::prefetch(&self.sketches[ahead.slot as usize]);
+            }
+            let held = ranked[k].1;
+            ranked[k].0 = self.rank(&held, sketch, &self.marks);
+        }
     }
 
     /// The [`Rank`] of candidate `held` for a query with `sketch` (its shared bands counted
     /// in `marks`).
     #[inline]
     fn rank(&self, held: &Held, sketch: &Sketch, marks: &Marks) -> Rank {
-        (
-            Reverse(marks.shares_family_key(held.slot)),
-            Reverse(sketch_agreement(sketch, &self.sketches[held.slot as usize])),
-            Reverse(marks.shared_bands(held.slot)),
+        rank_of(
+            marks.shares_family_key(held.slot),
+            sketch_agreement(sketch, &self.sketches[held.slot as usize]),
+            marks.shared_bands(held.slot),
             held.seq,
         )
     }
@@ -73,19 +161,9 @@ impl Window {
     ) {
         out.clear();
         let mut marks = std::mem::take(&mut self.marks);
-        self.count_shared_bands(band_keys, &mut marks, |held| {
-            out.push(((Reverse(false), Reverse(0), Reverse(0), 0), held))
-        });
-        // The sketches are far apart in memory: each asked for a few candidates ahead.
-        const AHEAD: usize = 8;
-        for k in 0..out.len() {
-            if let Some(&(_, ahead)) = out.get(k + AHEAD) {
-                crate::prefetch::prefetch(&self.sketches[ahead.slot as usize]);
-            }
-            let held = out[k].1;
-            out[k].0 = self.rank(&held, sketch, &marks);
-        }
+        self.count_shared_bands(band_keys, &mut marks, |held| out.push((0, held)));
         self.marks = marks;
+        self.rank_all(out, sketch);
     }
 
     /// Calls `found` once for each document sharing at least one band key, and leaves in
@@ -156,6 +234,102 @@ impl Window {
     pub fn prefetch_buckets(&self, band_keys: &[u64]) {
         for &key in band_keys {
             self.buckets[shard(key)].prefetch(key);
+        }
+    }
+}
+
+/// Puts the `limit` lowest-ranked of `ranked` first, in order; returns how many that is.
+fn select_first(ranked: &mut [(Rank, Held)], limit: usize) -> usize {
+    // Only the first `limit` are wanted, so they are selected first (a template family
+    // gives hundreds of candidates, and sorting them all cost more than verifying).
+    let taken = limit.min(ranked.len());
+    if ranked.len() > taken && taken > 0 {
+        ranked.select_nth_unstable_by_key(taken - 1, |r| r.0);
+    }
+    ranked[..taken].sort_unstable_by_key(|r| r.0);
+    taken
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::Entry;
+
+    #[test]
+    fn packed_ranks_order_like_their_parts() {
+        let mut rng = crate::hash::test_rng(3);
+        let parts: Vec<(bool, u32, u8, u64)> = (0..400)
+            .map(|_| (rng(2) == 1, rng(129) as u32, rng(20) as u8, rng(50)))
+            .collect();
+        for a in &parts {
+            for b in &parts {
+                let key = |p: &(bool, u32, u8, u64)| {
+                    (
+                        std::cmp::Reverse(p.0),
+                        std::cmp::Reverse(p.1),
+                        std::cmp::Reverse(p.2),
+                        p.3,
+                    )
+                };
+                assert_eq!(
+                    rank_of(a.0, a.1, a.2, a.3).cmp(&rank_of(b.0, b.1, b.2, b.3)),
+                    key(a).cmp(&key(b)),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+    }
+
+    /// The two tiers hand out the first `limit` of one ranking: the documents sharing a family
+    /// key by sketch agreement, then the others by agreement and shared bands.
+    #[test]
+    fn the_two_tiers_are_the_first_of_one_ranking() {
+        let mut rng = crate::hash::test_rng(8);
+        let mut w = Window::new(0);
+        // Three band keys, then (for some documents) a family key.
+        w.bands = 3;
+        let mut docs = Vec::new();
+        for seq in 0..300 {
+            let mut keys: Vec<u64> = (0..3).map(|b| b << 8 | rng(6)).collect();
+            if rng(3) == 0 {
+                keys.push(1 << 16 | rng(4));
+            }
+            let sketch = [rng(u64::MAX), rng(u64::MAX), rng(u64::MAX), rng(u64::MAX)];
+            let entry = Entry {
+                band_keys: keys.clone(),
+                sketch,
+                ..Entry::default()
+            };
+            w.insert(seq, entry).unwrap();
+            docs.push((keys, sketch));
+        }
+        for _ in 0..50 {
+            let mut query: Vec<u64> = (0..3).map(|b| b << 8 | rng(8)).collect();
+            query.push(1 << 16 | rng(6));
+            let sketch = [rng(u64::MAX), rng(u64::MAX), rng(u64::MAX), rng(u64::MAX)];
+            let mut expected: Vec<(Rank, u64)> = Vec::new();
+            for (seq, (keys, theirs)) in docs.iter().enumerate() {
+                let family = keys.len() > 3 && keys[3] == query[3];
+                let bands = (0..3).filter(|&b| keys[b] == query[b]).count() as u8;
+                if family || bands > 0 {
+                    let agreement = sketch_agreement(&sketch, theirs);
+                    let bands = if family { 0 } else { bands };
+                    expected.push((rank_of(family, agreement, bands, seq as u64), seq as u64));
+                }
+            }
+            expected.sort_unstable();
+            for limit in [1, 5, 40, usize::MAX] {
+                let mut got = Vec::new();
+                let mut out = Vec::new();
+                let rest = w.ranked_candidates(&query, &sketch, limit, &mut out);
+                got.extend(out.iter().map(|h| h.seq));
+                if rest.limit > 0 {
+                    w.ranked_rest(&query, &sketch, rest, &mut out);
+                    got.extend(out.iter().map(|h| h.seq));
+                }
+                let want: Vec<u64> = expected.iter().take(limit).map(|e| e.1).collect();
+                assert_eq!(got, want, "limit {limit}");
+            }
         }
     }
 }
