@@ -26,7 +26,7 @@ fn rank_of(family: bool, agreement: u32, bands: u8, seq: u64) -> Rank {
 }
 
 /// Members of a family key's bucket a query looks at (the newest).
-const FAMILY_REACH: usize = 32;
+const FAMILY_REACH: usize = 64;
 
 /// What [`Window::ranked_candidates`] left for [`Window::ranked_rest`]: how many more
 /// candidates may be handed out.
