@@ -1,6 +1,6 @@
 //! `pairs` and `clusters`: the pipeline over texts streamed from Python.
 
-use crate::errors::py_err;
+use crate::errors::{NeardupWarning, py_err};
 use crate::values::{check_batch, text_of, with_program};
 use neardup::cmd;
 use neardup::config::{Config, InputFormat};
@@ -167,9 +167,18 @@ pub(crate) fn clusters(
         .map_err(py_err)?;
     let ((graph, clustering), n) = with_texts(py, texts, |input| {
         let graph = graph_of(config.clone(), input)?;
-        let clustering = cmd::cluster(&config, &graph, by, grouping)?;
+        let clustering = graph.cluster_in_thread(by, grouping)?;
         Ok((graph, clustering))
     })?;
+    // The grouping's warnings (a clique search cut short) go through Python's `warnings`,
+    // like the engine's other warnings, unless `quiet`.
+    if !config.quiet {
+        let category = py.get_type::<NeardupWarning>();
+        for w in &clustering.warnings {
+            let message = std::ffi::CString::new(w.as_str()).unwrap_or_default();
+            PyErr::warn(py, &category, &message, 2)?;
+        }
+    }
     let mut groups = vec![-1; n];
     for (node, &line) in graph.lines.iter().enumerate() {
         groups[(line - 1) as usize] = i64::from(clustering.cluster[node]);

@@ -134,9 +134,9 @@ impl ClustersArgs {
                 (Some(summary), graph)
             }
         };
-        let clustering = super::cluster(&config, &graph, by, grouping)?;
+        let clustering = super::util::cluster(&config, &graph, by, grouping)?;
         crate::export::write_clusters(&graph, &clustering, by, std::io::stdout().lock())?;
-        super::graph_stats(&config, summary.as_ref(), &graph, &clustering, start);
+        super::util::graph_stats(&config, summary.as_ref(), &graph, &clustering, start);
         Ok(())
     }
 }
@@ -150,13 +150,13 @@ fn keep_survivors(
     keep: &crate::graph::survivors::Keep,
     start: std::time::Instant,
 ) -> Result<()> {
-    let inputs = super::Rereadable::new(&config.inputs, config.decompress)?;
+    let inputs = super::util::Rereadable::new(&config.inputs, config.decompress)?;
     let prepared = Prepared::new(config.clone())?;
     let mut stderr = std::io::stderr();
     let terminal = pipeline::stderr_is_terminal();
     let (summary, graph) =
         pipeline::collect_graph(&prepared, inputs.open()?, &mut stderr, terminal)?;
-    let clustering = super::cluster(config, &graph, by, grouping)?;
+    let clustering = super::util::cluster(config, &graph, by, grouping)?;
     let survivors = crate::graph::survivors::survivors(&graph, &clustering.cluster, keep);
     let written = super::keep::write_survivors(
         config,
@@ -174,7 +174,7 @@ fn keep_survivors(
             "bad_lines": written.bad,
             "candidates": summary.candidates,
             "pairs": summary.pairs,
-            "seconds": super::seconds_since(start),
+            "seconds": super::util::seconds_since(start),
         });
         use std::io::Write as _;
         let _ = writeln!(stderr, "{stats}");

@@ -59,7 +59,7 @@ impl ExplainArgs {
         }
         .validate()?;
         // The input is read twice; standard input is kept in memory for that.
-        let inputs = super::Rereadable::new(&config.inputs, config.decompress)?;
+        let inputs = super::util::Rereadable::new(&config.inputs, config.decompress)?;
         // Freeze the IDF table once, so explain measures with the weights of the graph.
         let (prepared, first) = Prepared::new(config)?.with_idf(inputs.open()?)?;
         let config = &prepared.config;

@@ -7,8 +7,6 @@
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Command, CommandFactory, FromArgMatches};
 
-use super::Args;
-
 /// The flags where documents are held (the LSH window and its memory).
 const WINDOW: &[&str] = &[
     "window",
@@ -57,9 +55,9 @@ const UNUSED: &[(&str, &[&[&str]])] = &[
     ("verify-pairs", &[&["window", "max_candidates", "helpers"]]),
 ];
 
-/// The command line's definition with each command's unused shared flags hidden.
-pub fn command() -> Command {
-    let mut root = Args::command();
+/// The command line's definition `A` with each command's unused shared flags hidden.
+pub fn command<A: CommandFactory>() -> Command {
+    let mut root = A::command();
     for &(name, groups) in UNUSED {
         root = root.mut_subcommand(name, |mut sub| {
             for id in groups.iter().copied().flatten() {
@@ -73,12 +71,13 @@ pub fn command() -> Command {
 
 /// Parses a command line (the program name first): clap's errors, and a usage error naming
 /// the first flag given to a command that does not use it.
-pub fn parse<I, T>(argv: I) -> Result<Args, clap::Error>
+pub fn parse<A, I, T>(argv: I) -> Result<A, clap::Error>
 where
+    A: CommandFactory + FromArgMatches,
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let mut root = command();
+    let mut root = command::<A>();
     let matches = root.try_get_matches_from_mut(argv)?;
     if let Some((name, sub)) = matches.subcommand()
         && let Some(flag) = unused_given(name, sub)
@@ -89,7 +88,7 @@ where
             format!("'neardup {name}' does not use --{flag}"),
         ));
     }
-    Args::from_arg_matches(&matches)
+    A::from_arg_matches(&matches)
 }
 
 /// The first shared flag on `name`'s command line that `name` does not use.
@@ -107,9 +106,14 @@ fn unused_given(name: &str, matches: &ArgMatches) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cmd::Args;
+
+    fn parse<const N: usize>(argv: [&str; N]) -> Result<Args, clap::Error> {
+        super::parse(argv)
+    }
 
     fn usage_error(argv: &[&str]) -> String {
-        match parse(argv) {
+        match super::parse::<Args, _, _>(argv) {
             Ok(_) => panic!("{argv:?} parsed"),
             Err(e) => e.to_string(),
         }
@@ -159,7 +163,7 @@ mod tests {
 
     #[test]
     fn help_leaves_unused_flags_out() {
-        let mut root = command();
+        let mut root = command::<Args>();
         let help = root
             .find_subcommand_mut("idf")
             .unwrap()

@@ -96,10 +96,10 @@ impl GraphArgs {
         let terminal = pipeline::stderr_is_terminal();
         let (summary, graph) =
             pipeline::collect_graph(&prepared, inputs, &mut std::io::stderr(), terminal)?;
-        let clustering = super::cluster(&config, &graph, ClusterBy::Components, grouping)?;
+        let clustering = super::util::cluster(&config, &graph, ClusterBy::Components, grouping)?;
         let out = std::io::stdout().lock();
         crate::export::write_graph(&graph, &clustering, self.format.into(), &export, out)?;
-        super::graph_stats(&config, Some(&summary), &graph, &clustering, start);
+        super::util::graph_stats(&config, Some(&summary), &graph, &clustering, start);
         Ok(())
     }
 }

@@ -13,8 +13,7 @@ use crate::config::{Config, Mode, ShingleKind};
 use crate::corpus::{Sampled, reservoir};
 use crate::error::Result;
 use crate::input::Input;
-use crate::shingle::Shingler;
-use crate::verify::{Fingerprint, jaccard, shingle_set};
+use crate::verify::sample_pairs::pair_counts;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -47,9 +46,9 @@ impl HistArgs {
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let (docs, seen) = reservoir(&config, inputs, size)?;
         let hists = histograms(&config, &docs, ngrams, config.worker_threads());
-        super::print(&table(&hists, docs.len(), seen))?;
+        super::util::print(&table(&hists, docs.len(), seen))?;
         if let Some(path) = &self.plot {
-            super::write_file(path, &svg(&hists))?;
+            super::util::write_file(path, &svg(&hists))?;
         }
         Ok(())
     }
@@ -84,11 +83,6 @@ impl Histogram {
     }
 }
 
-/// The bin of similarity `j` among `bins` bins per unit (J = 1 is bin `bins`).
-fn bin(j: f64, bins: usize) -> usize {
-    ((j * bins as f64 + 1e-9).floor() as usize).min(bins)
-}
-
 /// Exact Jaccard of every pair of `docs`, binned, for each n in `ngrams` (word shingles,
 /// bag semantics if `config.bag`), using `threads` threads.
 fn histograms(
@@ -103,49 +97,6 @@ fn histograms(
             counts: pair_counts(config, docs, ShingleKind::Words(n), BINS, threads),
         })
         .collect()
-}
-
-/// Exact Jaccard of every pair of `docs` under `kind` shingles (bag semantics if
-/// `config.bag`), counted in `bins` bins per unit (`bins` + 1 counts), on `threads` threads.
-pub fn pair_counts(
-    config: &Config,
-    docs: &[Sampled],
-    kind: ShingleKind,
-    bins: usize,
-    threads: usize,
-) -> Vec<u64> {
-    let shingler = Shingler::new(kind, config.bag, config.seed);
-    let sets: Vec<Vec<Fingerprint>> = docs
-        .iter()
-        .map(|d| shingle_set(&shingler, &d.normalized))
-        .collect();
-    let threads = threads.max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let sets = &sets;
-                scope.spawn(move || {
-                    let mut counts = vec![0u64; bins + 1];
-                    for j in (t..sets.len()).step_by(threads) {
-                        for i in 0..j {
-                            counts[bin(jaccard(&sets[i], &sets[j]), bins)] += 1;
-                        }
-                    }
-                    counts
-                })
-            })
-            .collect();
-        let mut total = vec![0u64; bins + 1];
-        for h in handles {
-            for (a, b) in total
-                .iter_mut()
-                .zip(h.join().expect("a hist thread panicked"))
-            {
-                *a += b;
-            }
-        }
-        total
-    })
 }
 
 /// The text report: counts per 0.05 with log10, and pairs per million above the cut-offs.

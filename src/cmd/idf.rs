@@ -65,11 +65,11 @@ impl IdfArgs {
             );
         }
         if config.stats {
-            super::print_stats(&serde_json::json!({
+            super::util::print_stats(&serde_json::json!({
                 "docs": docs,
                 "bad_lines": bad,
                 "terms": table.len(),
-                "seconds": super::seconds_since(start),
+                "seconds": super::util::seconds_since(start),
             }));
         }
         Ok(())

@@ -17,8 +17,9 @@
 //! | `verify-pairs` | [`verify_pairs`] |
 //!
 //! Shared by them: the flags most commands take and their conversion into settings
-//! ([`args`]), the values of enumerated flags (`values`), and which shared flags each command
-//! uses (`flags`).
+//! ([`args`]), the values of enumerated flags (`values`), which shared flags each command
+//! uses (`flags`), and small helpers (`util`). This file is the list of commands and the
+//! entry points: [`main`], [`parse`] and [`long_flags`].
 
 pub mod args;
 pub mod clusters;
@@ -33,19 +34,17 @@ mod plot;
 pub mod sample;
 pub mod sign;
 pub mod tune;
+mod util;
 mod values;
 pub mod verify_pairs;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::graph::{ClusterBy, ClusterOptions, Clustering, DupGraph};
-use crate::input::Input;
+use crate::graph::{ClusterBy, ClusterOptions};
 use args::CommonArgs;
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use util::{clap_exit, fail, stdout_is_open};
 
 /// Find near-duplicate documents in a stream of lines.
 ///
@@ -171,7 +170,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let args = match flags::parse(argv) {
+    let args = match flags::parse::<Args, _, _>(argv) {
         Ok(args) => args,
         Err(e) => return clap_exit(&e),
     };
@@ -186,28 +185,6 @@ where
         Ok(()) => 0,
         Err(e) if e.is_broken_pipe() => 0,
         Err(e) => fail(&e),
-    }
-}
-
-/// Whether standard output was open when the process started. Rust's runtime opens
-/// `/dev/null` read-write on a standard descriptor it finds closed, where a shell's
-/// `> /dev/null` opens it write-only: so `/dev/null` opened read-write on descriptor 1 means
-/// `>&-`.
-fn stdout_is_open() -> bool {
-    // SAFETY: fcntl(F_GETFL) and fstat only read the descriptor's state into `stat`.
-    unsafe {
-        let flags = libc::fcntl(1, libc::F_GETFL);
-        if flags == -1 {
-            return false;
-        }
-        let mut stat: libc::stat = std::mem::zeroed();
-        if libc::fstat(1, &mut stat) != 0 {
-            return false;
-        }
-        let dev_null = (stat.st_mode & libc::S_IFMT) == libc::S_IFCHR
-            && libc::major(stat.st_rdev) == 1
-            && libc::minor(stat.st_rdev) == 3;
-        !(dev_null && flags & libc::O_ACCMODE == libc::O_RDWR)
     }
 }
 
@@ -234,7 +211,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    flags::parse(argv).map_err(|e| {
+    flags::parse::<Args, _, _>(argv).map_err(|e| {
         let text = e.render().to_string();
         // The first paragraph: what is wrong, without the pointer to --help.
         let first = text.split("\n\n").next().unwrap_or_default();
@@ -263,173 +240,12 @@ impl Args {
     }
 }
 
-/// Usage errors go to stderr with exit code 2; `--help` and `--version` to stdout with 0,
-/// unless stdout cannot take them (a full disk: 1; a closed pipe is no failure).
-fn clap_exit(e: &clap::Error) -> u8 {
-    if e.use_stderr() {
-        let _ = e.print();
-        return e.exit_code() as u8;
-    }
-    let mut out = std::io::stdout().lock();
-    // Styles only for a person at a terminal who has not asked for none (no-color.org).
-    let styled = std::io::IsTerminal::is_terminal(&out) && std::env::var_os("NO_COLOR").is_none();
-    let text = match styled {
-        true => e.render().ansi().to_string(),
-        false => e.render().to_string(),
-    };
-    match write!(out, "{text}").and_then(|()| out.flush()) {
-        Ok(()) => e.exit_code() as u8,
-        Err(w) if w.kind() == std::io::ErrorKind::BrokenPipe => 0,
-        Err(w) => {
-            eprintln!("neardup: writing output: {w}");
-            1
-        }
-    }
-}
-
-/// Prints the error and its causes on one line and returns its exit code.
-fn fail(e: &Error) -> u8 {
-    let mut message = format!("neardup: {e}");
-    let mut source = std::error::Error::source(e);
-    // The Io variant already prints its source; show deeper causes only.
-    if let Some(s) = source {
-        source = s.source();
-    }
-    while let Some(s) = source {
-        message.push_str(&format!(": {s}"));
-        source = s.source();
-    }
-    eprintln!("{message}");
-    e.exit_code() as u8
-}
-
-/// Writes `text` to standard output.
-fn print(text: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| Error::io("writing output", e))
-}
-
-/// Writes `text` to the file at `path` (`--plot`).
-fn write_file(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|e| Error::io(format!("writing {}", path.display()), e))
-}
-
-/// Prints a `--stats` line (a JSON value) to standard error.
-fn print_stats(stats: &serde_json::Value) {
-    let _ = writeln!(std::io::stderr(), "{stats}");
-}
-
-/// Seconds since `start`, rounded to milliseconds (for `--stats`).
-fn seconds_since(start: std::time::Instant) -> f64 {
-    (start.elapsed().as_secs_f64() * 1000.0).round() / 1000.0
-}
-
-/// The inputs of a command that reads them more than once (`explain`, `sample`): standard
-/// input, when it is one of them, is read whole on the first open and served from memory.
-struct Rereadable {
-    paths: Vec<PathBuf>,
-    /// `--decompress`, for the files (standard input is read as it is, to be read again).
-    decompress: crate::config::Decompress,
-    stdin: Option<Arc<[u8]>>,
-}
-
-impl Rereadable {
-    /// Reads standard input now if the inputs include it.
-    fn new(paths: &[PathBuf], decompress: crate::config::Decompress) -> Result<Rereadable> {
-        let reads_stdin = paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-");
-        let stdin = if reads_stdin {
-            let mut data = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut data)
-                .map_err(|e| Error::io("reading standard input", e))?;
-            Some(data.into())
-        } else {
-            None
-        };
-        Ok(Rereadable {
-            paths: paths.to_vec(),
-            stdin,
-            decompress,
-        })
-    }
-
-    /// Opens the inputs from the start.
-    fn open(&self) -> Result<Vec<Input>> {
-        let stdin_input = |data: &Arc<[u8]>| {
-            Input::from_reader("-", Box::new(std::io::Cursor::new(Arc::clone(data))))
-        };
-        if self.paths.is_empty() {
-            return Ok(self.stdin.as_ref().map(stdin_input).into_iter().collect());
-        }
-        self.paths
-            .iter()
-            .map(|p| match &self.stdin {
-                Some(data) if p.as_os_str() == "-" => Ok(stdin_input(data)),
-                _ => Input::open(p, self.decompress),
-            })
-            .collect()
-    }
-}
-
-/// Groups the graph on a thread with a large stack (the clique search recurses once per
-/// member of the clique being built), and prints the grouping's warnings unless `--quiet`.
-pub fn cluster(
-    config: &Config,
-    graph: &DupGraph,
-    by: ClusterBy,
-    options: ClusterOptions,
-) -> Result<Clustering> {
-    let clustering = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("cluster".into())
-            .stack_size(512 << 20)
-            .spawn_scoped(scope, || graph.cluster(by, options))
-            .map_err(|e| Error::io("starting the clustering thread", e))?
-            .join()
-            .map_err(|_| Error::Internal("the clustering thread panicked".into()))
-    })?;
-    if !config.quiet {
-        let mut stderr = std::io::stderr();
-        for w in &clustering.warnings {
-            let _ = writeln!(stderr, "neardup: warning: {w}");
-        }
-    }
-    Ok(clustering)
-}
-
-/// `--stats` of the graph commands: the run summary plus a `graph` object.
-/// `seconds` is the whole command's time from `start`, grouping and writing included (the
-/// summary's own covers the pipeline); `grouping_seconds` the time after the pipeline.
-/// Without a summary (`clusters --from-edges`) the object has the graph and the times.
-fn graph_stats(
-    config: &Config,
-    summary: Option<&crate::Summary>,
-    graph: &DupGraph,
-    clustering: &Clustering,
-    start: std::time::Instant,
-) {
-    if !config.stats {
-        return;
-    }
-    let mut value: serde_json::Value = match summary {
-        Some(s) => serde_json::from_str(&s.to_json()).expect("the summary is JSON"),
-        None => serde_json::json!({}),
-    };
-    let pipeline = summary.map_or(0.0, |s| s.seconds);
-    let total = start.elapsed().as_secs_f64();
-    value["seconds"] = ((total * 1000.0).round() / 1000.0).into();
-    value["grouping_seconds"] = (((total - pipeline).max(0.0) * 1000.0).round() / 1000.0).into();
-    value["graph"] = crate::export::graph_stats(graph, clustering, 10);
-    print_stats(&value);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::Mode;
     use clap::CommandFactory;
+    use std::path::PathBuf;
 
     #[test]
     fn verify_app() {

@@ -7,7 +7,6 @@
 //! same way, and can write the S-curves as an SVG plot.
 
 use super::args::{CommandInput, CommonArgs, SampleSize};
-use super::hist::pair_counts;
 use super::plot::svg_open;
 use crate::config::{Config, Mode};
 use crate::corpus::{Sampled, reservoir};
@@ -15,6 +14,7 @@ use crate::error::Result;
 use crate::input::Input;
 use crate::lsh::LshParams;
 use crate::pipeline::{Deduper, Outcome};
+use crate::verify::sample_pairs::pair_counts;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -49,9 +49,9 @@ impl TuneArgs {
             true => Some(Sample::of(&config, size)?),
             false => None,
         };
-        super::print(&report(&config, sample.as_ref()))?;
+        super::util::print(&report(&config, sample.as_ref()))?;
         if let Some(path) = &self.plot {
-            super::write_file(
+            super::util::write_file(
                 path,
                 &svg(config.lsh, config.threshold, config.num_perm, config.recall),
             )?;

@@ -84,12 +84,12 @@ impl VerifyPairsArgs {
         let mut stderr = std::io::stderr();
         let counts = verify_pairs(&prepared, inputs, std::io::stdout().lock(), &mut stderr)?;
         if config.stats {
-            super::print_stats(&serde_json::json!({
+            super::util::print_stats(&serde_json::json!({
                 "candidates_read": counts.read,
                 "verified": counts.verified,
                 "documents_held": counts.held,
                 "bad_lines": counts.bad,
-                "seconds": super::seconds_since(start),
+                "seconds": super::util::seconds_since(start),
             }));
         }
         Ok(())

@@ -154,6 +154,25 @@ fn round4(s: f32) -> f64 {
     (f64::from(s) * 10_000.0).round() / 10_000.0
 }
 
+/// The `--stats` object of the graph commands: the run's summary (`summary`, none for
+/// `clusters --from-edges`) with `seconds` the whole command's time (`total_seconds`,
+/// grouping and writing included), `grouping_seconds` the time after the pipeline
+/// (`pipeline_seconds`), and a `graph` object ([`graph_stats`]).
+pub fn run_stats(
+    summary: Option<Value>,
+    pipeline_seconds: f64,
+    total_seconds: f64,
+    graph: &DupGraph,
+    clustering: &Clustering,
+) -> Value {
+    let mut value = summary.unwrap_or_else(|| json!({}));
+    let millis = |s: f64| (s * 1000.0).round() / 1000.0;
+    value["seconds"] = millis(total_seconds).into();
+    value["grouping_seconds"] = millis((total_seconds - pipeline_seconds).max(0.0)).into();
+    value["graph"] = graph_stats(graph, clustering, 10);
+    value
+}
+
 /// The `graph` object of `--stats`: counts, and the largest components with their
 /// diameter and weakest edge (where chaining shows).
 pub fn graph_stats(graph: &DupGraph, c: &Clustering, top: usize) -> Value {

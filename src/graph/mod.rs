@@ -318,6 +318,20 @@ pub struct Clustering {
 }
 
 impl DupGraph {
+    /// [`DupGraph::cluster`] on a thread with a large stack: the clique search recurses once
+    /// per member of the clique being built.
+    pub fn cluster_in_thread(&self, by: ClusterBy, options: ClusterOptions) -> Result<Clustering> {
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("cluster".into())
+                .stack_size(512 << 20)
+                .spawn_scoped(scope, || self.cluster(by, options))
+                .map_err(|e| Error::io("starting the clustering thread", e))?
+                .join()
+                .map_err(|_| Error::Internal("the clustering thread panicked".into()))
+        })
+    }
+
     /// Number of documents.
     pub fn node_count(&self) -> usize {
         self.graph.node_count()

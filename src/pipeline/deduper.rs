@@ -201,7 +201,7 @@ impl Deduper {
         {
             self.limit_said = true;
             if !self.prepared.config.quiet {
-                let note = super::sequencer::limit_note(
+                let note = super::summary::limit_note(
                     &self.prepared.config,
                     limit,
                     &self.window,

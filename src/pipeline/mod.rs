@@ -46,23 +46,14 @@ pub use summary::Summary;
 use crate::config::Mode;
 use crate::error::{Error, Result};
 use crate::graph::DupGraph;
-use crate::input::{Batch, Input, LineReader};
-use crossbeam_channel::{Receiver, bounded};
+use crate::input::{Input, LineReader};
+use crossbeam_channel::bounded;
 use helpers::Helpers;
-use sequencer::{Finished, Sequencer, Stealer};
+use sequencer::{Finished, Ordered, Sequencer, Stealer};
 use signing::{ToSign, sign};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::AtomicUsize;
 use std::time::Instant;
-
-/// Where a batch's signed documents arrive.
-type Slot = Receiver<(Batch, Vec<Doc>)>;
-
-/// What the reader sends the sequencer, in input order.
-enum Ordered {
-    Batch(Slot),
-    Failed(Error),
-}
 
 /// Runs the whole pipeline over `inputs`, writing results to `out` and diagnostics to
 /// `diagnostics`.

@@ -2,26 +2,34 @@
 //! each document up in the exact index and the LSH window, verifies the candidates, and
 //! writes the outcome. While the next batch in order is not signed, it signs one itself.
 
-use super::Ordered;
-use super::Slot;
 use super::components::Components;
 use super::filter::{Decision, Scratch, filter, into_entry, window_of};
 use super::helpers::{Helpers, index_batch, look_up_and_verify};
 use super::prepare::Prepared;
 use super::signing::{Doc, NodeData, Signed, ToSign, Worker, sign};
-use super::summary::Summary;
+use super::summary::{Summary, limit_note};
 use crate::config::{BadLinePolicy, Config, HelperPolicy, Mode};
 use crate::error::{Error, Result};
 use crate::graph::{GraphBuilder, Node};
 use crate::input::{BadLine, BadLines, Batch, DocId, Part};
 use crate::output::{Output, Verdict};
 use crate::verify::decide;
-use crate::window::{Entry, Held, Limit, Marks, Window};
+use crate::window::{Entry, Held, Marks, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+/// Where a batch's signed documents arrive (the one-shot result channel of the ordered
+/// pipeline, `super`).
+pub(super) type Slot = Receiver<(Batch, Vec<Doc>)>;
+
+/// What the reader sends the sequencer, in input order.
+pub(super) enum Ordered {
+    Batch(Slot),
+    Failed(Error),
+}
 
 /// The single-threaded, input-ordered stage: exact index, LSH window, verification, output.
 pub(super) struct Sequencer<'c, W: Write> {
@@ -619,31 +627,6 @@ impl<'c, W: Write> Sequencer<'c, W> {
 
 /// Largest batch buffer that goes back to the reader: a few ordinary batches' worth.
 const RECYCLED_BYTES: usize = 4 * crate::input::BATCH_BYTES;
-
-/// The note said once when the window stops growing for want of memory or disk.
-pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> String {
-    let (what, flag) = match limit {
-        Limit::Memory => (
-            format!("--max-memory ({} MiB)", config.max_memory >> 20),
-            "--max-memory",
-        ),
-        Limit::Refused => (
-            "the memory the system gives (it refused more, below --max-memory)".to_string(),
-            "the memory limit (ulimit, container)",
-        ),
-        Limit::Disk => (
-            format!("--max-disk ({} MiB)", config.max_disk >> 20),
-            "--max-disk",
-        ),
-    };
-    format!(
-        "neardup: {what} reached at input line {line} with {} documents held: from here on the \
-         window keeps that many, evicting the least recently matched, so later documents are \
-         not compared with evicted ones (--stats counts them as evictions); raise {flag} to \
-         compare with every document",
-        window.capacity()
-    )
-}
 
 /// What a run leaves: its counts, and the graph ([`Mode::Graph`]) or the window
 /// ([`Mode::Reference`]) it built.

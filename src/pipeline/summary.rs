@@ -1,4 +1,8 @@
-//! The counts of a run, printed as one JSON line by `--stats`.
+//! The counts of a run, printed as one JSON line by `--stats`, and the note said when the
+//! window stops growing.
+
+use crate::config::Config;
+use crate::window::{Limit, Window};
 
 /// Counts reported at the end of a run (`--stats`).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -89,4 +93,29 @@ impl Summary {
         }
         json.to_string()
     }
+}
+
+/// The note said once when the window stops growing for want of memory or disk.
+pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> String {
+    let (what, flag) = match limit {
+        Limit::Memory => (
+            format!("--max-memory ({} MiB)", config.max_memory >> 20),
+            "--max-memory",
+        ),
+        Limit::Refused => (
+            "the memory the system gives (it refused more, below --max-memory)".to_string(),
+            "the memory limit (ulimit, container)",
+        ),
+        Limit::Disk => (
+            format!("--max-disk ({} MiB)", config.max_disk >> 20),
+            "--max-disk",
+        ),
+    };
+    format!(
+        "neardup: {what} reached at input line {line} with {} documents held: from here on the \
+         window keeps that many, evicting the least recently matched, so later documents are \
+         not compared with evicted ones (--stats counts them as evictions); raise {flag} to \
+         compare with every document",
+        window.capacity()
+    )
 }

@@ -5,6 +5,7 @@
 //! ([`shingles`]), or the MinHash estimate (`--verify none`), then the text stages
 //! ([`text`]) in the order given.
 
+pub mod sample_pairs;
 pub mod shingles;
 pub mod text;
 

@@ -1,0 +1,56 @@
+//! The exact Jaccard of every pair of a sample, binned: the similarity distribution that
+//! `hist` draws and `tune` weighs a banding against. Quadratic in the sample, so it is only
+//! run on a bounded reservoir sample ([`crate::corpus::reservoir`]), on all cores.
+
+use crate::config::{Config, ShingleKind};
+use crate::corpus::Sampled;
+use crate::shingle::Shingler;
+use crate::verify::{Fingerprint, jaccard, shingle_set};
+
+/// The bin of similarity `j` among `bins` bins per unit (J = 1 is bin `bins`).
+pub fn bin(j: f64, bins: usize) -> usize {
+    ((j * bins as f64 + 1e-9).floor() as usize).min(bins)
+}
+
+/// Exact Jaccard of every pair of `docs` under `kind` shingles (bag semantics if
+/// `config.bag`), counted in `bins` bins per unit (`bins` + 1 counts), on `threads` threads.
+pub fn pair_counts(
+    config: &Config,
+    docs: &[Sampled],
+    kind: ShingleKind,
+    bins: usize,
+    threads: usize,
+) -> Vec<u64> {
+    let shingler = Shingler::new(kind, config.bag, config.seed);
+    let sets: Vec<Vec<Fingerprint>> = docs
+        .iter()
+        .map(|d| shingle_set(&shingler, &d.normalized))
+        .collect();
+    let threads = threads.max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let sets = &sets;
+                scope.spawn(move || {
+                    let mut counts = vec![0u64; bins + 1];
+                    for j in (t..sets.len()).step_by(threads) {
+                        for i in 0..j {
+                            counts[bin(jaccard(&sets[i], &sets[j]), bins)] += 1;
+                        }
+                    }
+                    counts
+                })
+            })
+            .collect();
+        let mut total = vec![0u64; bins + 1];
+        for h in handles {
+            for (a, b) in total
+                .iter_mut()
+                .zip(h.join().expect("a hist thread panicked"))
+            {
+                *a += b;
+            }
+        }
+        total
+    })
+}
