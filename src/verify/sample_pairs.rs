@@ -54,3 +54,45 @@ pub fn pair_counts(
         total
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::DocId;
+    use crate::normalize::{Normalized, Normalizer};
+
+    fn doc(text: &str) -> Sampled {
+        let mut normalized = Normalized::default();
+        Normalizer::default().normalize_into(text, &mut normalized);
+        Sampled {
+            line: 0,
+            id: DocId::Line(0),
+            normalized,
+        }
+    }
+
+    #[test]
+    fn bins_hold_their_lower_edge_and_one_is_the_last() {
+        assert_eq!(bin(0.0, 100), 0);
+        assert_eq!(bin(0.8, 100), 80);
+        assert_eq!(bin(0.799_999, 100), 79);
+        assert_eq!(bin(1.0, 100), 100);
+        assert_eq!(bin(1.5, 100), 100);
+    }
+
+    #[test]
+    fn every_pair_is_counted_once_on_any_thread_count() {
+        let docs: Vec<Sampled> = ["a b c d", "a b c d", "a b x y", "p q r s", "a b c q"]
+            .iter()
+            .map(|t| doc(t))
+            .collect();
+        let config = Config::default();
+        let one = pair_counts(&config, &docs, ShingleKind::Words(1), 10, 1);
+        assert_eq!(one.iter().sum::<u64>(), 10, "5 documents, 10 pairs");
+        assert_eq!(one[10], 1, "one identical pair");
+        for threads in [2, 4, 7] {
+            let many = pair_counts(&config, &docs, ShingleKind::Words(1), 10, threads);
+            assert_eq!(one, many, "{threads} threads");
+        }
+    }
+}
