@@ -151,12 +151,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 window: Some(window),
             });
         }
-        // Freeing every entry is serial work at the end of a run, with nothing else left to
-        // do: a detached thread does it, so that a process that exits next does not wait for
-        // it. If no thread can be started, the refused
-        // closure is dropped here, and the window with it (`thread::spawn` would panic).
-        let reference = self.reference.take();
-        let _ = std::thread::Builder::new().spawn(move || drop((window, reference)));
+        // Freed here, before the run returns: the window is a few large blocks, so this takes
+        // milliseconds. (A detached thread used to free it while the process exited; a thread
+        // started at the end needs an allocator arena, which jemalloc could not map under an
+        // address-space limit, and the process died of SIGSEGV after its output was complete.)
+        drop((window, self.reference.take()));
         Ok(Finished {
             summary: self.summary,
             graph: self.graph,
