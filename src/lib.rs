@@ -10,23 +10,24 @@
 //! | stage | module |
 //! |---|---|
 //! | read lines, take text and id, report bad lines | [`input`] |
-//! | read a whole corpus outside the pipeline (idf, hist, sample, explain) | [`corpus`] |
-//! | normalise and tokenise | [`normalize`], what a word is: [`words`] |
+//! | read a whole corpus outside the pipeline (idf, hist, sample, explain) | `corpus` |
+//! | normalise and tokenise | [`normalize`], what a word is: `words` |
 //! | shingle → 64-bit hashes | [`shingle`] |
 //! | TF / TF-IDF weights, IDF table | [`weights`] |
 //! | MinHash signature (multiply-shift lanes) | [`minhash`] |
 //! | LSH bands × rows, band keys | [`lsh`] |
-//! | bounded window of recent documents, its buckets | [`window`] ([`prefetch`] hints) |
+//! | bounded window of recent documents, its buckets | [`window`] (`prefetch` hints) |
 //! | verification: exact (weighted) Jaccard, text stages, the decision | [`verify`] |
 //! | similarity graph, components, cliques, paths | [`graph`] |
-//! | GraphML, TSV, JSON, DOT, cluster JSONL | [`export`] |
-//! | writing lines, annotations, pairs | [`output`] |
-//! | `--state`: the window saved between runs | [`state`] |
+//! | GraphML, TSV, JSON, DOT, cluster JSONL | `export` |
+//! | writing lines, annotations, pairs | `output` |
+//! | `--state`: the window saved between runs | `state` |
 //! | threads and ordering: prepare, sign, sequence, help | [`pipeline`] |
 //! | the commands and their flags | [`cmd`] |
 //! | out of memory: stop at a whole output line, exit 1 | [`guard`] |
 //!
-//! Internals are described in `DESIGN.md`. Settings live in a validated [`Config`]; a
+//! Modules named without a link are internal to the crate. Internals are described in
+//! `DESIGN.md`. Settings live in a validated [`Config`]; a
 //! [`Prepared`] run adds the tables it loads; [`run`] executes it. A program that holds its
 //! documents itself hands them to a [`pipeline::Deduper`], one at a time or in batches (the
 //! Python module does).
@@ -52,10 +53,10 @@
 
 pub mod cmd;
 pub mod config;
-pub mod corpus;
-pub mod diff;
+pub(crate) mod corpus;
+pub(crate) mod diff;
 pub mod error;
-pub mod export;
+pub(crate) mod export;
 pub mod graph;
 pub mod guard;
 pub mod hash;
@@ -63,15 +64,15 @@ pub mod input;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;
-pub mod output;
+pub(crate) mod output;
 pub mod pipeline;
-pub mod prefetch;
+pub(crate) mod prefetch;
 pub mod shingle;
-pub mod state;
+pub(crate) mod state;
 pub mod verify;
 pub mod weights;
 pub mod window;
-pub mod words;
+pub(crate) mod words;
 
 pub use config::{Config, Mode};
 pub use error::{Error, Result};

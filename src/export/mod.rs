@@ -12,8 +12,6 @@ mod graphml;
 mod json;
 mod tsv;
 
-pub use graphml::xml_escape;
-
 use crate::error::{Error, Result};
 use crate::graph::{ClusterBy, Clustering, ComponentInfo, DupGraph};
 use crate::input::DocId;
