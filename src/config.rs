@@ -387,8 +387,8 @@ impl Config {
         if self.weights == Weights::TfIdf && !idf_source {
             return Err(Error::config(
                 "weights",
-                "tfidf needs document frequencies: --idf FILE (from 'neardup idf') or \
-                 --idf-warmup N",
+                "tfidf needs document frequencies: ‹idf› FILE (from 'neardup idf') or \
+                 ‹idf-warmup› N",
             ));
         }
         if self.weights != Weights::TfIdf && idf_source {
@@ -398,13 +398,13 @@ impl Config {
                 } else {
                     "idf-warmup"
                 },
-                "document frequencies are only used with --weights tfidf",
+                "document frequencies are only used with ‹weights› tfidf",
             ));
         }
         if self.idf_path.is_some() && self.idf_warmup > 0 {
             return Err(Error::config(
                 "idf-warmup",
-                "give either --idf FILE or --idf-warmup N, not both",
+                "give either ‹idf› FILE or ‹idf-warmup› N, not both",
             ));
         }
         for stage in &self.text_stages {
@@ -424,7 +424,7 @@ impl Config {
         {
             return Err(Error::config(
                 "exact",
-                "the exact join needs --verify jaccard (text stages may follow) and set or bag \
+                "the exact join needs ‹verify› jaccard (text stages may follow) and set or bag \
                  weights",
             ));
         }
@@ -438,7 +438,7 @@ impl Config {
             return Err(Error::config("block-by", "must not be empty"));
         }
         if self.checkpoint_every > 0 && self.state.is_none() {
-            return Err(Error::config("checkpoint-every", "needs --state FILE"));
+            return Err(Error::config("checkpoint-every", "needs ‹state› FILE"));
         }
         if self.state.is_some()
             && !matches!(
@@ -448,13 +448,13 @@ impl Config {
         {
             return Err(Error::config(
                 "state",
-                "only the filter modes (--drop-dups, --only-dups, --annotate, --pairs) keep state",
+                "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›, ‹pairs›) keep state",
             ));
         }
         if !self.against.is_empty() && !self.filters() {
             return Err(Error::config(
                 "against",
-                "only the filter modes (--drop-dups, --only-dups, --annotate) filter against a \
+                "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›) filter against a \
                  reference",
             ));
         }
@@ -469,7 +469,7 @@ impl Config {
             ));
         }
         if self.against_only && self.against.is_empty() {
-            return Err(Error::config("against-only", "needs --against FILE"));
+            return Err(Error::config("against-only", "needs ‹against› FILE"));
         }
         if self.threads > MAX_THREADS {
             return Err(Error::config(
@@ -487,7 +487,7 @@ impl Config {
                 if b == 0 || !self.num_perm.is_multiple_of(b) {
                     return Err(Error::config(
                         "bands",
-                        format!("{b} does not divide --num-perm {}", self.num_perm),
+                        format!("{b} does not divide ‹num-perm› {}", self.num_perm),
                     ));
                 }
                 LshParams {
@@ -499,7 +499,7 @@ impl Config {
                 if r == 0 || !self.num_perm.is_multiple_of(r) {
                     return Err(Error::config(
                         "rows",
-                        format!("{r} does not divide --num-perm {}", self.num_perm),
+                        format!("{r} does not divide ‹num-perm› {}", self.num_perm),
                     ));
                 }
                 LshParams {
@@ -515,7 +515,7 @@ impl Config {
             return Err(Error::config(
                 "bands",
                 format!(
-                    "{} bands x {} rows needs {} values but --num-perm is {}",
+                    "{} bands x {} rows needs {} values but ‹num-perm› is {}",
                     self.lsh.bands,
                     self.lsh.rows,
                     self.lsh.bands * self.lsh.rows,
@@ -539,7 +539,7 @@ impl Config {
         let chosen = self.bands.is_none() && self.rows.is_none() && !self.all_pairs;
         (chosen && !self.lsh.reaches(self.threshold, self.recall)).then(|| {
             format!(
-                "no banding of --num-perm {} values reaches --recall {} at --threshold {}; \
+                "no banding of ‹num-perm› {} values reaches ‹recall› {} at ‹threshold› {}; \
                  using {} bands x {} rows, which catch a pair at the threshold with probability \
                  {:.4} (more values reach it)",
                 self.num_perm,
@@ -629,7 +629,8 @@ mod tests {
             ..Config::default()
         };
         let warning = few.validate().unwrap().banding_warning().unwrap();
-        assert!(warning.contains("--recall 0.99"), "{warning}");
+        let worded = crate::error::worded(&warning, crate::error::Wording::Flags);
+        assert!(worded.contains("--recall 0.99"), "{warning}");
     }
 
     #[test]

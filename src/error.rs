@@ -1,12 +1,57 @@
 //! One error type for the whole crate.
 //!
-//! Every error names its place: the input (file and line) or the flag that caused it, so the
+//! Every error names its place: the input (file and line) or the setting that caused it, so the
 //! binary can print `neardup: ads.jsonl:1234: invalid JSON: …` and choose an exit code
 //! without string matching. A closed stdout is an [`Error::Io`] whose kind is `BrokenPipe`;
 //! the binary treats that as success.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io;
+
+/// How a message names a setting. Engine messages write a setting as `‹name›` (the command
+/// line's flag without its dashes, e.g. `‹max-line-bytes›`); each front end words it for its
+/// users with [`worded`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wording {
+    /// The command line: `--max-line-bytes`.
+    Flags,
+    /// The Python module's keywords: `max_line_bytes`.
+    Keywords,
+}
+
+/// `text` with each setting marked `‹name›` worded as `wording` says.
+pub fn worded(text: &str, wording: Wording) -> Cow<'_, str> {
+    if !text.contains('‹') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(start) = rest.find('‹') {
+        let after = &rest[start + '‹'.len_utf8()..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'))
+            .unwrap_or(after.len());
+        if name_len == 0 || !after[name_len..].starts_with('›') {
+            // Not a marked setting: the character is kept as it is.
+            out.push_str(&rest[..start + '‹'.len_utf8()]);
+            rest = after;
+            continue;
+        }
+        out.push_str(&rest[..start]);
+        let name = &after[..name_len];
+        match wording {
+            Wording::Flags => {
+                out.push_str("--");
+                out.push_str(name);
+            }
+            Wording::Keywords => out.push_str(&name.replace('-', "_")),
+        }
+        rest = &after[name_len + '›'.len_utf8()..];
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
 
 /// Errors returned by [`crate::run`] and the configuration builders.
 #[derive(Debug)]
@@ -93,17 +138,27 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The message, with settings worded for the command line ([`Wording::Flags`]) or the
+    /// Python module ([`Wording::Keywords`]). `Display` words them as flags.
+    pub fn worded(&self, wording: Wording) -> String {
+        let text = match self {
+            Error::Config { setting, message } => match wording {
+                Wording::Flags => format!("invalid value for '‹{setting}›': {message}"),
+                Wording::Keywords => format!("‹{setting}›: {message}"),
+            },
+            Error::Io { context, source } => format!("{context}: {source}"),
+            Error::BadLine { place, reason } => format!("{place}: {reason}"),
+            Error::Usage(message) | Error::Data(message) => message.clone(),
+            Error::Internal(message) => format!("internal error: {message}"),
+        };
+        worded(&text, wording).into_owned()
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Config { setting, message } => {
-                write!(f, "invalid value for '--{setting}': {message}")
-            }
-            Error::Io { context, source } => write!(f, "{context}: {source}"),
-            Error::BadLine { place, reason } => write!(f, "{place}: {reason}"),
-            Error::Usage(message) | Error::Data(message) => f.write_str(message),
-            Error::Internal(message) => write!(f, "internal error: {message}"),
-        }
+        f.write_str(&self.worded(Wording::Flags))
     }
 }
 
@@ -118,3 +173,85 @@ impl std::error::Error for Error {
 
 /// The crate's result type.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// A writer that words the settings marked in what is written through it (see [`worded`]):
+/// the sink for the engine's diagnostics. A marked name must reach it whole in one write, as
+/// it does when the engine writes a message built before, or a literal.
+pub struct WordedWriter<W> {
+    inner: W,
+    wording: Wording,
+}
+
+impl<W: io::Write> WordedWriter<W> {
+    /// Words what is written to `inner` as `wording` says.
+    pub fn new(inner: W, wording: Wording) -> WordedWriter<W> {
+        WordedWriter { inner, wording }
+    }
+
+    /// The writer underneath.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+impl<W: io::Write> io::Write for WordedWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match std::str::from_utf8(buf) {
+            Ok(text) if text.contains('‹') => {
+                self.inner
+                    .write_all(worded(text, self.wording).as_bytes())?;
+                Ok(buf.len())
+            }
+            _ => self.inner.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn marked_settings_are_worded_for_each_front_end() {
+        let text = "give ‹idf› or ‹idf-warmup› N; ‹ not a name›, ‹Upper›, ‹›";
+        assert_eq!(
+            worded(text, Wording::Flags),
+            "give --idf or --idf-warmup N; ‹ not a name›, ‹Upper›, ‹›"
+        );
+        assert_eq!(
+            worded(text, Wording::Keywords),
+            "give idf or idf_warmup N; ‹ not a name›, ‹Upper›, ‹›"
+        );
+        assert!(matches!(
+            worded("plain", Wording::Flags),
+            Cow::Borrowed("plain")
+        ));
+    }
+
+    #[test]
+    fn errors_name_their_setting_for_each_front_end() {
+        let e = Error::config("max-edit", "2 is not in [0, 1] (see ‹verify›)");
+        assert_eq!(
+            e.to_string(),
+            "invalid value for '--max-edit': 2 is not in [0, 1] (see --verify)"
+        );
+        assert_eq!(
+            e.worded(Wording::Keywords),
+            "max_edit: 2 is not in [0, 1] (see verify)"
+        );
+    }
+
+    #[test]
+    fn the_writer_words_what_passes_through() {
+        let mut out = WordedWriter::new(Vec::new(), Wording::Flags);
+        let note = String::from("raise ‹max-memory›");
+        writeln!(out, "neardup: {note}").unwrap();
+        write!(out, "progress\r").unwrap();
+        assert_eq!(out.inner, b"neardup: raise --max-memory\nprogress\r");
+    }
+}

@@ -92,5 +92,6 @@ pub fn run<W: Write, D: Write>(
     diagnostics: &mut D,
 ) -> Result<Summary> {
     let prepared = Prepared::new(config.clone())?;
-    pipeline::run(&prepared, inputs, out, diagnostics, false)
+    let mut diagnostics = error::WordedWriter::new(diagnostics, error::Wording::Flags);
+    pipeline::run(&prepared, inputs, out, &mut diagnostics, false)
 }

@@ -317,7 +317,7 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
         return Err(bad(if ours {
             "truncated: the file ends inside its header".into()
         } else {
-            "not a neardup state file (made by 'neardup --state')".into()
+            "not a neardup state file (made by 'neardup ‹state›')".into()
         }));
     }
     let mut r = Reader {
@@ -328,7 +328,7 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
     };
     if &r.array::<8>()? != MAGIC {
         return Err(bad(
-            "not a neardup state file (made by 'neardup --state')".into()
+            "not a neardup state file (made by 'neardup ‹state›')".into()
         ));
     }
     let version = u32::from_le_bytes(r.array()?);

@@ -309,7 +309,7 @@ pub fn settings_of(shingler: &Shingler, normalizer: &Normalizer) -> String {
 /// Added to the error for a file made with other settings when the file names no word rule
 /// and the run splits words by script: the file was written before words were.
 pub const OLD_WORDS_HINT: &str = "; the file was written before neardup split the words of \
-     scripts without spaces (Chinese, Japanese, Thai …): --words spaces reads it as it was written";
+     scripts without spaces (Chinese, Japanese, Thai …): ‹words› spaces reads it as it was written";
 
 /// [`OLD_WORDS_HINT`] when a file's `saved` settings lack the word rule that `current` names.
 pub fn old_words_hint(saved: &str, current: &str) -> &'static str {

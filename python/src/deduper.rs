@@ -5,6 +5,7 @@ use crate::matches::outcome_to_py;
 use crate::values::{Documents, SLICE, id_from_py, text_of, with_program};
 use neardup::cmd;
 use neardup::config::BadLinePolicy;
+use neardup::error::{Wording, worded};
 use neardup::pipeline::Deduper;
 use pyo3::prelude::*;
 use std::sync::Mutex;
@@ -28,7 +29,8 @@ impl PyDeduper {
         let pending = py.detach(|| self.lock().take_warnings());
         let category = py.get_type::<NeardupWarning>();
         for message in pending {
-            let message = std::ffi::CString::new(message).unwrap_or_default();
+            let message = worded(&message, Wording::Keywords);
+            let message = std::ffi::CString::new(message.as_bytes()).unwrap_or_default();
             PyErr::warn(py, &category, &message, 3)?;
         }
         Ok(())

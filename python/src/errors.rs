@@ -1,6 +1,7 @@
 //! The module's exceptions, and engine errors as Python exceptions.
 
 use neardup::Error;
+use neardup::error::Wording;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -22,12 +23,9 @@ create_exception!(
 /// The Python exception for an engine error: usage errors are `ValueError`s, an invalid
 /// setting named by its keyword (`max_edit: 2 is not in [0, 1]`).
 pub(crate) fn py_err(e: Error) -> PyErr {
-    let message = e.to_string();
+    let message = e.worded(Wording::Keywords);
     match e {
-        Error::Config { setting, message } => {
-            PyValueError::new_err(format!("{}: {message}", setting.replace('-', "_")))
-        }
-        Error::Usage(_) => PyValueError::new_err(message),
+        Error::Config { .. } | Error::Usage(_) => PyValueError::new_err(message),
         Error::BadLine { .. } => BadDocumentError::new_err(message),
         Error::Io { .. } => PyOSError::new_err(message),
         Error::Data(_) | Error::Internal(_) => PyRuntimeError::new_err(message),

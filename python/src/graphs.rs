@@ -4,6 +4,7 @@ use crate::errors::{NeardupWarning, py_err};
 use crate::values::{check_batch, text_of, with_program};
 use neardup::cmd;
 use neardup::config::{Config, InputFormat};
+use neardup::error::{WordedWriter, Wording, worded};
 use neardup::input::Input;
 use neardup::pipeline::{self, Prepared};
 use pyo3::exceptions::PyRuntimeError;
@@ -120,7 +121,8 @@ pub(crate) fn graph_of(
     config.format = InputFormat::Jsonl;
     config.snippet_chars = 0;
     let prepared = Prepared::new(config)?;
-    let mut stderr = std::io::stderr();
+    // Diagnostics name settings as the module's keywords (`max_line_bytes`).
+    let mut stderr = WordedWriter::new(std::io::stderr(), Wording::Keywords);
     let (_, graph) = pipeline::collect_graph(&prepared, vec![input], &mut stderr, false)?;
     Ok(graph)
 }
@@ -175,7 +177,8 @@ pub(crate) fn clusters(
     if !config.quiet {
         let category = py.get_type::<NeardupWarning>();
         for w in &clustering.warnings {
-            let message = std::ffi::CString::new(w.as_str()).unwrap_or_default();
+            let message = worded(w, Wording::Keywords);
+            let message = std::ffi::CString::new(message.as_bytes()).unwrap_or_default();
             PyErr::warn(py, &category, &message, 2)?;
         }
     }

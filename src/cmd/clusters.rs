@@ -109,7 +109,7 @@ impl ClustersArgs {
             None => None,
         };
         let config = config.validate()?;
-        let mut stderr = std::io::stderr();
+        let mut stderr = super::util::diagnostics();
         if let Some(keep) = keep {
             return keep_survivors(&config, by, grouping, &keep, start);
         }
@@ -152,7 +152,7 @@ fn keep_survivors(
 ) -> Result<()> {
     let inputs = super::util::Rereadable::new(&config.inputs, config.decompress)?;
     let prepared = Prepared::new(config.clone())?;
-    let mut stderr = std::io::stderr();
+    let mut stderr = super::util::diagnostics();
     let terminal = pipeline::stderr_is_terminal();
     let (summary, graph) =
         pipeline::collect_graph(&prepared, inputs.open()?, &mut stderr, terminal)?;

@@ -63,7 +63,7 @@ impl ExplainArgs {
         // Freeze the IDF table once, so explain measures with the weights of the graph.
         let (prepared, first) = Prepared::new(config)?.with_idf(inputs.open()?)?;
         let config = &prepared.config;
-        let mut stderr = std::io::stderr();
+        let mut stderr = super::util::diagnostics();
         let terminal = pipeline::stderr_is_terminal();
         let (summary, graph) = pipeline::collect_graph(&prepared, first, &mut stderr, terminal)?;
         let adjacency = graph.adjacency(min_edge);

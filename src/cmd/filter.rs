@@ -121,7 +121,7 @@ impl FilterArgs {
 pub(super) fn run_prepared(prepared: &Prepared) -> Result<()> {
     let config = &prepared.config;
     let inputs = Input::open_all(&config.inputs, config.decompress)?;
-    let mut stderr = std::io::stderr();
+    let mut stderr = super::util::diagnostics();
     let terminal = pipeline::stderr_is_terminal();
     let summary = pipeline::run(
         prepared,

@@ -95,7 +95,7 @@ impl GraphArgs {
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let terminal = pipeline::stderr_is_terminal();
         let (summary, graph) =
-            pipeline::collect_graph(&prepared, inputs, &mut std::io::stderr(), terminal)?;
+            pipeline::collect_graph(&prepared, inputs, &mut super::util::diagnostics(), terminal)?;
         let clustering = super::util::cluster(&config, &graph, ClusterBy::Components, grouping)?;
         let out = std::io::stdout().lock();
         crate::export::write_graph(&graph, &clustering, self.format.into(), &export, out)?;

@@ -60,7 +60,7 @@ impl IdfArgs {
             .map_err(|e| Error::io("writing output", e))?;
         if bad > 0 && !config.quiet {
             let _ = writeln!(
-                std::io::stderr(),
+                super::util::diagnostics(),
                 "neardup: {bad} lines were not documents (skipped)"
             );
         }

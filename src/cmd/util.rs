@@ -3,7 +3,7 @@
 //! the grouping step of the graph commands.
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, WordedWriter, Wording};
 use crate::graph::{ClusterBy, ClusterOptions, Clustering, DupGraph};
 use crate::input::Input;
 use std::io::{Read, Write};
@@ -87,7 +87,7 @@ pub(super) fn write_file(path: &Path, text: &str) -> Result<()> {
 
 /// Prints a `--stats` line (a JSON value) to standard error.
 pub(super) fn print_stats(stats: &serde_json::Value) {
-    let _ = writeln!(std::io::stderr(), "{stats}");
+    let _ = writeln!(diagnostics(), "{stats}");
 }
 
 /// Seconds since `start`, rounded to milliseconds (for `--stats`).
@@ -155,7 +155,7 @@ pub(super) fn cluster(
 ) -> Result<Clustering> {
     let clustering = graph.cluster_in_thread(by, options)?;
     if !config.quiet {
-        let mut stderr = std::io::stderr();
+        let mut stderr = diagnostics();
         for w in &clustering.warnings {
             let _ = writeln!(stderr, "neardup: warning: {w}");
         }
@@ -181,4 +181,10 @@ pub(super) fn graph_stats(
     print_stats(&crate::export::run_stats(
         value, pipeline, total, graph, clustering,
     ));
+}
+
+/// Standard error for the engine's diagnostics, with the settings they name worded as the
+/// command line's flags (`--max-memory`).
+pub(super) fn diagnostics() -> WordedWriter<std::io::Stderr> {
+    WordedWriter::new(std::io::stderr(), Wording::Flags)
 }

@@ -81,7 +81,7 @@ impl VerifyPairsArgs {
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let (prepared, inputs) = Prepared::new(config)?.with_idf(inputs)?;
         let config = &prepared.config;
-        let mut stderr = std::io::stderr();
+        let mut stderr = super::util::diagnostics();
         let counts = verify_pairs(&prepared, inputs, std::io::stdout().lock(), &mut stderr)?;
         if config.stats {
             super::util::print_stats(&serde_json::json!({

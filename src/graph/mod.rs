@@ -404,7 +404,7 @@ impl DupGraph {
             if options.max_cluster > 0 && members.len() > options.max_cluster {
                 split_oversized[label] = true;
                 warnings.push(format!(
-                    "component of {} documents (first: {first_id}) exceeds --max-cluster {}{}",
+                    "component of {} documents (first: {first_id}) exceeds ‹max-cluster› {}{}",
                     members.len(),
                     options.max_cluster,
                     if by == ClusterBy::Components {

@@ -64,7 +64,7 @@ impl BadLines {
         if !self.quiet && self.reported < self.count {
             let _ = writeln!(
                 diag,
-                "neardup: {} bad lines in all ({} not shown; policy --on-bad-line {})",
+                "neardup: {} bad lines in all ({} not shown; policy ‹on-bad-line› {})",
                 self.count,
                 self.count - self.reported,
                 policy_name(self.policy)
@@ -97,7 +97,7 @@ mod tests {
     #[test]
     fn reports_up_to_the_limit_then_a_total() {
         let mut bad = BadLines::new(&config(BadLinePolicy::Skip, 2));
-        let mut diag = Vec::new();
+        let mut diag = crate::error::WordedWriter::new(Vec::new(), crate::error::Wording::Flags);
         for line in 1..=5 {
             bad.add(format!("in:{line}"), &"invalid JSON", "skipped", &mut diag)
                 .unwrap();
@@ -105,7 +105,7 @@ mod tests {
         bad.finish(&mut diag);
         assert_eq!(bad.count(), 5);
         assert_eq!(
-            String::from_utf8(diag).unwrap(),
+            String::from_utf8(diag.into_inner()).unwrap(),
             "neardup: in:1: invalid JSON (skipped)\nneardup: in:2: invalid JSON (skipped)\n\
              neardup: 5 bad lines in all (3 not shown; policy --on-bad-line skip)\n"
         );

@@ -144,13 +144,13 @@ impl Read for Named {
         self.inner.read(buf).map_err(|e| {
             let how = match self.detected {
                 true => "its first bytes are this format's",
-                false => "--decompress says so",
+                false => "‹decompress› says so",
             };
             let name = format!("{:?}", self.kind).to_lowercase();
             io::Error::new(
                 e.kind(),
                 format!(
-                    "read as {name} ({how}), it is not valid {name}: {e}; --decompress none \
+                    "read as {name} ({how}), it is not valid {name}: {e}; ‹decompress› none \
                      reads it as it is"
                 ),
             )

@@ -119,11 +119,11 @@ impl fmt::Display for BadLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BadLine::Empty => write!(f, "empty line"),
-            BadLine::TooLong(n) => write!(f, "line of {n} bytes is longer than --max-line-bytes"),
+            BadLine::TooLong(n) => write!(f, "line of {n} bytes is longer than ‹max-line-bytes›"),
             BadLine::TooLongPiece(n) => {
                 write!(
                     f,
-                    "line of at least {n} bytes is longer than --max-line-bytes"
+                    "line of at least {n} bytes is longer than ‹max-line-bytes›"
                 )
             }
             BadLine::InvalidUtf8 => write!(f, "invalid UTF-8"),

@@ -180,7 +180,7 @@ impl Deduper {
         let path = path
             .or(self.prepared.config.state.as_deref())
             .ok_or_else(|| {
-                Error::config("state", "give a file to save to (no --state file was set)")
+                Error::config("state", "give a file to save to (no ‹state› file was set)")
             })?;
         crate::state::save(
             path,
@@ -428,7 +428,7 @@ fn resume_idf(prepared: &mut Prepared, mut saved: Saved) -> Result<Saved> {
         if prepared.idf.as_deref().is_some_and(|given| *given != table) {
             return Err(Error::config(
                 "idf",
-                "differs from the IDF table saved in the --state file",
+                "differs from the IDF table saved in the ‹state› file",
             ));
         }
         prepared.idf = Some(Arc::new(table));

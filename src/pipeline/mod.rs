@@ -91,7 +91,7 @@ pub fn collect_graph<D: Write>(
         let _ = writeln!(
             diagnostics,
             "neardup: warning: lines {a} and {b} have the same id ({id}), so the output names \
-             two documents alike (check --id-field; without it, ids are line numbers)"
+             two documents alike (check ‹id-field›; without it, ids are line numbers)"
         );
     }
     let graph = builder.finish();

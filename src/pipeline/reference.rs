@@ -75,7 +75,7 @@ pub(super) fn load<D: Write>(
             return Err(Error::config(
                 "against",
                 format!(
-                    "{}: its IDF table differs from this run's (give the same --idf file)",
+                    "{}: its IDF table differs from this run's (give the same ‹idf› file)",
                     path.display()
                 ),
             ));

@@ -612,7 +612,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 if earlier == *id && self.same_id.is_none() {
                     self.same_id = Some(Some(format!(
                         "warning: lines {} and {} have the same id ({id}), so a pair names them \
-                         alike (check --id-field; without it, ids are line numbers)",
+                         alike (check ‹id-field›; without it, ids are line numbers)",
                         held.seq, batch.lines[i].number
                     )));
                 }

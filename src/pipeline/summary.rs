@@ -99,22 +99,22 @@ impl Summary {
 pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> String {
     let (what, flag) = match limit {
         Limit::Memory => (
-            format!("--max-memory ({} MiB)", config.max_memory >> 20),
-            "--max-memory",
+            format!("‹max-memory› ({} MiB)", config.max_memory >> 20),
+            "‹max-memory›",
         ),
         Limit::Refused => (
-            "the memory the system gives (it refused more, below --max-memory)".to_string(),
+            "the memory the system gives (it refused more, below ‹max-memory›)".to_string(),
             "the memory limit (ulimit, container)",
         ),
         Limit::Disk => (
-            format!("--max-disk ({} MiB)", config.max_disk >> 20),
-            "--max-disk",
+            format!("‹max-disk› ({} MiB)", config.max_disk >> 20),
+            "‹max-disk›",
         ),
     };
     format!(
         "neardup: {what} reached at input line {line} with {} documents held: from here on the \
          window keeps that many, evicting the least recently matched, so later documents are \
-         not compared with evicted ones (--stats counts them as evictions); raise {flag} to \
+         not compared with evicted ones (‹stats› counts them as evictions); raise {flag} to \
          compare with every document",
         window.capacity()
     )

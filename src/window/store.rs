@@ -171,7 +171,7 @@ impl Store {
             if disk > 0 && self.ram_start + oldest_len > disk {
                 return Err(io::Error::new(
                     io::ErrorKind::StorageFull,
-                    format!("the spill file would pass --max-disk ({disk} bytes)"),
+                    format!("the spill file would pass ‹max-disk› ({disk} bytes)"),
                 ));
             }
             self.spill_file()?;
