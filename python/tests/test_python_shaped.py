@@ -253,8 +253,9 @@ def test_dedup_one_call_for_a_table():
 
 
 def test_warnings_go_through_python(tmp_path):
-    # Defect 8: the engine's warnings are Python warnings, with the command line's words.
-    with pytest.warns(neardup.NeardupWarning, match="no banding"):
+    # Defect 8: the engine's warnings are Python warnings, naming settings by their keywords.
+    banding = r"no banding of num_perm 4 values reaches recall"
+    with pytest.warns(neardup.NeardupWarning, match=banding):
         neardup.Deduper(threshold=0.3, num_perm=4, recall=0.999)
     reference = tmp_path / "reference.jsonl"
     reference.write_text(
@@ -264,7 +265,7 @@ def test_warnings_go_through_python(tmp_path):
         neardup.Deduper(against=reference)
     many = [f"document {i} says {i * 7} and {i * 13}" for i in range(30_000)]
     d = neardup.Deduper(max_memory="1M", spill_dir="none")
-    with pytest.warns(neardup.NeardupWarning, match="max-memory"):
+    with pytest.warns(neardup.NeardupWarning, match=r"raise max_memory to"):
         d.keep_many(many)
 
 
