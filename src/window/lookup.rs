@@ -75,7 +75,7 @@ impl Window {
                 let mark = &mut marks.marks[slot as usize];
                 if *mark >> 8 != query {
                     *mark = query << 8 | FAMILY;
-                    ranked.push((0, self.held(slot)));
+                    ranked.push((0, Held { seq: 0, slot }));
                 }
             }
         }
@@ -109,7 +109,7 @@ impl Window {
                 let mark = &mut marks.marks[slot as usize];
                 if *mark >> 8 != query {
                     *mark = query << 8 | 1;
-                    ranked.push((0, self.held(slot)));
+                    ranked.push((0, Held { seq: 0, slot }));
                 } else if *mark & (FAMILY | BANDS) < BANDS {
                     // Shared bands are counted for the second tier only.
                     *mark += 1;
@@ -125,13 +125,18 @@ impl Window {
     }
 
     /// Fills in the [`Rank`] of each candidate, with the marks of the current query.
+    /// Fills in each candidate's sequence number too: the lookups leave it out, so that
+    /// the loads of a large window's sequence numbers and sketches are asked for ahead here
+    /// instead of waited for one by one while the buckets are read.
     fn rank_all(&self, ranked: &mut [(Rank, Held)], sketch: &Sketch) {
-        // The sketches are far apart in memory: each asked for a few candidates ahead.
         const AHEAD: usize = 8;
         for k in 0..ranked.len() {
             if let Some(&(_, ahead)) = ranked.get(k + AHEAD) {
                 crate::prefetch::prefetch(&self.sketches[ahead.slot as usize]);
+                crate::prefetch::prefetch(&self.seqs[ahead.slot as usize]);
             }
+            let slot = ranked[k].1.slot;
+            ranked[k].1.seq = self.seqs[slot as usize];
             let held = ranked[k].1;
             ranked[k].0 = self.rank(&held, sketch, &self.marks);
         }
