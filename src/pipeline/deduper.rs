@@ -112,7 +112,7 @@ impl Deduper {
         let mut said = Vec::new();
         let reference = match prepared.config.against.is_empty() {
             true => None,
-            false => Some(super::reference::load(&prepared, &mut said, false)?),
+            false => Some(super::run::load_reference(&prepared, &mut said, false)?),
         };
         let mut warnings: Vec<String> = String::from_utf8_lossy(&said)
             .lines()

@@ -10,16 +10,17 @@ use crate::config::Mode;
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::window::Window;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 
 /// Loads every `--against` file of `prepared` (whose IDF table, if any, is frozen) into one
-/// window, in the order given. Bad lines of corpus files are reported and skipped (or fatal
-/// with `--on-bad-line fail`).
-pub(super) fn load<D: Write>(
+/// window, in the order given. Corpus files are signed by `sign`, which runs the pipeline
+/// with the reference's settings over inputs and gives back its window (the caller, which
+/// owns the pipeline, hands it over). Bad lines of corpus files are reported and skipped (or
+/// fatal with `--on-bad-line fail`).
+pub(super) fn load(
     prepared: &Prepared,
-    diagnostics: &mut D,
-    stderr_is_terminal: bool,
+    sign: impl FnOnce(&Prepared, Vec<Input>) -> Result<Window>,
 ) -> Result<Window> {
     let mut states = Vec::new();
     let mut corpora = Vec::new();
@@ -45,16 +46,7 @@ pub(super) fn load<D: Write>(
     } else {
         config.inputs = corpora;
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
-        let finished = super::run_inner(
-            &reference,
-            inputs,
-            std::io::sink(),
-            diagnostics,
-            stderr_is_terminal,
-        )?;
-        finished
-            .window
-            .ok_or_else(|| Error::Internal("the reference run kept no window".into()))?
+        sign(&reference, inputs)?
     };
     // Saved documents follow the corpus ones, numbered on (only the order of their numbers
     // is used, to break ties between equally similar matches).

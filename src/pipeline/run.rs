@@ -1,0 +1,170 @@
+//! The ordered pipeline that runs a job over inputs: the reader thread cuts batches, the
+//! signing workers sign them, the sequencer (this thread) takes them in input order (see
+//! the module map in `super`). Also how the `--against` reference is loaded, since signing
+//! its corpus files is a run of its own.
+
+use super::helpers::Helpers;
+use super::prepare::{self, Prepared};
+use super::reference;
+use super::sequencer::{Finished, Ordered, Sequencer, Stealer};
+use super::signing::{ToSign, Worker, sign};
+use crate::config::Mode;
+use crate::error::{Error, Result};
+use crate::input::{Input, LineReader};
+use crate::window::Window;
+use crossbeam_channel::bounded;
+use std::io::Write;
+use std::sync::atomic::AtomicUsize;
+use std::time::Instant;
+
+/// The `--against` reference of `prepared`, loaded into a window ([`reference::load`]); its
+/// corpus files are signed by a run of the pipeline with the reference's settings.
+pub(super) fn load_reference<D: Write>(
+    prepared: &Prepared,
+    diagnostics: &mut D,
+    stderr_is_terminal: bool,
+) -> Result<Window> {
+    reference::load(prepared, |reference, inputs| {
+        let finished = run_inner(
+            reference,
+            inputs,
+            std::io::sink(),
+            diagnostics,
+            stderr_is_terminal,
+        )?;
+        (finished.window).ok_or_else(|| Error::Internal("the reference run kept no window".into()))
+    })
+}
+
+/// Runs `prepared` over `inputs`: results to `out`, diagnostics to `diagnostics`; what the
+/// run leaves ([`Finished`]).
+pub(super) fn run_inner<W: Write, D: Write>(
+    prepared: &Prepared,
+    inputs: Vec<Input>,
+    out: W,
+    diagnostics: &mut D,
+    stderr_is_terminal: bool,
+) -> Result<Finished> {
+    let start = Instant::now();
+    let (prepared, inputs, saved) = prepare::resume(prepared, inputs)?;
+    let load_seconds = start.elapsed().as_secs_f64();
+    // The reference is signed with the run's frozen IDF table, before the input is read.
+    let reference = match prepared.config.against.is_empty() {
+        true => None,
+        false => Some(load_reference(&prepared, diagnostics, stderr_is_terminal)?),
+    };
+    let prepared = &prepared;
+    let config = &prepared.config;
+    if let Some(warning) = config.banding_warning()
+        && !config.quiet
+        && config.mode != Mode::Reference
+    {
+        let _ = writeln!(diagnostics, "neardup: warning: {warning}");
+    }
+    let threads = config.worker_threads().max(1);
+    // The sequencer signs batches too while the next one in order is not signed yet, so it
+    // is one of the `threads` signing threads: `-j 1` runs the whole pipeline but reading on
+    // one thread, and `-j 2` keeps two cores busy with two threads.
+    let workers = threads - 1;
+    let lines_before = saved.as_ref().map_or(0, |s| s.lines);
+    let written_before = saved.as_ref().and_then(|s| s.written);
+    // Where a resumed run starts, and what of the output goes with it: after a kill -9, the
+    // output's first `written` lines are the ones to keep.
+    if let Some(saved) = &saved
+        && !config.quiet
+        && config.mode != Mode::Reference
+    {
+        let held = match saved.written {
+            Some(n) => format!("the output already holds {n} lines"),
+            None => "the state does not say how many output lines go with it (version 2)".into(),
+        };
+        let _ = writeln!(
+            diagnostics,
+            "neardup: resuming after input line {}; {held}",
+            saved.lines
+        );
+    }
+    // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
+    let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(4 * threads + 4);
+    let mut reader = LineReader::new(inputs, config.format)
+        .cutting_lines_over(config.max_line_bytes)
+        .numbered_after(lines_before)
+        .recycling(recycle_rx);
+    let names = reader.input_names();
+    let (work_tx, work_rx) = bounded::<ToSign>(2 * threads);
+    let (order_tx, order_rx) = bounded::<Ordered>(2 * threads + 2);
+    // Batches signed (the sequencer compares it with what it has taken).
+    let signed = AtomicUsize::new(0);
+    let signed = &signed;
+
+    std::thread::scope(|scope| {
+        let reader_handle = scope.spawn(move || {
+            loop {
+                let batch = match reader.next_batch() {
+                    Ok(Some(b)) => b,
+                    Ok(None) => break,
+                    Err(e) => {
+                        let _ = order_tx.send(Ordered::Failed(e));
+                        break;
+                    }
+                };
+                let (slot_tx, slot_rx) = bounded(1);
+                if order_tx.send(Ordered::Batch(slot_rx)).is_err() {
+                    break;
+                }
+                if work_tx
+                    .send(ToSign {
+                        batch,
+                        slot: slot_tx,
+                    })
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            reader.bytes_read()
+        });
+        for _ in 0..workers {
+            let work_rx = work_rx.clone();
+            scope.spawn(move || {
+                let mut worker = Worker::new(prepared);
+                for work in work_rx {
+                    sign(&mut worker, work, signed);
+                }
+            });
+        }
+
+        // The other threads help look up and verify batches where every pair is wanted
+        // (`--pairs`, the graph commands). In the filter modes each document's verdict
+        // depends on the verdicts before it (only kept documents are compared with), and
+        // `sign` never looks up.
+        let helpers = (threads > 1 && config.lists_every_pair())
+            .then(|| Helpers::start(scope, config, threads - 1));
+        let mut sequencer =
+            Sequencer::new(prepared, out, &names, stderr_is_terminal, helpers, signed);
+        if let Some(saved) = saved {
+            sequencer.window = saved.window;
+            sequencer.summary.resumed = Some((saved.lines, saved.written.unwrap_or(0)));
+        }
+        sequencer.written_before = written_before.unwrap_or(0);
+        sequencer.reference = reference;
+        sequencer.lines = lines_before;
+        sequencer.recycle = Some(recycle_tx);
+        sequencer.stealer = Some(Stealer {
+            work: work_rx,
+            worker: Worker::new(prepared),
+        });
+        let result = sequencer.run(order_rx, diagnostics);
+        let bytes_read = reader_handle
+            .join()
+            .map_err(|_| Error::Internal("the reader thread panicked".into()))?;
+        let mut finished = result?;
+        let summary = &mut finished.summary;
+        summary.bytes_read = bytes_read;
+        summary.seconds = start.elapsed().as_secs_f64();
+        if let Some((load, _)) = &mut summary.state_seconds {
+            *load = load_seconds;
+        }
+        Ok(finished)
+    })
+}
