@@ -33,6 +33,7 @@ const FAMILY_REACH: usize = 64;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[must_use]
 pub struct Rest {
+    /// How many more candidates [`Window::ranked_rest`] may hand out.
     pub limit: usize,
 }
 
@@ -80,11 +81,7 @@ impl Window {
             }
         }
         self.marks = marks;
-        self.rank_all(&mut ranked, sketch);
-        let taken = select_first(&mut ranked, limit);
-        out.clear();
-        out.extend(ranked[..taken].iter().map(|r| r.1));
-        self.ranked = ranked;
+        let taken = self.hand_out(ranked, sketch, limit, out);
         Rest {
             limit: limit - taken,
         }
@@ -117,17 +114,30 @@ impl Window {
             }
         }
         self.marks = marks;
+        self.hand_out(ranked, sketch, rest.limit, out);
+    }
+
+    /// Ranks the candidates in `ranked` and writes the first `limit` of them into `out`
+    /// (cleared first), in order; keeps `ranked` as scratch. Returns how many it wrote.
+    fn hand_out(
+        &mut self,
+        mut ranked: Vec<(Rank, Held)>,
+        sketch: &Sketch,
+        limit: usize,
+        out: &mut Vec<Held>,
+    ) -> usize {
         self.rank_all(&mut ranked, sketch);
-        let taken = select_first(&mut ranked, rest.limit);
+        let taken = select_first(&mut ranked, limit);
         out.clear();
         out.extend(ranked[..taken].iter().map(|r| r.1));
         self.ranked = ranked;
+        taken
     }
 
-    /// Fills in the [`Rank`] of each candidate, with the marks of the current query.
-    /// Fills in each candidate's sequence number too: the lookups leave it out, so that
-    /// the loads of a large window's sequence numbers and sketches are asked for ahead here
-    /// instead of waited for one by one while the buckets are read.
+    /// Fills in each candidate's sequence number and [`Rank`], with the marks of the
+    /// current query. (The lookups leave the sequence number out, so that the loads of a
+    /// large window's sequence numbers and sketches are asked for ahead here instead of
+    /// waited for one by one while the buckets are read.)
     fn rank_all(&self, ranked: &mut [(Rank, Held)], sketch: &Sketch) {
         const AHEAD: usize = 8;
         for k in 0..ranked.len() {
@@ -154,10 +164,10 @@ impl Window {
         )
     }
 
-    /// Writes into `out` (cleared first) the documents sharing at least one band key, each
-    /// once, unordered, with their rank: `Rank` orders them as
-    /// [`Window::ranked_candidates`] does, for a caller that verifies them in that order but
-    /// drops some first.
+    /// Writes into `out` (cleared first) the documents sharing at least one key (band or
+    /// family), each once, unordered, with their [`Rank`] (shared bands counted for every
+    /// one, family keys or not), for a caller that verifies them in that order but drops
+    /// some first (`clusters`, which verifies past the first match).
     pub fn candidates_with_rank(
         &mut self,
         band_keys: &[u64],
