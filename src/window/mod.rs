@@ -26,8 +26,10 @@ mod buckets;
 mod budget;
 mod chunked;
 mod family;
+mod keying;
 mod lookup;
 mod marks;
+mod recency;
 mod record;
 pub mod store;
 
@@ -397,114 +399,6 @@ impl Window {
         for &key in band_keys {
             self.buckets[shard(key)].refresh(key, held.slot);
         }
-    }
-
-    /// Appends to `keys` (the document's band keys) its family keys, made from its MinHash
-    /// `minima` (see the `family` module), then counts it among the documents seen. Called
-    /// once per document of the filter modes, in input order, before the lookup; when the
-    /// warm-up ends, the documents kept during it are keyed again first. Fails when a record
-    /// cannot be rewritten.
-    pub fn add_family_keys(&mut self, minima: &[u32], keys: &mut Vec<u64>) -> io::Result<()> {
-        if minima.is_empty() {
-            return Ok(());
-        }
-        self.bands = keys.len();
-        self.family.keys_then_count(minima, keys);
-        match self.family.take_warm() {
-            Some(warm) => self.key_again(warm),
-            None => Ok(()),
-        }
-    }
-
-    /// After [`Window::insert`] of a document that [`Window::add_family_keys`] keyed: keeps
-    /// its minima if it came during the warm-up.
-    pub fn remember_minima(&mut self, held: Held, minima: Vec<u32>) {
-        if !minima.is_empty() && self.family.warming() {
-            self.family.remember(held.seq, minima);
-        }
-    }
-
-    /// The family summaries (for `--state`).
-    pub fn family(&self) -> &Family {
-        &self.family
-    }
-
-    /// Puts back saved family summaries.
-    pub fn set_family(&mut self, family: Family) {
-        self.family = family;
-    }
-
-    /// Replaces the family keys of the held documents among `warm` (sequence number and
-    /// minima) with what the summaries make of them now: in buckets and records.
-    fn key_again(&mut self, warm: Vec<(u64, Vec<u32>)>) -> io::Result<()> {
-        let minima: std::collections::HashMap<u64, Vec<u32>> = warm.into_iter().collect();
-        let held: Vec<Held> = self
-            .oldest_first()
-            .filter(|h| minima.contains_key(&h.seq))
-            .collect();
-        let mut entry = Entry::default();
-        for h in held {
-            self.load(h, &mut entry)?;
-            let copy_key = self.view(h, &mut Vec::new())?.copy_key();
-            let bands = self.bands.min(entry.band_keys.len());
-            for &key in &entry.band_keys[bands..] {
-                self.buckets[shard(key)].remove(key, h.slot);
-            }
-            entry.band_keys.truncate(bands);
-            self.family.keys_of(&minima[&h.seq], &mut entry.band_keys);
-            for &key in &entry.band_keys[bands..] {
-                self.buckets[shard(key)].push(key, h.slot);
-            }
-            record::encode(&entry, copy_key, &mut self.bytes);
-            let place = self.store.append(&self.bytes)?;
-            let slot = &mut self.slots[h.slot as usize];
-            let old = slot.place();
-            slot.offset = place.offset;
-            slot.len = place.len;
-            self.store.freed(old);
-        }
-        if self.capacity > 0 && self.store.needs_compaction() {
-            self.compact()?;
-        }
-        Ok(())
-    }
-
-    /// Marks a held document as just matched, protecting it from eviction.
-    pub fn touch(&mut self, held: Held) {
-        debug_assert_eq!(self.seqs[held.slot as usize], held.seq, "stale handle");
-        if self.newest != held.slot {
-            self.unlink(held.slot);
-            self.link_newest(held.slot);
-        }
-    }
-
-    fn unlink(&mut self, slot: u32) {
-        let (newer, older) = {
-            let s = &self.slots[slot as usize];
-            (s.newer, s.older)
-        };
-        match newer {
-            NIL => self.newest = older,
-            n => self.slots[n as usize].older = older,
-        }
-        match older {
-            NIL => self.oldest = newer,
-            o => self.slots[o as usize].newer = newer,
-        }
-    }
-
-    fn link_newest(&mut self, slot: u32) {
-        let previous = self.newest;
-        {
-            let s = &mut self.slots[slot as usize];
-            s.newer = NIL;
-            s.older = previous;
-        }
-        match previous {
-            NIL => self.oldest = slot,
-            p => self.slots[p as usize].newer = slot,
-        }
-        self.newest = slot;
     }
 
     /// Adds document `seq` (larger than every earlier one), evicting the least recently

@@ -1,0 +1,78 @@
+//! The filter's family keys on the window: a document's extra bucket keys made from its
+//! MinHash minima (what they are: the `family` module), the warm-up documents keyed again once
+//! the summaries know the family, and the summaries saved with `--state`.
+
+use super::{Entry, Family, Held, Window, record, shard};
+use std::io;
+
+impl Window {
+    /// Appends to `keys` (the document's band keys) its family keys, made from its MinHash
+    /// `minima` (see the `family` module), then counts it among the documents seen. Called
+    /// once per document of the filter modes, in input order, before the lookup; when the
+    /// warm-up ends, the documents kept during it are keyed again first. Fails when a record
+    /// cannot be rewritten.
+    pub fn add_family_keys(&mut self, minima: &[u32], keys: &mut Vec<u64>) -> io::Result<()> {
+        if minima.is_empty() {
+            return Ok(());
+        }
+        self.bands = keys.len();
+        self.family.keys_then_count(minima, keys);
+        match self.family.take_warm() {
+            Some(warm) => self.key_again(warm),
+            None => Ok(()),
+        }
+    }
+
+    /// After [`Window::insert`] of a document that [`Window::add_family_keys`] keyed: keeps
+    /// its minima if it came during the warm-up.
+    pub fn remember_minima(&mut self, held: Held, minima: Vec<u32>) {
+        if !minima.is_empty() && self.family.warming() {
+            self.family.remember(held.seq, minima);
+        }
+    }
+
+    /// The family summaries (for `--state`).
+    pub fn family(&self) -> &Family {
+        &self.family
+    }
+
+    /// Puts back saved family summaries.
+    pub fn set_family(&mut self, family: Family) {
+        self.family = family;
+    }
+
+    /// Replaces the family keys of the held documents among `warm` (sequence number and
+    /// minima) with what the summaries make of them now: in buckets and records.
+    fn key_again(&mut self, warm: Vec<(u64, Vec<u32>)>) -> io::Result<()> {
+        let minima: std::collections::HashMap<u64, Vec<u32>> = warm.into_iter().collect();
+        let held: Vec<Held> = self
+            .oldest_first()
+            .filter(|h| minima.contains_key(&h.seq))
+            .collect();
+        let mut entry = Entry::default();
+        for h in held {
+            self.load(h, &mut entry)?;
+            let copy_key = self.view(h, &mut Vec::new())?.copy_key();
+            let bands = self.bands.min(entry.band_keys.len());
+            for &key in &entry.band_keys[bands..] {
+                self.buckets[shard(key)].remove(key, h.slot);
+            }
+            entry.band_keys.truncate(bands);
+            self.family.keys_of(&minima[&h.seq], &mut entry.band_keys);
+            for &key in &entry.band_keys[bands..] {
+                self.buckets[shard(key)].push(key, h.slot);
+            }
+            record::encode(&entry, copy_key, &mut self.bytes);
+            let place = self.store.append(&self.bytes)?;
+            let slot = &mut self.slots[h.slot as usize];
+            let old = slot.place();
+            slot.offset = place.offset;
+            slot.len = place.len;
+            self.store.freed(old);
+        }
+        if self.capacity > 0 && self.store.needs_compaction() {
+            self.compact()?;
+        }
+        Ok(())
+    }
+}
