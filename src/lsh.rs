@@ -40,8 +40,16 @@ pub const SKETCH_VALUES: usize = 128;
 /// The sketch of a signature's values (see [`Sketch`]).
 pub fn sketch_of(values: &[u64]) -> Sketch {
     let mut sketch = [0u64; 4];
-    for (i, &v) in values.iter().take(SKETCH_VALUES).enumerate() {
-        sketch[i / 32] |= (v & 3) << (2 * (i % 32));
+    // One word at a time, built in a register: or-ing into the array element by element
+    // chains every value through a store and a reload.
+    for (word, chunk) in sketch
+        .iter_mut()
+        .zip(values[..values.len().min(SKETCH_VALUES)].chunks(32))
+    {
+        *word = chunk
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (i, &v)| acc | (v & 3) << (2 * i));
     }
     sketch
 }

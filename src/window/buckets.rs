@@ -238,6 +238,18 @@ impl Buckets {
         crate::prefetch::prefetch(&self.cells[self.home(top(key))]);
     }
 
+    /// Asks the CPU to start loading where the slots of `key` are listed (after
+    /// [`Buckets::prefetch`] of the same key, so that its cell is on the way).
+    #[inline]
+    pub fn prefetch_members(&self, key: u64) {
+        if let Some(i) = self.find(key) {
+            let c = self.cells[i];
+            if c.value & MANY != 0 {
+                crate::prefetch::prefetch(&self.lists[(c.value & !MANY) as usize]);
+            }
+        }
+    }
+
     /// Makes room for `additional` more keys without growing.
     pub fn reserve(&mut self, additional: usize) {
         let wanted = self.keys + additional;

@@ -69,10 +69,27 @@ impl Window {
         ranked.clear();
         let mut marks = std::mem::take(&mut self.marks);
         let query = marks.start(self.slots.len());
-        for &key in &band_keys[self.bands.min(band_keys.len())..] {
-            let members = self.buckets[shard(key)].get(key);
-            // A family key is precise: its newest members are the ones worth ranking.
-            for &slot in &members[members.len().saturating_sub(FAMILY_REACH)..] {
+        let keys = &band_keys[self.bands.min(band_keys.len())..];
+        // A family key is precise: its newest members are the ones worth ranking. In a large
+        // window each step of a lookup (cell, list, members, their marks) is a cache miss
+        // that waits for the one before: the steps are asked for ahead, key by key, so that
+        // the misses of a query's keys overlap instead of adding up.
+        for &key in keys {
+            self.buckets[shard(key)].prefetch(key);
+        }
+        for &key in keys {
+            self.buckets[shard(key)].prefetch_members(key);
+        }
+        for &key in keys {
+            crate::prefetch::prefetch_slice(self.family_members(key), FAMILY_REACH * 4 / 64);
+        }
+        for (k, &key) in keys.iter().enumerate() {
+            if let Some(&next) = keys.get(k + 1) {
+                for &slot in self.family_members(next) {
+                    crate::prefetch::prefetch(&marks.marks[slot as usize]);
+                }
+            }
+            for &slot in self.family_members(key) {
                 let mark = &mut marks.marks[slot as usize];
                 if *mark >> 8 != query {
                     *mark = query << 8 | FAMILY;
@@ -85,6 +102,13 @@ impl Window {
         Rest {
             limit: limit - taken,
         }
+    }
+
+    /// The members of a family key's bucket a query looks at: the newest [`FAMILY_REACH`].
+    #[inline]
+    fn family_members(&self, key: u64) -> &[u32] {
+        let members = self.buckets[shard(key)].get(key);
+        &members[members.len().saturating_sub(FAMILY_REACH)..]
     }
 
     /// Writes into `out` (cleared first) the documents sharing an LSH band with the query
@@ -139,7 +163,7 @@ impl Window {
     /// large window's sequence numbers and sketches are asked for ahead here instead of
     /// waited for one by one while the buckets are read.)
     fn rank_all(&self, ranked: &mut [(Rank, Held)], sketch: &Sketch) {
-        const AHEAD: usize = 8;
+        const AHEAD: usize = 48;
         for k in 0..ranked.len() {
             if let Some(&(_, ahead)) = ranked.get(k + AHEAD) {
                 crate::prefetch::prefetch(&self.sketches[ahead.slot as usize]);
