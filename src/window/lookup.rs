@@ -8,8 +8,8 @@ use crate::lsh::{Sketch, sketch_agreement};
 /// The order of [`Window::ranked_candidates`], packed in one word so that selecting and
 /// sorting hundreds of candidates compares integers: a document sharing a family key first
 /// (it lacks what the query lacks, see the `family` module), then the sketch agreeing most
-/// with the query's (the estimated similarity), then more shared bands, then the earlier.
-/// Lower ranks come first.
+/// with the query's (the estimated similarity), then more shared keys (family keys for a
+/// document sharing one, else LSH bands), then the earlier. Lower ranks come first.
 pub type Rank = u64;
 
 /// Bits of a [`Rank`] below the bands: the sequence number (documents past 2^48 share the
@@ -89,11 +89,15 @@ impl Window {
                     crate::prefetch::prefetch(&marks.marks[slot as usize]);
                 }
             }
+            // The mark's band count counts the family keys shared here (the second tier
+            // counts bands only for documents without one).
             for &slot in self.family_members(key) {
                 let mark = &mut marks.marks[slot as usize];
                 if *mark >> 8 != query {
-                    *mark = query << 8 | FAMILY;
+                    *mark = query << 8 | FAMILY | 1;
                     ranked.push((0, Held { seq: 0, slot }));
+                } else if *mark & BANDS != BANDS {
+                    *mark += 1;
                 }
             }
         }
@@ -320,18 +324,20 @@ mod tests {
     }
 
     /// The two tiers hand out the first `limit` of one ranking: the documents sharing a family
-    /// key by sketch agreement, then the others by agreement and shared bands.
+    /// key by sketch agreement, then shared family keys; then the others by agreement and
+    /// shared bands.
     #[test]
     fn the_two_tiers_are_the_first_of_one_ranking() {
         let mut rng = crate::hash::test_rng(8);
         let mut w = Window::new(0);
-        // Three band keys, then (for some documents) a family key.
+        // Three band keys, then (for some documents) two family keys.
         w.bands = 3;
         let mut docs = Vec::new();
         for seq in 0..300 {
             let mut keys: Vec<u64> = (0..3).map(|b| b << 8 | rng(6)).collect();
             if rng(3) == 0 {
                 keys.push(1 << 16 | rng(4));
+                keys.push(2 << 16 | rng(2));
             }
             let sketch = [rng(u64::MAX), rng(u64::MAX), rng(u64::MAX), rng(u64::MAX)];
             let entry = Entry {
@@ -345,14 +351,18 @@ mod tests {
         for _ in 0..50 {
             let mut query: Vec<u64> = (0..3).map(|b| b << 8 | rng(8)).collect();
             query.push(1 << 16 | rng(6));
+            query.push(2 << 16 | rng(2));
             let sketch = [rng(u64::MAX), rng(u64::MAX), rng(u64::MAX), rng(u64::MAX)];
             let mut expected: Vec<(Rank, u64)> = Vec::new();
             for (seq, (keys, theirs)) in docs.iter().enumerate() {
-                let family = keys.len() > 3 && keys[3] == query[3];
-                let bands = (0..3).filter(|&b| keys[b] == query[b]).count() as u8;
+                let shared = |at: std::ops::Range<usize>| {
+                    at.filter(|&k| keys.get(k) == Some(&query[k])).count() as u8
+                };
+                let (families, bands) = (shared(3..5), shared(0..3));
+                let family = families > 0;
                 if family || bands > 0 {
                     let agreement = sketch_agreement(&sketch, theirs);
-                    let bands = if family { 0 } else { bands };
+                    let bands = if family { families } else { bands };
                     expected.push((rank_of(family, agreement, bands, seq as u64), seq as u64));
                 }
             }

@@ -6,8 +6,9 @@
 /// through once without sorting the hits. One per querying thread, reused across queries.
 ///
 /// A mark is the query's number (24 bits) and, for [`super::Window::ranked_candidates`],
-/// whether the query shares a family key with the slot (1 bit) and the bands it shares
-/// (7 bits, saturating): one load per hit.
+/// whether the query shares a family key with the slot (1 bit) and the keys it shares (7
+/// bits, saturating: the family keys when it shares one, else the LSH bands): one load per
+/// hit.
 #[derive(Debug, Default)]
 pub struct Marks {
     pub(super) marks: Vec<u32>,
