@@ -11,7 +11,7 @@
 //! `mix(h, k)`, so set Jaccard over these elements is the multiset Jaccard
 //! Σmin(count)/Σmax(count).
 
-use crate::config::{Config, ShingleKind};
+use crate::config::ShingleKind;
 use crate::hash::mix64;
 use crate::normalize::Normalized;
 use std::collections::HashSet;
@@ -99,12 +99,18 @@ impl Shingler {
         }
     }
 
-    /// The shingler a run uses: its kind, seed and stop words; `bag` as given.
-    pub fn for_config(config: &Config, bag: bool, stopwords: &Arc<StopWords>) -> Shingler {
+    /// A shingler of this kind and seed (the stop words of [`ShingleKind::Stopword`] as
+    /// given); with `bag`, repeated shingles are counted.
+    pub fn with_stopwords(
+        kind: ShingleKind,
+        bag: bool,
+        seed: u64,
+        stopwords: &Arc<StopWords>,
+    ) -> Shingler {
         Shingler {
-            kind: config.shingle,
+            kind,
             bag,
-            seed: config.seed,
+            seed,
             stopwords: Arc::clone(stopwords),
         }
     }

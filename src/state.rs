@@ -31,7 +31,7 @@ use crate::config::{Config, Mode, VerifyMode, Weights};
 use crate::error::{Error, Result};
 use crate::input::DocId;
 use crate::weights::IdfTable;
-use crate::window::{Entry, Family, UNKNOWN_SKETCH, Window};
+use crate::window::{Entry, Family, UNKNOWN_SKETCH, Window, WindowSettings};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -294,11 +294,16 @@ pub fn has_magic(head: &[u8]) -> bool {
     head.starts_with(MAGIC)
 }
 
-/// Loads the state at `path` for a run with `config`: `None` when the file does not exist.
-/// The window gets `config.window` as its capacity (a smaller window evicts the least
-/// recently used documents at once). Conflicting settings, a truncated or corrupted file
-/// are usage errors.
-pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Saved>> {
+/// Loads the state at `path` for a run with `config` into a window made with `window`:
+/// `None` when the file does not exist. A window smaller than the saved one keeps the most
+/// recently used documents. Conflicting settings, a truncated or corrupted file are usage
+/// errors.
+pub fn load(
+    path: &Path,
+    config: &Config,
+    shingling: &str,
+    window: WindowSettings,
+) -> Result<Option<Saved>> {
     let name = path.display().to_string();
     let file = match File::open(path) {
         Ok(f) => f,
@@ -353,11 +358,11 @@ pub fn load(path: &Path, config: &Config, shingling: &str) -> Result<Option<Save
     }
     // Documents go into the window as they are read (holding them all first would cost
     // their whole size in RAM); it is dropped if the checks below fail.
-    let mut window = Window::for_config(config);
-    let keep = match config.window {
+    let keep = match window.capacity {
         0 => count as usize,
         n => n.min(count as usize),
     };
+    let mut window = Window::with_settings(window);
     window.reserve(keep, keep * config.lsh.bands);
     for _ in 0..count {
         let (seq, entry) = r.entry(version <= VERSION_WITHOUT_SKETCH)?;
@@ -619,7 +624,7 @@ mod tests {
         let path = dir.join("rt.ndstate");
         let mut w = window();
         save(&path, &config(), SHINGLING, &w, 77, 70, None).expect("saved");
-        let mut saved = load(&path, &config(), SHINGLING)
+        let mut saved = load(&path, &config(), SHINGLING, WindowSettings::default())
             .expect("loads")
             .expect("exists");
         assert_eq!(saved.lines, 77);
@@ -641,9 +646,14 @@ mod tests {
                 .map(|h| h.seq)
         );
         assert!(
-            load(&dir.join("missing"), &config(), SHINGLING)
-                .expect("ok")
-                .is_none()
+            load(
+                &dir.join("missing"),
+                &config(),
+                SHINGLING,
+                WindowSettings::default()
+            )
+            .expect("ok")
+            .is_none()
         );
 
         // Every truncation and every flipped byte is an error, never a panic or a window.
@@ -651,7 +661,7 @@ mod tests {
         let broken = dir.join("broken.ndstate");
         for cut in (0..bytes.len()).step_by(7).chain([bytes.len() - 1]) {
             std::fs::write(&broken, &bytes[..cut]).expect("write");
-            let e = load(&broken, &config(), SHINGLING)
+            let e = load(&broken, &config(), SHINGLING, WindowSettings::default())
                 .err()
                 .expect("truncation is refused");
             assert_eq!(e.exit_code(), 2, "{e}");
@@ -661,17 +671,17 @@ mod tests {
             b[at] ^= 0x10;
             std::fs::write(&broken, &b).expect("write");
             assert!(
-                load(&broken, &config(), SHINGLING).is_err(),
+                load(&broken, &config(), SHINGLING, WindowSettings::default()).is_err(),
                 "flip at {at} accepted"
             );
         }
 
         // A smaller window keeps the most recently used documents.
-        let small = Config {
-            window: 10,
-            ..config()
+        let small = WindowSettings {
+            capacity: 10,
+            ..WindowSettings::default()
         };
-        let saved = load(&path, &small, SHINGLING)
+        let saved = load(&path, &config(), SHINGLING, small)
             .expect("loads")
             .expect("exists");
         assert_eq!(dump(&saved.window), dump(&w)[40..].to_vec());
@@ -713,7 +723,7 @@ mod tests {
         }
         .validate()
         .expect("valid");
-        let e = load(&path, &other, SHINGLING)
+        let e = load(&path, &other, SHINGLING, WindowSettings::default())
             .err()
             .expect("refused")
             .to_string();
@@ -727,7 +737,7 @@ mod tests {
         }
         .validate()
         .expect("valid");
-        assert!(load(&path, &t, SHINGLING).is_ok());
+        assert!(load(&path, &t, SHINGLING, WindowSettings::default()).is_ok());
         std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 }

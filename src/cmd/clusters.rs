@@ -5,7 +5,7 @@ use super::args::{CommandInput, CommonArgs, GroupingArgs};
 use crate::config::{Config, Mode};
 use crate::error::Result;
 use crate::graph::{ClusterBy, ClusterOptions};
-use crate::input::{BadLines, Input};
+use crate::input::Input;
 use crate::pipeline::{self, Prepared};
 use clap::ValueEnum;
 use std::path::PathBuf;
@@ -117,7 +117,7 @@ impl ClustersArgs {
             Some(path) => {
                 let input = Input::open(path, config.decompress)?;
                 let name = input.name.clone();
-                let mut bad = BadLines::new(&config);
+                let mut bad = crate::pipeline::bad_lines(&config);
                 let graph = crate::graph::read_edges(
                     &name,
                     std::io::BufReader::new(input),

@@ -23,10 +23,9 @@
 use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
 use crate::config::{Config, InputFormat, Mode};
 use crate::error::{Error, Result};
-use crate::input::{BadLines, DocId, Input, LineReader, raw_id};
+use crate::input::{DocId, Input, LineReader, raw_id};
 use crate::output::Output;
 use crate::pipeline::{Doc, Prepared, Signed, Worker};
-use crate::verify::decide;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -175,7 +174,8 @@ fn verify_pairs<W: Write, D: Write>(
     let names = reader.input_names();
     let mut out = Output::new(out, config.pairs_format);
     let mut counts = Counts::default();
-    let mut bad = BadLines::new(config);
+    let mut bad = crate::pipeline::bad_lines(config);
+    let verifier = crate::pipeline::verifier(config);
     while let Some(batch) = reader.next_batch()? {
         for (i, line) in batch.lines.iter().enumerate() {
             // An over-long line's first piece is longer than the limit: a bad line.
@@ -227,7 +227,7 @@ fn verify_pairs<W: Write, D: Write>(
                 Pair::Held(a, b) => (*a, *b),
                 Pair::Read(both) => (&both.0, &both.1),
             };
-            if let Some(s) = decide(config, a.compared(), b.compared()) {
+            if let Some(s) = verifier.decide(a.compared(), b.compared()) {
                 out.pair(&a.id, &b.id, s)?;
                 counts.verified += 1;
             }

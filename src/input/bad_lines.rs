@@ -3,12 +3,12 @@
 //! command that reads lines (the filter, `verify-pairs`, `clusters --from-edges`), so they
 //! all say the same thing.
 
-use crate::config::{BadLinePolicy, Config};
+use crate::config::BadLinePolicy;
 use crate::error::{Error, Result};
 use std::fmt::Display;
 use std::io::Write;
 
-/// Counts bad lines and reports the first [`Config::max_bad_line_reports`] of them.
+/// Counts bad lines and reports the first few of them.
 #[derive(Debug)]
 pub struct BadLines {
     policy: BadLinePolicy,
@@ -19,12 +19,12 @@ pub struct BadLines {
 }
 
 impl BadLines {
-    /// A reporter with `config`'s policy, report limit and `--quiet`.
-    pub fn new(config: &Config) -> BadLines {
+    /// A reporter with this policy that reports at most `limit` lines (none when `quiet`).
+    pub fn new(policy: BadLinePolicy, limit: usize, quiet: bool) -> BadLines {
         BadLines {
-            policy: config.on_bad_line,
-            quiet: config.quiet,
-            limit: config.max_bad_line_reports as u64,
+            policy,
+            quiet,
+            limit: limit as u64,
             reported: 0,
             count: 0,
         }
@@ -86,17 +86,9 @@ pub fn policy_name(p: BadLinePolicy) -> &'static str {
 mod tests {
     use super::*;
 
-    fn config(policy: BadLinePolicy, limit: usize) -> Config {
-        Config {
-            on_bad_line: policy,
-            max_bad_line_reports: limit,
-            ..Config::default()
-        }
-    }
-
     #[test]
     fn reports_up_to_the_limit_then_a_total() {
-        let mut bad = BadLines::new(&config(BadLinePolicy::Skip, 2));
+        let mut bad = BadLines::new(BadLinePolicy::Skip, 2, false);
         let mut diag = crate::error::WordedWriter::new(Vec::new(), crate::error::Wording::Flags);
         for line in 1..=5 {
             bad.add(format!("in:{line}"), &"invalid JSON", "skipped", &mut diag)
@@ -113,7 +105,7 @@ mod tests {
 
     #[test]
     fn fail_is_an_error_naming_the_place() {
-        let mut bad = BadLines::new(&config(BadLinePolicy::Fail, 10));
+        let mut bad = BadLines::new(BadLinePolicy::Fail, 10, false);
         let mut diag = Vec::new();
         match bad.add("in:7".into(), &"empty line", "skipped", &mut diag) {
             Err(Error::BadLine { place, reason }) => {
@@ -126,10 +118,7 @@ mod tests {
 
     #[test]
     fn quiet_reports_nothing() {
-        let mut bad = BadLines::new(&Config {
-            quiet: true,
-            ..config(BadLinePolicy::Pass, 10)
-        });
+        let mut bad = BadLines::new(BadLinePolicy::Pass, 10, true);
         let mut diag = Vec::new();
         bad.add("in:1".into(), &"x", "passed through", &mut diag)
             .unwrap();

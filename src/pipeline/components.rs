@@ -14,7 +14,6 @@
 use super::signing::Signed;
 use crate::config::Config;
 use crate::graph::GraphBuilder;
-use crate::verify::decide;
 use crate::window::{Held, Rank, Window};
 use petgraph::unionfind::UnionFind;
 
@@ -70,6 +69,7 @@ impl Components {
             });
         }
         let mut words = Vec::new();
+        let verifier = super::prepare::verifier(config);
         let mut budget = match config.max_candidates {
             0 => usize::MAX,
             n => n,
@@ -104,7 +104,7 @@ impl Components {
                 budget -= 1;
                 verified += 1;
                 let candidate = window.view(held, &mut words)?.compared();
-                if let Some(s) = decide(config, candidate, signed.compared())
+                if let Some(s) = verifier.decide(candidate, signed.compared())
                     && f64::from(s as f32) >= min_edge - 1e-6
                 {
                     sets.union(other, node);

@@ -100,7 +100,12 @@ impl Deduper {
         let saved = match &prepared.config.state {
             Some(path) => {
                 crate::state::check_writable(path)?;
-                crate::state::load(path, &prepared.config, &prepared.shingling())?
+                crate::state::load(
+                    path,
+                    &prepared.config,
+                    &prepared.shingling(),
+                    super::prepare::window_settings(&prepared.config),
+                )?
             }
             None => None,
         };
@@ -128,7 +133,7 @@ impl Deduper {
         let (window, lines) = match saved {
             Some(saved) => (saved.window, (saved.lines, saved.written.unwrap_or(0))),
             None => {
-                let window = Window::for_config(config);
+                let window = Window::with_settings(super::prepare::window_settings(config));
                 (window, (0, 0))
             }
         };

@@ -8,7 +8,6 @@ use super::signing::Signed;
 use super::summary::Summary;
 use crate::config::{Config, Mode};
 use crate::error::{Error, Result};
-use crate::verify::decide;
 use crate::window::{Entry, Held, Window};
 
 /// What [`filter`] decided.
@@ -162,6 +161,7 @@ fn find_match(
         n => n,
     };
     let every_match = config.mode == Mode::Annotate;
+    let verifier = super::prepare::verifier(config);
     matches.clear();
     let mut verified = 0;
     // Verifies in order until a match ends the search; true when it did not.
@@ -169,7 +169,7 @@ fn find_match(
         let mut more = true;
         window.visit_while(candidates, |held, entry| {
             verified += 1;
-            if let Some(s) = decide(config, entry.compared(), signed.compared()) {
+            if let Some(s) = verifier.decide(entry.compared(), signed.compared()) {
                 matches.push((held, s));
                 more = every_match;
             }

@@ -4,7 +4,6 @@
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::verify::decide;
 use crate::window::{Entry, Held, Marks, SHARDS, Tables, Window, index_keys};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,6 +36,7 @@ fn check_docs(
 ) -> std::io::Result<Vec<Outcome>> {
     let mut out = Vec::with_capacity(docs.len());
     let mut candidates = Vec::new();
+    let verifier = super::prepare::verifier(config);
     for (k, (doc, entry)) in docs.iter().enumerate() {
         if let Some((_, next)) = docs.get(k + 1) {
             window.prefetch_buckets(&next.band_keys);
@@ -44,7 +44,7 @@ fn check_docs(
         window.candidates_before(&entry.band_keys, doc.seq, marks, &mut candidates);
         let mut matches = Vec::new();
         window.visit(&candidates, |earlier, candidate| {
-            if let Some(similarity) = decide(config, candidate.compared(), entry.compared()) {
+            if let Some(similarity) = verifier.decide(candidate.compared(), entry.compared()) {
                 matches.push((earlier, similarity));
             }
         })?;

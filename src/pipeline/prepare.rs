@@ -7,10 +7,12 @@
 
 use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
-use crate::input::Input;
+use crate::input::{BadLines, Input};
 use crate::shingle::{Shingler, StopWords};
 use crate::state::Saved;
+use crate::verify::Verifier;
 use crate::weights::{IdfTable, settings_of};
+use crate::window::{StoreSettings, WindowSettings};
 use std::sync::Arc;
 
 /// A validated [`Config`] and the tables it names, shared by every thread of the run.
@@ -24,6 +26,40 @@ pub struct Prepared {
     /// The frozen IDF table of `--weights tfidf`, once [`Prepared::with_idf`] has loaded or
     /// learned it (else `None`).
     pub idf: Option<Arc<IdfTable>>,
+}
+
+/// The verification settings of a run: its threshold, `‹verify›` chain and what a word is.
+pub fn verifier(config: &Config) -> Verifier<'_> {
+    Verifier {
+        threshold: config.threshold,
+        verify: config.verify,
+        text_stages: &config.text_stages,
+        words: config.normalizer.words,
+    }
+}
+
+/// The window a run holds: its `‹window›` capacity, bucket limit, spill store and share of
+/// `‹max-memory›`.
+pub fn window_settings(config: &Config) -> WindowSettings {
+    WindowSettings {
+        capacity: config.window,
+        bucket_limit: config.bucket_limit(),
+        store: StoreSettings {
+            dir: config.spill_dir.clone(),
+            ram: config.spill_cache(),
+            disk: config.max_disk,
+        },
+        budget: config.window_budget(),
+    }
+}
+
+/// The bad-line reporter of a run: its `‹on-bad-line›` policy, report limit and quietness.
+pub fn bad_lines(config: &Config) -> BadLines {
+    BadLines::new(
+        config.on_bad_line,
+        config.max_bad_line_reports,
+        config.quiet,
+    )
 }
 
 impl Prepared {
@@ -53,7 +89,7 @@ impl Prepared {
 
     /// The run's shingler (its kind, length, seed and stop words); `bag` as given.
     pub fn shingler(&self, bag: bool) -> Shingler {
-        Shingler::for_config(&self.config, bag, &self.stopwords)
+        Shingler::with_stopwords(self.config.shingle, bag, self.config.seed, &self.stopwords)
     }
 
     /// Everything a shingle's hash depends on (as IDF and state files record it).
@@ -99,7 +135,12 @@ pub(super) fn resume(
     let path = path.clone();
     crate::state::check_writable(&path)?;
     let mut prepared = prepared;
-    let mut saved = crate::state::load(&path, &prepared.config, &prepared.shingling())?;
+    let mut saved = crate::state::load(
+        &path,
+        &prepared.config,
+        &prepared.shingling(),
+        window_settings(&prepared.config),
+    )?;
     if let Some(table) = saved.as_mut().and_then(|s| s.idf.take()) {
         if let Some(idf_path) = &prepared.config.idf_path
             && IdfTable::load(idf_path, &prepared.shingling())? != table

@@ -42,7 +42,7 @@ pub(super) fn load(
     config.against = Vec::new();
     config.progress = false;
     let mut window = if corpora.is_empty() {
-        Window::for_config(config)
+        Window::with_settings(super::prepare::window_settings(config))
     } else {
         config.inputs = corpora;
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
@@ -52,12 +52,17 @@ pub(super) fn load(
     // is used, to break ties between equally similar matches).
     let mut seq = window.newest_seq();
     for path in states {
-        let saved = crate::state::load(&path, &reference.config, &reference.shingling())
-            .map_err(against)?
-            .ok_or_else(|| {
-                let missing = std::io::ErrorKind::NotFound.into();
-                Error::io(format!("opening {}", path.display()), missing)
-            })?;
+        let saved = crate::state::load(
+            &path,
+            &reference.config,
+            &reference.shingling(),
+            super::prepare::window_settings(&reference.config),
+        )
+        .map_err(against)?
+        .ok_or_else(|| {
+            let missing = std::io::ErrorKind::NotFound.into();
+            Error::io(format!("opening {}", path.display()), missing)
+        })?;
         let same_idf = match (&saved.idf, &reference.idf) {
             (None, None) => true,
             (Some(saved), Some(run)) => saved == run.as_ref(),

@@ -13,7 +13,6 @@ use crate::error::{Error, Result};
 use crate::graph::{GraphBuilder, Node};
 use crate::input::{BadLine, BadLines, Batch, DocId, Part};
 use crate::output::{Output, Verdict};
-use crate::verify::decide;
 use crate::window::{Entry, Held, Marks, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::io::Write;
@@ -93,7 +92,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             prepared,
             names,
             out: Output::new(out, config.pairs_format),
-            window: Window::for_config(config),
+            window: Window::with_settings(super::prepare::window_settings(config)),
             reference: None,
             summary: Summary::default(),
             candidates: Vec::new(),
@@ -101,7 +100,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             scratch: Scratch::default(),
             graph: (config.mode == Mode::Graph).then(GraphBuilder::default),
             components: config.components_over.map(|_| Components::default()),
-            bad: BadLines::new(config),
+            bad: super::prepare::bad_lines(config),
             progress: config.progress && !config.quiet && stderr_is_terminal,
             last_progress: Instant::now(),
             lines: 0,
@@ -391,10 +390,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
             .candidates(&signed.band_keys, &mut self.candidates);
         self.summary.candidates += self.candidates.len() as u64;
         self.matches.clear();
-        let (config, matches) = (self.config, &mut self.matches);
+        let (verifier, matches) = (super::prepare::verifier(self.config), &mut self.matches);
         self.window
             .visit(&self.candidates, |held, entry| {
-                if let Some(s) = decide(config, entry.compared(), signed.compared()) {
+                if let Some(s) = verifier.decide(entry.compared(), signed.compared()) {
                     matches.push((held, s));
                 }
             })

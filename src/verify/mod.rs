@@ -1,9 +1,10 @@
 //! Verification: whether a candidate pair is a duplicate, and how similar it is.
 //!
-//! [`decide`] is the one decision, used for the window's candidates and by
+//! [`Verifier::decide`] is the one decision, used for the window's candidates and by
 //! `neardup verify-pairs`: the exact (weighted) Jaccard of the shingle fingerprints
-//! ([`shingles`]), or the MinHash estimate (`--verify none`), then the text stages
-//! ([`text`]) in the order given.
+//! ([`shingles`]), or the MinHash estimate (`‹verify› none`), then the text stages
+//! ([`text`]) in the order given. A [`Verifier`] holds the settings it needs, and nothing
+//! else of the run's.
 
 pub mod sample_pairs;
 pub mod shingles;
@@ -15,8 +16,9 @@ pub use shingles::{
     weighted_jaccard_at_least,
 };
 
-use crate::config::{Config, VerifyMode};
+use crate::config::{TextStage, VerifyMode};
 use crate::normalize::Normalized;
+use crate::normalize::Words;
 use crate::shingle::Shingler;
 use crate::weights::{IdfTable, Weigher};
 
@@ -37,43 +39,59 @@ pub struct Compared<'a> {
     pub text_hash: u128,
 }
 
-/// The verification of a candidate pair: `Some(similarity)` when it is a duplicate under
-/// `config` (`--verify` chain and threshold), `None` otherwise. The same decision for the
-/// window's candidates and for `neardup verify-pairs`.
-pub fn decide(config: &Config, a: Compared<'_>, b: Compared<'_>) -> Option<f64> {
-    // Equal normalised texts have equal shingles, weights, signatures and texts: every check
-    // gives 1 (copies of boilerplate are most of the candidates on some corpora).
-    if a.text_hash == b.text_hash {
-        return Some(1.0);
-    }
-    let threshold = config.threshold;
-    let similarity = match config.verify {
-        VerifyMode::Jaccard if !a.weights.is_empty() => weighted_jaccard_at_least(
-            (a.shingles, a.weights, a.total_weight),
-            (b.shingles, b.weights, b.total_weight),
-            threshold,
-        ),
-        VerifyMode::Jaccard => jaccard_at_least(a.shingles, b.shingles, threshold),
-        VerifyMode::None => {
-            let e = crate::minhash::estimate(a.signature, b.signature);
-            (e >= threshold).then_some(e)
+/// The settings of verification: what is compared, from what similarity on, and the text
+/// stages that must confirm. Borrowed from the run's settings, so it is free to make.
+#[derive(Clone, Copy, Debug)]
+pub struct Verifier<'a> {
+    /// A pair is a duplicate from this similarity on.
+    pub threshold: f64,
+    /// What is compared first (`‹verify›`).
+    pub verify: VerifyMode,
+    /// Text stages that must confirm, in order (`‹verify›` after the first).
+    pub text_stages: &'a [TextStage],
+    /// What a word is, for the text stages that count words.
+    pub words: Words,
+}
+
+impl Verifier<'_> {
+    /// The verification of a candidate pair: `Some(similarity)` when it is a duplicate,
+    /// `None` otherwise. The same decision for the window's candidates and for
+    /// `neardup verify-pairs`.
+    pub fn decide(&self, a: Compared<'_>, b: Compared<'_>) -> Option<f64> {
+        // Equal normalised texts have equal shingles, weights, signatures and texts: every
+        // check gives 1 (copies of boilerplate are most of the candidates on some corpora).
+        if a.text_hash == b.text_hash {
+            return Some(1.0);
         }
-        VerifyMode::Stages => Some(f64::NAN),
-    };
-    // Text stages confirm in order; alone, the first one's similarity is reported.
-    similarity.and_then(|mut s| {
-        if config.text_stages.is_empty() {
-            return Some(s);
-        }
-        let (a, b) = (a.text?, b.text?);
-        for stage in &config.text_stages {
-            let v = stage.check(a, b, config.normalizer.words)?;
-            if s.is_nan() {
-                s = v;
+        let threshold = self.threshold;
+        let similarity = match self.verify {
+            VerifyMode::Jaccard if !a.weights.is_empty() => weighted_jaccard_at_least(
+                (a.shingles, a.weights, a.total_weight),
+                (b.shingles, b.weights, b.total_weight),
+                threshold,
+            ),
+            VerifyMode::Jaccard => jaccard_at_least(a.shingles, b.shingles, threshold),
+            VerifyMode::None => {
+                let e = crate::minhash::estimate(a.signature, b.signature);
+                (e >= threshold).then_some(e)
             }
-        }
-        Some(s)
-    })
+            VerifyMode::Stages => Some(f64::NAN),
+        };
+        // Text stages confirm in order; alone, the first one's similarity is reported.
+        similarity.and_then(|mut s| {
+            if self.text_stages.is_empty() {
+                return Some(s);
+            }
+            let (a, b) = (a.text?, b.text?);
+            for stage in self.text_stages {
+                let v = stage.check(a, b, self.words)?;
+                if s.is_nan() {
+                    s = v;
+                }
+            }
+            Some(s)
+        })
+    }
 }
 
 /// The verification elements of a normalised document: its sorted, distinct shingle

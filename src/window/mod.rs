@@ -33,7 +33,6 @@ mod recency;
 mod record;
 pub mod store;
 
-use crate::config::Config;
 use crate::input::DocId;
 use crate::lsh::Sketch;
 use crate::prefetch::prefetch;
@@ -155,6 +154,19 @@ pub struct Window {
     bands: usize,
 }
 
+/// What a window is made with ([`Window::with_settings`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WindowSettings {
+    /// Most documents held (0: no limit but the budget).
+    pub capacity: usize,
+    /// Most members of a bucket (0: no limit; see [`Window::with_bucket_limit`]).
+    pub bucket_limit: usize,
+    /// Where the records are kept.
+    pub store: StoreSettings,
+    /// RAM the window may use in all (0: no limit).
+    pub budget: usize,
+}
+
 impl Window {
     /// A window of at most `capacity` documents; 0 means unbounded. Records stay in RAM
     /// until [`Window::with_store`] says otherwise.
@@ -182,18 +194,11 @@ impl Window {
         self
     }
 
-    /// The window a run of `config` holds: its `--window`, bucket limit, store and budget.
-    pub fn for_config(config: &Config) -> Window {
-        Window::new(config.window)
-            .with_bucket_limit(config.bucket_limit())
-            .with_store(
-                StoreSettings {
-                    dir: config.spill_dir.clone(),
-                    ram: config.spill_cache(),
-                    disk: config.max_disk,
-                },
-                config.window_budget(),
-            )
+    /// The window `settings` describe.
+    pub fn with_settings(settings: WindowSettings) -> Window {
+        Window::new(settings.capacity)
+            .with_bucket_limit(settings.bucket_limit)
+            .with_store(settings.store, settings.budget)
     }
 
     /// An empty stand-in that allocates nothing (while a window is lent to other threads).
