@@ -4,10 +4,26 @@
 //! `--id-field` and `--max-line-bytes`, exactly as the pipeline's workers read them; lines
 //! that are not documents are counted and skipped.
 
-use crate::config::Config;
+use crate::config::InputFormat;
 use crate::error::Result;
 use crate::input::{DocId, Extractor, Input, LineReader};
-use crate::normalize::Normalized;
+use crate::normalize::{Normalized, Normalizer};
+
+/// How a corpus is read: the run's `‹format›`, `‹field›`, `‹id-field›`, `‹max-line-bytes›`
+/// and normalisation.
+#[derive(Clone, Copy, Debug)]
+pub struct Reading<'a> {
+    /// The input format.
+    pub format: InputFormat,
+    /// The JSON field holding the text.
+    pub field: &'a str,
+    /// The JSON field holding the id (else line numbers).
+    pub id_field: Option<&'a str>,
+    /// Lines longer than this are not documents.
+    pub max_line_bytes: usize,
+    /// How texts are normalised.
+    pub normalizer: &'a Normalizer,
+}
 
 /// One document of the corpus, as read.
 #[derive(Debug)]
@@ -23,17 +39,13 @@ pub struct Document<'a> {
 /// Calls `visit` with every document of `inputs` in order, until it returns `false`.
 /// Returns the number of lines that were not documents.
 pub fn for_each_document(
-    config: &Config,
+    reading: &Reading<'_>,
     inputs: Vec<Input>,
     mut visit: impl FnMut(Document<'_>) -> bool,
 ) -> Result<u64> {
-    let extractor = Extractor::new(
-        &config.field,
-        config.id_field.as_deref(),
-        config.max_line_bytes,
-    );
+    let extractor = Extractor::new(reading.field, reading.id_field, reading.max_line_bytes);
     let mut reader =
-        LineReader::new(inputs, config.format).cutting_lines_over(config.max_line_bytes);
+        LineReader::new(inputs, reading.format).cutting_lines_over(reading.max_line_bytes);
     let mut bad = 0;
     while let Some(batch) = reader.next_batch()? {
         for (i, line) in batch.lines.iter().enumerate() {
@@ -63,14 +75,14 @@ pub fn for_each_document(
 /// normalised text is empty is not a document (as in the pipeline). Returns the number of
 /// lines that were not documents.
 pub fn for_each_normalized(
-    config: &Config,
+    reading: &Reading<'_>,
     inputs: Vec<Input>,
     mut visit: impl FnMut(Document<'_>, &Normalized),
 ) -> Result<u64> {
     let mut normalized = Normalized::default();
     let mut empty = 0;
-    let bad = for_each_document(config, inputs, |document| {
-        config
+    let bad = for_each_document(reading, inputs, |document| {
+        reading
             .normalizer
             .normalize_into(document.text, &mut normalized);
         if normalized.is_empty() {
@@ -95,12 +107,17 @@ pub struct Sampled {
 }
 
 /// Reservoir-samples up to `size` documents of `inputs`, normalised (Vitter's algorithm R
-/// with a fixed xorshift sequence from the seed, so the sample is the same every run), and
+/// with a fixed xorshift sequence from `seed`, so the sample is the same every run), and
 /// counts the documents read. Memory is bounded by the sample, never by the input.
-pub fn reservoir(config: &Config, inputs: Vec<Input>, size: usize) -> Result<(Vec<Sampled>, u64)> {
+pub fn reservoir(
+    reading: &Reading<'_>,
+    seed: u64,
+    inputs: Vec<Input>,
+    size: usize,
+) -> Result<(Vec<Sampled>, u64)> {
     let mut kept: Vec<Sampled> = Vec::with_capacity(size);
-    let (mut seen, mut state) = (0u64, config.seed | 1);
-    for_each_normalized(config, inputs, |document, normalized| {
+    let (mut seen, mut state) = (0u64, seed | 1);
+    for_each_normalized(reading, inputs, |document, normalized| {
         seen += 1;
         let item = || Sampled {
             line: document.line,
@@ -125,12 +142,12 @@ pub fn reservoir(config: &Config, inputs: Vec<Input>, size: usize) -> Result<(Ve
 /// The texts of the documents on the given lines (`lines` sorted), read from `inputs`; the
 /// reading stops once all are found.
 pub fn texts_of_lines(
-    config: &Config,
+    reading: &Reading<'_>,
     inputs: Vec<Input>,
     lines: &[u64],
 ) -> Result<std::collections::HashMap<u64, String>> {
     let mut texts = std::collections::HashMap::new();
-    for_each_document(config, inputs, |document| {
+    for_each_document(reading, inputs, |document| {
         if lines.binary_search(&document.line).is_ok() {
             texts.insert(document.line, document.text.to_string());
         }
@@ -142,7 +159,6 @@ pub fn texts_of_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::InputFormat;
 
     fn inputs(text: &str) -> Vec<Input> {
         vec![Input::from_reader(
@@ -151,15 +167,22 @@ mod tests {
         )]
     }
 
-    fn config() -> Config {
-        let mut config = Config {
-            format: InputFormat::Jsonl,
-            id_field: Some("id".into()),
-            ..Config::default()
-        };
+    fn normalizer() -> Normalizer {
         // "!!!" then has no words.
-        config.normalizer.strip_punct = true;
-        config
+        Normalizer {
+            strip_punct: true,
+            ..Normalizer::default()
+        }
+    }
+
+    fn reading(normalizer: &Normalizer) -> Reading<'_> {
+        Reading {
+            format: InputFormat::Jsonl,
+            field: "text",
+            id_field: Some("id"),
+            max_line_bytes: 1 << 20,
+            normalizer,
+        }
     }
 
     const CORPUS: &str = "{\"id\":\"a\",\"text\":\"One Two\"}\nnot json\n\
@@ -168,7 +191,7 @@ mod tests {
     #[test]
     fn documents_in_order_bad_lines_counted() {
         let mut seen = Vec::new();
-        let bad = for_each_document(&config(), inputs(CORPUS), |d| {
+        let bad = for_each_document(&reading(&normalizer()), inputs(CORPUS), |d| {
             seen.push((d.line, d.id.to_string(), d.text.to_string()));
             true
         })
@@ -181,7 +204,7 @@ mod tests {
     #[test]
     fn normalized_skips_documents_without_words() {
         let mut seen = Vec::new();
-        let bad = for_each_normalized(&config(), inputs(CORPUS), |d, n| {
+        let bad = for_each_normalized(&reading(&normalizer()), inputs(CORPUS), |d, n| {
             seen.push((d.line, n.as_str().to_string()));
         })
         .unwrap();
@@ -191,14 +214,14 @@ mod tests {
 
     #[test]
     fn reservoir_keeps_everything_below_its_size_and_repeats() {
-        let (kept, seen) = reservoir(&config(), inputs(CORPUS), 10).unwrap();
+        let (kept, seen) = reservoir(&reading(&normalizer()), 1, inputs(CORPUS), 10).unwrap();
         assert_eq!((kept.len(), seen), (2, 2));
         let text: String = (0..500)
             .map(|i| format!("{{\"id\":{i},\"text\":\"word{i} other\"}}\n"))
             .collect();
         let lines = |k: &[Sampled]| k.iter().map(|s| s.line).collect::<Vec<_>>();
-        let (a, seen) = reservoir(&config(), inputs(&text), 20).unwrap();
-        let (b, _) = reservoir(&config(), inputs(&text), 20).unwrap();
+        let (a, seen) = reservoir(&reading(&normalizer()), 1, inputs(&text), 20).unwrap();
+        let (b, _) = reservoir(&reading(&normalizer()), 1, inputs(&text), 20).unwrap();
         assert_eq!((a.len(), seen), (20, 500));
         assert_eq!(lines(&a), lines(&b));
         assert!(
@@ -209,7 +232,7 @@ mod tests {
 
     #[test]
     fn texts_of_lines_stops_when_all_are_found() {
-        let texts = texts_of_lines(&config(), inputs(CORPUS), &[1, 4]).unwrap();
+        let texts = texts_of_lines(&reading(&normalizer()), inputs(CORPUS), &[1, 4]).unwrap();
         assert_eq!(texts.len(), 2);
         assert_eq!(texts[&4], "three");
     }

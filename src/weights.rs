@@ -48,7 +48,7 @@
 //! normalisation); loading a file made with other settings is an error, as is a truncated or
 //! corrupted file (wrong magic, length, order, df > N, checksum).
 
-use crate::config::Config;
+use crate::corpus::Reading;
 use crate::error::{Error, Result};
 use crate::hash::MixHasher;
 use crate::input::Input;
@@ -367,10 +367,14 @@ impl DfCounter {
 
 /// Counts document frequencies over the documents of `inputs` (bad lines are skipped and
 /// counted). Returns the counter and the number of bad lines.
-pub fn count(config: &Config, shingler: &Shingler, inputs: Vec<Input>) -> Result<(DfCounter, u64)> {
+pub fn count(
+    reading: &Reading<'_>,
+    shingler: &Shingler,
+    inputs: Vec<Input>,
+) -> Result<(DfCounter, u64)> {
     let mut counter = DfCounter::default();
     let mut shingles = Vec::new();
-    let bad = crate::corpus::for_each_normalized(config, inputs, |_, normalized| {
+    let bad = crate::corpus::for_each_normalized(reading, inputs, |_, normalized| {
         shingler.shingles_into(normalized, &mut shingles);
         counter.add(&shingles);
     })?;
@@ -381,7 +385,7 @@ pub fn count(config: &Config, shingler: &Shingler, inputs: Vec<Input>) -> Result
 /// from them, and returns the frozen table with inputs that replay those lines before the
 /// rest of the stream (so they are filtered with the same weights as everything after).
 pub fn warmup(
-    config: &Config,
+    reading: &Reading<'_>,
     shingler: &Shingler,
     inputs: Vec<Input>,
     n: usize,
@@ -402,8 +406,8 @@ pub fn warmup(
         ));
         replay.push(input);
     }
-    let (counter, _) = count(config, shingler, prefixes)?;
-    let settings = settings_of(shingler, &config.normalizer);
+    let (counter, _) = count(reading, shingler, prefixes)?;
+    let settings = settings_of(shingler, reading.normalizer);
     Ok((counter.finish(usize::MAX, settings), replay))
 }
 
@@ -411,20 +415,20 @@ pub fn warmup(
 /// in-process [`crate::pipeline::Deduper`]): texts with no tokens after normalisation count
 /// for nothing.
 pub fn learn<'a>(
-    config: &Config,
+    normalizer: &Normalizer,
     shingler: &Shingler,
     texts: impl IntoIterator<Item = &'a str>,
 ) -> IdfTable {
     let mut counter = DfCounter::default();
     let (mut normalized, mut shingles) = (Normalized::default(), Vec::new());
     for text in texts {
-        config.normalizer.normalize_into(text, &mut normalized);
+        normalizer.normalize_into(text, &mut normalized);
         if !normalized.is_empty() {
             shingler.shingles_into(&normalized, &mut shingles);
             counter.add(&shingles);
         }
     }
-    counter.finish(usize::MAX, settings_of(shingler, &config.normalizer))
+    counter.finish(usize::MAX, settings_of(shingler, normalizer))
 }
 
 /// A document's weighted elements, built with reusable buffers.

@@ -134,7 +134,7 @@ fn explain<W: Write>(
     wanted.extend([graph.lines[a as usize], graph.lines[b as usize]]);
     wanted.sort_unstable();
     wanted.dedup();
-    let texts = texts_of_lines(config, reopen()?, &wanted)?;
+    let texts = texts_of_lines(&crate::pipeline::reading(config), reopen()?, &wanted)?;
     let text = |v: u32| {
         texts
             .get(&graph.lines[v as usize])

@@ -13,6 +13,7 @@ use crate::config::{Config, Mode, ShingleKind};
 use crate::corpus::{Sampled, reservoir};
 use crate::error::Result;
 use crate::input::Input;
+use crate::shingle::Shingler;
 use crate::verify::sample_pairs::pair_counts;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -44,7 +45,12 @@ impl HistArgs {
         let ngrams = self.common.ngram.0..=self.common.ngram.1;
         let config = self.common.config(self.input, Mode::Hist)?.validate()?;
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
-        let (docs, seen) = reservoir(&config, inputs, size)?;
+        let (docs, seen) = reservoir(
+            &crate::pipeline::reading(&config),
+            config.seed,
+            inputs,
+            size,
+        )?;
         let hists = histograms(&config, &docs, ngrams, config.worker_threads());
         super::util::print(&table(&hists, docs.len(), seen))?;
         if let Some(path) = &self.plot {
@@ -94,7 +100,12 @@ fn histograms(
     ngrams
         .map(|n| Histogram {
             n,
-            counts: pair_counts(config, docs, ShingleKind::Words(n), BINS, threads),
+            counts: pair_counts(
+                &Shingler::new(ShingleKind::Words(n), config.bag, config.seed),
+                docs,
+                BINS,
+                threads,
+            ),
         })
         .collect()
 }

@@ -50,7 +50,11 @@ impl IdfArgs {
         let prepared = Prepared::new(config)?;
         let config = &prepared.config;
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
-        let (counter, bad) = crate::weights::count(config, &prepared.shingler(false), inputs)?;
+        let (counter, bad) = crate::weights::count(
+            &crate::pipeline::reading(config),
+            &prepared.shingler(false),
+            inputs,
+        )?;
         let docs = counter.docs();
         let table = counter.finish(max_terms, prepared.shingling());
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());

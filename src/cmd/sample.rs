@@ -193,7 +193,12 @@ fn collect(
     }
 
     if ranges.iter().any(|r| r.0 < LSH_FROM) {
-        let (docs, _) = reservoir(config, open()?, sample)?;
+        let (docs, _) = reservoir(
+            &crate::pipeline::reading(config),
+            config.seed,
+            open()?,
+            sample,
+        )?;
         let shingler = prepared.shingler(config.bag);
         let sets: Vec<Vec<Fingerprint>> = docs
             .iter()
@@ -238,7 +243,7 @@ fn write<W: Write>(
         .collect();
     lines.sort_unstable();
     lines.dedup();
-    let texts = texts_of_lines(config, open()?, &lines)?;
+    let texts = texts_of_lines(&crate::pipeline::reading(config), open()?, &lines)?;
     let diff_of = |e: &Example| -> String {
         match (texts.get(&e.lines.0), texts.get(&e.lines.1)) {
             (Some(a), Some(b)) => word_diff(a, b, CONTEXT, config.normalizer.words),

@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::input::Input;
 use crate::lsh::LshParams;
 use crate::pipeline::{Deduper, Outcome};
+use crate::shingle::Shingler;
 use crate::verify::sample_pairs::pair_counts;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -88,8 +89,13 @@ impl Sample {
     /// Samples `size` documents of the config's inputs and bins all their pairs.
     fn of(config: &Config, size: usize) -> Result<Sample> {
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
-        let (docs, seen) = reservoir(config, inputs, size)?;
-        let counts = pair_counts(config, &docs, config.shingle, BINS, config.worker_threads());
+        let (docs, seen) = reservoir(&crate::pipeline::reading(config), config.seed, inputs, size)?;
+        let counts = pair_counts(
+            &Shingler::new(config.shingle, config.bag, config.seed),
+            &docs,
+            BINS,
+            config.worker_threads(),
+        );
         let mut ordered: Vec<&Sampled> = docs.iter().collect();
         ordered.sort_by_key(|d| d.line);
         ordered.truncate(BOUND_DOCS);

@@ -362,7 +362,7 @@ impl Deduper {
         let n = self.prepared.config.idf_warmup;
         let shingler = self.prepared.shingler(false);
         let texts = docs.iter().take(n).map(|(text, _)| text.as_ref());
-        let table = crate::weights::learn(&self.prepared.config, &shingler, texts);
+        let table = crate::weights::learn(&self.prepared.config.normalizer, &shingler, texts);
         self.prepared.idf = Some(Arc::new(table));
         self.start_workers();
     }

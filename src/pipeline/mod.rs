@@ -41,7 +41,7 @@ pub mod signing;
 pub mod summary;
 
 pub use deduper::{Deduper, Match, Outcome};
-pub use prepare::{Prepared, bad_lines, verifier, window_settings};
+pub use prepare::{Prepared, bad_lines, reading, verifier, window_settings};
 pub use signing::{Doc, NodeData, Signed, Worker};
 pub use summary::Summary;
 

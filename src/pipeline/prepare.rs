@@ -6,6 +6,7 @@
 //! settings depend on no stage and every stage can depend on the settings.
 
 use crate::config::{Config, Weights};
+use crate::corpus::Reading;
 use crate::error::{Error, Result};
 use crate::input::{BadLines, Input};
 use crate::shingle::{Shingler, StopWords};
@@ -62,6 +63,18 @@ pub fn bad_lines(config: &Config) -> BadLines {
     )
 }
 
+/// How a run reads a corpus outside the pipeline (`idf`, `hist`, `sample`, `explain`,
+/// `‹idf-warmup›`): its format, fields, line limit and normalisation.
+pub fn reading(config: &Config) -> Reading<'_> {
+    Reading {
+        format: config.format,
+        field: &config.field,
+        id_field: config.id_field.as_deref(),
+        max_line_bytes: config.max_line_bytes,
+        normalizer: &config.normalizer,
+    }
+}
+
 impl Prepared {
     /// Loads the stop words `config` names. `config` must be validated.
     pub fn new(config: Config) -> Result<Prepared> {
@@ -109,7 +122,7 @@ impl Prepared {
                     let shingler = self.shingler(false);
                     let n = self.config.idf_warmup;
                     let (table, replay) =
-                        crate::weights::warmup(&self.config, &shingler, inputs, n)?;
+                        crate::weights::warmup(&reading(&self.config), &shingler, inputs, n)?;
                     inputs = replay;
                     table
                 }

@@ -2,7 +2,6 @@
 //! `hist` draws and `tune` weighs a banding against. Quadratic in the sample, so it is only
 //! run on a bounded reservoir sample ([`crate::corpus::reservoir`]), on all cores.
 
-use crate::config::{Config, ShingleKind};
 use crate::corpus::Sampled;
 use crate::shingle::Shingler;
 use crate::verify::{Fingerprint, jaccard, shingle_set};
@@ -12,19 +11,12 @@ pub fn bin(j: f64, bins: usize) -> usize {
     ((j * bins as f64 + 1e-9).floor() as usize).min(bins)
 }
 
-/// Exact Jaccard of every pair of `docs` under `kind` shingles (bag semantics if
-/// `config.bag`), counted in `bins` bins per unit (`bins` + 1 counts), on `threads` threads.
-pub fn pair_counts(
-    config: &Config,
-    docs: &[Sampled],
-    kind: ShingleKind,
-    bins: usize,
-    threads: usize,
-) -> Vec<u64> {
-    let shingler = Shingler::new(kind, config.bag, config.seed);
+/// Exact Jaccard of every pair of `docs` under `shingler`'s shingles, counted in `bins`
+/// bins per unit (`bins` + 1 counts), on `threads` threads.
+pub fn pair_counts(shingler: &Shingler, docs: &[Sampled], bins: usize, threads: usize) -> Vec<u64> {
     let sets: Vec<Vec<Fingerprint>> = docs
         .iter()
-        .map(|d| shingle_set(&shingler, &d.normalized))
+        .map(|d| shingle_set(shingler, &d.normalized))
         .collect();
     let threads = threads.max(1);
     std::thread::scope(|scope| {
@@ -58,6 +50,7 @@ pub fn pair_counts(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ShingleKind;
     use crate::input::DocId;
     use crate::normalize::{Normalized, Normalizer};
 
@@ -86,12 +79,12 @@ mod tests {
             .iter()
             .map(|t| doc(t))
             .collect();
-        let config = Config::default();
-        let one = pair_counts(&config, &docs, ShingleKind::Words(1), 10, 1);
+        let words = Shingler::new(ShingleKind::Words(1), false, 7);
+        let one = pair_counts(&words, &docs, 10, 1);
         assert_eq!(one.iter().sum::<u64>(), 10, "5 documents, 10 pairs");
         assert_eq!(one[10], 1, "one identical pair");
         for threads in [2, 4, 7] {
-            let many = pair_counts(&config, &docs, ShingleKind::Words(1), 10, threads);
+            let many = pair_counts(&words, &docs, 10, threads);
             assert_eq!(one, many, "{threads} threads");
         }
     }
