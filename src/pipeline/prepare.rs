@@ -3,7 +3,9 @@
 //! `--weights tfidf` — and, with `--state`, the window saved by the last run.
 //!
 //! The settings say what to load; the loaded tables live here, not in [`Config`], so the
-//! settings depend on no stage and every stage can depend on the settings.
+//! settings depend on no stage. Each stage is handed its own settings, made here from the
+//! run's ([`verifier`], [`window_settings`], [`reading`], [`bad_lines`], the shingler), so
+//! no stage reads the whole of [`Config`].
 
 use crate::config::{Config, Weights};
 use crate::corpus::Reading;
