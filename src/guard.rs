@@ -2,7 +2,7 @@
 //! input got, exit with status 1.
 //!
 //! The binary's global allocator is [`Guarded`]: an allocation that fails calls
-//! [`out_of_memory`] instead of aborting. The output writer ([`crate::output`]) passes only
+//! [`out_of_memory`] instead of aborting. The output writer (`output`) passes only
 //! whole lines to stdout, each write inside [`begin_write`] / [`end_write`]; the handler waits
 //! for a write in progress to end and closes the gate behind it, so stdout ends at a line
 //! boundary whichever thread ran out. Everything here works without allocating.

@@ -8,7 +8,7 @@
 //! 3. lower-casing with Unicode case rules (`--keep-case` turns it off);
 //! 4. tokenising into words ([`Words`]): a word is a run of characters between white space,
 //!    except that a character of a script written without spaces between words (Han,
-//!    Hiragana, Katakana, Thai, Lao, Khmer, Myanmar and a few more: [`is_word_of_its_own`]),
+//!    Hiragana, Katakana, Thai, Lao, Khmer, Myanmar and a few more: `words::is_word_of_its_own`),
 //!    with the combining marks that follow it, is a word of its own, so that `我们今天` is four
 //!    words and `Rust 1.89の新機能` five; with `--strip-punct` every character that is
 //!    neither alphanumeric nor white space (punctuation and symbols) separates words too.

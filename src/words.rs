@@ -15,7 +15,7 @@ use unicode_script::{Script, UnicodeScript};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Words {
     /// Runs of characters between white space, but each character of a script written
-    /// without spaces (see [`is_word_of_its_own`]) is a word of its own.
+    /// without spaces (see `is_word_of_its_own`) is a word of its own.
     #[default]
     Unicode,
     /// Runs of characters between white space, whatever the script, as neardup did

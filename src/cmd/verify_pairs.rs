@@ -4,7 +4,7 @@
 //! Input: JSON Lines, one candidate per line, `{"a": ID, "b": ID, "text_a": "…", "text_b":
 //! "…"}` (ids are strings or numbers; other members are ignored). Each text is normalised,
 //! shingled and weighed exactly as a document of the stream would be, and the pair goes
-//! through [`crate::verify::decide`], the same check the window applies to its candidates
+//! through [`crate::verify::Verifier::decide`], the same check the window applies to its candidates
 //! (`--verify` chain, `--threshold`, weights). Verified pairs are written in input order as
 //! `--pairs` writes them (`a TAB b TAB similarity`, or JSON with `--pairs-format jsonl`), ready
 //! for `neardup clusters --from-edges`.

@@ -1,6 +1,6 @@
 //! The exact Jaccard of every pair of a sample, binned: the similarity distribution that
 //! `hist` draws and `tune` weighs a banding against. Quadratic in the sample, so it is only
-//! run on a bounded reservoir sample ([`crate::corpus::reservoir`]), on all cores.
+//! run on a bounded reservoir sample (the corpus reader's reservoir), on all cores.
 
 use crate::corpus::Sampled;
 use crate::shingle::Shingler;

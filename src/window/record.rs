@@ -18,8 +18,8 @@ use crate::verify::{Compared, Fingerprint};
 use bytemuck::{Pod, Zeroable};
 use std::io;
 
-/// What the window keeps of a document: given to [`Window::insert`], which stores it as a
-/// record, and filled again from the record by [`Window::load`] and [`Window::visit`].
+/// What the window keeps of a document: given to [`super::Window::insert`], which stores it as a
+/// record, and filled again from the record by [`super::Window::load`] and [`super::Window::visit`].
 #[derive(Debug)]
 pub struct Entry {
     /// The document's id, for `dup_of` and pairs.

@@ -1,9 +1,9 @@
 //! Where the window keeps what verification reads of a held document (its record): the
 //! newest records in RAM, the older ones in a spill file read back with `pread`.
 //!
-//! Records are appended to one byte sequence. Its newest part stays in RAM in segments of
-//! [`SEGMENT`] bytes, up to the RAM share the store was given; when a new segment would pass
-//! it, the oldest segment is written to the spill file at its own offset and its buffer is
+//! Records are appended to one byte sequence. Its newest part stays in RAM in segments (a
+//! quarter of the RAM share the store was given, 4 KiB to 1 MiB), up to that share; when a
+//! new segment would pass it, the oldest segment is written to the spill file at its own offset and its buffer is
 //! reused. A record is read from the RAM segments when it is there, else from the file (the
 //! page cache serves the recent part of it; that memory is the system's, not the process').
 //! A document is compared with few candidates (a quarter of a candidate per document on
