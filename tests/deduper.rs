@@ -207,3 +207,53 @@ fn state_is_the_command_line_s() {
     let e = Deduper::new(config).err().expect("other settings");
     assert_eq!(e.exit_code(), 2, "{e}");
 }
+
+/// The one resume path: a Deduper resuming a state saved with one IDF table, given another,
+/// is refused as the command line refuses it, naming the table's file.
+#[test]
+fn a_state_s_idf_table_is_checked_as_the_command_line_checks_it() {
+    let sample = sample_bytes();
+    let head: Vec<u8> = sample
+        .split_inclusive(|&b| b == b'\n')
+        .take(200)
+        .flatten()
+        .copied()
+        .collect();
+    let (idf_a, idf_b) = (temp_path("resume-a.idf"), temp_path("resume-b.idf"));
+    std::fs::write(&idf_a, neardup(&["idf"], &head).ok().stdout).unwrap();
+    std::fs::write(&idf_b, neardup(&["idf"], &sample).ok().stdout).unwrap();
+    let state = temp_path("resume-idf.state");
+    let _ = std::fs::remove_file(&state);
+    let (idf_a, idf_b, state) = (
+        idf_a.to_str().unwrap(),
+        idf_b.to_str().unwrap(),
+        state.to_str().unwrap(),
+    );
+    let mut d = deduper(&["--weights", "tfidf", "--idf", idf_a, "--state", state], 1);
+    d.add_many(&documents()[..100]).unwrap();
+    d.save(None).unwrap();
+    // The same table resumes; another is refused, by the binary and by the Deduper alike.
+    let mut resumed = deduper(&["--weights", "tfidf", "--idf", idf_a, "--state", state], 1);
+    assert_eq!(resumed.summary().docs_read, 100);
+    resumed.add_many(&documents()[100..200]).unwrap();
+    let config = neardup::cmd::parse([
+        "neardup",
+        "--weights",
+        "tfidf",
+        "--idf",
+        idf_b,
+        "--state",
+        state,
+    ])
+    .and_then(|a| a.filter_settings())
+    .unwrap();
+    let e = Deduper::new(config).err().expect("another table");
+    let cli = neardup(
+        &["--weights", "tfidf", "--idf", idf_b, "--state", state],
+        b"a b\n",
+    );
+    assert_eq!((e.exit_code(), cli.code), (2, 2), "{e}");
+    let said = format!("{idf_b} differs from the IDF table saved in {state}");
+    assert!(e.to_string().contains(&said), "{e}");
+    assert!(cli.stderr.contains(&said), "{}", cli.stderr);
+}

@@ -17,7 +17,6 @@ use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config, Mode, Weights};
 use crate::error::{Error, Result};
 use crate::input::{BadLine, DocId};
-use crate::state::Saved;
 use crate::window::Window;
 use crossbeam_channel::{Receiver, TryRecvError, bounded};
 use std::path::Path;
@@ -97,22 +96,7 @@ impl Deduper {
             let table = crate::weights::IdfTable::load(path, &prepared.shingling())?;
             prepared.idf = Some(Arc::new(table));
         }
-        let saved = match &prepared.config.state {
-            Some(path) => {
-                crate::state::check_writable(path)?;
-                crate::state::load(
-                    path,
-                    &prepared.config,
-                    &prepared.shingling(),
-                    super::prepare::window_settings(&prepared.config),
-                )?
-            }
-            None => None,
-        };
-        let saved = match saved {
-            Some(saved) => Some(resume_idf(&mut prepared, saved)?),
-            None => None,
-        };
+        let saved = super::prepare::load_state(&mut prepared)?;
         // What the command line would write on stderr becomes warnings for the caller.
         let mut said = Vec::new();
         let reference = match prepared.config.against.is_empty() {
@@ -424,21 +408,6 @@ impl Deduper {
             }
         }
     }
-}
-
-/// Takes a saved state's IDF table as the run's, as the command line does: an `--idf` file
-/// given too must hold the same table.
-fn resume_idf(prepared: &mut Prepared, mut saved: Saved) -> Result<Saved> {
-    if let Some(table) = saved.idf.take() {
-        if prepared.idf.as_deref().is_some_and(|given| *given != table) {
-            return Err(Error::config(
-                "idf",
-                "differs from the IDF table saved in the ‹state› file",
-            ));
-        }
-        prepared.idf = Some(Arc::new(table));
-    }
-    Ok(saved)
 }
 
 /// The caller's worker and the helpers' (no more helpers than chunks to sign).

@@ -135,21 +135,28 @@ impl Prepared {
     }
 }
 
-/// `--state`: loads the saved window (if the file exists) and the IDF table saved with it,
-/// then freezes the IDF table as [`Prepared::with_idf`] does. A table given with `--idf` must
-/// equal the saved one; `--idf-warmup` is skipped when the state brings a table.
+/// `‹state›`: loads the saved window (if the file exists) and the IDF table saved with it,
+/// then freezes the IDF table as [`Prepared::with_idf`] does (`‹idf-warmup›` is skipped when
+/// the state brings a table). The command line's resume; [`load_state`] is the part it
+/// shares with the in-process filter.
 pub(super) fn resume(
     prepared: &Prepared,
     inputs: Vec<Input>,
 ) -> Result<(Prepared, Vec<Input>, Option<Saved>)> {
-    let prepared = prepared.clone();
-    let Some(path) = &prepared.config.state else {
-        let (prepared, inputs) = prepared.with_idf(inputs)?;
-        return Ok((prepared, inputs, None));
+    let mut prepared = prepared.clone();
+    let saved = load_state(&mut prepared)?;
+    let (prepared, inputs) = prepared.with_idf(inputs)?;
+    Ok((prepared, inputs, saved))
+}
+
+/// `‹state›`: checks that the file can be written, then loads the window saved there (`None`
+/// when there is no file, or no `‹state›`). An IDF table saved with it becomes the run's; a
+/// table the run has already (or names with `‹idf›`) must equal it.
+pub(super) fn load_state(prepared: &mut Prepared) -> Result<Option<Saved>> {
+    let Some(path) = prepared.config.state.clone() else {
+        return Ok(None);
     };
-    let path = path.clone();
     crate::state::check_writable(&path)?;
-    let mut prepared = prepared;
     let mut saved = crate::state::load(
         &path,
         &prepared.config,
@@ -157,22 +164,27 @@ pub(super) fn resume(
         window_settings(&prepared.config),
     )?;
     if let Some(table) = saved.as_mut().and_then(|s| s.idf.take()) {
-        if let Some(idf_path) = &prepared.config.idf_path
-            && IdfTable::load(idf_path, &prepared.shingling())? != table
-        {
+        let differs = match (&prepared.idf, &prepared.config.idf_path) {
+            (Some(given), _) => **given != table,
+            (None, Some(idf_path)) => IdfTable::load(idf_path, &prepared.shingling())? != table,
+            (None, None) => false,
+        };
+        if differs {
+            let named = match &prepared.config.idf_path {
+                Some(idf_path) => idf_path.display().to_string(),
+                None => "the IDF table given".to_string(),
+            };
             return Err(Error::config(
                 "idf",
                 format!(
-                    "{} differs from the IDF table saved in {}",
-                    idf_path.display(),
+                    "{named} differs from the IDF table saved in {}",
                     path.display()
                 ),
             ));
         }
         prepared.idf = Some(Arc::new(table));
     }
-    let (prepared, inputs) = prepared.with_idf(inputs)?;
-    Ok((prepared, inputs, saved))
+    Ok(saved)
 }
 
 #[cfg(test)]
