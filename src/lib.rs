@@ -27,8 +27,9 @@
 //! | out of memory: stop at a whole output line, exit 1 | [`guard`] |
 //!
 //! Modules named without a link are internal to the crate. Internals are described in
-//! `DESIGN.md`. Settings live in a validated [`Config`]; a
-//! [`Prepared`] run adds the tables it loads; [`run`] executes it. A program that holds its
+//! `DESIGN.md`. Settings live in a validated [`Config`]; a [`Prepared`] run adds the tables
+//! it loads, and hands each stage its own settings ([`verify::Verifier`],
+//! [`window::WindowSettings`], …); [`run`] executes it. A program that holds its
 //! documents itself hands them to a [`pipeline::Deduper`], one at a time or in batches (the
 //! Python module does).
 //!

@@ -18,7 +18,7 @@
 //!
 //! | file | stage |
 //! |---|---|
-//! | [`prepare`] | before the run: `--state` window, frozen IDF table |
+//! | [`prepare`] | before the run: `--state` window, frozen IDF table; each stage's settings |
 //! | `reference` | before the run: the `--against` documents, in a window of their own |
 //! | [`signing`] | a worker: one line → a signed document |
 //! | `run` | the ordered pipeline's threads, and loading the `--against` reference |
