@@ -6,7 +6,8 @@
 //! weights, kept text, compact signature, band keys, exact-index hash) in least-recently-used
 //! order, the number of input lines consumed (line numbers and line ids continue from it), the
 //! frozen IDF table of `--weights tfidf`, the filter's family summaries (which make the
-//! family keys of the documents to come), and the settings that shaped all of it.
+//! family keys of the documents to come), the order of its limited buckets (which their
+//! refreshes shaped), and the settings that shaped all of it.
 //!
 //! ```text
 //! "NDSTATE\0" | u32 version | u32 len, settings (UTF-8) | u64 lines | u64 written
@@ -19,6 +20,8 @@
 //!   | 4 × u64 sketch (version 4 on; see `crate::lsh::Sketch`)
 //! version 5 on, after the documents: u64 len, the family summaries
 //!   (`crate::window::Family::write_to`)
+//! version 6 on, then: u64 len, the limited buckets' order: u32 n + n × (u8 table | u32 key
+//!   top bits | u32 protected | u32 m + m × u64 member seq) (`crate::window::SavedBucket`)
 //! ```
 //! All integers are little-endian. Saving writes a temporary file beside the target, fsyncs
 //! it, renames it over the target and fsyncs the directory: a crash while saving leaves the
@@ -31,14 +34,17 @@ use crate::config::{Config, Mode, VerifyMode, Weights};
 use crate::error::{Error, Result};
 use crate::input::DocId;
 use crate::weights::IdfTable;
-use crate::window::{Entry, Family, UNKNOWN_SKETCH, Window, WindowSettings};
+use crate::window::{Entry, Family, SavedBucket, UNKNOWN_SKETCH, Window, WindowSettings};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 const MAGIC: &[u8; 8] = b"NDSTATE\0";
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
+/// The version before the order of the limited buckets was kept; still read (the buckets get
+/// the order of the documents' insertion).
+const VERSION_WITHOUT_BUCKET_ORDER: u32 = 5;
 /// The version before the family summaries were kept; still read (the summaries start empty).
 const VERSION_WITHOUT_FAMILY: u32 = 4;
 /// The version before each document's sketch was kept; still read (its documents rank as
@@ -253,7 +259,50 @@ fn write_body<W: Write>(
     window.family().write_to(&mut family);
     w.put(&(family.len() as u64).to_le_bytes())?;
     w.put(&family)?;
+    let mut order = Vec::new();
+    let buckets = window.limited_buckets();
+    order.extend_from_slice(&(buckets.len() as u32).to_le_bytes());
+    for b in &buckets {
+        order.push(b.table);
+        order.extend_from_slice(&b.top.to_le_bytes());
+        order.extend_from_slice(&b.protected.to_le_bytes());
+        put_items(&mut order, &b.members, u64::to_le_bytes);
+    }
+    w.put(&(order.len() as u64).to_le_bytes())?;
+    w.put(&order)?;
     Ok(())
+}
+
+/// What [`write_body`] wrote of the limited buckets' order; `None` when the bytes are not that.
+fn read_bucket_order(mut bytes: &[u8]) -> Option<Vec<SavedBucket>> {
+    fn take<const N: usize>(bytes: &mut &[u8]) -> Option<[u8; N]> {
+        let (head, rest) = bytes.split_first_chunk::<N>()?;
+        *bytes = rest;
+        Some(*head)
+    }
+    let u32_of = |b: &mut &[u8]| take::<4>(b).map(u32::from_le_bytes);
+    let n = u32_of(&mut bytes)? as usize;
+    // Each bucket takes at least 13 bytes: a corrupt count cannot make this allocate more.
+    let mut buckets = Vec::with_capacity(n.min(bytes.len() / 13));
+    for _ in 0..n {
+        let table = take::<1>(&mut bytes)?[0];
+        let top = u32_of(&mut bytes)?;
+        let protected = u32_of(&mut bytes)?;
+        let m = u32_of(&mut bytes)? as usize;
+        if m > bytes.len() / 8 {
+            return None;
+        }
+        let members = (0..m)
+            .map(|_| take::<8>(&mut bytes).map(u64::from_le_bytes))
+            .collect::<Option<_>>()?;
+        buckets.push(SavedBucket {
+            table,
+            top,
+            protected,
+            members,
+        });
+    }
+    bytes.is_empty().then_some(buckets)
 }
 
 /// A u32 count, then each item little-endian.
@@ -377,6 +426,15 @@ pub fn load(
             .ok_or_else(|| bad("the family summaries are malformed".into()))?;
         window.set_family(family);
     }
+    let order = match version > VERSION_WITHOUT_BUCKET_ORDER {
+        true => {
+            let len = r.u64()?;
+            let bytes = r.bytes(len, 1)?;
+            read_bucket_order(&bytes)
+                .ok_or_else(|| bad("the order of the buckets is malformed".into()))?
+        }
+        false => Vec::new(),
+    };
     if r.left != 0 {
         return Err(bad("trailing bytes after the last document".into()));
     }
@@ -394,6 +452,7 @@ pub fn load(
     if *saved_settings != *expected {
         return Err(conflict(&name, &saved_settings, &expected));
     }
+    window.restore_buckets(&order);
     let idf = if idf_bytes.is_empty() {
         None
     } else {

@@ -93,6 +93,30 @@ fn split_runs_of_a_template_family_equal_one_run() {
     assert!(whole == split, "split runs differ from one run");
 }
 
+/// A template family large enough that its buckets are full: their order (which members the
+/// refreshes protected) is saved with the documents, so split runs look at the same members
+/// as one run.
+#[test]
+fn split_runs_with_full_buckets_equal_one_run() {
+    let input = crate::filter::text(&crate::filter::template_corpus(37, 2, 3000, 3));
+    for args in [
+        &["--annotate", "-t", "0.8", "--max-candidates", "4"][..],
+        &[
+            "--only-dups",
+            "-t",
+            "0.7",
+            "--max-candidates",
+            "8",
+            "-j",
+            "1",
+        ][..],
+    ] {
+        let (whole, split) = whole_and_split_of(&input, args, &[700, 1900, 2400], "full");
+        assert!(!whole.is_empty(), "{args:?}");
+        assert!(whole == split, "split runs differ from one run: {args:?}");
+    }
+}
+
 #[test]
 fn checkpoints_and_the_final_save_agree() {
     // A state saved by --checkpoint-every at the end of the input equals the final save.

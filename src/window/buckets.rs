@@ -202,7 +202,12 @@ impl Buckets {
     /// The cell holding `key`, if any.
     #[inline]
     fn find(&self, key: u64) -> Option<usize> {
-        let top = top(key);
+        self.find_top(top(key))
+    }
+
+    /// The cell holding the key whose hash has top bits `top`, if any.
+    #[inline]
+    fn find_top(&self, top: u32) -> Option<usize> {
         let mut i = self.home(top);
         loop {
             let c = self.cells[i];
@@ -248,6 +253,55 @@ impl Buckets {
                 crate::prefetch::prefetch(&self.lists[(c.value & !MANY) as usize]);
             }
         }
+    }
+
+    /// Most members a bucket keeps (0: no limit).
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// The buckets of two or more members, in no particular order: each key as the table
+    /// keeps it (the top bits of its hash), how many of its first members are protected, and
+    /// the members in their order (which a limited table's refreshes have shaped, so that
+    /// inserting the same documents again does not give it back: `--state` saves it).
+    pub fn lists(&self) -> impl Iterator<Item = (u32, u32, &[u32])> + '_ {
+        self.cells
+            .0
+            .iter()
+            .flat_map(|line| line.0.iter())
+            .filter(|c| c.value != EMPTY && c.value & MANY != 0)
+            .map(|c| {
+                let index = (c.value & !MANY) as usize;
+                (c.top, self.protected[index], self.lists[index].as_slice())
+            })
+    }
+
+    /// Gives the bucket of the key with hash top bits `top` (one of [`Buckets::lists`]) exactly
+    /// `members` (two or more), the first `protected` of them protected. False, and nothing
+    /// changed, when the table holds no such key or `members` has fewer than two.
+    pub fn restore_list(&mut self, top: u32, protected: u32, members: &[u32]) -> bool {
+        let Some(i) = self.find_top(top) else {
+            return false;
+        };
+        if members.len() < 2 {
+            return false;
+        }
+        let c = self.cells[i];
+        let index = if c.value & MANY != 0 {
+            c.value & !MANY
+        } else {
+            let index = self.new_list(c.value, c.value);
+            self.lists[index as usize].clear();
+            self.listed -= 2;
+            self.cells[i].value = MANY | index;
+            index
+        };
+        let list = &mut self.lists[index as usize];
+        self.listed = self.listed - list.len() + members.len();
+        list.clear();
+        list.extend_from_slice(members);
+        self.protected[index as usize] = protected.min(members.len() as u32);
+        true
     }
 
     /// Makes room for `additional` more keys without growing.
@@ -458,6 +512,44 @@ mod tests {
     /// A limited bucket as a segmented LRU list: a refreshed member is protected (at most
     /// half the limit), a push past the limit drops the oldest unprotected one, and a
     /// protected member that is removed frees its place.
+    /// A limited table's lists, put back into a table that got the same members in another
+    /// order, give it the same buckets (order and protected members included).
+    #[test]
+    fn restored_lists_give_back_order_and_protection() {
+        let mut live = Buckets::with_limit(4);
+        for slot in 0..6 {
+            live.push(7, slot);
+            live.push(9, slot % 3);
+        }
+        live.refresh(7, 3);
+        live.push(11, 1);
+        let mut again = Buckets::with_limit(4);
+        for slot in [5, 4, 3, 2] {
+            again.push(7, slot);
+        }
+        for slot in [2, 1, 0] {
+            again.push(9, slot);
+        }
+        again.push(11, 1);
+        let saved: Vec<(u32, u32, Vec<u32>)> =
+            live.lists().map(|(t, p, m)| (t, p, m.to_vec())).collect();
+        assert_eq!(saved.len(), 2, "keys 7 and 9 have lists, 11 one member");
+        for (top, protected, members) in &saved {
+            assert!(again.restore_list(*top, *protected, members));
+        }
+        for key in [7, 9, 11] {
+            assert_eq!(again.get(key), live.get(key), "key {key}");
+        }
+        // The protected member outlives newer pushes in both.
+        for slot in 20..24 {
+            live.push(7, slot);
+            again.push(7, slot);
+        }
+        assert_eq!(again.get(7), live.get(7));
+        assert!(live.get(7).contains(&3));
+        assert!(!again.restore_list(top(12345), 0, &[1, 2]), "no such key");
+    }
+
     #[test]
     fn refreshed_members_outlive_newer_ones() {
         let mut b = Buckets::with_limit(4);

@@ -22,6 +22,7 @@
 //! Candidates come back sorted by sequence number, so the order in which they are verified,
 //! and therefore the output, never depends on hash-map iteration order or slot reuse.
 
+mod bucket_order;
 mod buckets;
 mod budget;
 mod chunked;
@@ -37,6 +38,7 @@ use crate::input::DocId;
 use crate::lsh::Sketch;
 use crate::prefetch::prefetch;
 
+pub use bucket_order::SavedBucket;
 use buckets::Buckets;
 pub use budget::Limit;
 use chunked::Chunked;
