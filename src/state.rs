@@ -21,7 +21,8 @@
 //! version 5 on, after the documents: u64 len, the family summaries
 //!   (`crate::window::Family::write_to`)
 //! version 6 on, then: u64 len, the limited buckets' order: u32 n + n × (u8 table | u32 key
-//!   top bits | u32 protected | u32 m + m × u64 member seq) (`crate::window::SavedBucket`)
+//!   top bits | u32 protected | u32 m + m × u32 member, as its place among the documents
+//!   above, from 0) (`crate::window::SavedBucket`)
 //! ```
 //! All integers are little-endian. Saving writes a temporary file beside the target, fsyncs
 //! it, renames it over the target and fsyncs the directory: a crash while saving leaves the
@@ -261,20 +262,28 @@ fn write_body<W: Write>(
     w.put(&family)?;
     let mut order = Vec::new();
     let buckets = window.limited_buckets();
+    // A member is written as its place among the documents (half the bytes of its number).
+    let place: std::collections::HashMap<u64, u32> = window
+        .oldest_first()
+        .enumerate()
+        .map(|(i, held)| (held.seq, i as u32))
+        .collect();
     order.extend_from_slice(&(buckets.len() as u32).to_le_bytes());
     for b in &buckets {
         order.push(b.table);
         order.extend_from_slice(&b.top.to_le_bytes());
         order.extend_from_slice(&b.protected.to_le_bytes());
-        put_items(&mut order, &b.members, u64::to_le_bytes);
+        let members: Vec<u32> = b.members.iter().map(|seq| place[seq]).collect();
+        put_items(&mut order, &members, u32::to_le_bytes);
     }
     w.put(&(order.len() as u64).to_le_bytes())?;
     w.put(&order)?;
     Ok(())
 }
 
-/// What [`write_body`] wrote of the limited buckets' order; `None` when the bytes are not that.
-fn read_bucket_order(mut bytes: &[u8]) -> Option<Vec<SavedBucket>> {
+/// What [`write_body`] wrote of the limited buckets' order, members named by the sequence
+/// numbers of `documents` (the file's, in its order); `None` when the bytes are not that.
+fn read_bucket_order(mut bytes: &[u8], documents: &[u64]) -> Option<Vec<SavedBucket>> {
     fn take<const N: usize>(bytes: &mut &[u8]) -> Option<[u8; N]> {
         let (head, rest) = bytes.split_first_chunk::<N>()?;
         *bytes = rest;
@@ -289,11 +298,11 @@ fn read_bucket_order(mut bytes: &[u8]) -> Option<Vec<SavedBucket>> {
         let top = u32_of(&mut bytes)?;
         let protected = u32_of(&mut bytes)?;
         let m = u32_of(&mut bytes)? as usize;
-        if m > bytes.len() / 8 {
+        if m > bytes.len() / 4 {
             return None;
         }
         let members = (0..m)
-            .map(|_| take::<8>(&mut bytes).map(u64::from_le_bytes))
+            .map(|_| documents.get(u32_of(&mut bytes)? as usize).copied())
             .collect::<Option<_>>()?;
         buckets.push(SavedBucket {
             table,
@@ -413,8 +422,11 @@ pub fn load(
     };
     let mut window = Window::with_settings(window);
     window.reserve(keep, keep * config.lsh.bands);
+    // The documents' sequence numbers in the file's order (the buckets' order names them).
+    let mut documents = Vec::with_capacity(keep);
     for _ in 0..count {
         let (seq, entry) = r.entry(version <= VERSION_WITHOUT_SKETCH)?;
+        documents.push(seq);
         window
             .insert(seq, entry)
             .map_err(|e| Error::io(format!("loading {name} into the window"), e))?;
@@ -430,7 +442,7 @@ pub fn load(
         true => {
             let len = r.u64()?;
             let bytes = r.bytes(len, 1)?;
-            read_bucket_order(&bytes)
+            read_bucket_order(&bytes, &documents)
                 .ok_or_else(|| bad("the order of the buckets is malformed".into()))?
         }
         false => Vec::new(),

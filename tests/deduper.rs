@@ -1,7 +1,7 @@
 //! The in-process filter (`neardup::pipeline::Deduper`, behind the Python module) against the
 //! command line: the same documents kept, the same matches named, on any thread count.
 
-use crate::util::{SAMPLE, neardup, sample_bytes, temp_path};
+use crate::util::{SAMPLE, first_lines, neardup, sample_bytes, temp_path};
 use neardup::input::DocId;
 use neardup::pipeline::{Deduper, Outcome};
 use serde_json::Value;
@@ -213,12 +213,7 @@ fn state_is_the_command_line_s() {
 #[test]
 fn a_state_s_idf_table_is_checked_as_the_command_line_checks_it() {
     let sample = sample_bytes();
-    let head: Vec<u8> = sample
-        .split_inclusive(|&b| b == b'\n')
-        .take(200)
-        .flatten()
-        .copied()
-        .collect();
+    let head = first_lines(&sample, 200);
     let (idf_a, idf_b) = (temp_path("resume-a.idf"), temp_path("resume-b.idf"));
     std::fs::write(&idf_a, neardup(&["idf"], &head).ok().stdout).unwrap();
     std::fs::write(&idf_b, neardup(&["idf"], &sample).ok().stdout).unwrap();

@@ -88,6 +88,15 @@ pub fn sample_bytes() -> Vec<u8> {
     .expect("read sample")
 }
 
+/// The first `n` lines of `data`, terminators included.
+pub fn first_lines(data: &[u8], n: usize) -> Vec<u8> {
+    data.split_inclusive(|&b| b == b'\n')
+        .take(n)
+        .flatten()
+        .copied()
+        .collect()
+}
+
 /// A deterministic pseudo-random word stream.
 pub struct Words(u64);
 

@@ -1,6 +1,6 @@
 //! Weighted modes end to end: --weights tf / tfidf, neardup idf, --idf, --idf-warmup.
 
-use crate::util::{SAMPLE, Words, neardup, sample_bytes, temp_path};
+use crate::util::{SAMPLE, Words, first_lines, neardup, sample_bytes, temp_path};
 use neardup::config::{Config, DEFAULT_SEED, InputFormat, ShingleKind};
 use neardup::input::{Extractor, Input};
 use neardup::normalize::{Normalized, Normalizer};
@@ -46,12 +46,7 @@ fn tfidf_runs_the_same_on_any_thread_count() {
 #[test]
 fn warmup_equals_an_idf_file_of_the_same_lines() {
     let input = sample_bytes();
-    let head: Vec<u8> = input
-        .split_inclusive(|&b| b == b'\n')
-        .take(300)
-        .flatten()
-        .copied()
-        .collect();
+    let head = first_lines(&input, 300);
     let idf = idf_file("head.idf", &[], &head);
     let from_file = neardup(
         &[
