@@ -261,57 +261,10 @@ fn write_body<W: Write>(
     w.put(&(family.len() as u64).to_le_bytes())?;
     w.put(&family)?;
     let mut order = Vec::new();
-    let buckets = window.limited_buckets();
-    // A member is written as its place among the documents (half the bytes of its number).
-    let place: std::collections::HashMap<u64, u32> = window
-        .oldest_first()
-        .enumerate()
-        .map(|(i, held)| (held.seq, i as u32))
-        .collect();
-    order.extend_from_slice(&(buckets.len() as u32).to_le_bytes());
-    for b in &buckets {
-        order.push(b.table);
-        order.extend_from_slice(&b.top.to_le_bytes());
-        order.extend_from_slice(&b.protected.to_le_bytes());
-        let members: Vec<u32> = b.members.iter().map(|seq| place[seq]).collect();
-        put_items(&mut order, &members, u32::to_le_bytes);
-    }
+    window.write_bucket_order(&mut order);
     w.put(&(order.len() as u64).to_le_bytes())?;
     w.put(&order)?;
     Ok(())
-}
-
-/// What [`write_body`] wrote of the limited buckets' order, members named by the sequence
-/// numbers of `documents` (the file's, in its order); `None` when the bytes are not that.
-fn read_bucket_order(mut bytes: &[u8], documents: &[u64]) -> Option<Vec<SavedBucket>> {
-    fn take<const N: usize>(bytes: &mut &[u8]) -> Option<[u8; N]> {
-        let (head, rest) = bytes.split_first_chunk::<N>()?;
-        *bytes = rest;
-        Some(*head)
-    }
-    let u32_of = |b: &mut &[u8]| take::<4>(b).map(u32::from_le_bytes);
-    let n = u32_of(&mut bytes)? as usize;
-    // Each bucket takes at least 13 bytes: a corrupt count cannot make this allocate more.
-    let mut buckets = Vec::with_capacity(n.min(bytes.len() / 13));
-    for _ in 0..n {
-        let table = take::<1>(&mut bytes)?[0];
-        let top = u32_of(&mut bytes)?;
-        let protected = u32_of(&mut bytes)?;
-        let m = u32_of(&mut bytes)? as usize;
-        if m > bytes.len() / 4 {
-            return None;
-        }
-        let members = (0..m)
-            .map(|_| documents.get(u32_of(&mut bytes)? as usize).copied())
-            .collect::<Option<_>>()?;
-        buckets.push(SavedBucket {
-            table,
-            top,
-            protected,
-            members,
-        });
-    }
-    bytes.is_empty().then_some(buckets)
 }
 
 /// A u32 count, then each item little-endian.
@@ -442,7 +395,7 @@ pub fn load(
         true => {
             let len = r.u64()?;
             let bytes = r.bytes(len, 1)?;
-            read_bucket_order(&bytes, &documents)
+            SavedBucket::read_all(&bytes, &documents)
                 .ok_or_else(|| bad("the order of the buckets is malformed".into()))?
         }
         false => Vec::new(),

@@ -155,11 +155,6 @@ impl Family {
 
     /// What [`Family::write_to`] wrote; `None` when the bytes are not that.
     pub fn read_from(mut bytes: &[u8]) -> Option<Family> {
-        fn take<const N: usize>(bytes: &mut &[u8]) -> Option<[u8; N]> {
-            let (head, rest) = bytes.split_first_chunk::<N>()?;
-            *bytes = rest;
-            Some(*head)
-        }
         let u32_of = |b: &mut &[u8]| take::<4>(b).map(u32::from_le_bytes);
         let offered = u64::from_le_bytes(take::<8>(&mut bytes)?);
         let since_templated = u32_of(&mut bytes)?;
@@ -193,6 +188,13 @@ impl Family {
             fallbacks: Vec::new(),
         })
     }
+}
+
+/// The first `N` bytes of `bytes`, which move on past them (`None` when there are fewer).
+pub(super) fn take<const N: usize>(bytes: &mut &[u8]) -> Option<[u8; N]> {
+    let (head, rest) = bytes.split_first_chunk::<N>()?;
+    *bytes = rest;
+    Some(*head)
 }
 
 /// A fallback: row and value in one hash.
