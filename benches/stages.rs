@@ -9,6 +9,7 @@
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use neardup::config::{Config, InputFormat, Weights};
 use neardup::input::{DocId, Extractor};
+use neardup::job::{Job, Output};
 use neardup::lsh::LshParams;
 use neardup::minhash::Signer;
 use neardup::normalize::{Normalized, Normalizer};
@@ -261,7 +262,7 @@ fn stages(c: &mut Criterion) {
         .expect("valid");
         let mut prepared = Prepared::new(config).expect("prepared");
         prepared.idf = (weights == Weights::TfIdf).then(|| Arc::new(table.clone()));
-        let mut worker = Worker::new(&prepared);
+        let mut worker = Worker::new(&prepared, &Job::Filter(Output::DropDups));
         g.bench_function(format!("{weights:?}"), |b| {
             b.iter(|| {
                 for (i, l) in corpus.lines.iter().enumerate() {

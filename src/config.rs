@@ -9,31 +9,6 @@ use crate::lsh::{DEFAULT_RECALL, LshParams};
 use crate::normalize::Normalizer;
 use std::path::PathBuf;
 
-/// What the run writes to stdout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Every line that is not a duplicate of an earlier one, unchanged (the default).
-    DropDups,
-    /// Only the lines that `DropDups` would drop.
-    OnlyDups,
-    /// Every line, as JSON, with a `neardup` object saying what it duplicates.
-    Annotate,
-    /// Verified pairs `id_a id_b similarity`, one per line.
-    Pairs,
-    /// Nothing is written while reading: every document becomes a node and every verified
-    /// pair an edge of a [`crate::graph::DupGraph`] (the `graph`, `clusters` and `explain`
-    /// commands).
-    Graph,
-    /// `neardup hist`: nothing is filtered (settings only).
-    Hist,
-    /// `neardup sign`: each document's LSH band keys (and signature), in input order; no
-    /// window.
-    Sign,
-    /// The reference of `--against`: every document enters an unbounded window, nothing is
-    /// compared or written.
-    Reference,
-}
-
 /// How the `--pairs` mode formats a pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PairsFormat {
@@ -151,13 +126,6 @@ pub enum ShingleKind {
 pub struct Config {
     /// Input files; `-` is standard input. Empty means standard input.
     pub inputs: Vec<PathBuf>,
-    /// Output mode.
-    pub mode: Mode,
-    /// Format of `--pairs` output (and of `neardup sign`: TSV lines or one JSON object per
-    /// document).
-    pub pairs_format: PairsFormat,
-    /// `neardup sign --signature`: include the MinHash values.
-    pub sign_values: bool,
     /// Input format.
     pub format: InputFormat,
     /// Dotted path of the text field in JSONL input.
@@ -199,11 +167,11 @@ pub struct Config {
     pub spill_cache: Option<usize>,
     /// `--max-disk`: bytes the spill file may reach (0: no limit but the disk's).
     pub max_disk: u64,
-    /// The filter modes' bound on work per document: at most this many candidates are
-    /// verified (the most similar by their sketches first), and an LSH bucket keeps at most
-    /// `2 × max_candidates` documents ([`Config::bucket_limit`]). 0 = no bound. Also bounds
-    /// [`Config::components_over`]; not used by `--pairs` and the graph commands that list
-    /// every pair.
+    /// The filter's bound on work per document: at most this many candidates are verified
+    /// (the most similar by their sketches first), and an LSH bucket keeps at most
+    /// `2 × max_candidates` documents ([`crate::job::Job::bucket_limit`]). 0 = no bound.
+    /// Also bounds [`crate::job::GraphJob::components_over`]; not used by `--pairs` and the
+    /// graph commands that list every pair.
     pub max_candidates: usize,
     /// Candidate confirmation.
     pub verify: VerifyMode,
@@ -243,16 +211,6 @@ pub struct Config {
     pub all_pairs: bool,
     /// `--block-by`: dotted JSON path; only documents with equal values are compared.
     pub block_by: Option<String>,
-    /// [`Mode::Graph`]: dotted JSON paths kept as node attributes (`--node-attr`).
-    pub node_attrs: Vec<String>,
-    /// [`Mode::Graph`]: characters of each document's text kept as its snippet.
-    pub snippet_chars: usize,
-    /// [`Mode::Graph`] when only the connected components are wanted (`clusters --by
-    /// components`, `--keep`): `Some(min_edge)` joins documents by pairs of at least that
-    /// similarity as they arrive, and verifies no candidate already in the document's
-    /// component. The graph then holds a spanning forest of the components, not every pair,
-    /// and the work per document is bounded like the filter's ([`Config::max_candidates`]).
-    pub components_over: Option<f64>,
     /// `--state FILE`: the window is loaded from FILE when it exists and saved to it.
     pub state: Option<PathBuf>,
     /// `--checkpoint-every N`: with `state`, also save after every N documents (0: never).
@@ -294,9 +252,6 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             inputs: Vec::new(),
-            mode: Mode::DropDups,
-            pairs_format: PairsFormat::Tsv,
-            sign_values: false,
             format: InputFormat::Auto,
             field: "text".to_string(),
             id_field: None,
@@ -334,9 +289,6 @@ impl Default for Config {
             stopwords_path: None,
             all_pairs: false,
             block_by: None,
-            node_attrs: Vec::new(),
-            snippet_chars: DEFAULT_SNIPPET_CHARS,
-            components_over: None,
             state: None,
             checkpoint_every: 0,
             against: Vec::new(),
@@ -440,24 +392,6 @@ impl Config {
         if self.checkpoint_every > 0 && self.state.is_none() {
             return Err(Error::config("checkpoint-every", "needs ‹state› FILE"));
         }
-        if self.state.is_some()
-            && !matches!(
-                self.mode,
-                Mode::DropDups | Mode::OnlyDups | Mode::Annotate | Mode::Pairs
-            )
-        {
-            return Err(Error::config(
-                "state",
-                "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›, ‹pairs›) keep state",
-            ));
-        }
-        if !self.against.is_empty() && !self.filters() {
-            return Err(Error::config(
-                "against",
-                "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›) filter against a \
-                 reference",
-            ));
-        }
         let stdin = |p: &PathBuf| p.as_os_str() == "-";
         if self.against.iter().any(stdin)
             && (self.inputs.is_empty() || self.inputs.iter().any(stdin))
@@ -526,13 +460,6 @@ impl Config {
         Ok(self)
     }
 
-    /// True for the modes that filter the stream (`--drop-dups`, `--only-dups`,
-    /// `--annotate`): a document is compared with the documents kept so far, and work per
-    /// document is bounded by [`Config::max_candidates`].
-    pub fn filters(&self) -> bool {
-        matches!(self.mode, Mode::DropDups | Mode::OnlyDups | Mode::Annotate)
-    }
-
     /// A warning when the banding chosen for `threshold` cannot reach `recall` with
     /// `num_perm` values (explicit `--bands`/`--rows` and `--exact` are taken as asked).
     pub fn banding_warning(&self) -> Option<String> {
@@ -550,16 +477,6 @@ impl Config {
                 self.lsh.probability(self.threshold)
             )
         })
-    }
-
-    /// True when every verified pair is wanted (`--pairs`, the graph commands but for
-    /// [`Config::components_over`]): the work per document then grows with its matches.
-    pub fn lists_every_pair(&self) -> bool {
-        match self.mode {
-            Mode::Pairs => true,
-            Mode::Graph => self.components_over.is_none(),
-            _ => false,
-        }
     }
 
     /// RAM for the newest held records: `--spill-cache`, else [`DEFAULT_SPILL_CACHE`] or an
@@ -583,21 +500,6 @@ impl Config {
         let pipeline =
             (PIPELINE_BASE + self.worker_threads() * PIPELINE_PER_THREAD).min(self.max_memory / 2);
         (self.max_memory - pipeline).max(1)
-    }
-
-    /// Most documents an LSH bucket keeps: `2 × max_candidates` in the filter modes, the
-    /// reference they filter against and [`Config::components_over`], else no limit (0).
-    /// Candidates are ranked before any is verified, so a bucket can offer more than are
-    /// verified at the cost of a sketch comparison each. With the family keys finding the
-    /// members of a template family that changed the same places, verifying more (48) and
-    /// keeping 2× finds more of the exact greedy filter's drops than 32 and 3× for the same
-    /// bucket size (96) (docs/performance.md).
-    pub fn bucket_limit(&self) -> usize {
-        if self.filters() || self.mode == Mode::Reference || self.components_over.is_some() {
-            self.max_candidates.saturating_mul(2)
-        } else {
-            0
-        }
     }
 
     /// Worker threads to start: `threads`, or the number of cores when it is 0.

@@ -5,7 +5,7 @@
 //!
 //! # Overview
 //! Data flows one way, one module per stage; a module uses only the stages before it, plus
-//! [`config`] (validated settings) and [`error`]:
+//! [`config`] (validated settings), [`job`] (what the run does with them) and [`error`]:
 //!
 //! | stage | module |
 //! |---|---|
@@ -29,23 +29,25 @@
 //! Modules named without a link are internal to the crate. Internals are described in
 //! `DESIGN.md`. Settings live in a validated [`Config`]; a [`Prepared`] run adds the tables
 //! it loads, and hands each stage its own settings ([`verify::Verifier`],
-//! [`window::WindowSettings`], …); [`run`] executes it. A program that holds its
+//! [`window::WindowSettings`], …); [`run`] executes a [`Job`] (filter, pairs, graph, sign)
+//! with them. A program that holds its
 //! documents itself hands them to a [`pipeline::Deduper`], one at a time or in batches (the
 //! Python module does).
 //!
 //! # Example
 //! ```
-//! use neardup::{Config, Mode, input::Input};
+//! use neardup::{Config, Job, input::Input, job::Output};
 //!
 //! let text = "the quick brown fox jumps over the lazy dog while the cat sleeps in the sun\n\
 //!             something else entirely different here and now\n\
 //!             The quick brown fox jumps over the lazy dog while the cat sleeps in the sun!\n";
-//! let config = Config { mode: Mode::DropDups, threads: 1, ..Config::default() }
+//! let config = Config { threads: 1, ..Config::default() }
 //!     .validate()
 //!     .unwrap();
 //! let input = Input::from_reader("example", Box::new(std::io::Cursor::new(text)));
 //! let mut out = Vec::new();
-//! let summary = neardup::run(&config, vec![input], &mut out, &mut std::io::sink()).unwrap();
+//! let job = Job::Filter(Output::DropDups);
+//! let summary = neardup::run(&config, &job, vec![input], &mut out, &mut std::io::sink()).unwrap();
 //! assert_eq!(summary.duplicates(), 1);
 //! assert_eq!(out.len(), text.lines().take(2).map(|l| l.len() + 1).sum::<usize>());
 //! ```
@@ -62,6 +64,7 @@ pub mod graph;
 pub mod guard;
 pub mod hash;
 pub mod input;
+pub mod job;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;
@@ -75,24 +78,27 @@ pub mod weights;
 pub mod window;
 pub(crate) mod words;
 
-pub use config::{Config, Mode};
+pub use config::Config;
 pub use error::{Error, Result};
+pub use job::Job;
 pub use pipeline::{Prepared, Summary};
 
 use std::io::Write;
 
-/// Runs `config` (validated) over `inputs`, writing results to `out` and warnings to
-/// `diagnostics`: loads the tables it names ([`Prepared`]), then runs the pipeline.
+/// Runs `job` with the settings of `config` (validated) over `inputs`, writing results to
+/// `out` and warnings to `diagnostics`: loads the tables it names ([`Prepared`]), then runs
+/// the pipeline.
 ///
 /// Progress is never shown through this entry point; the binary uses
 /// [`pipeline::run`] with the terminal check.
 pub fn run<W: Write, D: Write>(
     config: &Config,
+    job: &Job,
     inputs: Vec<input::Input>,
     out: W,
     diagnostics: &mut D,
 ) -> Result<Summary> {
     let prepared = Prepared::new(config.clone())?;
     let mut diagnostics = error::WordedWriter::new(diagnostics, error::Wording::Flags);
-    pipeline::run(&prepared, inputs, out, &mut diagnostics, false)
+    pipeline::run(&prepared, job, inputs, out, &mut diagnostics, false)
 }

@@ -31,9 +31,10 @@
 //! finally the checksum before anything is used; every failure is a usage error naming the
 //! file and the reason.
 
-use crate::config::{Config, Mode, VerifyMode, Weights};
+use crate::config::{Config, VerifyMode, Weights};
 use crate::error::{Error, Result};
 use crate::input::DocId;
+use crate::job::Job;
 use crate::weights::IdfTable;
 use crate::window::{Entry, Family, SavedBucket, UNKNOWN_SKETCH, Window, WindowSettings};
 use std::fs::File;
@@ -71,8 +72,9 @@ pub struct Saved {
 /// Everything that shapes what the window holds, as `key:value` words: shingling, weights,
 /// K, bands × rows, what verification keeps, the exact join (whose keys depend on the
 /// threshold), blocking, and whether the exact-copy index is kept (not in `--pairs`).
-/// `shingling` is [`crate::weights::settings_of`] the run's shingler.
-pub fn settings(config: &Config, shingling: &str) -> String {
+/// `shingling` is [`crate::weights::settings_of`] the run's shingler; `job` says whether
+/// copies are dropped without a comparison.
+pub fn settings(config: &Config, job: &Job, shingling: &str) -> String {
     let weights = match config.weights {
         Weights::Set if config.bag => "tf",
         Weights::Set => "set",
@@ -92,7 +94,7 @@ pub fn settings(config: &Config, shingling: &str) -> String {
         config.lsh.rows,
         !config.text_stages.is_empty(),
         config.block_by.as_deref().unwrap_or("-"),
-        config.mode != Mode::Pairs,
+        job.drops_copies(),
     );
     if config.all_pairs {
         s.push_str(&format!(" exact:{}", config.threshold));
@@ -164,11 +166,11 @@ fn temporary_path(path: &Path) -> Result<(PathBuf, PathBuf)> {
     Ok((dir, tmp))
 }
 
-/// Writes the state atomically to `path` (temporary file, fsync, rename, fsync directory).
+/// Writes the state atomically to `path` (temporary file, fsync, rename, fsync directory),
+/// recording the run's [`settings`].
 pub fn save(
     path: &Path,
-    config: &Config,
-    shingling: &str,
+    settings: &str,
     window: &Window,
     lines: u64,
     written: u64,
@@ -180,13 +182,7 @@ pub fn save(
     let result = (|| -> std::io::Result<()> {
         let file = File::create(&tmp)?;
         let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));
-        write_body(
-            &mut w,
-            &settings(config, shingling),
-            window,
-            (lines, written),
-            idf,
-        )?;
+        write_body(&mut w, settings, window, (lines, written), idf)?;
         let sum = w.hash.digest();
         let mut inner = w.inner;
         inner.write_all(&sum.to_le_bytes())?;
@@ -305,13 +301,14 @@ pub fn has_magic(head: &[u8]) -> bool {
     head.starts_with(MAGIC)
 }
 
-/// Loads the state at `path` for a run with `config` into a window made with `window`:
+/// Loads the state at `path` for `job` run with `config` into a window made with `window`:
 /// `None` when the file does not exist. A window smaller than the saved one keeps the most
 /// recently used documents. Conflicting settings, a truncated or corrupted file are usage
 /// errors.
 pub fn load(
     path: &Path,
     config: &Config,
+    job: &Job,
     shingling: &str,
     window: WindowSettings,
 ) -> Result<Option<Saved>> {
@@ -413,7 +410,7 @@ pub fn load(
             "checksum mismatch: the file is truncated or corrupted".into()
         ));
     }
-    let expected = settings(config, shingling);
+    let expected = settings(config, job, shingling);
     if *saved_settings != *expected {
         return Err(conflict(&name, &saved_settings, &expected));
     }
@@ -597,6 +594,13 @@ mod tests {
 
     const SHINGLING: &str = "words:5 seed:1 lowercase:true";
 
+    const FILTER: Job = Job::Filter(crate::job::Output::DropDups);
+
+    /// The settings [`save`] records for [`config`].
+    fn recorded() -> String {
+        settings(&config(), &FILTER, SHINGLING)
+    }
+
     fn config() -> Config {
         Config::default().validate().expect("valid")
     }
@@ -647,10 +651,16 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("rt.ndstate");
         let mut w = window();
-        save(&path, &config(), SHINGLING, &w, 77, 70, None).expect("saved");
-        let mut saved = load(&path, &config(), SHINGLING, WindowSettings::default())
-            .expect("loads")
-            .expect("exists");
+        save(&path, &recorded(), &w, 77, 70, None).expect("saved");
+        let mut saved = load(
+            &path,
+            &config(),
+            &FILTER,
+            SHINGLING,
+            WindowSettings::default(),
+        )
+        .expect("loads")
+        .expect("exists");
         assert_eq!(saved.lines, 77);
         assert_eq!(saved.written, Some(70));
         assert_eq!(dump(&saved.window), dump(&w));
@@ -673,6 +683,7 @@ mod tests {
             load(
                 &dir.join("missing"),
                 &config(),
+                &FILTER,
                 SHINGLING,
                 WindowSettings::default()
             )
@@ -685,9 +696,15 @@ mod tests {
         let broken = dir.join("broken.ndstate");
         for cut in (0..bytes.len()).step_by(7).chain([bytes.len() - 1]) {
             std::fs::write(&broken, &bytes[..cut]).expect("write");
-            let e = load(&broken, &config(), SHINGLING, WindowSettings::default())
-                .err()
-                .expect("truncation is refused");
+            let e = load(
+                &broken,
+                &config(),
+                &FILTER,
+                SHINGLING,
+                WindowSettings::default(),
+            )
+            .err()
+            .expect("truncation is refused");
             assert_eq!(e.exit_code(), 2, "{e}");
         }
         for at in (0..bytes.len()).step_by(3) {
@@ -695,7 +712,14 @@ mod tests {
             b[at] ^= 0x10;
             std::fs::write(&broken, &b).expect("write");
             assert!(
-                load(&broken, &config(), SHINGLING, WindowSettings::default()).is_err(),
+                load(
+                    &broken,
+                    &config(),
+                    &FILTER,
+                    SHINGLING,
+                    WindowSettings::default()
+                )
+                .is_err(),
                 "flip at {at} accepted"
             );
         }
@@ -705,7 +729,7 @@ mod tests {
             capacity: 10,
             ..WindowSettings::default()
         };
-        let saved = load(&path, &config(), SHINGLING, small)
+        let saved = load(&path, &config(), &FILTER, SHINGLING, small)
             .expect("loads")
             .expect("exists");
         assert_eq!(dump(&saved.window), dump(&w)[40..].to_vec());
@@ -740,14 +764,14 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("neardup-state2-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("s.ndstate");
-        save(&path, &config(), SHINGLING, &window(), 1, 1, None).expect("saved");
+        save(&path, &recorded(), &window(), 1, 1, None).expect("saved");
         let other = Config {
             num_perm: 64,
             ..Config::default()
         }
         .validate()
         .expect("valid");
-        let e = load(&path, &other, SHINGLING, WindowSettings::default())
+        let e = load(&path, &other, &FILTER, SHINGLING, WindowSettings::default())
             .err()
             .expect("refused")
             .to_string();
@@ -761,7 +785,7 @@ mod tests {
         }
         .validate()
         .expect("valid");
-        assert!(load(&path, &t, SHINGLING, WindowSettings::default()).is_ok());
+        assert!(load(&path, &t, &FILTER, SHINGLING, WindowSettings::default()).is_ok());
         std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 }

@@ -23,10 +23,10 @@ fn documents() -> Vec<(String, Option<DocId>)> {
 fn deduper(args: &[&str], threads: usize) -> Deduper {
     let threads = threads.to_string();
     let argv = [&["neardup"][..], args, &["--threads", &threads]].concat();
-    let config = neardup::cmd::parse(argv)
+    let (config, job) = neardup::cmd::parse(argv)
         .and_then(|a| a.filter_settings())
         .unwrap();
-    Deduper::new(config).unwrap()
+    Deduper::for_job(config, &job).unwrap()
 }
 
 /// The outcomes of `args` over the sample: one batch on `threads` threads, or one by one.
@@ -158,10 +158,10 @@ fn settings_are_the_command_line_s() {
             .starts_with("unexpected argument '--no-such-flag'"),
         "{e}"
     );
-    let config = neardup::cmd::parse(["neardup", "--weights", "tfidf", "--idf-warmup", "5"])
+    let (config, job) = neardup::cmd::parse(["neardup", "--weights", "tfidf", "--idf-warmup", "5"])
         .and_then(|a| a.filter_settings())
         .unwrap();
-    let mut d = Deduper::new(config).unwrap();
+    let mut d = Deduper::for_job(config, &job).unwrap();
     let e = d.add("a b c", None).unwrap_err();
     assert!(e.to_string().contains("add a batch first"), "{e}");
     // An empty batch learns nothing: the table still waits for documents.
@@ -200,11 +200,13 @@ fn state_is_the_command_line_s() {
     assert_eq!(outcomes, self::outcomes(&["-t", "0.5"], 2, true));
     let no_file = deduper(&["-t", "0.5"], 1).save(None).unwrap_err();
     assert!(no_file.to_string().contains("give a file"), "{no_file}");
-    let config =
+    let (config, job) =
         neardup::cmd::parse(["neardup", "-n", "3", "--state", own_state.to_str().unwrap()])
             .and_then(|a| a.filter_settings())
             .unwrap();
-    let e = Deduper::new(config).err().expect("other settings");
+    let e = Deduper::for_job(config, &job)
+        .err()
+        .expect("other settings");
     assert_eq!(e.exit_code(), 2, "{e}");
 }
 
@@ -242,7 +244,9 @@ fn a_state_s_idf_table_is_checked_as_the_command_line_checks_it() {
     ])
     .and_then(|a| a.filter_settings())
     .unwrap();
-    let e = Deduper::new(config).err().expect("another table");
+    let e = Deduper::for_job(config.0, &config.1)
+        .err()
+        .expect("another table");
     let cli = neardup(
         &["--weights", "tfidf", "--idf", idf_b, "--state", state],
         b"a b\n",

@@ -41,11 +41,13 @@ impl PyDeduper {
 impl PyDeduper {
     #[new]
     fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
-        let config = cmd::parse(with_program(argv))
+        let (config, job) = cmd::parse(with_program(argv))
             .and_then(|args| args.filter_settings())
             .map_err(py_err)?;
         let policy = config.on_bad_line;
-        let deduper = py.detach(|| Deduper::new(config)).map_err(py_err)?;
+        let deduper = py
+            .detach(|| Deduper::for_job(config, &job))
+            .map_err(py_err)?;
         let deduper = PyDeduper {
             inner: Mutex::new(deduper),
             policy,

@@ -6,6 +6,7 @@ use neardup::cmd;
 use neardup::config::{Config, InputFormat};
 use neardup::error::{WordedWriter, Wording, worded};
 use neardup::input::Input;
+use neardup::job::GraphJob;
 use neardup::pipeline::{self, Prepared};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -113,17 +114,18 @@ pub(crate) fn write_texts(
     Ok(n)
 }
 
-/// Runs the pipeline over the texts and returns the graph of verified pairs.
+/// Runs the pipeline over the texts (`input`, the JSON Lines [`with_texts`] writes) and
+/// returns the `graph` of verified pairs.
 pub(crate) fn graph_of(
     mut config: Config,
+    graph: GraphJob,
     input: Input,
 ) -> neardup::Result<neardup::graph::DupGraph> {
     config.format = InputFormat::Jsonl;
-    config.snippet_chars = 0;
     let prepared = Prepared::new(config)?;
     // Diagnostics name settings as the module's keywords (`max_line_bytes`).
     let mut stderr = WordedWriter::new(std::io::stderr(), Wording::Keywords);
-    let (_, graph) = pipeline::collect_graph(&prepared, vec![input], &mut stderr, false)?;
+    let (_, graph) = pipeline::collect_graph(&prepared, graph, vec![input], &mut stderr, false)?;
     Ok(graph)
 }
 
@@ -135,11 +137,13 @@ pub(crate) fn pairs(
     argv: Vec<String>,
     texts: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<(u64, u64, f64)>> {
-    let config = cmd::parse(with_program([vec!["--pairs".into()], argv].concat()))
+    // The command line of `--pairs`, so that a filter's keyword (`only_dups`) is refused;
+    // every pair is collected as a graph's edges.
+    let (config, _) = cmd::parse(with_program([vec!["--pairs".into()], argv].concat()))
         .and_then(|args| args.filter_settings())
         .map_err(py_err)?;
     let (pairs, _) = with_texts(py, texts, |input| {
-        let graph = graph_of(config, input)?;
+        let graph = graph_of(config, GraphJob::ids_only(), input)?;
         let position = |node: u32| graph.lines[node as usize] - 1;
         // Similarities repeat (1 for every exact copy, small fractions): each is turned
         // into its decimal once.
@@ -164,12 +168,13 @@ pub(crate) fn clusters(
     texts: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<i64>> {
     let argv = [vec!["clusters".to_string()], argv].concat();
-    let (config, by, grouping) = cmd::parse(with_program(argv))
+    let plan = cmd::parse(with_program(argv))
         .and_then(|args| args.clusters_settings())
         .map_err(py_err)?;
+    let config = &plan.config;
     let ((graph, clustering), n) = with_texts(py, texts, |input| {
-        let graph = graph_of(config.clone(), input)?;
-        let clustering = graph.cluster_in_thread(by, grouping)?;
+        let graph = graph_of(config.clone(), plan.graph.clone(), input)?;
+        let clustering = graph.cluster_in_thread(plan.by, plan.grouping)?;
         Ok((graph, clustering))
     })?;
     // The grouping's warnings (a clique search cut short) go through Python's `warnings`,

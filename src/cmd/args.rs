@@ -8,8 +8,8 @@ pub use super::values::{
 };
 use crate::config::{
     BadLinePolicy, Config, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM,
-    DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, HelperPolicy, InputFormat, Mode,
-    ShingleKind, TextStage, VerifyMode, Weights,
+    DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, HelperPolicy, InputFormat, ShingleKind,
+    TextStage, VerifyMode, Weights,
 };
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
@@ -374,8 +374,18 @@ impl CommonArgs {
     }
 
     /// The engine settings these flags give (not yet validated).
-    pub fn config(self, input: CommandInput, mode: Mode) -> Result<Config> {
-        if self.ngram.0 != self.ngram.1 && mode != Mode::Hist {
+    pub fn config(self, input: CommandInput) -> Result<Config> {
+        self.config_of(input, false)
+    }
+
+    /// The settings of `neardup hist`, whose `--ngram` may be a range of lengths (the
+    /// settings hold its first).
+    pub fn config_with_ngram_range(self, input: CommandInput) -> Result<Config> {
+        self.config_of(input, true)
+    }
+
+    fn config_of(self, input: CommandInput, ngram_range: bool) -> Result<Config> {
+        if self.ngram.0 != self.ngram.1 && !ngram_range {
             return Err(Error::config(
                 "ngram",
                 "a range of lengths is only for 'neardup hist'",
@@ -406,7 +416,6 @@ impl CommonArgs {
         };
         Ok(Config {
             inputs: input.files,
-            mode,
             format: match input.input_format {
                 FormatArg::Auto => InputFormat::Auto,
                 FormatArg::Text => InputFormat::Text,

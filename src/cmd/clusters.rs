@@ -2,10 +2,11 @@
 //! clique cluster), from the documents or from an edge list computed elsewhere.
 
 use super::args::{CommandInput, CommonArgs, GroupingArgs};
-use crate::config::{Config, Mode};
+use crate::config::Config;
 use crate::error::Result;
 use crate::graph::{ClusterBy, ClusterOptions};
 use crate::input::Input;
+use crate::job::GraphJob;
 use crate::pipeline::{self, Prepared};
 use clap::ValueEnum;
 use std::path::PathBuf;
@@ -68,17 +69,31 @@ impl From<ByArg> for ClusterBy {
     }
 }
 
+/// What `clusters` runs: the settings, the graph it collects and how it groups it.
+#[derive(Clone, Debug)]
+pub struct ClustersPlan {
+    /// The run's settings.
+    pub config: Config,
+    /// What the graph keeps (the components alone when no pair inside one is needed).
+    pub graph: GraphJob,
+    /// Components or cliques.
+    pub by: ClusterBy,
+    /// The grouping's options.
+    pub grouping: ClusterOptions,
+}
+
 impl ClustersArgs {
     /// The settings of a run over documents, validated, without `--keep` (for programs that
     /// group documents in process: the Python module).
-    pub fn settings(self) -> Result<(Config, ClusterBy, ClusterOptions)> {
-        let (config, by, grouping) = self.plan()?;
-        Ok((config.validate()?, by, grouping))
+    pub fn settings(self) -> Result<ClustersPlan> {
+        let mut plan = self.plan()?;
+        plan.config = plan.config.validate()?;
+        Ok(plan)
     }
 
     /// The settings before `--keep` adds the fields it reads; the configuration is not yet
     /// validated.
-    fn plan(&self) -> Result<(Config, ClusterBy, ClusterOptions)> {
+    fn plan(&self) -> Result<ClustersPlan> {
         let mut grouping = self.grouping.options()?;
         let by = self.by.into();
         // Components print no clique unless --max-cluster splits them; only --stats (without
@@ -87,31 +102,42 @@ impl ClustersArgs {
         let stats = self.common.stats && self.keep.is_none();
         grouping.cliques = by == ClusterBy::Cliques || grouping.max_cluster > 0 || stats;
         grouping.summaries = stats;
-        let mut config = Config {
-            snippet_chars: 0,
-            ..self
-                .common
-                .clone()
-                .config(self.input.clone(), Mode::Graph)?
-        };
+        let config = self.common.clone().config(self.input.clone())?;
+        let mut graph = GraphJob::ids_only();
         if !grouping.cliques {
-            config.components_over = Some(grouping.min_edge);
+            graph.components_over = Some(grouping.min_edge);
         }
-        Ok((config, by, grouping))
+        Ok(ClustersPlan {
+            config,
+            graph,
+            by,
+            grouping,
+        })
     }
 
     /// Groups the documents (or the `--from-edges` graph) and writes one line per document.
     pub fn run(self) -> Result<()> {
         let start = std::time::Instant::now();
-        let (mut config, by, grouping) = self.plan()?;
+        let ClustersPlan {
+            config,
+            mut graph,
+            by,
+            grouping,
+        } = self.plan()?;
         let keep = match &self.keep {
-            Some(policy) => Some(super::keep::parse(policy, &mut config.node_attrs)?),
+            Some(policy) => Some(super::keep::parse(policy, &mut graph.node_attrs)?),
             None => None,
         };
         let config = config.validate()?;
         let mut stderr = super::util::diagnostics();
         if let Some(keep) = keep {
-            return keep_survivors(&config, by, grouping, &keep, start);
+            let plan = ClustersPlan {
+                config,
+                graph,
+                by,
+                grouping,
+            };
+            return keep_survivors(plan, &keep, start);
         }
         let (summary, graph) = match &self.from_edges {
             Some(path) => {
@@ -130,7 +156,7 @@ impl ClustersArgs {
                 let inputs = Input::open_all(&config.inputs, config.decompress)?;
                 let terminal = pipeline::stderr_is_terminal();
                 let (summary, graph) =
-                    pipeline::collect_graph(&prepared, inputs, &mut stderr, terminal)?;
+                    pipeline::collect_graph(&prepared, graph, inputs, &mut stderr, terminal)?;
                 (Some(summary), graph)
             }
         };
@@ -144,18 +170,23 @@ impl ClustersArgs {
 /// `clusters --keep`: groups the documents, then reads the input again and writes each
 /// group's survivor.
 fn keep_survivors(
-    config: &Config,
-    by: ClusterBy,
-    grouping: ClusterOptions,
+    plan: ClustersPlan,
     keep: &crate::graph::survivors::Keep,
     start: std::time::Instant,
 ) -> Result<()> {
+    let ClustersPlan {
+        config,
+        graph,
+        by,
+        grouping,
+    } = plan;
+    let config = &config;
     let inputs = super::util::Rereadable::new(&config.inputs, config.decompress)?;
     let prepared = Prepared::new(config.clone())?;
     let mut stderr = super::util::diagnostics();
     let terminal = pipeline::stderr_is_terminal();
     let (summary, graph) =
-        pipeline::collect_graph(&prepared, inputs.open()?, &mut stderr, terminal)?;
+        pipeline::collect_graph(&prepared, graph, inputs.open()?, &mut stderr, terminal)?;
     let clustering = super::util::cluster(config, &graph, by, grouping)?;
     let survivors = crate::graph::survivors::survivors(&graph, &clustering.cluster, keep);
     let written = super::keep::write_survivors(

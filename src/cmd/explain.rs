@@ -7,13 +7,13 @@
 //! which, for a chained component, is far below the threshold.
 
 use super::args::{CommandInput, CommonArgs, check_similarity};
-use crate::config::{Config, Mode};
 use crate::corpus::texts_of_lines;
 use crate::diff::word_diff;
 use crate::error::{Error, Result};
 use crate::graph::DupGraph;
 use crate::graph::{Adjacency, shortest_path};
 use crate::input::Input;
+use crate::job::GraphJob;
 use crate::normalize::Normalized;
 use crate::output::format_similarity;
 use crate::pipeline::{self, Prepared};
@@ -53,11 +53,7 @@ impl ExplainArgs {
     /// Builds the graph, then prints the path between the two documents with word diffs.
     pub fn run(self) -> Result<()> {
         let min_edge = check_similarity("min-edge", self.min_edge)?;
-        let config = Config {
-            snippet_chars: 0,
-            ..self.common.config(self.input, Mode::Graph)?
-        }
-        .validate()?;
+        let config = self.common.config(self.input)?.validate()?;
         // The input is read twice; standard input is kept in memory for that.
         let inputs = super::util::Rereadable::new(&config.inputs, config.decompress)?;
         // Freeze the IDF table once, so explain measures with the weights of the graph.
@@ -65,7 +61,13 @@ impl ExplainArgs {
         let config = &prepared.config;
         let mut stderr = super::util::diagnostics();
         let terminal = pipeline::stderr_is_terminal();
-        let (summary, graph) = pipeline::collect_graph(&prepared, first, &mut stderr, terminal)?;
+        let (summary, graph) = pipeline::collect_graph(
+            &prepared,
+            GraphJob::ids_only(),
+            first,
+            &mut stderr,
+            terminal,
+        )?;
         let adjacency = graph.adjacency(min_edge);
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         let ids = (self.id_a.as_str(), self.id_b.as_str());

@@ -2,9 +2,10 @@
 //! `--pairs`).
 
 use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
-use crate::config::{Config, Mode};
+use crate::config::Config;
 use crate::error::Result;
 use crate::input::Input;
+use crate::job::{Job, Output};
 use crate::pipeline::{self, Prepared};
 use clap::ArgGroup;
 use std::io::Write;
@@ -81,50 +82,50 @@ pub struct FilterArgs {
 }
 
 impl FilterArgs {
-    /// The validated settings of the filter.
-    pub fn config(self, common: CommonArgs) -> Result<Config> {
-        let mode = if self.only_dups {
-            Mode::OnlyDups
+    /// The validated settings of the filter, and its job (the filter or `--pairs`).
+    pub fn settings(self, common: CommonArgs) -> Result<(Config, Job)> {
+        let job = if self.only_dups {
+            Job::Filter(Output::OnlyDups)
         } else if self.annotate {
-            Mode::Annotate
+            Job::Filter(Output::Annotate)
         } else if self.pairs {
-            Mode::Pairs
+            Job::Pairs(self.pairs_format.into())
         } else {
-            Mode::DropDups
+            Job::Filter(Output::DropDups)
         };
-        Config {
-            pairs_format: self.pairs_format.into(),
+        let config = Config {
             line_buffered: self.line_buffered,
             state: self.state,
             checkpoint_every: self.checkpoint_every,
             against: self.against,
             against_only: self.against_only,
-            ..common.config(
-                CommandInput {
-                    files: self.files,
-                    input_format: self.format,
-                },
-                mode,
-            )?
+            ..common.config(CommandInput {
+                files: self.files,
+                input_format: self.format,
+            })?
         }
-        .validate()
+        .validate()?;
+        job.check(&config)?;
+        Ok((config, job))
     }
 
     /// Filters the inputs to standard output.
     pub fn run(self, common: CommonArgs) -> Result<()> {
-        run_prepared(&Prepared::new(self.config(common)?)?)
+        let (config, job) = self.settings(common)?;
+        run_prepared(&Prepared::new(config)?, &job)
     }
 }
 
-/// Runs the pipeline (a filter mode or `sign`) from its inputs to standard output;
+/// Runs `job` (the filter, `--pairs` or `sign`) from its inputs to standard output;
 /// `--stats` prints the summary.
-pub(super) fn run_prepared(prepared: &Prepared) -> Result<()> {
+pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
     let config = &prepared.config;
     let inputs = Input::open_all(&config.inputs, config.decompress)?;
     let mut stderr = super::util::diagnostics();
     let terminal = pipeline::stderr_is_terminal();
     let summary = pipeline::run(
         prepared,
+        job,
         inputs,
         std::io::stdout().lock(),
         &mut stderr,

@@ -2,11 +2,12 @@
 //! edges) with its components and clique clusters, as GraphML, TSV, JSON or DOT.
 
 use super::args::{CommandInput, CommonArgs, GroupingArgs};
-use crate::config::{Config, DEFAULT_SNIPPET_CHARS, Mode};
+use crate::config::DEFAULT_SNIPPET_CHARS;
 use crate::error::Result;
 use crate::export::{ExportOptions, GraphFormat};
 use crate::graph::ClusterBy;
 use crate::input::Input;
+use crate::job::GraphJob;
 use crate::pipeline::{self, Prepared};
 use clap::ValueEnum;
 
@@ -85,17 +86,22 @@ impl GraphArgs {
             all_nodes: self.all_nodes,
             attr_names: self.node_attr.clone(),
         };
-        let config = Config {
+        let config = self.common.config(self.input)?.validate()?;
+        let job = GraphJob {
+            components_over: None,
             node_attrs: self.node_attr,
             snippet_chars: self.snippet_chars,
-            ..self.common.config(self.input, Mode::Graph)?
-        }
-        .validate()?;
+        };
         let prepared = Prepared::new(config.clone())?;
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let terminal = pipeline::stderr_is_terminal();
-        let (summary, graph) =
-            pipeline::collect_graph(&prepared, inputs, &mut super::util::diagnostics(), terminal)?;
+        let (summary, graph) = pipeline::collect_graph(
+            &prepared,
+            job,
+            inputs,
+            &mut super::util::diagnostics(),
+            terminal,
+        )?;
         let clustering = super::util::cluster(&config, &graph, ClusterBy::Components, grouping)?;
         let out = std::io::stdout().lock();
         crate::export::write_graph(&graph, &clustering, self.format.into(), &export, out)?;

@@ -9,7 +9,7 @@
 
 use super::args::{CommandInput, CommonArgs, SampleSize};
 use super::plot::svg_open;
-use crate::config::{Config, Mode, ShingleKind};
+use crate::config::{Config, ShingleKind};
 use crate::corpus::{Sampled, reservoir};
 use crate::error::Result;
 use crate::input::Input;
@@ -43,7 +43,10 @@ impl HistArgs {
     pub fn run(self) -> Result<()> {
         let size = self.sample.documents()?;
         let ngrams = self.common.ngram.0..=self.common.ngram.1;
-        let config = self.common.config(self.input, Mode::Hist)?.validate()?;
+        let config = self
+            .common
+            .config_with_ngram_range(self.input)?
+            .validate()?;
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let (docs, seen) = reservoir(
             &crate::pipeline::reading(&config),

@@ -2,7 +2,7 @@
 //! `--weights tfidf --idf FILE` loads.
 
 use super::args::{CommandInput, CommonArgs};
-use crate::config::{Config, Mode, Weights};
+use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::pipeline::Prepared;
@@ -37,7 +37,7 @@ impl IdfArgs {
             weights: Weights::Set,
             idf_path: None,
             idf_warmup: 0,
-            ..self.common.config(self.input, Mode::DropDups)?
+            ..self.common.config(self.input)?
         }
         .validate()?;
         if std::io::stdout().is_terminal() {

@@ -2,7 +2,7 @@
 //! unchanged. The input is read twice (standard input is held in memory for the second
 //! read): once to build the groups, once to write the survivors in input order.
 
-use crate::config::{BadLinePolicy, Config};
+use crate::config::{BadLinePolicy, Config, PairsFormat};
 use crate::error::{Error, Result};
 use crate::graph::DupGraph;
 use crate::graph::survivors::Keep;
@@ -69,7 +69,8 @@ pub fn write_survivors<W: Write>(
     let documents = &graph.lines;
     let (mut next_doc, mut next_kept) = (0, 0);
     let pass = config.on_bad_line == BadLinePolicy::Pass;
-    let mut out = Output::new(out, config.pairs_format);
+    // Lines only: the format of pairs does not apply.
+    let mut out = Output::new(out, PairsFormat::Tsv);
     let mut reader =
         LineReader::new(inputs, config.format).cutting_lines_over(config.max_line_bytes);
     let mut written = Written::default();

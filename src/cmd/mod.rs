@@ -40,9 +40,10 @@ pub mod verify_pairs;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::graph::{ClusterBy, ClusterOptions};
+use crate::job::Job;
 use args::CommonArgs;
 use clap::{Parser, Subcommand};
+use clusters::ClustersPlan;
 use std::ffi::OsString;
 use util::{clap_exit, fail, stdout_is_open};
 
@@ -220,11 +221,11 @@ where
 }
 
 impl Args {
-    /// The validated settings of a filter command line (`--drop-dups`, `--only-dups`,
-    /// `--annotate` or `--pairs`, with no command).
-    pub fn filter_settings(self) -> Result<Config> {
+    /// The validated settings and job of a filter command line (`--drop-dups`,
+    /// `--only-dups`, `--annotate` or `--pairs`, with no command).
+    pub fn filter_settings(self) -> Result<(Config, Job)> {
         match self.command {
-            None => self.filter.config(self.common),
+            None => self.filter.settings(self.common),
             Some(_) => Err(Error::Usage(
                 "expected the filter's flags, not a command".into(),
             )),
@@ -232,7 +233,7 @@ impl Args {
     }
 
     /// The validated settings of a `clusters` command line (without `--keep`).
-    pub fn clusters_settings(self) -> Result<(Config, ClusterBy, ClusterOptions)> {
+    pub fn clusters_settings(self) -> Result<ClustersPlan> {
         match self.command {
             Some(Command::Clusters(args)) => args.settings(),
             _ => Err(Error::Usage("expected the 'clusters' command".into())),
@@ -243,7 +244,8 @@ impl Args {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Mode;
+    use crate::config::PairsFormat;
+    use crate::job::Output;
     use clap::CommandFactory;
     use std::path::PathBuf;
 
@@ -252,25 +254,25 @@ mod tests {
         Args::command().debug_assert();
     }
 
-    /// The filter's settings from a command line.
-    fn filter_config(argv: &[&str]) -> Config {
+    /// The filter's settings and job from a command line.
+    fn filter_settings(argv: &[&str]) -> (Config, Job) {
         let args = Args::try_parse_from(argv).unwrap();
         assert!(args.command.is_none());
-        args.filter.config(args.common).unwrap()
+        args.filter.settings(args.common).unwrap()
     }
 
     #[test]
     fn modes_are_exclusive() {
         assert!(Args::try_parse_from(["neardup", "--drop-dups", "--pairs"]).is_err());
-        let c = filter_config(&["neardup", "--pairs", "-t", "0.5"]);
-        assert_eq!(c.mode, Mode::Pairs);
+        let (c, job) = filter_settings(&["neardup", "--pairs", "-t", "0.5"]);
+        assert_eq!(job, Job::Pairs(PairsFormat::Tsv));
         assert_eq!((c.lsh.bands, c.lsh.rows), (35, 3));
     }
 
     #[test]
     fn default_mode_is_drop_dups() {
-        let c = filter_config(&["neardup", "x"]);
-        assert_eq!(c.mode, Mode::DropDups);
+        let (c, job) = filter_settings(&["neardup", "x"]);
+        assert_eq!(job, Job::Filter(Output::DropDups));
         assert_eq!(c.inputs, vec![PathBuf::from("x")]);
     }
 }

@@ -10,12 +10,13 @@
 //! The texts of the shown pairs are fetched by reading the input a second time.
 
 use super::args::{CommandInput, CommonArgs, SampleSize};
-use crate::config::{Config, Mode, Weights};
+use crate::config::{Config, Weights};
 use crate::corpus::{reservoir, texts_of_lines};
 use crate::diff::word_diff;
 use crate::error::{Error, Result};
 use crate::hash::mix64;
 use crate::input::{DocId, Input};
+use crate::job::GraphJob;
 use crate::output::format_similarity;
 use crate::pipeline::Prepared;
 use crate::verify::{Fingerprint, jaccard, shingle_set};
@@ -53,7 +54,7 @@ impl SampleArgs {
     /// Collects the example pairs and writes them with their diffs to standard output.
     pub fn run(self) -> Result<()> {
         bins_from_edges(&self.bins)?;
-        let config = self.common.config(self.input, Mode::Graph)?.validate()?;
+        let config = self.common.config(self.input)?.validate()?;
         if config.weights == Weights::TfIdf {
             return Err(Error::config(
                 "weights",
@@ -171,8 +172,6 @@ fn collect(
             threshold: low.max(1e-6),
             bands: None,
             rows: None,
-            // Only ids are needed: no snippets kept per node.
-            snippet_chars: 0,
             ..config.clone()
         }
         .validate()?;
@@ -181,7 +180,8 @@ fn collect(
             config: lsh,
             ..prepared.clone()
         };
-        let (_, graph) = crate::pipeline::collect_graph(&lsh, open()?, &mut sink, false)?;
+        let ids = GraphJob::ids_only();
+        let (_, graph) = crate::pipeline::collect_graph(&lsh, ids, open()?, &mut sink, false)?;
         for (a, b, s) in graph.edges() {
             let s = f64::from(s);
             let lines = (graph.lines[a as usize], graph.lines[b as usize]);

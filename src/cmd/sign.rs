@@ -2,8 +2,9 @@
 //! elsewhere (Spark, MapReduce); `verify-pairs` checks the pairs that join finds.
 
 use super::args::{CommandInput, CommonArgs, PairsFormatArg};
-use crate::config::{Config, Mode, VerifyMode};
+use crate::config::{Config, VerifyMode};
 use crate::error::{Error, Result};
+use crate::job::{Job, SignJob};
 use crate::pipeline::Prepared;
 
 /// Arguments of `neardup sign`.
@@ -29,11 +30,7 @@ pub struct SignArgs {
 impl SignArgs {
     /// The validated settings.
     fn config(self) -> Result<Config> {
-        let mut config = Config {
-            pairs_format: self.format.into(),
-            sign_values: self.signature,
-            ..self.common.config(self.input, Mode::Sign)?
-        };
+        let mut config = self.common.config(self.input)?;
         if config.all_pairs {
             return Err(Error::config(
                 "exact",
@@ -50,6 +47,10 @@ impl SignArgs {
 
     /// Writes the keys of every document to standard output, in input order.
     pub fn run(self) -> Result<()> {
-        super::filter::run_prepared(&Prepared::new(self.config()?)?)
+        let job = Job::Sign(SignJob {
+            format: self.format.into(),
+            values: self.signature,
+        });
+        super::filter::run_prepared(&Prepared::new(self.config()?)?, &job)
     }
 }

@@ -8,10 +8,11 @@
 
 use super::args::{CommandInput, CommonArgs, SampleSize};
 use super::plot::svg_open;
-use crate::config::{Config, Mode};
+use crate::config::Config;
 use crate::corpus::{Sampled, reservoir};
 use crate::error::Result;
 use crate::input::Input;
+use crate::job::Output;
 use crate::lsh::LshParams;
 use crate::pipeline::{Deduper, Outcome};
 use crate::shingle::Shingler;
@@ -45,7 +46,7 @@ impl TuneArgs {
     pub fn run(self) -> Result<()> {
         let size = self.sample.documents()?;
         let priced = !self.input.files.is_empty();
-        let config = self.common.config(self.input, Mode::Hist)?.validate()?;
+        let config = self.common.config(self.input)?.validate()?;
         let sample = match priced {
             true => Some(Sample::of(&config, size)?),
             false => None,
@@ -161,9 +162,8 @@ fn bound_drops(config: &Config, docs: &[&Sampled]) -> Result<Vec<(usize, u64)>> 
     let mut drops = Vec::with_capacity(limits.len());
     for limit in limits {
         let mut filter = config.clone();
-        filter.mode = Mode::DropDups;
         filter.max_candidates = limit;
-        let mut deduper = Deduper::new(filter.validate()?)?;
+        let mut deduper = Deduper::new(filter.validate()?, Output::DropDups)?;
         let mut dropped = 0;
         for doc in docs {
             let text = String::from_utf8_lossy(&doc.normalized.text);

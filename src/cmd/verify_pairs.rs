@@ -21,9 +21,10 @@
 //! their line number and skipped, or end the run under `--on-bad-line fail`.
 
 use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
-use crate::config::{Config, InputFormat, Mode};
+use crate::config::{Config, InputFormat, PairsFormat};
 use crate::error::{Error, Result};
 use crate::input::{DocId, Input, LineReader, raw_id};
+use crate::job::Job;
 use crate::output::Output;
 use crate::pipeline::{Doc, Prepared, Signed, Worker};
 use std::io::Write;
@@ -47,41 +48,42 @@ pub struct VerifyPairsArgs {
 
 impl VerifyPairsArgs {
     /// The validated settings.
-    fn config(self) -> Result<Config> {
+    fn config(self) -> Result<(Config, PairsFormat)> {
         if self.common.idf_warmup > 0 {
             return Err(Error::config(
                 "idf-warmup",
                 "verify-pairs needs the IDF table of the run that signed: use --idf FILE",
             ));
         }
-        let config = Config {
-            pairs_format: self.pairs_format.into(),
-            ..self.common.config(
-                CommandInput {
-                    files: self.files,
-                    input_format: FormatArg::Jsonl,
-                },
-                Mode::Pairs,
-            )?
-        };
+        let format = self.pairs_format.into();
+        let config = self.common.config(CommandInput {
+            files: self.files,
+            input_format: FormatArg::Jsonl,
+        })?;
         if config.all_pairs {
             return Err(Error::config(
                 "exact",
                 "verify-pairs checks given candidates; --exact does not apply",
             ));
         }
-        config.validate()
+        Ok((config.validate()?, format))
     }
 
     /// Verifies the candidates of the inputs, writing the pairs that pass to standard output.
     pub fn run(self) -> Result<()> {
-        let config = self.config()?;
+        let (config, format) = self.config()?;
         let start = std::time::Instant::now();
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let (prepared, inputs) = Prepared::new(config)?.with_idf(inputs)?;
         let config = &prepared.config;
         let mut stderr = super::util::diagnostics();
-        let counts = verify_pairs(&prepared, inputs, std::io::stdout().lock(), &mut stderr)?;
+        let counts = verify_pairs(
+            &prepared,
+            format,
+            inputs,
+            std::io::stdout().lock(),
+            &mut stderr,
+        )?;
         if config.stats {
             super::util::print_stats(&serde_json::json!({
                 "candidates_read": counts.read,
@@ -150,9 +152,10 @@ enum Pair<'h> {
     Read(Box<(Signed, Signed)>),
 }
 
-/// Verifies every candidate of `inputs`, writing the verified pairs to `out`.
+/// Verifies every candidate of `inputs`, writing the verified pairs to `out` in `format`.
 fn verify_pairs<W: Write, D: Write>(
     prepared: &Prepared,
+    format: PairsFormat,
     inputs: Vec<Input>,
     out: W,
     diag: &mut D,
@@ -165,14 +168,14 @@ fn verify_pairs<W: Write, D: Write>(
         side.config.field = field.into();
         side.config.id_field = Some(id.into());
         side.config.max_line_bytes = limit;
-        Worker::new(&side)
+        Worker::new(&side, &Job::Pairs(format))
     };
     let (mut left, mut right) = (side("text_a", "a"), side("text_b", "b"));
     let mut given = side("text", "id");
     let mut held: std::collections::HashMap<DocId, Signed> = std::collections::HashMap::new();
     let mut reader = LineReader::new(inputs, InputFormat::Jsonl).cutting_lines_over(limit);
     let names = reader.input_names();
-    let mut out = Output::new(out, config.pairs_format);
+    let mut out = Output::new(out, format);
     let mut counts = Counts::default();
     let mut bad = crate::pipeline::bad_lines(config);
     let verifier = crate::pipeline::verifier(config);

@@ -1,6 +1,6 @@
 //! The similarity graph: documents as nodes, verified pairs as weighted edges.
 //!
-//! The sequencer ([`crate::pipeline`], [`crate::Mode::Graph`]) feeds a [`GraphBuilder`] in
+//! The sequencer ([`crate::pipeline`], [`crate::job::Job::Graph`]) feeds a [`GraphBuilder`] in
 //! input order: one [`Node`] per document (its id, a bounded snippet, the `--node-attr`
 //! values) and one edge per verified pair. Memory therefore grows with the number of
 //! documents times the snippet bound plus the edges — never with whole texts.

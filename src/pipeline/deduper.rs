@@ -10,13 +10,14 @@
 //! is not ready. At most [`AHEAD`] chunks per thread are signed ahead of the decisions, so
 //! the memory a batch needs beyond its texts is bounded.
 
-use super::filter::{Decision, Scratch, filter, window_of};
+use super::filter::{Decision, Filtering, Scratch, filter, window_of};
 use super::prepare::Prepared;
 use super::signing::{Doc, Worker};
 use super::summary::Summary;
-use crate::config::{BadLinePolicy, Config, Mode, Weights};
+use crate::config::{BadLinePolicy, Config, Weights};
 use crate::error::{Error, Result};
 use crate::input::{BadLine, DocId};
+use crate::job::{Job, Output};
 use crate::window::Window;
 use crossbeam_channel::{Receiver, TryRecvError, bounded};
 use std::path::Path;
@@ -57,6 +58,10 @@ pub struct Match {
 /// The filter over documents handed over one by one or in batches.
 pub struct Deduper {
     prepared: Prepared,
+    /// What the filter writes (it counts the documents it would write).
+    output: Output,
+    /// `output`'s job (the state's and the workers' settings).
+    job: Job,
     window: Window,
     reference: Option<Window>,
     /// One per thread, once the IDF table (if any) is known; the first is the caller's.
@@ -72,19 +77,16 @@ pub struct Deduper {
 }
 
 impl Deduper {
-    /// A filter with the settings of `config` (validated; its mode one of the filter modes:
-    /// [`Mode::Annotate`] names the most similar match, the others the first found). Its
+    /// A filter writing `output` with the settings of `config` (validated;
+    /// [`Output::Annotate`] names the most similar match, the others the first found). Its
     /// inputs and output are not used; the `--against` files are loaded now, and an `--idf`
     /// table; with `--idf-warmup N` the table is learnt from the first N documents of the
     /// first [`Deduper::add_many`]. With `--state FILE`, a window saved there (by
     /// [`Deduper::save`] or by the command line) is resumed when the file exists, under the
     /// same checks as the command line's.
-    pub fn new(config: Config) -> Result<Deduper> {
-        if !config.filters() {
-            return Err(Error::Internal(
-                "a Deduper runs one of the filter modes".into(),
-            ));
-        }
+    pub fn new(config: Config, output: Output) -> Result<Deduper> {
+        let job = Job::Filter(output);
+        job.check(&config)?;
         if config.block_by.is_some() {
             return Err(Error::config(
                 "block-by",
@@ -96,7 +98,7 @@ impl Deduper {
             let table = crate::weights::IdfTable::load(path, &prepared.shingling())?;
             prepared.idf = Some(Arc::new(table));
         }
-        let saved = super::prepare::load_state(&mut prepared)?;
+        let saved = super::prepare::load_state(&mut prepared, &job)?;
         // What the command line would write on stderr becomes warnings for the caller.
         let mut said = Vec::new();
         let reference = match prepared.config.against.is_empty() {
@@ -117,7 +119,7 @@ impl Deduper {
         let (window, lines) = match saved {
             Some(saved) => (saved.window, (saved.lines, saved.written.unwrap_or(0))),
             None => {
-                let window = Window::with_settings(super::prepare::window_settings(config));
+                let window = Window::with_settings(super::prepare::window_settings(config, &job));
                 (window, (0, 0))
             }
         };
@@ -133,6 +135,8 @@ impl Deduper {
             },
             busy: Duration::ZERO,
             prepared,
+            output,
+            job,
             warnings,
             limit_said: false,
         };
@@ -140,6 +144,18 @@ impl Deduper {
             deduper.start_workers();
         }
         Ok(deduper)
+    }
+
+    /// A Deduper for the settings and job of a filter command line
+    /// ([`crate::cmd::Args::filter_settings`]): the job must filter (`--pairs` does not).
+    pub fn for_job(config: Config, job: &Job) -> Result<Deduper> {
+        match job.output() {
+            Some(output) => Deduper::new(config, output),
+            None => Err(Error::config(
+                "pairs",
+                "does not apply: a Deduper filters the documents",
+            )),
+        }
     }
 
     /// The settings.
@@ -173,8 +189,7 @@ impl Deduper {
             })?;
         crate::state::save(
             path,
-            &self.prepared.config,
-            &self.prepared.shingling(),
+            &crate::state::settings(&self.prepared.config, &self.job, &self.prepared.shingling()),
             &self.window,
             self.summary.docs_read,
             self.summary.written,
@@ -337,7 +352,9 @@ impl Deduper {
     /// One worker per thread.
     fn start_workers(&mut self) {
         let threads = self.prepared.config.worker_threads().max(1);
-        self.workers = (0..threads).map(|_| Worker::new(&self.prepared)).collect();
+        self.workers = (0..threads)
+            .map(|_| Worker::new(&self.prepared, &self.job))
+            .collect();
     }
 
     /// `--idf-warmup N`: learns the table from the first N documents, as the command line
@@ -374,7 +391,7 @@ impl Deduper {
             }
         };
         let decision = filter(
-            config,
+            &Filtering::new(config, self.output),
             self.reference.as_mut(),
             &mut self.window,
             signed,
@@ -384,7 +401,7 @@ impl Deduper {
         )?;
         match decision {
             Decision::New => {
-                if config.mode != Mode::OnlyDups {
+                if self.output != Output::OnlyDups {
                     self.summary.written += 1;
                 }
                 Ok(Outcome::New)
@@ -395,7 +412,7 @@ impl Deduper {
                 similarity,
                 copy,
             } => {
-                if config.mode != Mode::DropDups {
+                if self.output != Output::DropDups {
                     self.summary.written += 1;
                 }
                 let window = window_of(&self.reference, &self.window, in_reference);

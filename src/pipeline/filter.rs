@@ -6,8 +6,10 @@
 
 use super::signing::Signed;
 use super::summary::Summary;
-use crate::config::{Config, Mode};
+use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::job::Output;
+use crate::verify::Verifier;
 use crate::window::{Entry, Held, Window};
 
 /// What [`filter`] decided.
@@ -40,6 +42,33 @@ pub(super) fn window_of<'w>(
     }
 }
 
+/// The filter's settings: how candidates are verified, how many at most, whether the search
+/// goes on past the first match (`--annotate` names the most similar), and whether the
+/// input is compared with the `--against` reference alone.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Filtering<'c> {
+    verifier: Verifier<'c>,
+    /// Most candidates verified per window (`usize::MAX`: no bound).
+    limit: usize,
+    every_match: bool,
+    against_only: bool,
+}
+
+impl<'c> Filtering<'c> {
+    /// The settings of a run of `config` writing `output`.
+    pub(super) fn new(config: &'c Config, output: Output) -> Filtering<'c> {
+        Filtering {
+            verifier: super::prepare::verifier(config),
+            limit: match config.max_candidates {
+                0 => usize::MAX,
+                n => n,
+            },
+            every_match: output == Output::Annotate,
+            against_only: config.against_only,
+        }
+    }
+}
+
 /// Scratch space reused from one document to the next.
 #[derive(Default)]
 pub(super) struct Scratch {
@@ -61,7 +90,7 @@ pub(super) struct Scratch {
 /// dropped); what is written is the caller's. The work is bounded whatever came before: see
 /// [`find_match`].
 pub(super) fn filter(
-    config: &Config,
+    settings: &Filtering<'_>,
     reference: Option<&mut Window>,
     window: &mut Window,
     signed: Signed,
@@ -80,7 +109,7 @@ pub(super) fn filter(
         matches,
     } = scratch;
     if let Some(reference) = reference {
-        let found = find_match(config, reference, &signed, candidates, matches).map_err(spill)?;
+        let found = find_match(settings, reference, &signed, candidates, matches).map_err(spill)?;
         summary.candidates += found.verified;
         if let Some((held, similarity, copy)) = found.best {
             summary.dropped_reference += 1;
@@ -92,11 +121,11 @@ pub(super) fn filter(
                 copy,
             });
         }
-        if config.against_only {
+        if settings.against_only {
             return Ok(Decision::New);
         }
     }
-    let found = find_match(config, window, &signed, candidates, matches).map_err(spill)?;
+    let found = find_match(settings, window, &signed, candidates, matches).map_err(spill)?;
     summary.candidates += found.verified;
     summary.pairs += found.pairs;
     let Some((held, similarity, copy)) = found.best else {
@@ -142,7 +171,7 @@ struct Found {
 /// whatever the window holds. `--drop-dups` and `--only-dups` stop at the first match; `--annotate` goes
 /// on through the bounded list to name the most similar.
 fn find_match(
-    config: &Config,
+    settings: &Filtering<'_>,
     window: &mut Window,
     signed: &Signed,
     candidates: &mut Vec<Held>,
@@ -156,12 +185,12 @@ fn find_match(
             pairs: 1,
         });
     }
-    let limit = match config.max_candidates {
-        0 => usize::MAX,
-        n => n,
-    };
-    let every_match = config.mode == Mode::Annotate;
-    let verifier = super::prepare::verifier(config);
+    let Filtering {
+        verifier,
+        limit,
+        every_match,
+        ..
+    } = *settings;
     matches.clear();
     let mut verified = 0;
     // Verifies in order until a match ends the search; true when it did not.

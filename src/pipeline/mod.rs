@@ -45,37 +45,38 @@ pub use prepare::{Prepared, bad_lines, reading, verifier, window_settings};
 pub use signing::{Doc, NodeData, Signed, Worker};
 pub use summary::Summary;
 
-use crate::config::Mode;
 use crate::error::Result;
 use crate::graph::DupGraph;
 use crate::input::Input;
+use crate::job::{GraphJob, Job};
 use run::run_inner;
 use std::io::{IsTerminal, Write};
 
-/// Runs the whole pipeline over `inputs`, writing results to `out` and diagnostics to
-/// `diagnostics`.
+/// Runs `job` with the settings of `prepared` over `inputs`, writing results to `out` and
+/// diagnostics to `diagnostics`.
 pub fn run<W: Write, D: Write>(
     prepared: &Prepared,
+    job: &Job,
     inputs: Vec<Input>,
     out: W,
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<Summary> {
-    run_inner(prepared, inputs, out, diagnostics, stderr_is_terminal).map(|f| f.summary)
+    run_inner(prepared, job, inputs, out, diagnostics, stderr_is_terminal).map(|f| f.summary)
 }
 
-/// Runs the pipeline in [`Mode::Graph`] (whatever the mode of `prepared` says) and returns
-/// the graph of documents and verified pairs. Nothing is written but diagnostics.
+/// Runs [`Job::Graph`] with `graph`'s settings and returns the graph of documents and
+/// verified pairs. Nothing is written but diagnostics.
 pub fn collect_graph<D: Write>(
     prepared: &Prepared,
+    graph: GraphJob,
     inputs: Vec<Input>,
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<(Summary, DupGraph)> {
-    let mut prepared = prepared.clone();
-    prepared.config.mode = Mode::Graph;
     let finished = run_inner(
-        &prepared,
+        prepared,
+        &Job::Graph(graph),
         inputs,
         std::io::sink(),
         diagnostics,

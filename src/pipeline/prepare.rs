@@ -11,6 +11,7 @@ use crate::config::{Config, Weights};
 use crate::corpus::Reading;
 use crate::error::{Error, Result};
 use crate::input::{BadLines, Input};
+use crate::job::Job;
 use crate::shingle::{Shingler, StopWords};
 use crate::state::Saved;
 use crate::verify::Verifier;
@@ -41,12 +42,12 @@ pub fn verifier(config: &Config) -> Verifier<'_> {
     }
 }
 
-/// The window a run holds: its `‹window›` capacity, bucket limit, spill store and share of
+/// The window `job` holds: its `‹window›` capacity, bucket limit, spill store and share of
 /// `‹max-memory›`.
-pub fn window_settings(config: &Config) -> WindowSettings {
+pub fn window_settings(config: &Config, job: &Job) -> WindowSettings {
     WindowSettings {
         capacity: config.window,
-        bucket_limit: config.bucket_limit(),
+        bucket_limit: job.bucket_limit(config),
         store: StoreSettings {
             dir: config.spill_dir.clone(),
             ram: config.spill_cache(),
@@ -141,18 +142,19 @@ impl Prepared {
 /// shares with the in-process filter.
 pub(super) fn resume(
     prepared: &Prepared,
+    job: &Job,
     inputs: Vec<Input>,
 ) -> Result<(Prepared, Vec<Input>, Option<Saved>)> {
     let mut prepared = prepared.clone();
-    let saved = load_state(&mut prepared)?;
+    let saved = load_state(&mut prepared, job)?;
     let (prepared, inputs) = prepared.with_idf(inputs)?;
     Ok((prepared, inputs, saved))
 }
 
-/// `‹state›`: checks that the file can be written, then loads the window saved there (`None`
-/// when there is no file, or no `‹state›`). An IDF table saved with it becomes the run's; a
+/// `‹state›`: checks that the file can be written, then loads the window `job` saved there
+/// (`None` when there is no file, or no `‹state›`). An IDF table saved with it becomes the run's; a
 /// table the run has already (or names with `‹idf›`) must equal it.
-pub(super) fn load_state(prepared: &mut Prepared) -> Result<Option<Saved>> {
+pub(super) fn load_state(prepared: &mut Prepared, job: &Job) -> Result<Option<Saved>> {
     let Some(path) = prepared.config.state.clone() else {
         return Ok(None);
     };
@@ -160,8 +162,9 @@ pub(super) fn load_state(prepared: &mut Prepared) -> Result<Option<Saved>> {
     let mut saved = crate::state::load(
         &path,
         &prepared.config,
+        job,
         &prepared.shingling(),
-        window_settings(&prepared.config),
+        window_settings(&prepared.config, job),
     )?;
     if let Some(table) = saved.as_mut().and_then(|s| s.idf.take()) {
         let differs = match (&prepared.idf, &prepared.config.idf_path) {

@@ -6,9 +6,9 @@
 //! from it, nothing of the input enters it, and the files are only read.
 
 use super::prepare::Prepared;
-use crate::config::Mode;
 use crate::error::{Error, Result};
 use crate::input::Input;
+use crate::job::Job;
 use crate::window::Window;
 use std::io::Read;
 use std::path::Path;
@@ -31,9 +31,10 @@ pub(super) fn load(
             corpora.push(path.clone());
         }
     }
+    // The reference is a run of its own ([`Job::Reference`]), over the reference's files,
+    // with the run's text and sketch settings and none of its state or output.
     let mut reference = prepared.clone();
     let config = &mut reference.config;
-    config.mode = Mode::Reference;
     config.window = 0;
     // The reference is never evicted: its records spill, but no budget limits it.
     config.max_memory = 0;
@@ -42,7 +43,7 @@ pub(super) fn load(
     config.against = Vec::new();
     config.progress = false;
     let mut window = if corpora.is_empty() {
-        Window::with_settings(super::prepare::window_settings(config))
+        Window::with_settings(super::prepare::window_settings(config, &Job::Reference))
     } else {
         config.inputs = corpora;
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
@@ -55,8 +56,9 @@ pub(super) fn load(
         let saved = crate::state::load(
             &path,
             &reference.config,
+            &Job::Reference,
             &reference.shingling(),
-            super::prepare::window_settings(&reference.config),
+            super::prepare::window_settings(&reference.config, &Job::Reference),
         )
         .map_err(against)?
         .ok_or_else(|| {

@@ -8,9 +8,9 @@ use super::prepare::{self, Prepared};
 use super::reference;
 use super::sequencer::{Finished, Ordered, Sequencer, Stealer};
 use super::signing::{ToSign, Worker, sign};
-use crate::config::Mode;
 use crate::error::{Error, Result};
 use crate::input::{Input, LineReader};
+use crate::job::Job;
 use crate::window::Window;
 use crossbeam_channel::bounded;
 use std::io::Write;
@@ -27,6 +27,7 @@ pub(super) fn load_reference<D: Write>(
     reference::load(prepared, |reference, inputs| {
         let finished = run_inner(
             reference,
+            &Job::Reference,
             inputs,
             std::io::sink(),
             diagnostics,
@@ -36,17 +37,19 @@ pub(super) fn load_reference<D: Write>(
     })
 }
 
-/// Runs `prepared` over `inputs`: results to `out`, diagnostics to `diagnostics`; what the
-/// run leaves ([`Finished`]).
+/// Runs `job` with the settings of `prepared` over `inputs`: results to `out`, diagnostics
+/// to `diagnostics`; what the run leaves ([`Finished`]).
 pub(super) fn run_inner<W: Write, D: Write>(
     prepared: &Prepared,
+    job: &Job,
     inputs: Vec<Input>,
     out: W,
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<Finished> {
+    job.check(&prepared.config)?;
     let start = Instant::now();
-    let (prepared, inputs, saved) = prepare::resume(prepared, inputs)?;
+    let (prepared, inputs, saved) = prepare::resume(prepared, job, inputs)?;
     let load_seconds = start.elapsed().as_secs_f64();
     // The reference is signed with the run's frozen IDF table, before the input is read.
     let reference = match prepared.config.against.is_empty() {
@@ -57,7 +60,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
     let config = &prepared.config;
     if let Some(warning) = config.banding_warning()
         && !config.quiet
-        && config.mode != Mode::Reference
+        && *job != Job::Reference
     {
         let _ = writeln!(diagnostics, "neardup: warning: {warning}");
     }
@@ -72,7 +75,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
     // output's first `written` lines are the ones to keep.
     if let Some(saved) = &saved
         && !config.quiet
-        && config.mode != Mode::Reference
+        && *job != Job::Reference
     {
         let held = match saved.written {
             Some(n) => format!("the output already holds {n} lines"),
@@ -127,7 +130,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
         for _ in 0..workers {
             let work_rx = work_rx.clone();
             scope.spawn(move || {
-                let mut worker = Worker::new(prepared);
+                let mut worker = Worker::new(prepared, job);
                 for work in work_rx {
                     sign(&mut worker, work, signed);
                 }
@@ -138,10 +141,17 @@ pub(super) fn run_inner<W: Write, D: Write>(
         // (`--pairs`, the graph commands). In the filter modes each document's verdict
         // depends on the verdicts before it (only kept documents are compared with), and
         // `sign` never looks up.
-        let helpers = (threads > 1 && config.lists_every_pair())
+        let helpers = (threads > 1 && job.lists_every_pair())
             .then(|| Helpers::start(scope, config, threads - 1));
-        let mut sequencer =
-            Sequencer::new(prepared, out, &names, stderr_is_terminal, helpers, signed);
+        let mut sequencer = Sequencer::new(
+            prepared,
+            job,
+            out,
+            &names,
+            stderr_is_terminal,
+            helpers,
+            signed,
+        );
         if let Some(saved) = saved {
             sequencer.window = saved.window;
             sequencer.summary.resumed = Some((saved.lines, saved.written.unwrap_or(0)));
@@ -152,7 +162,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
         sequencer.recycle = Some(recycle_tx);
         sequencer.stealer = Some(Stealer {
             work: work_rx,
-            worker: Worker::new(prepared),
+            worker: Worker::new(prepared, job),
         });
         let result = sequencer.run(order_rx, diagnostics);
         let bytes_read = reader_handle

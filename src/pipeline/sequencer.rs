@@ -3,15 +3,16 @@
 //! writes the outcome. While the next batch in order is not signed, it signs one itself.
 
 use super::components::Components;
-use super::filter::{Decision, Scratch, filter, into_entry, window_of};
+use super::filter::{Decision, Filtering, Scratch, filter, into_entry, window_of};
 use super::helpers::{Helpers, index_batch, look_up_and_verify};
 use super::prepare::Prepared;
 use super::signing::{Doc, NodeData, Signed, ToSign, Worker, sign};
 use super::summary::{Summary, limit_note};
-use crate::config::{BadLinePolicy, Config, HelperPolicy, Mode};
+use crate::config::{BadLinePolicy, Config, HelperPolicy};
 use crate::error::{Error, Result};
 use crate::graph::{GraphBuilder, Node};
 use crate::input::{BadLine, BadLines, Batch, DocId, Part};
+use crate::job::{self, Job};
 use crate::output::{Output, Verdict};
 use crate::window::{Entry, Held, Marks, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
@@ -33,6 +34,8 @@ pub(super) enum Ordered {
 /// The single-threaded, input-ordered stage: exact index, LSH window, verification, output.
 pub(super) struct Sequencer<'c, W: Write> {
     config: &'c Config,
+    /// What the run does with each document.
+    job: &'c Job,
     /// The run's tables, saved with the window by `--state`.
     prepared: &'c Prepared,
     names: &'c [String],
@@ -46,7 +49,7 @@ pub(super) struct Sequencer<'c, W: Write> {
     /// The filter modes' lookups ([`filter`]).
     scratch: Scratch,
     graph: Option<GraphBuilder>,
-    /// [`Config::components_over`]: the components so far.
+    /// [`job::GraphJob::components_over`]: the components so far.
     components: Option<Components>,
     bad: BadLines,
     progress: bool,
@@ -80,6 +83,7 @@ pub(super) struct Sequencer<'c, W: Write> {
 impl<'c, W: Write> Sequencer<'c, W> {
     pub(super) fn new(
         prepared: &'c Prepared,
+        job: &'c Job,
         out: W,
         names: &'c [String],
         stderr_is_terminal: bool,
@@ -87,19 +91,21 @@ impl<'c, W: Write> Sequencer<'c, W> {
         signed: &'c AtomicUsize,
     ) -> Self {
         let config = &prepared.config;
+        let components_over = job.graph().and_then(|g| g.components_over);
         Sequencer {
             config,
+            job,
             prepared,
             names,
-            out: Output::new(out, config.pairs_format),
-            window: Window::with_settings(super::prepare::window_settings(config)),
+            out: Output::new(out, job.format()),
+            window: Window::with_settings(super::prepare::window_settings(config, job)),
             reference: None,
             summary: Summary::default(),
             candidates: Vec::new(),
             matches: Vec::new(),
             scratch: Scratch::default(),
-            graph: (config.mode == Mode::Graph).then(GraphBuilder::default),
-            components: config.components_over.map(|_| Components::default()),
+            graph: job.graph().map(|_| GraphBuilder::default()),
+            components: components_over.map(|_| Components::default()),
             bad: super::prepare::bad_lines(config),
             progress: config.progress && !config.quiet && stderr_is_terminal,
             last_progress: Instant::now(),
@@ -143,7 +149,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.summary.reference_docs = Some(reference.len() as u64);
         }
         let window = std::mem::replace(&mut self.window, Window::placeholder());
-        if self.config.mode == Mode::Reference {
+        if *self.job == Job::Reference {
             return Ok(Finished {
                 summary: self.summary,
                 graph: None,
@@ -172,8 +178,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let saving = Instant::now();
         crate::state::save(
             path,
-            self.config,
-            &self.prepared.shingling(),
+            &crate::state::settings(self.config, self.job, &self.prepared.shingling()),
             &self.window,
             self.lines,
             self.written_before + self.summary.written,
@@ -338,20 +343,20 @@ impl<'c, W: Write> Sequencer<'c, W> {
             Doc::Bad(reason) => return self.bad_line(batch, i, &reason, diag),
         };
 
-        if self.config.mode == Mode::Sign {
+        if let Job::Sign(sign) = self.job {
             self.summary.written += 1;
             return self.out.signed(
                 &signed.id,
                 line.number,
                 &signed.band_keys,
-                self.config.sign_values.then_some(&signed.signature[..]),
+                sign.values.then_some(&signed.signature[..]),
             );
         }
-        if self.config.filters() {
-            return self.filter_document(batch, i, signed);
+        if let Some(output) = self.job.output() {
+            return self.filter_document(batch, i, signed, output);
         }
         let spill = |e| Error::spill(e, line.number);
-        if self.config.mode == Mode::Reference {
+        if *self.job == Job::Reference {
             self.window
                 .insert(line.number, into_entry(signed, false))
                 .map_err(spill)?;
@@ -360,7 +365,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if let (Some(components), Some(graph), Some(min_edge)) = (
             &mut self.components,
             &self.graph,
-            self.config.components_over,
+            self.job.graph().and_then(|g| g.components_over),
         ) {
             let joined = components
                 .join(
@@ -407,12 +412,17 @@ impl<'c, W: Write> Sequencer<'c, W> {
 
     /// A document of the filter modes: [`filter`] decides, and the verdict is written as the
     /// mode says.
-    fn filter_document(&mut self, batch: &Batch, i: usize, signed: Signed) -> Result<()> {
-        let config = self.config;
+    fn filter_document(
+        &mut self,
+        batch: &Batch,
+        i: usize,
+        signed: Signed,
+        output: job::Output,
+    ) -> Result<()> {
         let against = self.reference.is_some().then_some(false);
         let line = batch.lines[i].number;
         let decision = filter(
-            config,
+            &Filtering::new(self.config, output),
             self.reference.as_mut(),
             &mut self.window,
             signed,
@@ -439,7 +449,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 }
             }
         };
-        emit(&mut self.out, &mut self.summary, config, batch, i, verdict)
+        emit(&mut self.out, &mut self.summary, output, batch, i, verdict)
     }
 
     /// The documents of a batch of `--pairs` or a graph command that cannot evict anything,
@@ -528,7 +538,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// `--against` is never written).
     fn passes_bad_lines(&self) -> bool {
         self.config.on_bad_line == BadLinePolicy::Pass
-            && matches!(self.config.mode, Mode::DropDups | Mode::Annotate)
+            && matches!(
+                self.job,
+                Job::Filter(job::Output::DropDups | job::Output::Annotate)
+            )
     }
 
     /// A later piece of an over-long line ([`Part`]): its first piece was the bad line, so
@@ -556,8 +569,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         self.summary.bad_lines += 1;
         let place = format!("{}:{}", self.names[line.input as usize], line.input_line);
         // The reference of `--against` is never written: its bad lines are skipped.
-        let pass =
-            self.config.on_bad_line == BadLinePolicy::Pass && self.config.mode != Mode::Reference;
+        let pass = self.config.on_bad_line == BadLinePolicy::Pass && *self.job != Job::Reference;
         let action = if pass { "passed through" } else { "skipped" };
         self.bad.add(place, reason, action, diag)?;
         if self.passes_bad_lines() {
@@ -626,8 +638,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
 /// Largest batch buffer that goes back to the reader: a few ordinary batches' worth.
 const RECYCLED_BYTES: usize = 4 * crate::input::BATCH_BYTES;
 
-/// What a run leaves: its counts, and the graph ([`Mode::Graph`]) or the window
-/// ([`Mode::Reference`]) it built.
+/// What a run leaves: its counts, and the graph ([`Job::Graph`]) or the window
+/// ([`Job::Reference`]) it built.
 pub(super) struct Finished {
     pub summary: Summary,
     pub graph: Option<GraphBuilder>,
@@ -661,27 +673,26 @@ fn termination_signals() -> Result<Receiver<i32>> {
     Ok(rx)
 }
 
-/// Writes one document's line according to the mode (not used by `--pairs`).
+/// Writes one document's line as the filter's `output` says.
 fn emit<W: Write>(
     out: &mut Output<W>,
     summary: &mut Summary,
-    config: &Config,
+    output: job::Output,
     batch: &Batch,
     i: usize,
     verdict: Verdict<'_>,
 ) -> Result<()> {
     let is_dup = verdict.dup_of.is_some();
-    let write = match config.mode {
-        Mode::DropDups => !is_dup,
-        Mode::OnlyDups => is_dup,
-        Mode::Annotate => true,
-        Mode::Pairs | Mode::Graph | Mode::Hist | Mode::Sign | Mode::Reference => false,
+    let write = match output {
+        job::Output::DropDups => !is_dup,
+        job::Output::OnlyDups => is_dup,
+        job::Output::Annotate => true,
     };
     if !write {
         return Ok(());
     }
     summary.written += 1;
-    if config.mode == Mode::Annotate {
+    if output == job::Output::Annotate {
         let format = batch.format;
         out.annotated(batch.content(i), format, verdict)
     } else {

@@ -3,9 +3,10 @@
 //! verification needs (fingerprints, weights, text).
 
 use super::prepare::Prepared;
-use crate::config::{InputFormat, Mode, VerifyMode, Weights};
+use crate::config::{InputFormat, VerifyMode, Weights};
 use crate::graph::snippet;
 use crate::input::{BadLine, Batch, DocId, Extractor, Part};
+use crate::job::Job;
 use crate::lsh::{LshParams, Sketch, prefix_length, sketch_of};
 use crate::minhash::Signer;
 use crate::normalize::{Normalized, Normalizer};
@@ -54,7 +55,7 @@ pub struct Signed {
     /// The filter modes: the MinHash minima, which make the family keys
     /// ([`crate::window::Window::add_family_keys`]); else empty.
     pub minima: Vec<u32>,
-    /// [`Mode::Graph`]: the node's snippet and `--node-attr` values.
+    /// [`Job::Graph`]: the node's snippet and `--node-attr` values.
     pub node: Option<NodeData>,
 }
 
@@ -99,9 +100,11 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// A worker for a prepared run.
-    pub fn new(prepared: &Prepared) -> Worker {
+    /// A worker signing for `job` with the settings of `prepared`.
+    pub fn new(prepared: &Prepared, job: &Job) -> Worker {
         let config = &prepared.config;
+        let no_attrs = Vec::new();
+        let node_attrs = job.graph().map_or(&no_attrs, |g| &g.node_attrs);
         Worker {
             extractor: Extractor::new(
                 &config.field,
@@ -109,8 +112,7 @@ impl Worker {
                 config.max_line_bytes,
             )
             .with_attrs(
-                &config
-                    .node_attrs
+                &node_attrs
                     .iter()
                     .chain(&config.block_by)
                     .cloned()
@@ -122,13 +124,13 @@ impl Worker {
             lsh: config.lsh,
             verify: config.verify,
             seed: config.seed,
-            graph: config.mode == Mode::Graph,
+            graph: job.graph().is_some(),
             block: config.block_by.is_some(),
             exact_join: config.all_pairs,
             threshold: config.threshold,
-            family: config.filters() && !config.all_pairs,
+            family: job.filters() && !config.all_pairs,
             keep_text: !config.text_stages.is_empty(),
-            snippet_chars: config.snippet_chars,
+            snippet_chars: job.graph().map_or(0, |g| g.snippet_chars),
             attrs: Vec::new(),
             idf: match config.weights {
                 Weights::TfIdf => Some(

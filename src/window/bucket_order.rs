@@ -44,7 +44,7 @@ impl Window {
         saved
     }
 
-    /// Gives the buckets back the order [`Window::limited_buckets`] saved, once the saved
+    /// Gives the buckets back the order [`Window::write_bucket_order`] saved, once the saved
     /// documents are held again. Members no longer held (a smaller window let them go) are
     /// left out, and so is a bucket left with fewer than two.
     pub fn restore_buckets(&mut self, saved: &[SavedBucket]) {
