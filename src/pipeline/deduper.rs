@@ -4,13 +4,14 @@
 //! `--drop-dups` and `--annotate`, without lines, files or output, so it keeps exactly the
 //! documents the command line keeps.
 //!
-//! A batch goes through a small ordered pipeline, like the command line's: its documents are
-//! cut into chunks, signed by `threads − 1` helpers and by the calling thread, and decided in
-//! input order by the calling thread, which signs a chunk itself while the next one in order
-//! is not ready. At most [`AHEAD`] chunks per thread are signed ahead of the decisions, so
+//! A batch goes through the command line's ordered executor (`super::ordered`): its
+//! documents are cut into chunks, signed by `threads − 1` helpers and by the calling thread,
+//! and decided in input order by the calling thread, which signs a chunk itself while the
+//! next one in order is not ready. At most [`AHEAD`] chunks per thread are signed ahead of the decisions, so
 //! the memory a batch needs beyond its texts is bounded.
 
 use super::filter::{Decision, Filtering, Scratch, filter, window_of};
+use super::ordered::{self, Slot, Task};
 use super::prepare::Prepared;
 use super::signing::{Doc, Worker};
 use super::summary::Summary;
@@ -19,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::input::{BadLine, DocId};
 use crate::job::{Job, Output};
 use crate::window::Window;
-use crossbeam_channel::{Receiver, TryRecvError, bounded};
+use crossbeam_channel::bounded;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -262,7 +263,7 @@ impl Deduper {
         let mut workers = std::mem::take(&mut self.workers);
         let (deciding, helpers) = split_workers(&mut workers, chunks.len());
         let ahead = AHEAD * (helpers.len() + 1);
-        let (work_tx, work_rx) = bounded::<(usize, crossbeam_channel::Sender<Vec<Doc>>)>(ahead);
+        let (work_tx, work_rx) = bounded::<Task<usize, Vec<Doc>>>(ahead);
         let sign = |worker: &mut Worker, i: usize| -> Vec<Doc> {
             let start = first + (i * CHUNK) as u64;
             let chunk: &[(S, Option<DocId>)] = chunks[i];
@@ -279,48 +280,26 @@ impl Deduper {
             for worker in helpers {
                 let work_rx = work_rx.clone();
                 let sign = &sign;
-                scope.spawn(move || {
-                    for (i, slot) in work_rx {
-                        // The caller may have stopped at a bad document.
-                        let _ = slot.send(sign(worker, i));
-                    }
-                });
+                scope.spawn(move || ordered::serve(work_rx, |i| sign(worker, i)));
             }
-            let mut slots = std::collections::VecDeque::<Receiver<Vec<Doc>>>::new();
+            let mut slots = std::collections::VecDeque::<Slot<Vec<Doc>>>::new();
             let mut queued = 0;
             let result = (|| {
                 for _ in 0..chunks.len() {
                     while queued < chunks.len() && slots.len() < ahead {
-                        let (slot_tx, slot_rx) = bounded(1);
+                        let (task, slot) = Task::new(queued);
                         work_tx
-                            .send((queued, slot_tx))
+                            .send(task)
                             .map_err(|_| Error::Internal("the signing threads stopped".into()))?;
-                        slots.push_back(slot_rx);
+                        slots.push_back(slot);
                         queued += 1;
                     }
-                    let slot = slots.pop_front().expect("a queued chunk");
-                    let signed = loop {
-                        match slot.try_recv() {
-                            Ok(docs) => break docs,
-                            Err(TryRecvError::Disconnected) => {
-                                return Err(Error::Internal("a signing thread panicked".into()));
-                            }
-                            // Sign a waiting chunk (maybe this one) rather than wait.
-                            Err(TryRecvError::Empty) => match work_rx.try_recv() {
-                                Ok((i, own)) => {
-                                    let _ = own.send(sign(deciding, i));
-                                }
-                                Err(_) => match slot.recv() {
-                                    Ok(docs) => break docs,
-                                    Err(_) => {
-                                        return Err(Error::Internal(
-                                            "a signing thread panicked".into(),
-                                        ));
-                                    }
-                                },
-                            },
-                        }
+                    let Some(slot) = slots.pop_front() else {
+                        break;
                     };
+                    // Signs a waiting chunk (maybe this one) rather than wait.
+                    let signed =
+                        ordered::wait_in_order(&slot, Some(&work_rx), |i| sign(deciding, i))?;
                     for doc in signed {
                         outcomes.push(self.decide(doc)?);
                     }

@@ -21,6 +21,7 @@
 //! | [`prepare`] | before the run: `--state` window, frozen IDF table; each stage's settings |
 //! | `reference` | before the run: the `--against` documents, in a window of their own |
 //! | [`signing`] | a worker: one line → a signed document |
+//! | `ordered` | the ordered executor: tasks with result slots, consumed in order, the consumer signing while it waits (the binary's and `Deduper`'s) |
 //! | `run` | the ordered pipeline's threads, and loading the `--against` reference |
 //! | `sequencer` | input order: exact index, LSH window, verification, output |
 //! | `filter` | the filter modes' decision for one document (the sequencer's and `Deduper`'s) |
@@ -33,6 +34,7 @@ mod components;
 mod deduper;
 mod filter;
 mod helpers;
+mod ordered;
 pub mod prepare;
 mod reference;
 mod run;

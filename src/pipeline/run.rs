@@ -4,10 +4,11 @@
 //! its corpus files is a run of its own.
 
 use super::helpers::Helpers;
+use super::ordered::{self, Task};
 use super::prepare::{self, Prepared};
 use super::reference;
-use super::sequencer::{Finished, Ordered, Sequencer, Stealer};
-use super::signing::{ToSign, Worker, sign};
+use super::sequencer::{Finished, Ordered, Sequencer, Start, Stealer, ToSign};
+use super::signing::{Worker, sign};
 use crate::error::{Error, Result};
 use crate::input::{Input, LineReader};
 use crate::job::Job;
@@ -70,7 +71,6 @@ pub(super) fn run_inner<W: Write, D: Write>(
     // one thread, and `-j 2` keeps two cores busy with two threads.
     let workers = threads - 1;
     let lines_before = saved.as_ref().map_or(0, |s| s.lines);
-    let written_before = saved.as_ref().and_then(|s| s.written);
     // Where a resumed run starts, and what of the output goes with it: after a kill -9, the
     // output's first `written` lines are the ones to keep.
     if let Some(saved) = &saved
@@ -111,17 +111,8 @@ pub(super) fn run_inner<W: Write, D: Write>(
                         break;
                     }
                 };
-                let (slot_tx, slot_rx) = bounded(1);
-                if order_tx.send(Ordered::Batch(slot_rx)).is_err() {
-                    break;
-                }
-                if work_tx
-                    .send(ToSign {
-                        batch,
-                        slot: slot_tx,
-                    })
-                    .is_err()
-                {
+                let (task, slot) = Task::new(batch);
+                if order_tx.send(Ordered::Batch(slot)).is_err() || work_tx.send(task).is_err() {
                     break;
                 }
             }
@@ -131,9 +122,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
             let work_rx = work_rx.clone();
             scope.spawn(move || {
                 let mut worker = Worker::new(prepared, job);
-                for work in work_rx {
-                    sign(&mut worker, work, signed);
-                }
+                ordered::serve(work_rx, |batch| sign(&mut worker, batch, signed));
             });
         }
 
@@ -143,27 +132,20 @@ pub(super) fn run_inner<W: Write, D: Write>(
         // `sign` never looks up.
         let helpers = (threads > 1 && job.lists_every_pair())
             .then(|| Helpers::start(scope, config, threads - 1));
-        let mut sequencer = Sequencer::new(
-            prepared,
-            job,
-            out,
-            &names,
+        let handed = Start {
+            names: &names,
             stderr_is_terminal,
+            saved,
+            reference,
             helpers,
             signed,
-        );
-        if let Some(saved) = saved {
-            sequencer.window = saved.window;
-            sequencer.summary.resumed = Some((saved.lines, saved.written.unwrap_or(0)));
-        }
-        sequencer.written_before = written_before.unwrap_or(0);
-        sequencer.reference = reference;
-        sequencer.lines = lines_before;
-        sequencer.recycle = Some(recycle_tx);
-        sequencer.stealer = Some(Stealer {
-            work: work_rx,
-            worker: Worker::new(prepared, job),
-        });
+            recycle: recycle_tx,
+            stealer: Stealer {
+                work: work_rx,
+                worker: Worker::new(prepared, job),
+            },
+        };
+        let sequencer = Sequencer::new(prepared, job, out, handed);
         let result = sequencer.run(order_rx, diagnostics);
         let bytes_read = reader_handle
             .join()

@@ -5,8 +5,9 @@
 use super::components::Components;
 use super::filter::{Decision, Filtering, Scratch, filter, into_entry, window_of};
 use super::helpers::{Helpers, index_batch, look_up_and_verify};
+use super::ordered::{self, Task};
 use super::prepare::Prepared;
-use super::signing::{Doc, NodeData, Signed, ToSign, Worker, sign};
+use super::signing::{Doc, NodeData, Signed, Worker, sign};
 use super::summary::{Summary, limit_note};
 use crate::config::{BadLinePolicy, Config, HelperPolicy};
 use crate::error::{Error, Result};
@@ -14,6 +15,7 @@ use crate::graph::{GraphBuilder, Node};
 use crate::input::{BadLine, BadLines, Batch, DocId, Part};
 use crate::job::{self, Job};
 use crate::output::{Output, Verdict};
+use crate::state::Saved;
 use crate::window::{Entry, Held, Marks, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::io::Write;
@@ -21,9 +23,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// Where a batch's signed documents arrive (the one-shot result channel of the ordered
-/// pipeline, `super`).
-pub(super) type Slot = Receiver<(Batch, Vec<Doc>)>;
+/// A batch read, and where its signed documents arrive (the ordered executor's task and
+/// slot, [`ordered`]).
+pub(super) type ToSign = Task<Batch, (Batch, Vec<Doc>)>;
+pub(super) type Slot = ordered::Slot<(Batch, Vec<Doc>)>;
 
 /// What the reader sends the sequencer, in input order.
 pub(super) enum Ordered {
@@ -40,10 +43,10 @@ pub(super) struct Sequencer<'c, W: Write> {
     prepared: &'c Prepared,
     names: &'c [String],
     out: Output<W>,
-    pub(super) window: Window,
+    window: Window,
     /// `--against`: the reference documents, never changed.
-    pub(super) reference: Option<Window>,
-    pub(super) summary: Summary,
+    reference: Option<Window>,
+    summary: Summary,
     candidates: Vec<Held>,
     matches: Vec<(Held, f64)>,
     /// The filter modes' lookups ([`filter`]).
@@ -55,11 +58,11 @@ pub(super) struct Sequencer<'c, W: Write> {
     progress: bool,
     last_progress: Instant,
     /// Number of the last input line handled (continues a `--state`'s count).
-    pub(super) lines: u64,
+    lines: u64,
     /// `docs_read` at the last `--checkpoint-every` save.
     checkpointed: u64,
     /// Output lines written by the runs before (`--state`), for the next save.
-    pub(super) written_before: u64,
+    written_before: u64,
     /// `--pairs`: the warning that two documents of a pair share an id (`Some(None)` once
     /// said).
     same_id: Option<Option<String>>,
@@ -71,55 +74,77 @@ pub(super) struct Sequencer<'c, W: Write> {
     /// `--threads 1`).
     helpers: Option<Helpers>,
     /// Where consumed batches' buffers go back to the reader.
-    pub(super) recycle: Option<Sender<Vec<u8>>>,
+    recycle: Sender<Vec<u8>>,
     /// Batches signed (by the workers or here), and batches taken here
     /// ([`Sequencer::wants_help`]).
     signed: &'c AtomicUsize,
     taken: usize,
     /// Batches waiting to be signed, taken while the next one in order is not ready.
-    pub(super) stealer: Option<Stealer>,
+    stealer: Stealer,
+}
+
+/// What a run hands its sequencer besides the settings and the output.
+pub(super) struct Start<'c> {
+    /// The inputs' names (bad lines are reported by name and line).
+    pub names: &'c [String],
+    pub stderr_is_terminal: bool,
+    /// The window `--state` saved, with its counts.
+    pub saved: Option<Saved>,
+    /// The `--against` reference.
+    pub reference: Option<Window>,
+    /// Threads that look up and verify a batch with the sequencer, if any.
+    pub helpers: Option<Helpers>,
+    /// Batches signed so far, by any thread.
+    pub signed: &'c AtomicUsize,
+    /// Where consumed batches' buffers go back to the reader.
+    pub recycle: Sender<Vec<u8>>,
+    /// The batches no worker has taken yet, and this thread's worker for them.
+    pub stealer: Stealer,
 }
 
 impl<'c, W: Write> Sequencer<'c, W> {
-    pub(super) fn new(
-        prepared: &'c Prepared,
-        job: &'c Job,
-        out: W,
-        names: &'c [String],
-        stderr_is_terminal: bool,
-        helpers: Option<Helpers>,
-        signed: &'c AtomicUsize,
-    ) -> Self {
+    pub(super) fn new(prepared: &'c Prepared, job: &'c Job, out: W, start: Start<'c>) -> Self {
         let config = &prepared.config;
         let components_over = job.graph().and_then(|g| g.components_over);
+        let resumed = (start.saved.as_ref()).map(|s| (s.lines, s.written.unwrap_or(0)));
+        let (window, lines, written) = match start.saved {
+            Some(saved) => (saved.window, saved.lines, saved.written),
+            None => {
+                let settings = super::prepare::window_settings(config, job);
+                (Window::with_settings(settings), 0, None)
+            }
+        };
         Sequencer {
             config,
             job,
             prepared,
-            names,
+            names: start.names,
             out: Output::new(out, job.format()),
-            window: Window::with_settings(super::prepare::window_settings(config, job)),
-            reference: None,
-            summary: Summary::default(),
+            window,
+            reference: start.reference,
+            summary: Summary {
+                resumed,
+                ..Summary::default()
+            },
             candidates: Vec::new(),
             matches: Vec::new(),
             scratch: Scratch::default(),
             graph: job.graph().map(|_| GraphBuilder::default()),
             components: components_over.map(|_| Components::default()),
             bad: super::prepare::bad_lines(config),
-            progress: config.progress && !config.quiet && stderr_is_terminal,
+            progress: config.progress && !config.quiet && start.stderr_is_terminal,
             last_progress: Instant::now(),
-            lines: 0,
+            lines,
             checkpointed: 0,
             limit_reported: false,
             same_id: None,
-            written_before: 0,
+            written_before: written.unwrap_or(0),
             marks: Marks::default(),
-            helpers,
-            recycle: None,
-            signed,
+            helpers: start.helpers,
+            recycle: start.recycle,
+            signed: start.signed,
             taken: 0,
-            stealer: None,
+            stealer: start.stealer,
         }
     }
 
@@ -278,10 +303,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
             // The reader fills the buffer again (when its pool is full, it is freed). A buffer
             // an over-long line grew is freed: the pool would keep that size many times over.
-            if let Some(recycle) = &self.recycle
-                && batch.data.capacity() <= RECYCLED_BYTES
-            {
-                let _ = recycle.try_send(batch.data);
+            if batch.data.capacity() <= RECYCLED_BYTES {
+                let _ = self.recycle.try_send(batch.data);
             }
         }
         Ok(())
@@ -291,24 +314,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// worker has taken yet (later ones: their results wait in their slots), so that it
     /// never waits while there is signing to do.
     fn wait_for(&mut self, slot: &Slot) -> Result<(Batch, Vec<Doc>)> {
-        let lost = || Error::Internal("a signing worker panicked".into());
-        loop {
-            if let Ok(done) = slot.try_recv() {
-                return Ok(done);
-            }
-            let Some(stealer) = &mut self.stealer else {
-                return slot.recv().map_err(|_| lost());
-            };
-            let work = crossbeam_channel::select! {
-                recv(slot) -> done => return done.map_err(|_| lost()),
-                recv(stealer.work) -> work => work,
-            };
-            match work {
-                Ok(work) => sign(&mut stealer.worker, work, self.signed),
-                // No batch is left to sign: the next one is on a worker.
-                Err(_) => return slot.recv().map_err(|_| lost()),
-            }
-        }
+        let Stealer { work, worker } = &mut self.stealer;
+        let signed = self.signed;
+        ordered::wait_in_order(slot, Some(&*work), |batch| sign(worker, batch, signed))
     }
 
     /// Whether the helpers are called for the batch just taken ([`HelperPolicy`]). `Auto`:

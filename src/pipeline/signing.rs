@@ -13,7 +13,6 @@ use crate::normalize::{Normalized, Normalizer};
 use crate::shingle::Shingler;
 use crate::verify::{Compared, Fingerprint, fingerprints_into, weighted_fingerprints_into};
 use crate::weights::{IdfTable, Weigher};
-use crossbeam_channel::Sender;
 use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -298,18 +297,10 @@ impl Signed {
     }
 }
 
-/// A batch read, on its way to be signed: the batch and where its signed documents go.
-pub(super) struct ToSign {
-    /// The lines.
-    pub batch: Batch,
-    /// The batch's result slot, which the sequencer reads in input order.
-    pub slot: Sender<(Batch, Vec<Doc>)>,
-}
-
-/// Signs a batch into its slot and counts it in `signed`.
-pub(super) fn sign(worker: &mut Worker, ToSign { batch, slot }: ToSign, signed: &AtomicUsize) {
+/// Signs a batch (a task of the ordered executor, `super::ordered`) and counts it in
+/// `signed`; gives back the batch with its signed documents.
+pub(super) fn sign(worker: &mut Worker, batch: Batch, signed: &AtomicUsize) -> (Batch, Vec<Doc>) {
     let docs = worker.process_batch(&batch);
-    // The sequencer may have stopped; then nobody wants the result.
-    let _ = slot.send((batch, docs));
     signed.fetch_add(1, Ordering::Relaxed);
+    (batch, docs)
 }
