@@ -4,7 +4,7 @@
 
 pub use super::values::{
     BadLineArg, DecompressArg, FormatArg, HelpersArg, NgramArg, PairsFormatArg, ShingleArg,
-    VerifyArg, WeightsArg, WordsArg,
+    VerifyArg, WeightsArg, WordsArg, check_similarity, parse_size,
 };
 use crate::config::{
     BadLinePolicy, Config, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM,
@@ -480,33 +480,6 @@ impl CommonArgs {
     }
 }
 
-/// A size such as `512M`, `8G`, `1.5G` or `1048576` (K, M, G and T are powers of 1024; a
-/// trailing `B` or `iB` is allowed).
-pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
-    let t = text.trim();
-    let t = t
-        .strip_suffix("iB")
-        .or_else(|| t.strip_suffix("ib"))
-        .or_else(|| t.strip_suffix(['B', 'b']))
-        .unwrap_or(t);
-    let (number, shift) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
-        Some('K') => (&t[..t.len() - 1], 10),
-        Some('M') => (&t[..t.len() - 1], 20),
-        Some('G') => (&t[..t.len() - 1], 30),
-        Some('T') => (&t[..t.len() - 1], 40),
-        _ => (t, 0),
-    };
-    let value: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a size (e.g. 512M, 8G, 1048576)"))?;
-    let bytes = value * (1u64 << shift) as f64;
-    if !(0.0..1.8e19).contains(&bytes) {
-        return Err(format!("'{text}' is not a size between 0 and 16 EiB"));
-    }
-    Ok(bytes as u64)
-}
-
 /// Half the physical memory (`--max-memory`'s default), or no limit where it cannot be read.
 fn default_max_memory() -> usize {
     std::fs::read_to_string("/proc/meminfo")
@@ -517,13 +490,4 @@ fn default_max_memory() -> usize {
             Some(kib.saturating_mul(1024) / 2)
         })
         .unwrap_or(0)
-}
-
-/// `value` if it is a similarity in [0, 1], else a usage error naming `setting`.
-pub fn check_similarity(setting: &'static str, value: f64) -> Result<f64> {
-    if (0.0..=1.0).contains(&value) {
-        Ok(value)
-    } else {
-        Err(Error::config(setting, format!("{value} is not in [0, 1]")))
-    }
 }

@@ -1,7 +1,9 @@
-//! The values of the enumerated flags (`--format`, `--verify`, `--words`, …) and `-n`: what
-//! clap parses and `--help` lists, before [`super::args`] turns them into engine settings.
+//! The values of the enumerated flags (`--format`, `--verify`, `--words`, …), `-n`, sizes and
+//! similarities: what clap parses and `--help` lists, before [`super::args`] turns them into
+//! engine settings.
 
 use crate::config::PairsFormat;
+use crate::error::{Error, Result};
 use clap::ValueEnum;
 
 /// `--decompress` values.
@@ -167,4 +169,40 @@ pub enum WeightsArg {
     Tf,
     /// Counts times inverse document frequency.
     Tfidf,
+}
+
+/// A size such as `512M`, `8G`, `1.5G` or `1048576` (K, M, G and T are powers of 1024; a
+/// trailing `B` or `iB` is allowed).
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix("ib"))
+        .or_else(|| t.strip_suffix(['B', 'b']))
+        .unwrap_or(t);
+    let (number, shift) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&t[..t.len() - 1], 10),
+        Some('M') => (&t[..t.len() - 1], 20),
+        Some('G') => (&t[..t.len() - 1], 30),
+        Some('T') => (&t[..t.len() - 1], 40),
+        _ => (t, 0),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size (e.g. 512M, 8G, 1048576)"))?;
+    let bytes = value * (1u64 << shift) as f64;
+    if !(0.0..1.8e19).contains(&bytes) {
+        return Err(format!("'{text}' is not a size between 0 and 16 EiB"));
+    }
+    Ok(bytes as u64)
+}
+
+/// `value` if it is a similarity in [0, 1], else a usage error naming `setting`.
+pub fn check_similarity(setting: &'static str, value: f64) -> Result<f64> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(Error::config(setting, format!("{value} is not in [0, 1]")))
+    }
 }

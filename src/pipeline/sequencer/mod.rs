@@ -1,25 +1,29 @@
-//! The single-threaded, input-ordered stage: it takes the signed batches in input order, looks
-//! each document up in the exact index and the LSH window, verifies the candidates, and
-//! writes the outcome. While the next batch in order is not signed, it signs one itself.
+//! The single-threaded, input-ordered stage: it takes the signed batches in input order
+//! (signing one itself while the next is not ready), runs the in-order loop (signals,
+//! checkpoints, progress, bad lines) and hands each document to its job's consumer: `sign`'s
+//! keys and the `--against` reference here, the filter in `filtered`, the pairs and graphs in
+//! `pairs`.
+
+mod filtered;
+mod pairs;
 
 use super::components::Components;
-use super::filter::{Decision, Filtering, Scratch, filter, into_entry, window_of};
-use super::helpers::{Helpers, index_batch, look_up_and_verify};
+use super::filter::{Scratch, into_entry};
+use super::helpers::Helpers;
 use super::ordered::{self, Task};
 use super::prepare::Prepared;
-use super::signing::{Doc, NodeData, Signed, Worker, sign};
+use super::signing::{Doc, Worker, sign};
 use super::summary::{Summary, limit_note};
 use crate::config::{BadLinePolicy, Config, HelperPolicy};
 use crate::error::{Error, Result};
-use crate::graph::{GraphBuilder, Node};
-use crate::input::{BadLine, BadLines, Batch, DocId, Part};
+use crate::graph::GraphBuilder;
+use crate::input::{BadLine, BadLines, Batch, Part};
 use crate::job::{self, Job};
-use crate::output::{Output, Verdict};
+use crate::output::Output;
 use crate::state::Saved;
-use crate::window::{Entry, Held, Marks, Window};
+use crate::window::{Held, Marks, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::io::Write;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -346,7 +350,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         self.summary.docs_read += 1;
         self.lines = line.number;
         crate::guard::set_line(line.number);
-        let mut signed = match doc {
+        let signed = match doc {
             Doc::Good(s) => s,
             Doc::Bad(reason) => return self.bad_line(batch, i, &reason, diag),
         };
@@ -370,176 +374,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 .map_err(spill)?;
             return Ok(());
         }
-        if let (Some(components), Some(graph), Some(min_edge)) = (
-            &mut self.components,
-            &self.graph,
-            self.job.graph().and_then(|g| g.components_over),
-        ) {
-            let joined = components
-                .join(
-                    self.config,
-                    min_edge,
-                    &mut self.window,
-                    graph,
-                    &signed,
-                    &mut self.matches,
-                )
-                .map_err(spill)?;
-            self.summary.candidates += joined.verified;
-            self.report(batch, i, &signed.id, signed.node.take())?;
-            if !joined.copy {
-                let held = self
-                    .window
-                    .insert(line.number, into_entry(signed, false))
-                    .map_err(spill)?;
-                if let Some(components) = &mut self.components {
-                    components.hold(held, joined.node);
-                }
-            }
-            return Ok(());
-        }
-        // --pairs and the graph want every pair, copies included.
-        self.window
-            .candidates(&signed.band_keys, &mut self.candidates);
-        self.summary.candidates += self.candidates.len() as u64;
-        self.matches.clear();
-        let (verifier, matches) = (super::prepare::verifier(self.config), &mut self.matches);
-        self.window
-            .visit(&self.candidates, |held, entry| {
-                if let Some(s) = verifier.decide(entry.compared(), signed.compared()) {
-                    matches.push((held, s));
-                }
-            })
-            .map_err(spill)?;
-        self.report(batch, i, &signed.id, signed.node.take())?;
-        self.window
-            .insert(line.number, into_entry(signed, true))
-            .map_err(spill)?;
-        Ok(())
-    }
-
-    /// A document of the filter modes: [`filter`] decides, and the verdict is written as the
-    /// mode says.
-    fn filter_document(
-        &mut self,
-        batch: &Batch,
-        i: usize,
-        signed: Signed,
-        output: job::Output,
-    ) -> Result<()> {
-        let against = self.reference.is_some().then_some(false);
-        let line = batch.lines[i].number;
-        let decision = filter(
-            &Filtering::new(self.config, output),
-            self.reference.as_mut(),
-            &mut self.window,
-            signed,
-            line,
-            &mut self.scratch,
-            &mut self.summary,
-        )?;
-        let dup_of;
-        let verdict = match decision {
-            Decision::New => Verdict::new_document(against),
-            Decision::Dup {
-                held,
-                in_reference,
-                similarity,
-                copy,
-            } => {
-                let window = window_of(&self.reference, &self.window, in_reference);
-                dup_of = window.id(held).map_err(|e| Error::spill(e, line))?;
-                Verdict {
-                    dup_of: Some(&dup_of),
-                    similarity,
-                    copy,
-                    reference: if in_reference { Some(true) } else { against },
-                }
-            }
-        };
-        emit(&mut self.out, &mut self.summary, output, batch, i, verdict)
-    }
-
-    /// The documents of a batch of `--pairs` or a graph command that cannot evict anything,
-    /// with the bucket inserts, the LSH lookups and verification on this thread and the
-    /// helpers. Same output, window and recency order as [`Self::document`] one by one:
-    /// 1. in order, each document is inserted without its band keys; with no eviction every
-    ///    handle stays valid (inserts depend on neither lookup nor verdict);
-    /// 2. on all threads, each owning some of the bucket tables, the batch's band keys are
-    ///    added in sequence order ([`index_batch`]): each bucket gets its documents in the
-    ///    order one-by-one inserts give;
-    /// 3. on all threads, each inserted document finds its candidates among the documents
-    ///    with smaller sequence numbers (exactly the window it would have seen one by one:
-    ///    nothing was evicted, and later ones are filtered out) and verifies them;
-    /// 4. in order, each document's outcome is written and its matches refreshed, then the
-    ///    document itself: the same sequence of move-to-front operations as one by one (the
-    ///    inserts' own moves in step 1 are all repeated here), so the same recency order.
-    fn batch_in_parallel<D: Write>(
-        &mut self,
-        batch: &Batch,
-        docs: Vec<Doc>,
-        diag: &mut D,
-    ) -> Result<()> {
-        enum Plan {
-            Bad(BadLine),
-            /// The document's place in `inserted`.
-            Near(usize, Option<NodeData>),
-            Rest,
-        }
-        let mut plans = Vec::with_capacity(docs.len());
-        let mut inserted = Vec::with_capacity(docs.len());
-        for (i, doc) in docs.into_iter().enumerate() {
-            let mut signed = match doc {
-                Doc::Good(s) => s,
-                Doc::Bad(_) if batch.lines[i].part.continues() => {
-                    plans.push(Plan::Rest);
-                    continue;
-                }
-                Doc::Bad(reason) => {
-                    plans.push(Plan::Bad(reason));
-                    continue;
-                }
-            };
-            let node = signed.node.take();
-            let line = batch.lines[i].number;
-            let entry = into_entry(signed, true);
-            let held = self
-                .window
-                .insert_unindexed(line, &entry)
-                .map_err(|e| Error::spill(e, line))?;
-            plans.push(Plan::Near(inserted.len(), node));
-            inserted.push((held, entry));
-        }
-        let inserted: Arc<[(Held, Entry)]> = inserted.into();
-        index_batch(&mut self.window, &inserted, self.helpers.as_ref())?;
-        let mut looked = look_up_and_verify(
-            self.config,
-            &mut self.window,
-            Arc::clone(&inserted),
-            &mut self.marks,
-            self.helpers.as_ref(),
-        )?
-        .into_iter();
-        for (i, plan) in plans.into_iter().enumerate() {
-            self.lines = batch.lines[i].number;
-            match plan {
-                Plan::Rest => self.rest_of_long_line(batch, i)?,
-                Plan::Bad(reason) => {
-                    self.summary.docs_read += 1;
-                    self.bad_line(batch, i, &reason, diag)?
-                }
-                Plan::Near(k, node) => {
-                    let (held, entry) = &inserted[k];
-                    self.summary.docs_read += 1;
-                    let outcome = looked.next().expect("one outcome per inserted document");
-                    self.summary.candidates += outcome.candidates;
-                    self.matches = outcome.matches;
-                    self.report(batch, i, &entry.id, node)?;
-                    self.window.touch(*held);
-                }
-            }
-        }
-        Ok(())
+        self.every_pair(batch, i, signed)
     }
 
     /// Whether `--on-bad-line pass` writes bad lines in this mode (the reference of
@@ -589,58 +424,6 @@ impl<'c, W: Write> Sequencer<'c, W> {
         }
         Ok(())
     }
-
-    /// Writes what line `i` (document `id`) of `--pairs` or a graph command gets once its
-    /// verified matches are in `self.matches`: pairs or graph edges; the matched documents
-    /// are refreshed. The caller then inserts (or refreshes) the document itself.
-    fn report(
-        &mut self,
-        batch: &Batch,
-        i: usize,
-        id: &DocId,
-        node: Option<NodeData>,
-    ) -> Result<()> {
-        self.summary.pairs += self.matches.len() as u64;
-        for &(held, _) in &self.matches {
-            self.window.touch(held);
-        }
-        if let Some(graph) = &mut self.graph {
-            let NodeData {
-                snippet,
-                attrs,
-                text_bytes,
-            } = node.unwrap_or_default();
-            let node = graph.add_node(
-                batch.lines[i].number,
-                Node {
-                    id: id.clone(),
-                    snippet,
-                    attrs,
-                    text_bytes,
-                },
-            );
-            for &(held, similarity) in &self.matches {
-                graph.add_edge(held.seq, node, similarity);
-            }
-        } else {
-            for &(held, similarity) in &self.matches {
-                let earlier = self
-                    .window
-                    .id(held)
-                    .map_err(|e| Error::spill(e, self.lines))?;
-                if earlier == *id && self.same_id.is_none() {
-                    self.same_id = Some(Some(format!(
-                        "warning: lines {} and {} have the same id ({id}), so a pair names them \
-                         alike (check ‹id-field›; without it, ids are line numbers)",
-                        held.seq, batch.lines[i].number
-                    )));
-                }
-                self.out.pair(&earlier, id, similarity)?;
-                self.summary.written += 1;
-            }
-        }
-        Ok(())
-    }
 }
 
 /// Largest batch buffer that goes back to the reader: a few ordinary batches' worth.
@@ -679,31 +462,4 @@ fn termination_signals() -> Result<Receiver<i32>> {
         }
     });
     Ok(rx)
-}
-
-/// Writes one document's line as the filter's `output` says.
-fn emit<W: Write>(
-    out: &mut Output<W>,
-    summary: &mut Summary,
-    output: job::Output,
-    batch: &Batch,
-    i: usize,
-    verdict: Verdict<'_>,
-) -> Result<()> {
-    let is_dup = verdict.dup_of.is_some();
-    let write = match output {
-        job::Output::DropDups => !is_dup,
-        job::Output::OnlyDups => is_dup,
-        job::Output::Annotate => true,
-    };
-    if !write {
-        return Ok(());
-    }
-    summary.written += 1;
-    if output == job::Output::Annotate {
-        let format = batch.format;
-        out.annotated(batch.content(i), format, verdict)
-    } else {
-        out.line(batch.raw(i))
-    }
 }

@@ -1,0 +1,83 @@
+//! The consumer of the filter job (`--drop-dups`, `--only-dups`, `--annotate`): the decision
+//! ([`super::super::filter`]), then the line written, or not, as the output says.
+
+use super::super::filter::{Decision, Filtering, filter, window_of};
+use super::super::signing::Signed;
+use super::super::summary::Summary;
+use super::Sequencer;
+use crate::error::{Error, Result};
+use crate::input::Batch;
+use crate::job;
+use crate::output::{Output, Verdict};
+use std::io::Write;
+
+impl<W: Write> Sequencer<'_, W> {
+    /// A document of the filter modes: [`filter`] decides, and the verdict is written as the
+    /// mode says.
+    pub(super) fn filter_document(
+        &mut self,
+        batch: &Batch,
+        i: usize,
+        signed: Signed,
+        output: job::Output,
+    ) -> Result<()> {
+        let against = self.reference.is_some().then_some(false);
+        let line = batch.lines[i].number;
+        let decision = filter(
+            &Filtering::new(self.config, output),
+            self.reference.as_mut(),
+            &mut self.window,
+            signed,
+            line,
+            &mut self.scratch,
+            &mut self.summary,
+        )?;
+        let dup_of;
+        let verdict = match decision {
+            Decision::New => Verdict::new_document(against),
+            Decision::Dup {
+                held,
+                in_reference,
+                similarity,
+                copy,
+            } => {
+                let window = window_of(&self.reference, &self.window, in_reference);
+                dup_of = window.id(held).map_err(|e| Error::spill(e, line))?;
+                Verdict {
+                    dup_of: Some(&dup_of),
+                    similarity,
+                    copy,
+                    reference: if in_reference { Some(true) } else { against },
+                }
+            }
+        };
+        emit(&mut self.out, &mut self.summary, output, batch, i, verdict)
+    }
+}
+
+/// Writes one document's line as the filter's `output` says.
+fn emit<W: Write>(
+    out: &mut Output<W>,
+    summary: &mut Summary,
+    output: job::Output,
+    batch: &Batch,
+    i: usize,
+    verdict: Verdict<'_>,
+) -> Result<()> {
+    let is_dup = verdict.dup_of.is_some();
+    let write = match output {
+        job::Output::DropDups => !is_dup,
+        job::Output::OnlyDups => is_dup,
+        job::Output::Annotate => true,
+    };
+    if !write {
+        return Ok(());
+    }
+    summary.written += 1;
+    if output == job::Output::Annotate {
+        let format = batch.format;
+        out.annotated(batch.content(i), format, verdict)
+    } else {
+        out.line(batch.raw(i))
+    }
+}

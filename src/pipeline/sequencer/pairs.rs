@@ -1,0 +1,207 @@
+//! The consumer of the jobs that want every verified pair (`--pairs`, the graph commands):
+//! each document is looked up and verified against everything held, one by one or a batch
+//! on all threads, and its pairs written or added to the graph; with only components wanted,
+//! a union–find joins documents instead ([`super::super::components`]).
+
+use super::super::filter::into_entry;
+use super::super::helpers::{index_batch, look_up_and_verify};
+use super::super::signing::{Doc, NodeData, Signed};
+use super::Sequencer;
+use crate::error::{Error, Result};
+use crate::graph::Node;
+use crate::input::{BadLine, Batch, DocId};
+use crate::window::{Entry, Held};
+use std::io::Write;
+use std::sync::Arc;
+
+impl<W: Write> Sequencer<'_, W> {
+    /// A document of `--pairs` or a graph command, one by one: its pairs with the documents
+    /// held (or its component's join), then it is held itself.
+    pub(super) fn every_pair(&mut self, batch: &Batch, i: usize, mut signed: Signed) -> Result<()> {
+        let line = batch.lines[i];
+        let spill = |e| Error::spill(e, line.number);
+        if let (Some(components), Some(graph), Some(min_edge)) = (
+            &mut self.components,
+            &self.graph,
+            self.job.graph().and_then(|g| g.components_over),
+        ) {
+            let joined = components
+                .join(
+                    self.config,
+                    min_edge,
+                    &mut self.window,
+                    graph,
+                    &signed,
+                    &mut self.matches,
+                )
+                .map_err(spill)?;
+            self.summary.candidates += joined.verified;
+            self.report(batch, i, &signed.id, signed.node.take())?;
+            if !joined.copy {
+                let held = self
+                    .window
+                    .insert(line.number, into_entry(signed, false))
+                    .map_err(spill)?;
+                if let Some(components) = &mut self.components {
+                    components.hold(held, joined.node);
+                }
+            }
+            return Ok(());
+        }
+        // --pairs and the graph want every pair, copies included.
+        self.window
+            .candidates(&signed.band_keys, &mut self.candidates);
+        self.summary.candidates += self.candidates.len() as u64;
+        self.matches.clear();
+        let (verifier, matches) = (
+            super::super::prepare::verifier(self.config),
+            &mut self.matches,
+        );
+        self.window
+            .visit(&self.candidates, |held, entry| {
+                if let Some(s) = verifier.decide(entry.compared(), signed.compared()) {
+                    matches.push((held, s));
+                }
+            })
+            .map_err(spill)?;
+        self.report(batch, i, &signed.id, signed.node.take())?;
+        self.window
+            .insert(line.number, into_entry(signed, true))
+            .map_err(spill)?;
+        Ok(())
+    }
+
+    /// The documents of a batch of `--pairs` or a graph command that cannot evict anything,
+    /// with the bucket inserts, the LSH lookups and verification on this thread and the
+    /// helpers. Same output, window and recency order as [`Self::document`] one by one:
+    /// 1. in order, each document is inserted without its band keys; with no eviction every
+    ///    handle stays valid (inserts depend on neither lookup nor verdict);
+    /// 2. on all threads, each owning some of the bucket tables, the batch's band keys are
+    ///    added in sequence order ([`index_batch`]): each bucket gets its documents in the
+    ///    order one-by-one inserts give;
+    /// 3. on all threads, each inserted document finds its candidates among the documents
+    ///    with smaller sequence numbers (exactly the window it would have seen one by one:
+    ///    nothing was evicted, and later ones are filtered out) and verifies them;
+    /// 4. in order, each document's outcome is written and its matches refreshed, then the
+    ///    document itself: the same sequence of move-to-front operations as one by one (the
+    ///    inserts' own moves in step 1 are all repeated here), so the same recency order.
+    pub(super) fn batch_in_parallel<D: Write>(
+        &mut self,
+        batch: &Batch,
+        docs: Vec<Doc>,
+        diag: &mut D,
+    ) -> Result<()> {
+        enum Plan {
+            Bad(BadLine),
+            /// The document's place in `inserted`.
+            Near(usize, Option<NodeData>),
+            Rest,
+        }
+        let mut plans = Vec::with_capacity(docs.len());
+        let mut inserted = Vec::with_capacity(docs.len());
+        for (i, doc) in docs.into_iter().enumerate() {
+            let mut signed = match doc {
+                Doc::Good(s) => s,
+                Doc::Bad(_) if batch.lines[i].part.continues() => {
+                    plans.push(Plan::Rest);
+                    continue;
+                }
+                Doc::Bad(reason) => {
+                    plans.push(Plan::Bad(reason));
+                    continue;
+                }
+            };
+            let node = signed.node.take();
+            let line = batch.lines[i].number;
+            let entry = into_entry(signed, true);
+            let held = self
+                .window
+                .insert_unindexed(line, &entry)
+                .map_err(|e| Error::spill(e, line))?;
+            plans.push(Plan::Near(inserted.len(), node));
+            inserted.push((held, entry));
+        }
+        let inserted: Arc<[(Held, Entry)]> = inserted.into();
+        index_batch(&mut self.window, &inserted, self.helpers.as_ref())?;
+        let mut looked = look_up_and_verify(
+            self.config,
+            &mut self.window,
+            Arc::clone(&inserted),
+            &mut self.marks,
+            self.helpers.as_ref(),
+        )?
+        .into_iter();
+        for (i, plan) in plans.into_iter().enumerate() {
+            self.lines = batch.lines[i].number;
+            match plan {
+                Plan::Rest => self.rest_of_long_line(batch, i)?,
+                Plan::Bad(reason) => {
+                    self.summary.docs_read += 1;
+                    self.bad_line(batch, i, &reason, diag)?
+                }
+                Plan::Near(k, node) => {
+                    let (held, entry) = &inserted[k];
+                    self.summary.docs_read += 1;
+                    let outcome = looked.next().expect("one outcome per inserted document");
+                    self.summary.candidates += outcome.candidates;
+                    self.matches = outcome.matches;
+                    self.report(batch, i, &entry.id, node)?;
+                    self.window.touch(*held);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes what line `i` (document `id`) of `--pairs` or a graph command gets once its
+    /// verified matches are in `self.matches`: pairs or graph edges; the matched documents
+    /// are refreshed. The caller then inserts (or refreshes) the document itself.
+    fn report(
+        &mut self,
+        batch: &Batch,
+        i: usize,
+        id: &DocId,
+        node: Option<NodeData>,
+    ) -> Result<()> {
+        self.summary.pairs += self.matches.len() as u64;
+        for &(held, _) in &self.matches {
+            self.window.touch(held);
+        }
+        if let Some(graph) = &mut self.graph {
+            let NodeData {
+                snippet,
+                attrs,
+                text_bytes,
+            } = node.unwrap_or_default();
+            let node = graph.add_node(
+                batch.lines[i].number,
+                Node {
+                    id: id.clone(),
+                    snippet,
+                    attrs,
+                    text_bytes,
+                },
+            );
+            for &(held, similarity) in &self.matches {
+                graph.add_edge(held.seq, node, similarity);
+            }
+        } else {
+            for &(held, similarity) in &self.matches {
+                let earlier = self
+                    .window
+                    .id(held)
+                    .map_err(|e| Error::spill(e, self.lines))?;
+                if earlier == *id && self.same_id.is_none() {
+                    self.same_id = Some(Some(format!(
+                        "warning: lines {} and {} have the same id ({id}), so a pair names them \
+                         alike (check ‹id-field›; without it, ids are line numbers)",
+                        held.seq, batch.lines[i].number
+                    )));
+                }
+                self.out.pair(&earlier, id, similarity)?;
+                self.summary.written += 1;
+            }
+        }
+        Ok(())
+    }
+}
