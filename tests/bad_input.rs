@@ -55,6 +55,27 @@ fn pass_writes_bad_lines_through_and_reports_them() {
 }
 
 #[test]
+fn a_bad_line_is_said_passed_through_only_where_it_is_written() {
+    let (input, expected) = mixed();
+    for (args, written) in [
+        (&["--format", "jsonl", "--annotate"][..], true),
+        (&["--format", "jsonl", "--only-dups"][..], false),
+        (&["--format", "jsonl", "--pairs"][..], false),
+        (&["graph", "--format", "tsv", "--input-format", "jsonl"][..], false),
+    ] {
+        let run = neardup(args, &input).ok();
+        let (line, _) = expected[0];
+        let report = run
+            .stderr
+            .lines()
+            .find(|l| l.starts_with(&format!("neardup: -:{line}: ")))
+            .unwrap_or_else(|| panic!("{args:?}: no report in {}", run.stderr));
+        let said = if written { "(passed through)" } else { "(skipped)" };
+        assert!(report.ends_with(said), "{args:?}: {report}");
+    }
+}
+
+#[test]
 fn skip_leaves_bad_lines_out() {
     let (input, expected) = mixed();
     let run = neardup(

@@ -3,69 +3,37 @@
 use crate::errors::{NeardupWarning, py_err};
 use crate::values::{check_batch, text_of, with_program};
 use neardup::cmd;
-use neardup::config::{Config, InputFormat};
+use neardup::config::Config;
 use neardup::error::{WordedWriter, Wording, worded};
-use neardup::input::Input;
+use neardup::input::{Batch, Source, TextBatcher};
 use neardup::job::GraphJob;
 use neardup::pipeline::{self, Prepared};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::collections::HashMap;
-use std::io::Read;
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
 
-/// Bytes of JSON Lines per chunk sent from the thread that writes the Python texts to the
-/// pipeline, and chunks in flight: the engine's copy of the texts is bounded by these, not a
-/// second corpus.
-pub(crate) const CHUNK_BYTES: usize = 1 << 20;
-pub(crate) const CHUNKS_IN_FLIGHT: usize = 4;
+/// Batches in flight between the thread that copies the Python texts and the pipeline: the
+/// engine's copy of the texts is bounded by these (about 1 MiB each), not a second corpus.
+pub(crate) const BATCHES_IN_FLIGHT: usize = 4;
 
-/// Texts written between two checks for Ctrl-C.
+/// Texts copied between two checks for Ctrl-C.
 pub(crate) const SIGNAL_CHECK: usize = 4096;
 
-/// The pipeline's input for `pairs` and `clusters`: JSON Lines (a text may hold newlines),
-/// received in chunks from the thread that writes them from the Python strings.
-pub(crate) struct ChunkReader {
-    chunks: Receiver<Vec<u8>>,
-    chunk: Vec<u8>,
-    at: usize,
-}
-
-impl Read for ChunkReader {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.chunk.len() {
-            match self.chunks.recv() {
-                Ok(chunk) => (self.chunk, self.at) = (chunk, 0),
-                // The writer is done (or stopped on an error it reports itself).
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.chunk.len() - self.at);
-        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
-}
-
-/// Runs `job` on the texts as pipeline input, on a thread of its own that reads them while
-/// this one (holding the GIL) writes them: the writing overlaps the signing, and the engine
-/// holds a few chunks of the texts, not a copy of them all. Returns the job's answer and the
-/// number of texts.
+/// Runs `job` on the texts, handed to the pipeline as batches of documents
+/// ([`Source::Batches`]) on a thread of its own while this one (holding the GIL) copies them
+/// out of Python: the copying overlaps the signing, and the engine holds a few batches of
+/// the texts, not a copy of them all. Returns the job's answer and the number of texts.
 pub(crate) fn with_texts<T: Send>(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
-    job: impl FnOnce(Input) -> neardup::Result<T> + Send,
+    job: impl FnOnce(Source) -> neardup::Result<T> + Send,
 ) -> PyResult<(T, usize)> {
-    let (sender, receiver) = sync_channel(CHUNKS_IN_FLIGHT);
-    let reader = ChunkReader {
-        chunks: receiver,
-        chunk: Vec::new(),
-        at: 0,
-    };
+    let (sender, receiver) = sync_channel::<Batch>(BATCHES_IN_FLIGHT);
     std::thread::scope(|scope| {
-        let running = scope.spawn(move || job(Input::from_reader("texts", Box::new(reader))));
+        let running = scope.spawn(move || job(Source::Batches(Box::new(receiver.into_iter()))));
         // The sender is dropped when this returns, which ends the input.
-        let written = write_texts(py, texts, sender);
+        let written = send_texts(py, texts, sender);
         let answer = py.detach(|| running.join());
         let n = written?;
         let answer =
@@ -74,58 +42,52 @@ pub(crate) fn with_texts<T: Send>(
     })
 }
 
-/// Writes each text as a JSON Lines document to `sender`, in chunks; returns their number.
-/// Stops early, without error, when the reader is gone (the job failed and says why).
-pub(crate) fn write_texts(
+/// Copies each text into batches sent to `sender`; returns their number. Stops early,
+/// without error, when the pipeline is gone (the job failed and says why).
+pub(crate) fn send_texts(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
-    sender: SyncSender<Vec<u8>>,
+    sender: SyncSender<Batch>,
 ) -> PyResult<usize> {
-    let mut chunk = Vec::with_capacity(CHUNK_BYTES);
-    let mut n = 0;
-    let send = |chunk: Vec<u8>| match sender.try_send(chunk) {
+    let send = |batch: Batch| match sender.try_send(batch) {
         Ok(()) => true,
         // Wait for the pipeline without holding up other Python threads.
-        Err(TrySendError::Full(chunk)) => py.detach(|| sender.send(chunk).is_ok()),
+        Err(TrySendError::Full(batch)) => py.detach(|| sender.send(batch).is_ok()),
         Err(TrySendError::Disconnected(_)) => false,
     };
     check_batch(texts)?;
+    let mut batcher = TextBatcher::default();
     for item in texts.try_iter()? {
         let item = item?;
         let text = text_of(&item)?;
-        chunk.extend_from_slice(b"{\"text\":");
-        neardup::input::write_json_string(&text, &mut chunk);
-        chunk.extend_from_slice(b"}\n");
-        n += 1;
-        if n % SIGNAL_CHECK == 0 {
-            // Ctrl-C: stop writing; the pipeline ends its input and the error goes up.
+        let full = batcher.push(&text);
+        if batcher.texts().is_multiple_of(SIGNAL_CHECK as u64) {
+            // Ctrl-C: stop copying; the pipeline ends its input and the error goes up.
             py.check_signals()?;
         }
-        if chunk.len() >= CHUNK_BYTES {
-            let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_BYTES));
-            if !send(full) {
-                return Ok(n);
-            }
+        if let Some(batch) = full
+            && !send(batch)
+        {
+            return Ok(batcher.texts() as usize);
         }
     }
-    if !chunk.is_empty() {
-        send(chunk);
+    if let Some(batch) = batcher.finish() {
+        send(batch);
     }
-    Ok(n)
+    Ok(batcher.texts() as usize)
 }
 
-/// Runs the pipeline over the texts (`input`, the JSON Lines [`with_texts`] writes) and
-/// returns the `graph` of verified pairs.
+/// Runs the pipeline over the texts ([`with_texts`]) and returns the `graph` of verified
+/// pairs.
 pub(crate) fn graph_of(
-    mut config: Config,
+    config: Config,
     graph: GraphJob,
-    input: Input,
+    texts: Source,
 ) -> neardup::Result<neardup::graph::DupGraph> {
-    config.format = InputFormat::Jsonl;
     let prepared = Prepared::new(config)?;
     // Diagnostics name settings as the module's keywords (`max_line_bytes`).
     let mut stderr = WordedWriter::new(std::io::stderr(), Wording::Keywords);
-    let (_, graph) = pipeline::collect_graph(&prepared, graph, vec![input], &mut stderr, false)?;
+    let (_, graph) = pipeline::collect_graph(&prepared, graph, texts, &mut stderr, false)?;
     Ok(graph)
 }
 

@@ -110,6 +110,107 @@ impl Batch {
     }
 }
 
+/// Where a run's documents come from.
+pub enum Source {
+    /// Lines of files or streams, cut into batches as they are read ([`LineReader`]).
+    Lines(Vec<Input>),
+    /// Batches a program made of the texts it holds (the Python module), one document per
+    /// [`LineSpan`] of [`InputFormat::Text`], numbered in order, from one input named
+    /// [`TEXTS`]: nothing is encoded as lines to be parsed again.
+    Batches(Box<dyn Iterator<Item = Batch> + Send>),
+}
+
+impl From<Vec<Input>> for Source {
+    fn from(inputs: Vec<Input>) -> Source {
+        Source::Lines(inputs)
+    }
+}
+
+/// The name [`Source::Batches`]' documents are reported under (`texts:LINE`).
+pub const TEXTS: &str = "texts";
+
+/// A [`Source`] being read.
+pub enum Feed {
+    /// Its lines, by a reader.
+    Lines(LineReader),
+    /// Its batches, and the bytes handed out so far.
+    Batches(Box<dyn Iterator<Item = Batch> + Send>, u64),
+}
+
+impl Feed {
+    /// The names of the inputs, indexed by [`LineSpan::input`].
+    pub fn input_names(&self) -> Vec<String> {
+        match self {
+            Feed::Lines(reader) => reader.input_names(),
+            Feed::Batches(..) => vec![TEXTS.to_string()],
+        }
+    }
+
+    /// The next batch, or `None` at the end.
+    pub fn next_batch(&mut self) -> Result<Option<Batch>> {
+        match self {
+            Feed::Lines(reader) => reader.next_batch(),
+            Feed::Batches(batches, bytes) => Ok(batches.next().inspect(|b| {
+                *bytes += b.lines.last().map_or(0, |l| l.end) as u64;
+            })),
+        }
+    }
+
+    /// Bytes read (or handed out) so far.
+    pub fn bytes_read(&self) -> u64 {
+        match self {
+            Feed::Lines(reader) => reader.bytes_read(),
+            Feed::Batches(_, bytes) => *bytes,
+        }
+    }
+}
+
+/// Builds [`Source::Batches`] out of texts: each text is one document, numbered from 1.
+#[derive(Debug, Default)]
+pub struct TextBatcher {
+    batch: Option<Batch>,
+    number: u64,
+}
+
+impl TextBatcher {
+    /// Adds a text; returns the batch once it holds about [`BATCH_BYTES`].
+    pub fn push(&mut self, text: &str) -> Option<Batch> {
+        let batch = self.batch.get_or_insert_with(|| Batch {
+            data: Vec::with_capacity(BATCH_BYTES),
+            lines: Vec::new(),
+            format: InputFormat::Text,
+            note: None,
+        });
+        self.number += 1;
+        let start = batch.data.len();
+        batch.data.extend_from_slice(text.as_bytes());
+        let end = batch.data.len();
+        batch.lines.push(LineSpan {
+            start,
+            content_end: end,
+            end,
+            number: self.number,
+            input: 0,
+            input_line: self.number,
+            part: Part::Whole,
+        });
+        if end >= BATCH_BYTES {
+            return self.batch.take();
+        }
+        None
+    }
+
+    /// The last batch, if any text is left.
+    pub fn finish(&mut self) -> Option<Batch> {
+        self.batch.take()
+    }
+
+    /// Texts added so far.
+    pub fn texts(&self) -> u64 {
+        self.number
+    }
+}
+
 /// An opened input and its display name.
 pub struct Input {
     /// `-` or the path as given.

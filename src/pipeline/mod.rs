@@ -49,7 +49,7 @@ pub use summary::Summary;
 
 use crate::error::Result;
 use crate::graph::DupGraph;
-use crate::input::Input;
+use crate::input::{Input, Source};
 use crate::job::{GraphJob, Job};
 use run::run_inner;
 use std::io::{IsTerminal, Write};
@@ -64,22 +64,24 @@ pub fn run<W: Write, D: Write>(
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<Summary> {
-    run_inner(prepared, job, inputs, out, diagnostics, stderr_is_terminal).map(|f| f.summary)
+    let source = Source::Lines(inputs);
+    run_inner(prepared, job, source, out, diagnostics, stderr_is_terminal).map(|f| f.summary)
 }
 
-/// Runs [`Job::Graph`] with `graph`'s settings and returns the graph of documents and
-/// verified pairs. Nothing is written but diagnostics.
+/// Runs [`Job::Graph`] with `graph`'s settings over `source` (inputs, or a program's own
+/// batches) and returns the graph of documents and verified pairs. Nothing is written but
+/// diagnostics.
 pub fn collect_graph<D: Write>(
     prepared: &Prepared,
     graph: GraphJob,
-    inputs: Vec<Input>,
+    source: impl Into<Source>,
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<(Summary, DupGraph)> {
     let finished = run_inner(
         prepared,
         &Job::Graph(graph),
-        inputs,
+        source.into(),
         std::io::sink(),
         diagnostics,
         stderr_is_terminal,

@@ -10,7 +10,7 @@
 use crate::config::{Config, Weights};
 use crate::corpus::Reading;
 use crate::error::{Error, Result};
-use crate::input::{BadLines, Input};
+use crate::input::{BadLines, Batch, Input, Source};
 use crate::job::Job;
 use crate::shingle::{Shingler, StopWords};
 use crate::state::Saved;
@@ -136,6 +136,38 @@ impl Prepared {
     }
 }
 
+impl Prepared {
+    /// [`Prepared::with_idf`] for a program's own batches ([`Source::Batches`]): the table is
+    /// learnt from the first `‹idf-warmup›` texts (those within `‹max-line-bytes›`, as the
+    /// lines read are), which the returned batches replay.
+    fn with_idf_of_batches(
+        mut self,
+        mut batches: Box<dyn Iterator<Item = Batch> + Send>,
+    ) -> (Prepared, Box<dyn Iterator<Item = Batch> + Send>) {
+        if self.config.weights != Weights::TfIdf || self.idf.is_some() {
+            return (self, batches);
+        }
+        let n = self.config.idf_warmup;
+        let mut taken: Vec<Batch> = Vec::new();
+        while taken.iter().map(|b| b.lines.len()).sum::<usize>() < n {
+            match batches.next() {
+                Some(batch) => taken.push(batch),
+                None => break,
+            }
+        }
+        let limit = self.config.max_line_bytes;
+        let texts = taken
+            .iter()
+            .flat_map(|b| (0..b.lines.len()).map(move |i| b.content(i)))
+            .take(n)
+            .filter(|text| text.len() <= limit)
+            .filter_map(|text| std::str::from_utf8(text).ok());
+        let table = crate::weights::learn(&self.config.normalizer, &self.shingler(false), texts);
+        self.idf = Some(Arc::new(table));
+        (self, Box::new(taken.into_iter().chain(batches)))
+    }
+}
+
 /// `‹state›`: loads the saved window (if the file exists) and the IDF table saved with it,
 /// then freezes the IDF table as [`Prepared::with_idf`] does (`‹idf-warmup›` is skipped when
 /// the state brings a table). The command line's resume; [`load_state`] is the part it
@@ -143,12 +175,21 @@ impl Prepared {
 pub(super) fn resume(
     prepared: &Prepared,
     job: &Job,
-    inputs: Vec<Input>,
-) -> Result<(Prepared, Vec<Input>, Option<Saved>)> {
+    source: Source,
+) -> Result<(Prepared, Source, Option<Saved>)> {
     let mut prepared = prepared.clone();
     let saved = load_state(&mut prepared, job)?;
-    let (prepared, inputs) = prepared.with_idf(inputs)?;
-    Ok((prepared, inputs, saved))
+    let (prepared, source) = match source {
+        Source::Lines(inputs) => {
+            let (prepared, inputs) = prepared.with_idf(inputs)?;
+            (prepared, Source::Lines(inputs))
+        }
+        Source::Batches(batches) => {
+            let (prepared, batches) = prepared.with_idf_of_batches(batches);
+            (prepared, Source::Batches(batches))
+        }
+    };
+    Ok((prepared, source, saved))
 }
 
 /// `‹state›`: checks that the file can be written, then loads the window `job` saved there

@@ -10,7 +10,7 @@ use super::reference;
 use super::sequencer::{Finished, Ordered, Sequencer, Start, Stealer, ToSign};
 use super::signing::{Worker, sign};
 use crate::error::{Error, Result};
-use crate::input::{Input, LineReader};
+use crate::input::{Feed, LineReader, Source};
 use crate::job::Job;
 use crate::window::Window;
 use crossbeam_channel::bounded;
@@ -29,7 +29,7 @@ pub(super) fn load_reference<D: Write>(
         let finished = run_inner(
             reference,
             &Job::Reference,
-            inputs,
+            Source::Lines(inputs),
             std::io::sink(),
             diagnostics,
             stderr_is_terminal,
@@ -38,19 +38,19 @@ pub(super) fn load_reference<D: Write>(
     })
 }
 
-/// Runs `job` with the settings of `prepared` over `inputs`: results to `out`, diagnostics
+/// Runs `job` with the settings of `prepared` over `source`: results to `out`, diagnostics
 /// to `diagnostics`; what the run leaves ([`Finished`]).
 pub(super) fn run_inner<W: Write, D: Write>(
     prepared: &Prepared,
     job: &Job,
-    inputs: Vec<Input>,
+    source: Source,
     out: W,
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<Finished> {
     job.check(&prepared.config)?;
     let start = Instant::now();
-    let (prepared, inputs, saved) = prepare::resume(prepared, job, inputs)?;
+    let (prepared, source, saved) = prepare::resume(prepared, job, source)?;
     let load_seconds = start.elapsed().as_secs_f64();
     // The reference is signed with the run's frozen IDF table, before the input is read.
     let reference = match prepared.config.against.is_empty() {
@@ -89,10 +89,15 @@ pub(super) fn run_inner<W: Write, D: Write>(
     }
     // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
     let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(4 * threads + 4);
-    let mut reader = LineReader::new(inputs, config.format)
-        .cutting_lines_over(config.max_line_bytes)
-        .numbered_after(lines_before)
-        .recycling(recycle_rx);
+    let mut reader = match source {
+        Source::Lines(inputs) => Feed::Lines(
+            LineReader::new(inputs, config.format)
+                .cutting_lines_over(config.max_line_bytes)
+                .numbered_after(lines_before)
+                .recycling(recycle_rx),
+        ),
+        Source::Batches(batches) => Feed::Batches(batches, 0),
+    };
     let names = reader.input_names();
     let (work_tx, work_rx) = bounded::<ToSign>(2 * threads);
     let (order_tx, order_rx) = bounded::<Ordered>(2 * threads + 2);

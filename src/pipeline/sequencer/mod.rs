@@ -411,9 +411,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let line = batch.lines[i];
         self.summary.bad_lines += 1;
         let place = format!("{}:{}", self.names[line.input as usize], line.input_line);
-        // The reference of `--against` is never written: its bad lines are skipped.
-        let pass = self.config.on_bad_line == BadLinePolicy::Pass && *self.job != Job::Reference;
-        let action = if pass { "passed through" } else { "skipped" };
+        // Only the jobs that write input lines pass a bad line through (not `--only-dups`,
+        // `--pairs`, the graphs, `sign` or the `--against` reference): the others skip it.
+        let action = match self.passes_bad_lines() {
+            true => "passed through",
+            false => "skipped",
+        };
         self.bad.add(place, reason, action, diag)?;
         if self.passes_bad_lines() {
             match line.part {
