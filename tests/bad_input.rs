@@ -61,7 +61,10 @@ fn a_bad_line_is_said_passed_through_only_where_it_is_written() {
         (&["--format", "jsonl", "--annotate"][..], true),
         (&["--format", "jsonl", "--only-dups"][..], false),
         (&["--format", "jsonl", "--pairs"][..], false),
-        (&["graph", "--format", "tsv", "--input-format", "jsonl"][..], false),
+        (
+            &["graph", "--format", "tsv", "--input-format", "jsonl"][..],
+            false,
+        ),
     ] {
         let run = neardup(args, &input).ok();
         let (line, _) = expected[0];
@@ -70,7 +73,11 @@ fn a_bad_line_is_said_passed_through_only_where_it_is_written() {
             .lines()
             .find(|l| l.starts_with(&format!("neardup: -:{line}: ")))
             .unwrap_or_else(|| panic!("{args:?}: no report in {}", run.stderr));
-        let said = if written { "(passed through)" } else { "(skipped)" };
+        let said = if written {
+            "(passed through)"
+        } else {
+            "(skipped)"
+        };
         assert!(report.ends_with(said), "{args:?}: {report}");
     }
 }

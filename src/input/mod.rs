@@ -173,10 +173,16 @@ pub struct TextBatcher {
 }
 
 impl TextBatcher {
-    /// Adds a text; returns the batch once it holds about [`BATCH_BYTES`].
+    /// Adds a text; returns the batch before it when the text would take that past
+    /// [`BATCH_BYTES`] (so a batch's buffer is never grown: a text longer than that is a
+    /// batch of its own).
     pub fn push(&mut self, text: &str) -> Option<Batch> {
+        let full = match &self.batch {
+            Some(b) if b.data.len() + text.len() > BATCH_BYTES => self.batch.take(),
+            _ => None,
+        };
         let batch = self.batch.get_or_insert_with(|| Batch {
-            data: Vec::with_capacity(BATCH_BYTES),
+            data: Vec::with_capacity(BATCH_BYTES.max(text.len())),
             lines: Vec::new(),
             format: InputFormat::Text,
             note: None,
@@ -194,10 +200,7 @@ impl TextBatcher {
             input_line: self.number,
             part: Part::Whole,
         });
-        if end >= BATCH_BYTES {
-            return self.batch.take();
-        }
-        None
+        full
     }
 
     /// The last batch, if any text is left.
@@ -555,6 +558,28 @@ impl LineReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_batches_hold_one_document_per_text_and_never_grow() {
+        let mut batcher = TextBatcher::default();
+        let big = "x".repeat(BATCH_BYTES / 2 + 1);
+        let mut batches = Vec::new();
+        for text in ["one\ntwo", &big, "", &big, "last"] {
+            batches.extend(batcher.push(text));
+        }
+        batches.extend(batcher.finish());
+        assert_eq!(batcher.texts(), 5);
+        let sizes: Vec<usize> = batches.iter().map(|b| b.lines.len()).collect();
+        assert_eq!(sizes, vec![3, 2], "the second big text starts a batch");
+        assert!(batches.iter().all(|b| b.data.capacity() == BATCH_BYTES));
+        assert_eq!(batches[0].content(0), b"one\ntwo");
+        let numbers: Vec<u64> = batches
+            .iter()
+            .flat_map(|b| b.lines.iter().map(|l| l.number))
+            .collect();
+        assert_eq!(numbers, vec![1, 2, 3, 4, 5]);
+        assert_eq!(batches[1].content(1), b"last");
+    }
 
     #[test]
     fn recycled_buffers_give_the_same_lines() {
