@@ -2,7 +2,8 @@
 //!
 //! The command line ([`crate::cmd`]) and library users both produce a [`Config`]; the engine
 //! never sees clap types. [`Config::validate`] checks every value and resolves derived ones
-//! (the LSH bands × rows) before any work starts, so a bad flag fails fast with exit code 2.
+//! (the LSH bands × rows) before any work starts, so a bad flag fails fast with exit code 2,
+//! and gives the [`Settings`] a run is made of: a run cannot be handed unchecked values.
 
 use crate::error::{Error, Result};
 use crate::lsh::{DEFAULT_RECALL, LshParams};
@@ -297,9 +298,30 @@ impl Default for Config {
     }
 }
 
+/// A [`Config`] that [`Config::validate`] checked and resolved: the only way to make one, and
+/// read-only (through `Deref`), so a stage handed one never sees an unchecked value. To
+/// change a setting, take the [`Config`] back ([`Settings::into_config`]) and validate again.
+#[derive(Clone, Debug)]
+pub struct Settings(Config);
+
+impl std::ops::Deref for Settings {
+    type Target = Config;
+    fn deref(&self) -> &Config {
+        &self.0
+    }
+}
+
+impl Settings {
+    /// The settings, to change and validate again.
+    pub fn into_config(self) -> Config {
+        self.0
+    }
+}
+
 impl Config {
-    /// Checks every value and resolves the LSH parameters. Call before [`crate::run`].
-    pub fn validate(mut self) -> Result<Config> {
+    /// Checks every value and resolves the LSH parameters: the settings a run is made of
+    /// ([`crate::Prepared::new`], [`crate::run`]).
+    pub fn validate(mut self) -> Result<Settings> {
         if !(self.threshold > 0.0 && self.threshold <= 1.0) {
             return Err(Error::config(
                 "threshold",
@@ -457,7 +479,7 @@ impl Config {
                 ),
             ));
         }
-        Ok(self)
+        Ok(Settings(self))
     }
 
     /// A warning when the banding chosen for `threshold` cannot reach `recall` with

@@ -92,7 +92,7 @@ use std::io::Write;
 /// Progress is never shown through this entry point; the binary uses
 /// [`pipeline::run`] with the terminal check.
 pub fn run<W: Write, D: Write>(
-    config: &Config,
+    config: &config::Settings,
     job: &Job,
     inputs: Vec<input::Input>,
     out: W,

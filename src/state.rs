@@ -591,6 +591,7 @@ impl<R: Read> Reader<'_, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Settings;
 
     const SHINGLING: &str = "words:5 seed:1 lowercase:true";
 
@@ -601,7 +602,7 @@ mod tests {
         settings(&config(), &FILTER, SHINGLING)
     }
 
-    fn config() -> Config {
+    fn config() -> Settings {
         Config::default().validate().expect("valid")
     }
 

@@ -3,7 +3,7 @@
 use crate::errors::{NeardupWarning, py_err};
 use crate::values::{check_batch, text_of, with_program};
 use neardup::cmd;
-use neardup::config::Config;
+use neardup::config::Settings;
 use neardup::error::{WordedWriter, Wording, worded};
 use neardup::input::{Batch, Source, TextBatcher};
 use neardup::job::GraphJob;
@@ -80,7 +80,7 @@ pub(crate) fn send_texts(
 /// Runs the pipeline over the texts ([`with_texts`]) and returns the `graph` of verified
 /// pairs.
 pub(crate) fn graph_of(
-    config: Config,
+    config: Settings,
     graph: GraphJob,
     texts: Source,
 ) -> neardup::Result<neardup::graph::DupGraph> {

@@ -2,7 +2,7 @@
 //! clique cluster), from the documents or from an edge list computed elsewhere.
 
 use super::args::{CommandInput, CommonArgs, GroupingArgs};
-use crate::config::Config;
+use crate::config::{Config, Settings};
 use crate::error::Result;
 use crate::graph::{ClusterBy, ClusterOptions};
 use crate::input::Input;
@@ -69,11 +69,12 @@ impl From<ByArg> for ClusterBy {
     }
 }
 
-/// What `clusters` runs: the settings, the graph it collects and how it groups it.
+/// What `clusters` runs: the settings (validated, unless `C` says otherwise while they are
+/// being made), the graph it collects and how it groups it.
 #[derive(Clone, Debug)]
-pub struct ClustersPlan {
+pub struct ClustersPlan<C = Settings> {
     /// The run's settings.
-    pub config: Config,
+    pub config: C,
     /// What the graph keeps (the components alone when no pair inside one is needed).
     pub graph: GraphJob,
     /// Components or cliques.
@@ -86,14 +87,18 @@ impl ClustersArgs {
     /// The settings of a run over documents, validated, without `--keep` (for programs that
     /// group documents in process: the Python module).
     pub fn settings(self) -> Result<ClustersPlan> {
-        let mut plan = self.plan()?;
-        plan.config = plan.config.validate()?;
-        Ok(plan)
+        let plan = self.plan()?;
+        Ok(ClustersPlan {
+            config: plan.config.validate()?,
+            graph: plan.graph,
+            by: plan.by,
+            grouping: plan.grouping,
+        })
     }
 
     /// The settings before `--keep` adds the fields it reads; the configuration is not yet
     /// validated.
-    fn plan(&self) -> Result<ClustersPlan> {
+    fn plan(&self) -> Result<ClustersPlan<Config>> {
         let mut grouping = self.grouping.options()?;
         let by = self.by.into();
         // Components print no clique unless --max-cluster splits them; only --stats (without

@@ -2,7 +2,7 @@
 //! `--pairs`).
 
 use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
-use crate::config::Config;
+use crate::config::{Config, Settings};
 use crate::error::Result;
 use crate::input::Input;
 use crate::job::{Job, Output};
@@ -83,7 +83,7 @@ pub struct FilterArgs {
 
 impl FilterArgs {
     /// The validated settings of the filter, and its job (the filter or `--pairs`).
-    pub fn settings(self, common: CommonArgs) -> Result<(Config, Job)> {
+    pub fn settings(self, common: CommonArgs) -> Result<(Settings, Job)> {
         let job = if self.only_dups {
             Job::Filter(Output::OnlyDups)
         } else if self.annotate {

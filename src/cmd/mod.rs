@@ -38,7 +38,7 @@ mod util;
 mod values;
 pub mod verify_pairs;
 
-use crate::config::Config;
+use crate::config::Settings;
 use crate::error::{Error, Result};
 use crate::job::Job;
 use args::CommonArgs;
@@ -223,7 +223,7 @@ where
 impl Args {
     /// The validated settings and job of a filter command line (`--drop-dups`,
     /// `--only-dups`, `--annotate` or `--pairs`, with no command).
-    pub fn filter_settings(self) -> Result<(Config, Job)> {
+    pub fn filter_settings(self) -> Result<(Settings, Job)> {
         match self.command {
             None => self.filter.settings(self.common),
             Some(_) => Err(Error::Usage(
@@ -255,7 +255,7 @@ mod tests {
     }
 
     /// The filter's settings and job from a command line.
-    fn filter_settings(argv: &[&str]) -> (Config, Job) {
+    fn filter_settings(argv: &[&str]) -> (Settings, Job) {
         let args = Args::try_parse_from(argv).unwrap();
         assert!(args.command.is_none());
         args.filter.settings(args.common).unwrap()

@@ -172,7 +172,7 @@ fn collect(
             threshold: low.max(1e-6),
             bands: None,
             rows: None,
-            ..config.clone()
+            ..config.clone().into_config()
         }
         .validate()?;
         let mut sink = std::io::sink();

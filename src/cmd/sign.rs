@@ -2,7 +2,7 @@
 //! elsewhere (Spark, MapReduce); `verify-pairs` checks the pairs that join finds.
 
 use super::args::{CommandInput, CommonArgs, PairsFormatArg};
-use crate::config::{Config, VerifyMode};
+use crate::config::{Settings, VerifyMode};
 use crate::error::{Error, Result};
 use crate::job::{Job, SignJob};
 use crate::pipeline::Prepared;
@@ -29,7 +29,7 @@ pub struct SignArgs {
 
 impl SignArgs {
     /// The validated settings.
-    fn config(self) -> Result<Config> {
+    fn config(self) -> Result<Settings> {
         let mut config = self.common.config(self.input)?;
         if config.all_pairs {
             return Err(Error::config(

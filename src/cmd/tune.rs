@@ -470,7 +470,7 @@ mod tests {
         // 16 × 8, asked for, falls short at 0.5.
         let asked = Config {
             lsh: LshParams { bands: 16, rows: 8 },
-            ..config
+            ..config.into_config()
         };
         let short = report(&asked, None);
         assert!(short.contains("NOT reached"), "{short}");

@@ -21,7 +21,7 @@
 //! their line number and skipped, or end the run under `--on-bad-line fail`.
 
 use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
-use crate::config::{Config, InputFormat, PairsFormat};
+use crate::config::{Config, InputFormat, PairsFormat, Settings};
 use crate::error::{Error, Result};
 use crate::input::{DocId, Input, LineReader, raw_id};
 use crate::job::Job;
@@ -48,7 +48,7 @@ pub struct VerifyPairsArgs {
 
 impl VerifyPairsArgs {
     /// The validated settings.
-    fn config(self) -> Result<(Config, PairsFormat)> {
+    fn config(self) -> Result<(Settings, PairsFormat)> {
         if self.common.idf_warmup > 0 {
             return Err(Error::config(
                 "idf-warmup",
@@ -163,15 +163,21 @@ fn verify_pairs<W: Write, D: Write>(
     let config = &prepared.config;
     // A line holds two texts.
     let limit = config.max_line_bytes.saturating_mul(2);
-    let side = |field: &str, id: &str| {
-        let mut side = prepared.clone();
-        side.config.field = field.into();
-        side.config.id_field = Some(id.into());
-        side.config.max_line_bytes = limit;
-        Worker::new(&side, &Job::Pairs(format))
+    let side = |field: &str, id: &str| -> Result<Worker> {
+        let config = Config {
+            field: field.into(),
+            id_field: Some(id.into()),
+            max_line_bytes: limit,
+            ..prepared.config.clone().into_config()
+        };
+        let side = Prepared {
+            config: config.validate()?,
+            ..prepared.clone()
+        };
+        Ok(Worker::new(&side, &Job::Pairs(format)))
     };
-    let (mut left, mut right) = (side("text_a", "a"), side("text_b", "b"));
-    let mut given = side("text", "id");
+    let (mut left, mut right) = (side("text_a", "a")?, side("text_b", "b")?);
+    let mut given = side("text", "id")?;
     let mut held: std::collections::HashMap<DocId, Signed> = std::collections::HashMap::new();
     let mut reader = LineReader::new(inputs, InputFormat::Jsonl).cutting_lines_over(limit);
     let names = reader.input_names();

@@ -15,7 +15,7 @@ use super::ordered::{self, Slot, Task};
 use super::prepare::Prepared;
 use super::signing::{Doc, Worker};
 use super::summary::Summary;
-use crate::config::{BadLinePolicy, Config, Weights};
+use crate::config::{BadLinePolicy, Config, Settings, Weights};
 use crate::error::{Error, Result};
 use crate::input::{BadLine, DocId};
 use crate::job::{Job, Output};
@@ -85,7 +85,7 @@ impl Deduper {
     /// first [`Deduper::add_many`]. With `--state FILE`, a window saved there (by
     /// [`Deduper::save`] or by the command line) is resumed when the file exists, under the
     /// same checks as the command line's.
-    pub fn new(config: Config, output: Output) -> Result<Deduper> {
+    pub fn new(config: Settings, output: Output) -> Result<Deduper> {
         let job = Job::Filter(output);
         job.check(&config)?;
         if config.block_by.is_some() {
@@ -149,7 +149,7 @@ impl Deduper {
 
     /// A Deduper for the settings and job of a filter command line
     /// ([`crate::cmd::Args::filter_settings`]): the job must filter (`--pairs` does not).
-    pub fn for_job(config: Config, job: &Job) -> Result<Deduper> {
+    pub fn for_job(config: Settings, job: &Job) -> Result<Deduper> {
         match job.output() {
             Some(output) => Deduper::new(config, output),
             None => Err(Error::config(

@@ -7,7 +7,7 @@
 //! run's ([`verifier`], [`window_settings`], [`reading`], [`bad_lines`], the shingler), so
 //! no stage reads the whole of [`Config`].
 
-use crate::config::{Config, Weights};
+use crate::config::{Config, Settings, Weights};
 use crate::corpus::Reading;
 use crate::error::{Error, Result};
 use crate::input::{BadLines, Batch, Input, Source};
@@ -23,7 +23,7 @@ use std::sync::Arc;
 #[derive(Clone, Debug)]
 pub struct Prepared {
     /// The settings.
-    pub config: Config,
+    pub config: Settings,
     /// The stop words of `--shingle stopword`: `--stopwords FILE`, else a built-in English
     /// list.
     pub stopwords: Arc<StopWords>,
@@ -79,8 +79,8 @@ pub fn reading(config: &Config) -> Reading<'_> {
 }
 
 impl Prepared {
-    /// Loads the stop words `config` names. `config` must be validated.
-    pub fn new(config: Config) -> Result<Prepared> {
+    /// Loads the stop words `config` names.
+    pub fn new(config: Settings) -> Result<Prepared> {
         let stopwords = match &config.stopwords_path {
             None => Arc::new(StopWords::english()),
             Some(path) => {
@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn stop_words_come_from_the_file_or_the_english_list() {
-        let english = Prepared::new(Config::default()).unwrap();
+        let english = Prepared::new(Config::default().validate().unwrap()).unwrap();
         assert!(english.stopwords.contains("the"));
         let path = std::env::temp_dir().join(format!("neardup-stop-{}", std::process::id()));
         std::fs::write(&path, "Foo\n# a comment\nbar\n").unwrap();
@@ -247,7 +247,7 @@ mod tests {
             stopwords_path: Some(path.clone()),
             ..Config::default()
         };
-        let own = Prepared::new(config).unwrap();
+        let own = Prepared::new(config.validate().unwrap()).unwrap();
         assert!(own.stopwords.contains("foo") && !own.stopwords.contains("the"));
         assert_ne!(own.shingling(), english.shingling());
         std::fs::write(&path, "# nothing\n").unwrap();
@@ -255,14 +255,14 @@ mod tests {
             stopwords_path: Some(path.clone()),
             ..Config::default()
         };
-        let e = Prepared::new(empty).expect_err("an empty list is refused");
+        let e = Prepared::new(empty.validate().unwrap()).expect_err("an empty list is refused");
         assert!(e.to_string().contains("lists no words"), "{e}");
         std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
     fn idf_is_frozen_only_for_tfidf() {
-        let set = Prepared::new(Config::default()).unwrap();
+        let set = Prepared::new(Config::default().validate().unwrap()).unwrap();
         let (set, _) = set.with_idf(Vec::new()).unwrap();
         assert!(set.idf.is_none());
         let config = Config {

@@ -6,6 +6,7 @@
 //! from it, nothing of the input enters it, and the files are only read.
 
 use super::prepare::Prepared;
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::job::Job;
@@ -33,19 +34,26 @@ pub(super) fn load(
     }
     // The reference is a run of its own ([`Job::Reference`]), over the reference's files,
     // with the run's text and sketch settings and none of its state or output.
-    let mut reference = prepared.clone();
-    let config = &mut reference.config;
-    config.window = 0;
-    // The reference is never evicted: its records spill, but no budget limits it.
-    config.max_memory = 0;
-    config.state = None;
-    config.checkpoint_every = 0;
-    config.against = Vec::new();
-    config.progress = false;
-    let mut window = if corpora.is_empty() {
+    let reference = Prepared {
+        config: Config {
+            inputs: corpora,
+            window: 0,
+            // The reference is never evicted: its records spill, but no budget limits it.
+            max_memory: 0,
+            state: None,
+            checkpoint_every: 0,
+            against: Vec::new(),
+            against_only: false,
+            progress: false,
+            ..prepared.config.clone().into_config()
+        }
+        .validate()?,
+        ..prepared.clone()
+    };
+    let config = &reference.config;
+    let mut window = if config.inputs.is_empty() {
         Window::with_settings(super::prepare::window_settings(config, &Job::Reference))
     } else {
-        config.inputs = corpora;
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
         sign(&reference, inputs)?
     };
