@@ -5,14 +5,14 @@
 # `neardup clusters` on the same file beside it, with a check that the job's clusters equal
 # the exact components (`neardup clusters --max-candidates 0`). A benchmark, not a test.
 #
-# Usage: scripts/spark/bench_spark.sh [SIZES]   (default "20000 80000 320000"; needs Java 17+)
+# Usage: spark/bench_spark.sh [SIZES]   (default "20000 80000 320000"; needs Java 17+)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 sizes=${1:-20000 80000 320000}
 cargo build --release --quiet
 neardup=$PWD/target/release/neardup
-# shellcheck source=scripts/spark/cluster.sh
-. scripts/spark/cluster.sh
+# shellcheck source=spark/cluster.sh
+. spark/cluster.sh
 spark_venv
 mkdir -p bench-data
 work=$(mktemp -d)
@@ -35,7 +35,7 @@ for n in $sizes; do
   start=$EPOCHREALTIME
   /usr/bin/time -f '%M' -o "$work/rss" "$venv/bin/spark-submit" --master 'local[2]' \
     --driver-memory 6g --conf spark.ui.enabled=false --conf spark.sql.shuffle.partitions=8 \
-    scripts/spark/neardup_spark.py --input "$corpus" --output "$work/out-$n" \
+    spark/neardup_spark.py --input "$corpus" --output "$work/out-$n" \
     --neardup "$neardup" --stats > "$work/stats" 2> "$work/log" \
     || { cp "$work/log" bench-data/spark-failed.log; grep -m5 -i "error" "$work/log" >&2; exit 1; }
   spark=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')

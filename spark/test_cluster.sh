@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # The Spark job on a real standalone cluster: a master and two workers on 127.0.0.1
-# (scripts/spark/cluster.sh, from the pip pyspark; Java 17), the neardup binary and an IDF
+# (spark/cluster.sh, from the pip pyspark; Java 17), the neardup binary and an IDF
 # table shipped to the executors with spark-submit --files (tf-idf weights). Checks that the
 # job's clusters equal `neardup clusters` on the bundled Reuters sample, then runs it again
 # and kills worker 2 and its executor (SIGKILL) once the candidates step has started (the
 # signed table cached on both executors, a shuffle under way), so that Spark must re-run lost
 # tasks and re-compute lost cached partitions, and checks the output again. Always stops
 # what it started.
-# Usage: scripts/spark/test_cluster.sh [path/to/neardup]
+# Usage: spark/test_cluster.sh [path/to/neardup]
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 neardup=${1:-target/debug/neardup}
 [ -x "$neardup" ] || cargo build --quiet
 neardup=$(realpath "$neardup")
-# shellcheck source=scripts/spark/cluster.sh
-. scripts/spark/cluster.sh
+# shellcheck source=spark/cluster.sh
+. spark/cluster.sh
 spark_venv
 corpus=tests/data/reuters-sample.jsonl
 work=$(mktemp -d)
@@ -32,7 +32,7 @@ job() {
   "$venv/bin/spark-submit" --master "$master" --conf spark.ui.enabled=false \
     --conf spark.scheduler.minRegisteredResourcesRatio=1 \
     --executor-memory 1g --files "$neardup,$work/sample.idf" \
-    scripts/spark/neardup_spark.py --input "$corpus" --output "$work/$name.out" \
+    spark/neardup_spark.py --input "$corpus" --output "$work/$name.out" \
     --neardup "$(basename "$neardup")" -- "${engine[@]}" > /dev/null 2> "$work/$name.log" &
   job_pid=$!
 }

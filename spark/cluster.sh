@@ -2,7 +2,7 @@
 # workers of one core each) from the pip pyspark in $venv, started and always stopped by the
 # caller's shell.
 #
-#   . scripts/spark/cluster.sh
+#   . spark/cluster.sh
 #   spark_venv                  # target/spark-venv with pyspark and pyarrow, made once
 #   cluster_start DIR           # sets $master (spark://127.0.0.1:PORT); logs under DIR
 #   trap cluster_stop EXIT      # stops every JVM it started, whatever happened

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Near-duplicate groups on Apache Spark, with neardup doing the per-document work.
 
-    spark-submit [--files /path/to/neardup] scripts/spark/neardup_spark.py \
+    spark-submit [--files /path/to/neardup] spark/neardup_spark.py \
         --input docs.jsonl --output clusters/ --neardup /path/to/neardup \
         [--id-field id] [--text-field text] [--keep longest --survivors unique/] -- -t 0.8 -n 5
 
 The output equals `neardup clusters` on the same file (same flags after `--`), byte for byte:
 one JSON line per document, {"id", "cluster", "size"}, in input order, clusters numbered from
 1 by their first document. The steps (each a Spark job description, so that Spark's event
-log and UI name them; scripts/spark/stage_report.py sums them):
+log and UI name them; spark/stage_report.py sums them):
 
 1. sign: the input's lines are read as text (never parsed in the JVM) in input order; each
    partition streams its lines through `neardup sign` in a subprocess of the Python worker,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a Spark job's time went, from Spark's own event log (spark.eventLog.enabled).
 
-    scripts/spark/stage_report.py EVENT_LOG [--by-stage]
+    spark/stage_report.py EVENT_LOG [--by-stage]
 
 Sums Spark's task metrics by the job description the driver set for each step
 (`SparkContext.setJobDescription`; the call site where none was set): wall seconds from the

@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # The Spark job on a standalone cluster on loopback (one master, two workers of one core and
-# 3 GB each, scripts/spark/cluster.sh), at several sizes of ordinary text (the peer corpus
+# 3 GB each, spark/cluster.sh), at several sizes of ordinary text (the peer corpus
 # rewritten round after round, bench-data/rounds-1000000.jsonl, ~1.45 KB a document): wall
 # seconds of spark-submit end to end (session start included, cluster start not), the job's
-# own step times, Spark's metrics by step (scripts/spark/stage_report.py on the event log),
+# own step times, Spark's metrics by step (spark/stage_report.py on the event log),
 # whether the clusters equal `neardup clusters` on the same file (and its time) and the exact
 # components (`neardup clusters --max-candidates 0`); then the
 # marginal rate between the smallest and the second size, and one more run of the smallest
 # size with worker 2 and its executor killed (SIGKILL) mid-job. A benchmark, not a test.
 #
-# Usage: scripts/spark/bench_cluster.sh [SIZES]   (default "40000 160000 640000")
-#        JOB=path/to/other_job.py scripts/spark/bench_cluster.sh   (another version of the job)
+# Usage: spark/bench_cluster.sh [SIZES]   (default "40000 160000 640000")
+#        JOB=path/to/other_job.py spark/bench_cluster.sh   (another version of the job)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 sizes=${1:-40000 160000 640000}
-job=${JOB:-scripts/spark/neardup_spark.py}
+job=${JOB:-spark/neardup_spark.py}
 cargo build --release --quiet
 neardup=$PWD/target/release/neardup
-# shellcheck source=scripts/spark/cluster.sh
-. scripts/spark/cluster.sh
+# shellcheck source=spark/cluster.sh
+. spark/cluster.sh
 spark_venv
 work=$(mktemp -d)
 trap 'cluster_stop; rm -rf "$work"' EXIT
@@ -45,7 +45,7 @@ run() {
   local pid=$!
   if [ "$kill" = 1 ]; then
     # Mid-job: once the candidates step has started (the signed table cached on both
-    # executors, the bucket shuffle under way), as scripts/spark/test_cluster.sh does.
+    # executors, the bucket shuffle under way), as spark/test_cluster.sh does.
     for _ in $(seq 1200); do
       grep -q "Got job .* (count at" "$work/log-$tag" 2> /dev/null && break
       sleep 0.1
@@ -68,7 +68,7 @@ run() {
   cmp -s "$work/expected-$n" "$work/exact-$n" && exact="$exact (neardup clusters: yes)"
   steps=$(python3 -c 'import json,sys; s=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]); print(", ".join(f"{k} {v}" for k, v in s["seconds"].items()))' "$work/stats-$tag")
   echo "| $n | $seconds s | $steps | $single s | $same | $exact |"
-  python3 scripts/spark/stage_report.py "$work/events-$tag"/* > "$work/report-$tag"
+  python3 spark/stage_report.py "$work/events-$tag"/* > "$work/report-$tag"
 }
 
 echo "| docs | job on the cluster | steps (s) | neardup clusters -j 2 | same as neardup clusters | same as exact components |"

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Runs scripts/spark/neardup_spark.py with PySpark in local mode (local[2]) on the bundled
+# Runs spark/neardup_spark.py with PySpark in local mode (local[2]) on the bundled
 # Reuters sample and checks that its clusters equal `neardup clusters` byte for byte, for
 # several engine settings, and that its deduplicated dataset equals `neardup clusters
 # --keep`. PySpark (with pyarrow and pandas) comes from PyPI into a venv (target/spark-venv);
-# Java 17 must be installed. The same on a real cluster: scripts/spark/test_cluster.sh.
-# Usage: scripts/spark/test_spark.sh [path/to/neardup]
+# Java 17 must be installed. The same on a real cluster: spark/test_cluster.sh.
+# Usage: spark/test_spark.sh [path/to/neardup]
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 neardup=${1:-target/debug/neardup}
 [ -x "$neardup" ] || cargo build --quiet
 neardup=$(realpath "$neardup")
-# shellcheck source=scripts/spark/cluster.sh
-. scripts/spark/cluster.sh
+# shellcheck source=spark/cluster.sh
+. spark/cluster.sh
 spark_venv
 corpus=tests/data/reuters-sample.jsonl
 work=$(mktemp -d)
@@ -29,7 +29,7 @@ check() {
     local start=$SECONDS
     "$venv/bin/spark-submit" --master 'local[2]' --conf spark.ui.enabled=false \
         --conf spark.default.parallelism=2 \
-        scripts/spark/neardup_spark.py --input "$input" --input-format "$input_format" \
+        spark/neardup_spark.py --input "$input" --input-format "$input_format" \
         --output "$work/$name.out" \
         --neardup "$neardup" "${idargs[@]}" --stats -- "$@" > "$work/$name.stats" \
         2> "$work/$name.log" || { cat "$work/$name.log" >&2; exit 1; }
@@ -56,7 +56,7 @@ keep() {
     "$neardup" clusters --id-field id --keep "$policy" "$@" "$corpus" > "$work/keep.expected"
     "$venv/bin/spark-submit" --master 'local[2]' --conf spark.ui.enabled=false \
         --conf spark.default.parallelism=2 \
-        scripts/spark/neardup_spark.py --input "$corpus" --output "$work/keep-$policy.clusters" \
+        spark/neardup_spark.py --input "$corpus" --output "$work/keep-$policy.clusters" \
         --keep "$policy" --survivors "$work/keep-$policy.out" \
         --neardup "$neardup" --id-field id -- "$@" 2> "$work/keep.log" \
         || { cat "$work/keep.log" >&2; exit 1; }
