@@ -3,6 +3,7 @@
 # caller's shell.
 #
 #   . spark/cluster.sh
+#   neardup=$(spark_neardup "${1:-}")   # the binary given, else the debug build (made if missing)
 #   spark_venv                  # target/spark-venv with pyspark and pyarrow, made once
 #   cluster_start DIR           # sets $master (spark://127.0.0.1:PORT); logs under DIR
 #   trap cluster_stop EXIT      # stops every JVM it started, whatever happened
@@ -12,6 +13,12 @@
 
 venv=${venv:-target/spark-venv}
 cluster_pids=()
+
+spark_neardup() {
+  local binary=${1:-target/debug/neardup}
+  [ -x "$binary" ] || cargo build --quiet
+  realpath "$binary"
+}
 
 spark_venv() {
   if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import pyspark, pyarrow, pandas' 2>/dev/null; then

@@ -7,11 +7,9 @@
 # Usage: spark/test_spark.sh [path/to/neardup]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-neardup=${1:-target/debug/neardup}
-[ -x "$neardup" ] || cargo build --quiet
-neardup=$(realpath "$neardup")
 # shellcheck source=spark/cluster.sh
 . spark/cluster.sh
+neardup=$(spark_neardup "${1:-}")
 spark_venv
 corpus=tests/data/reuters-sample.jsonl
 work=$(mktemp -d)

@@ -144,6 +144,23 @@ def test_pairs_equal_the_command_line_s(sample, threshold):
         assert s == pytest.approx(float(t), abs=5e-5)
 
 
+def test_pairs_learn_idf_from_their_first_texts_as_the_command_line_does(sample):
+    # The texts go to the engine as batches: --idf-warmup learns from the first ones and
+    # replays them, as the command line does with its first lines.
+    _, texts, _ = sample
+    flags = ["--weights", "tfidf", "--idf-warmup", "300", "-t", "0.5"]
+    out = cli("--pairs", *flags, str(SAMPLE)).stdout.decode()
+    expected = [line.split("\t") for line in out.splitlines()]
+    got = neardup.pairs(texts, weights="tfidf", idf_warmup=300, threshold=0.5)
+    assert len(got) == len(expected) > 10
+    for (i, j, s), (a, b, t) in zip(got, expected):
+        assert (i + 1, j + 1) == (int(a), int(b))
+        assert s == pytest.approx(float(t), abs=5e-5)
+    out = cli("clusters", *flags, str(SAMPLE)).stdout
+    expected = [json.loads(line)["cluster"] - 1 for line in out.splitlines()]
+    assert neardup.clusters(texts, weights="tfidf", idf_warmup=300, threshold=0.5) == expected
+
+
 @pytest.mark.parametrize("by", ["components", "cliques"])
 def test_clusters_equal_the_command_line_s(sample, by):
     _, texts, _ = sample
