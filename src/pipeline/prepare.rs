@@ -148,12 +148,12 @@ impl Prepared {
             return (self, batches);
         }
         let n = self.config.idf_warmup;
-        let mut taken: Vec<Batch> = Vec::new();
-        while taken.iter().map(|b| b.lines.len()).sum::<usize>() < n {
-            match batches.next() {
-                Some(batch) => taken.push(batch),
-                None => break,
-            }
+        let (mut taken, mut texts) = (Vec::new(), 0);
+        while texts < n
+            && let Some(batch) = batches.next()
+        {
+            texts += batch.lines.len();
+            taken.push(batch);
         }
         let limit = self.config.max_line_bytes;
         let texts = taken

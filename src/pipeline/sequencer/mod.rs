@@ -355,26 +355,25 @@ impl<'c, W: Write> Sequencer<'c, W> {
             Doc::Bad(reason) => return self.bad_line(batch, i, &reason, diag),
         };
 
-        if let Job::Sign(sign) = self.job {
-            self.summary.written += 1;
-            return self.out.signed(
-                &signed.id,
-                line.number,
-                &signed.band_keys,
-                sign.values.then_some(&signed.signature[..]),
-            );
+        match self.job {
+            Job::Sign(sign) => {
+                self.summary.written += 1;
+                self.out.signed(
+                    &signed.id,
+                    line.number,
+                    &signed.band_keys,
+                    sign.values.then_some(&signed.signature[..]),
+                )
+            }
+            Job::Filter(output) => self.filter_document(batch, i, signed, *output),
+            Job::Reference => {
+                self.window
+                    .insert(line.number, into_entry(signed, false))
+                    .map_err(|e| Error::spill(e, line.number))?;
+                Ok(())
+            }
+            Job::Pairs(_) | Job::Graph(_) => self.every_pair(batch, i, signed),
         }
-        if let Some(output) = self.job.output() {
-            return self.filter_document(batch, i, signed, output);
-        }
-        let spill = |e| Error::spill(e, line.number);
-        if *self.job == Job::Reference {
-            self.window
-                .insert(line.number, into_entry(signed, false))
-                .map_err(spill)?;
-            return Ok(());
-        }
-        self.every_pair(batch, i, signed)
     }
 
     /// Whether `--on-bad-line pass` writes bad lines in this mode (the reference of
