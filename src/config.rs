@@ -242,10 +242,14 @@ pub const DEFAULT_SNIPPET_CHARS: usize = 80;
 /// RAM for the newest held records when `--spill-cache` is not given (at most an eighth of
 /// `--max-memory`).
 pub const DEFAULT_SPILL_CACHE: usize = 64 << 20;
-/// What a run holds besides its window, whatever the threads (see [`Config::window_budget`]).
-const PIPELINE_BASE: usize = 48 << 20;
-/// What a run holds besides its window, per thread.
-const PIPELINE_PER_THREAD: usize = 16 << 20;
+/// What a run holds besides its window under `--max-memory` (see [`Config::window_budget`]),
+/// at most: the same whatever the thread count, so that the window's size, and so the
+/// output, are too. Past half the budget, the batches in flight are fewer instead.
+const PIPELINE_RESERVE: usize = 80 << 20;
+/// Of the reserve, what is not batches: code, thread stacks, buffers, the allocator's slack.
+const PIPELINE_FIXED: usize = 12 << 20;
+/// A batch in flight, at most: its 1 MiB of text and its signed documents.
+const BATCH_COST: usize = 4 << 20;
 /// Default limit on a line's length: 64 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 
@@ -512,16 +516,25 @@ impl Config {
     }
 
     /// RAM the window may use under `--max-memory` (0: no limit): the budget less what the
-    /// rest of the run holds at most (batches read, signed and waiting to be written: about
-    /// eight 1 MiB batches per thread, with their signed documents, and the allocator's
-    /// slack).
+    /// rest of the run holds ([`PIPELINE_RESERVE`], or half the budget if that is less).
     pub fn window_budget(&self) -> usize {
         if self.max_memory == 0 {
             return 0;
         }
-        let pipeline =
-            (PIPELINE_BASE + self.worker_threads() * PIPELINE_PER_THREAD).min(self.max_memory / 2);
-        (self.max_memory - pipeline).max(1)
+        (self.max_memory - self.pipeline_reserve()).max(1)
+    }
+
+    fn pipeline_reserve(&self) -> usize {
+        PIPELINE_RESERVE.min(self.max_memory / 2)
+    }
+
+    /// Most batches the pipeline may hold at once (read, signed, waiting or recycled) within
+    /// its share of `--max-memory`; `usize::MAX` without a budget.
+    pub fn batches_in_flight(&self) -> usize {
+        if self.max_memory == 0 {
+            return usize::MAX;
+        }
+        (self.pipeline_reserve().saturating_sub(PIPELINE_FIXED) / BATCH_COST).max(3)
     }
 
     /// Worker threads to start: `threads`, or the number of cores when it is 0.

@@ -99,6 +99,7 @@ impl Deduper {
             let table = crate::weights::IdfTable::load(path, &prepared.shingling())?;
             prepared.idf = Some(Arc::new(table));
         }
+        super::prepare::check_spill_dir(&prepared.config, &job)?;
         let saved = super::prepare::load_state(&mut prepared, &job)?;
         // What the command line would write on stderr becomes warnings for the caller.
         let mut said = Vec::new();

@@ -51,7 +51,11 @@ pub fn window_settings(config: &Config, job: &Job) -> WindowSettings {
         store: StoreSettings {
             dir: config.spill_dir.clone(),
             ram: config.spill_cache(),
-            disk: config.max_disk,
+            // `‹max-disk›` bounds the spill file: with none, there is nothing to bound.
+            disk: match config.spill_dir {
+                Some(_) => config.max_disk,
+                None => 0,
+            },
         },
         budget: config.window_budget(),
     }
@@ -178,6 +182,7 @@ pub(super) fn resume(
     source: Source,
 ) -> Result<(Prepared, Source, Option<Saved>)> {
     let mut prepared = prepared.clone();
+    check_spill_dir(&prepared.config, job)?;
     let saved = load_state(&mut prepared, job)?;
     let (prepared, source) = match source {
         Source::Lines(inputs) => {
@@ -190,6 +195,24 @@ pub(super) fn resume(
         }
     };
     Ok((prepared, source, saved))
+}
+
+/// `‹spill-dir›`: checks, before any input is read, that the window's spill file can be
+/// made there (a missing or read-only directory would otherwise stop the run only when the
+/// window first spills, far into the input). A job that holds no window makes none.
+pub(super) fn check_spill_dir(config: &Config, job: &Job) -> Result<()> {
+    let Some(dir) = &config.spill_dir else {
+        return Ok(());
+    };
+    if matches!(job, Job::Sign(_)) {
+        return Ok(());
+    }
+    crate::window::check_spill_dir(dir).map_err(|e| {
+        Error::config(
+            "spill-dir",
+            format!("no spill file can be made in {}: {e}", dir.display()),
+        )
+    })
 }
 
 /// `‹state›`: checks that the file can be written, then loads the window `job` saved there

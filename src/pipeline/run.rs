@@ -88,7 +88,9 @@ pub(super) fn run_inner<W: Write, D: Write>(
         );
     }
     // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
-    let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(4 * threads + 4);
+    // Under a small `--max-memory` the channels are shorter, to fit its pipeline share.
+    let fit = config.batches_in_flight();
+    let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>((4 * threads + 4).min(fit));
     let mut reader = match source {
         Source::Lines(inputs) => Feed::Lines(
             LineReader::new(inputs, config.format)
@@ -99,8 +101,8 @@ pub(super) fn run_inner<W: Write, D: Write>(
         Source::Batches(batches) => Feed::Batches(batches, 0),
     };
     let names = reader.input_names();
-    let (work_tx, work_rx) = bounded::<ToSign>(2 * threads);
-    let (order_tx, order_rx) = bounded::<Ordered>(2 * threads + 2);
+    let (work_tx, work_rx) = bounded::<ToSign>((2 * threads).min(fit / 2).max(1));
+    let (order_tx, order_rx) = bounded::<Ordered>((2 * threads + 2).min(fit).max(2));
     // Batches signed (the sequencer compares it with what it has taken).
     let signed = AtomicUsize::new(0);
     let signed = &signed;

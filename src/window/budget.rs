@@ -2,7 +2,7 @@
 //! checks before it grows, and when a limit is reached, the eviction it turns to; and the
 //! compaction that keeps the spill file within a few times the held records.
 
-use super::{Buckets, NIL, Slot, Store, Window, buckets, shard};
+use super::{Buckets, NIL, Slot, Window, buckets, shard};
 use crate::lsh::Sketch;
 use std::io;
 
@@ -48,6 +48,14 @@ impl Window {
         if self.capacity > 0 || self.len == 0 {
             return;
         }
+        // Checked at every insert, as the spill file grows by whole segments: the window stops
+        // growing at half the limit, the other half taking the evicted records until the next
+        // compaction ([`Store::needs_compaction`]).
+        let disk = self.store.settings().disk;
+        if disk > 0 && self.store.disk_bytes() + 2 * self.store.segment_bytes() as u64 > disk / 2 {
+            self.limit(Limit::Disk);
+            return;
+        }
         // The tables this document's keys go to grow now, if they must, where a refusal can
         // still be answered by evicting instead (a table that has room never fails a push).
         for &key in keys {
@@ -61,10 +69,7 @@ impl Window {
         if !self.len.is_multiple_of(BUDGET_CHECK) {
             return;
         }
-        let disk = self.store.settings().disk;
-        if disk > 0 && self.store.disk_bytes() + 2 * self.store.segment_bytes() as u64 > disk {
-            self.limit(Limit::Disk);
-        } else if self.budget > 0
+        if self.budget > 0
             && self.ram_bytes()
                 + self.growth_reserve()
                 + BUDGET_CHECK * self.bytes_per_doc_ceiling()
@@ -84,7 +89,13 @@ impl Window {
     /// RAM a table's growth takes at once, at most: the old and the new cells coexist while
     /// it is rehashed (the new half as big again; twice the largest table bounds it), and a
     /// record segment.
+    /// Records kept in RAM (no spill file) also leave evicted ones behind there, up to a
+    /// quarter of the held ones before a compaction ([`super::Store::needs_compaction`]).
     fn growth_reserve(&self) -> usize {
+        let garbage = match self.store.settings().dir {
+            None => self.store.live_bytes() as usize / 4,
+            Some(_) => 0,
+        };
         self.buckets
             .iter()
             .map(Buckets::approx_bytes)
@@ -92,6 +103,7 @@ impl Window {
             .unwrap_or(0)
             * 2
             + self.store.segment_bytes()
+            + garbage
     }
 
     /// What one more document may add to the window's RAM, at most: its slot, sequence
@@ -116,21 +128,41 @@ impl Window {
         keys.div_ceil(self.len).max(1)
     }
 
-    /// Rewrites the held records into a new store (same settings), oldest first, leaving the
-    /// evicted ones behind.
+    /// Moves the held records down over the evicted ones, in offset order, and cuts the
+    /// store after the last: in place, so a compaction takes no second copy of the records.
     pub(super) fn compact(&mut self) -> io::Result<()> {
-        let mut fresh = Store::new(self.store.settings().clone());
+        let mut held: Vec<u32> = Vec::with_capacity(self.len);
         let mut slot = self.oldest;
         while slot != NIL {
+            held.push(slot);
+            slot = self.slots[slot as usize].newer;
+        }
+        held.sort_unstable_by_key(|&s| self.slots[s as usize].offset);
+        let mut end = 0u64;
+        for slot in held {
             let place = self.slots[slot as usize].place();
-            self.store.read(place, &mut self.bytes)?;
-            let moved = fresh.append(&self.bytes)?;
+            let moved = self.store.relocate(place, end, &mut self.bytes)?;
             let s = &mut self.slots[slot as usize];
             s.offset = moved.offset;
-            s.len = moved.len;
-            slot = s.newer;
+            end += u64::from(moved.len);
         }
-        self.store = fresh;
+        self.store.truncate(end)
+    }
+
+    /// Under `--max-disk`: evicts the least recently matched documents (and keeps the
+    /// window that much smaller from then on) while the held records in the spill file pass
+    /// half the limit, so that the file, which grows by the evicted records until a
+    /// compaction, stays within it.
+    pub(super) fn shed_for_disk(&mut self) -> io::Result<()> {
+        let disk = self.store.settings().disk;
+        if disk == 0 || self.store.live_disk_bytes() <= disk / 2 {
+            return Ok(());
+        }
+        while self.len > 1 && self.store.live_disk_bytes() > disk / 2 {
+            self.evict_oldest()?;
+        }
+        self.capacity = self.len;
+        self.limited.get_or_insert(Limit::Disk);
         Ok(())
     }
 

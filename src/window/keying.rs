@@ -70,7 +70,7 @@ impl Window {
             slot.len = place.len;
             self.store.freed(old);
         }
-        if self.capacity > 0 && self.store.needs_compaction() {
+        if self.store.needs_compaction() {
             self.compact()?;
         }
         Ok(())

@@ -49,7 +49,7 @@ pub use marks::Marks;
 use marks::QUERIES;
 pub use record::{Entry, UNKNOWN_SKETCH, View};
 use std::io;
-pub use store::{Place, Store, StoreSettings};
+pub use store::{Place, Store, StoreSettings, check_spill_dir};
 
 /// A document in the window: its sequence number and its slot. Valid while the document is
 /// held: touches never invalidate it, an insert into a full window may (it evicts).
@@ -512,9 +512,10 @@ impl Window {
             while self.len > self.capacity {
                 self.evict_oldest()?;
             }
-            if self.store.needs_compaction() {
-                self.compact()?;
-            }
+            self.shed_for_disk()?;
+        }
+        if self.store.needs_compaction() {
+            self.compact()?;
         }
         Ok(Held { seq, slot })
     }

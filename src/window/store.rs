@@ -12,9 +12,10 @@
 //! The spill file is created in the spill directory and unlinked at once: it is gone from the
 //! directory while the run goes on and its space is freed when the process ends, whatever
 //! ends it (a signal, an abort, `kill -9`). Evicted records are garbage: [`Store::freed`]
-//! counts them, and the window rewrites its live records into a new store when garbage
-//! outweighs them ([`Store::needs_compaction`]), so disk use stays within twice the held
-//! records.
+//! counts them, and when there is enough of it ([`Store::needs_compaction`]) the window moves
+//! its live records down over it, in place ([`Store::relocate`], [`Store::truncate`]): a
+//! compaction needs no second copy of the records, in RAM or on disk, so `--max-disk` and the
+//! RAM budget hold through it.
 
 use std::fs::File;
 use std::io;
@@ -289,9 +290,101 @@ impl Store {
         self.garbage += u64::from(place.len);
     }
 
-    /// True when evicted records outweigh the held ones enough to rewrite the held ones.
+    /// True when evicted records are worth moving the held ones over: in RAM (no spill
+    /// file) when they pass a quarter of the held ones, as they count against the memory
+    /// budget; in a spill file when they outweigh the held ones (and [`MIN_GARBAGE`]), or
+    /// when the file nears `--max-disk`.
     pub fn needs_compaction(&self) -> bool {
-        self.garbage >= MIN_GARBAGE && self.garbage > self.end - self.garbage
+        let live = self.live_bytes();
+        if self.settings.dir.is_none() {
+            return self.garbage >= (self.segment as u64).max(live / 4);
+        }
+        let disk = self.settings.disk;
+        let near_limit = disk > 0 && self.ram_start + 2 * self.segment as u64 > disk - disk / 8;
+        (near_limit && self.garbage >= self.segment as u64)
+            || (self.garbage >= MIN_GARBAGE && self.garbage > live)
+    }
+
+    /// Bytes of held records in the spill file, about: the held bytes less those in RAM
+    /// (exact after a compaction; between two, evicted records are the oldest, which lie in
+    /// the file).
+    pub fn live_disk_bytes(&self) -> u64 {
+        self.live_bytes()
+            .saturating_sub(self.end - self.ram_start)
+            .min(self.ram_start)
+    }
+
+    /// Moves the record at `from` down to `to` (no later than `from.offset`, past every
+    /// record still to be moved): compaction in place, records taken in offset order.
+    pub fn relocate(&mut self, from: Place, to: u64, scratch: &mut Vec<u8>) -> io::Result<Place> {
+        debug_assert!(to <= from.offset);
+        if to != from.offset {
+            self.read(from, scratch)?;
+            self.write_at(to, scratch)?;
+        }
+        Ok(Place {
+            offset: to,
+            len: from.len,
+        })
+    }
+
+    /// Overwrites appended bytes from `offset` on.
+    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        let mut at = offset;
+        let mut done = 0;
+        if at < self.ram_start {
+            let n = bytes.len().min((self.ram_start - at) as usize);
+            let file = self
+                .file
+                .as_ref()
+                .ok_or_else(|| io::Error::other("a spilled record without a spill file"))?;
+            file.write_all_at(&bytes[..n], at)?;
+            done = n;
+            at += n as u64;
+        }
+        while done < bytes.len() {
+            let from_start = (at - self.ram_start) as usize;
+            let segment = &mut self.segments[from_start / self.segment];
+            let within = from_start % self.segment;
+            let n = (bytes.len() - done).min(segment.len() - within);
+            segment[within..within + n].copy_from_slice(&bytes[done..done + n]);
+            done += n;
+            at += n as u64;
+        }
+        Ok(())
+    }
+
+    /// Ends the store at `end`, after the held records were moved below it: what lay past it
+    /// is gone (RAM segments back to the spare, the file cut), and no garbage is left.
+    pub fn truncate(&mut self, end: u64) -> io::Result<()> {
+        if end >= self.ram_start {
+            let keep = (end - self.ram_start) as usize;
+            while self.segments.len() > keep.div_ceil(self.segment) {
+                let mut gone = self.segments.pop_back().expect("more segments than kept");
+                if self.spare.is_none() {
+                    gone.clear();
+                    self.spare = Some(gone);
+                }
+            }
+            let before_last = self.segments.len().saturating_sub(1) * self.segment;
+            if let Some(last) = self.segments.back_mut() {
+                last.truncate(keep - before_last);
+            }
+        } else {
+            while let Some(mut gone) = self.segments.pop_back() {
+                if self.spare.is_none() {
+                    gone.clear();
+                    self.spare = Some(gone);
+                }
+            }
+            if let Some(file) = &self.file {
+                file.set_len(end)?;
+            }
+            self.ram_start = end;
+        }
+        self.end = end;
+        self.garbage = 0;
+        Ok(())
     }
 
     /// Bytes of RAM the store holds (its segments).
@@ -323,6 +416,11 @@ impl Store {
     pub fn segment_bytes(&self) -> usize {
         self.segment
     }
+}
+
+/// Whether a spill file can be made in `dir`: one is created and dropped.
+pub fn check_spill_dir(dir: &Path) -> io::Result<()> {
+    create_unlinked(dir).map(drop)
 }
 
 /// A new file in `dir`, already unlinked: only this process' descriptor reaches it.
