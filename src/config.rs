@@ -161,6 +161,8 @@ pub struct Config {
     /// `--max-memory`: bytes of RAM the run may use (0: no limit). The window takes what the
     /// pipeline's buffers leave ([`Config::window_budget`]) and, past it, evicts.
     pub max_memory: usize,
+    /// The system's limit `max_memory` is half of, when it is the default (for messages).
+    pub memory_limit: Option<crate::limits::MemoryLimit>,
     /// `--spill-dir`: where held documents' records go past the RAM share
     /// ([`Config::spill_cache`]); `None` keeps them all in RAM.
     pub spill_dir: Option<PathBuf>,
@@ -273,6 +275,7 @@ impl Default for Config {
             window: 0,
             decompress: Decompress::Auto,
             max_memory: 0,
+            memory_limit: None,
             spill_dir: None,
             spill_cache: None,
             max_disk: 0,

@@ -65,6 +65,7 @@ pub mod guard;
 pub mod hash;
 pub mod input;
 pub mod job;
+pub mod limits;
 pub mod lsh;
 pub mod minhash;
 pub mod normalize;

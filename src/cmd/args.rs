@@ -289,8 +289,10 @@ pub struct CommonArgs {
     /// RAM the run may use, e.g. 512M or 8G (K, M, G, T: powers of 1024). Held documents
     /// cost their index entries in RAM (about 300 bytes each) and their records on disk
     /// (--spill-dir); when the window reaches the limit it keeps its size from then on,
-    /// evicting the least recently matched, and says so once. Default: half the physical
-    /// memory; 0: no limit.
+    /// evicting the least recently matched, and says so once. The limit bounds the whole
+    /// process's peak RSS (the window takes what the pipeline's buffers leave). Default: half
+    /// the smallest of the physical memory, the memory cgroup's limit (a container's) and
+    /// the address-space limit (ulimit -v); --stats says which; 0: no limit.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Memory")]
     pub max_memory: Option<u64>,
 
@@ -414,6 +416,11 @@ impl CommonArgs {
                 ));
             }
         };
+        // `--max-memory`'s default: half of the tightest limit the system sets.
+        let default_limit = match self.max_memory {
+            Some(_) => None,
+            None => crate::limits::memory_limit(),
+        };
         Ok(Config {
             inputs: input.files,
             format: match input.input_format {
@@ -445,8 +452,11 @@ impl CommonArgs {
             window: self.window,
             max_memory: match self.max_memory {
                 Some(bytes) => usize::try_from(bytes).unwrap_or(usize::MAX),
-                None => default_max_memory(),
+                None => default_limit
+                    .as_ref()
+                    .map_or(0, |l| usize::try_from(l.bytes / 2).unwrap_or(usize::MAX)),
             },
+            memory_limit: default_limit,
             spill_dir: match self.spill_dir {
                 Some(dir) if dir.as_os_str() == "none" => None,
                 Some(dir) => Some(dir),
@@ -478,16 +488,4 @@ impl CommonArgs {
             ..Config::default()
         })
     }
-}
-
-/// Half the physical memory (`--max-memory`'s default), or no limit where it cannot be read.
-fn default_max_memory() -> usize {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|info| {
-            let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-            let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-            Some(kib.saturating_mul(1024) / 2)
-        })
-        .unwrap_or(0)
 }

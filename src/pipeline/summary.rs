@@ -46,6 +46,9 @@ pub struct Summary {
     pub resumed: Option<(u64, u64)>,
     /// `--state`: seconds spent loading the state at the start and saving it (all saves).
     pub state_seconds: Option<(f64, f64)>,
+    /// `--max-memory` in bytes (0: no limit), and the system limit it is half of when it is
+    /// the default.
+    pub max_memory: (u64, Option<&'static str>),
 }
 
 impl Summary {
@@ -79,6 +82,10 @@ impl Summary {
             "docs_per_sec": (self.docs_read as f64 / secs).round() as u64,
             "mb_per_sec": ((self.bytes_read as f64 / 1e6 / secs) * 100.0).round() / 100.0,
         });
+        json["max_memory"] = self.max_memory.0.into();
+        if let Some(source) = self.max_memory.1 {
+            json["max_memory_from"] = format!("half of {source}").into();
+        }
         if let Some(docs) = self.reference_docs {
             json["reference_docs"] = docs.into();
             json["dropped_reference"] = self.dropped_reference.into();
@@ -99,7 +106,15 @@ impl Summary {
 pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> String {
     let (what, flag) = match limit {
         Limit::Memory => (
-            format!("‹max-memory› ({} MiB)", config.max_memory >> 20),
+            match &config.memory_limit {
+                Some(l) => format!(
+                    "‹max-memory› ({} MiB: half of {}, {} MiB)",
+                    config.max_memory >> 20,
+                    l.source,
+                    l.bytes >> 20
+                ),
+                None => format!("‹max-memory› ({} MiB)", config.max_memory >> 20),
+            },
             "‹max-memory›",
         ),
         Limit::Refused => (

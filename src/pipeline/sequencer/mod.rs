@@ -128,6 +128,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
             reference: start.reference,
             summary: Summary {
                 resumed,
+                max_memory: (
+                    config.max_memory as u64,
+                    config.memory_limit.as_ref().map(|l| l.source),
+                ),
                 ..Summary::default()
             },
             candidates: Vec::new(),
