@@ -14,7 +14,7 @@
 use std::alloc::{GlobalAlloc, Layout};
 use std::cell::Cell;
 use std::io::Write;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU8, AtomicU64, Ordering};
 
 /// No write in progress.
 const IDLE: u8 = 0;
@@ -24,6 +24,22 @@ const WRITING: u8 = 1;
 const CLOSED: u8 = 2;
 
 static GATE: AtomicU8 = AtomicU8::new(IDLE);
+/// The signal that asked the run to stop (`--state`: SIGINT, SIGTERM), 0 while none did.
+static STOP: AtomicI32 = AtomicI32::new(0);
+
+/// Records that `signal` asked the run to stop: a write waiting on a full pipe gives up
+/// ([`crate::output::Stdout`]) so that the state is saved at once.
+pub fn request_stop(signal: i32) {
+    STOP.store(signal, Ordering::SeqCst);
+}
+
+/// The signal that asked the run to stop, if one did.
+pub fn stop_requested() -> Option<i32> {
+    match STOP.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
 /// The input line being decided (set by the sequencer).
 static LINE: AtomicU64 = AtomicU64::new(0);
 /// The output is complete for the input lines up to this one.
@@ -52,6 +68,12 @@ fn failure_is_handled() -> bool {
 #[inline]
 pub fn set_line(line: u64) {
     LINE.store(line, Ordering::Relaxed);
+}
+
+/// The input line up to which the output is complete (every write before the present one
+/// went out whole).
+pub fn written_line() -> u64 {
+    WRITTEN.load(Ordering::Relaxed)
 }
 
 /// Enters a write of whole lines to stdout; false when memory ran out (the write must not

@@ -26,8 +26,7 @@ pub fn memory_limit() -> Option<MemoryLimit> {
             source: "the physical memory",
         });
     }
-    if let Some(bytes) = cgroup_limit(Path::new("/proc/self/cgroup"), Path::new("/sys/fs/cgroup"))
-    {
+    if let Some(bytes) = cgroup_limit(Path::new("/proc/self/cgroup"), Path::new("/sys/fs/cgroup")) {
         limits.push(MemoryLimit {
             bytes,
             source: "the memory cgroup's limit (container)",

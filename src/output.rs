@@ -58,19 +58,163 @@ impl<W: Write> LineBuffer<W> {
         }
     }
 
-    /// Writes `self.buf[..end]` and keeps the rest.
+    /// Writes `self.buf[..end]` and keeps what was not written (all the rest on success;
+    /// on a failure or a stop, from the first byte not written: [`LineBuffer::take_pending`]).
     fn send(&mut self, end: usize) -> std::io::Result<()> {
         if !crate::guard::begin_write() {
             // Memory ran out on another thread, which is ending the process.
             return Err(std::io::Error::from(std::io::ErrorKind::OutOfMemory));
         }
+        let mut done = 0;
         let result = match &mut self.inner {
-            Some(inner) => inner.write_all(&self.buf[..end]),
-            None => Ok(()),
+            Some(inner) => loop {
+                if done == end {
+                    break Ok(());
+                }
+                match inner.write(&self.buf[done..end]) {
+                    Ok(0) => break Err(std::io::ErrorKind::WriteZero.into()),
+                    Ok(n) => done += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => break Err(e),
+                }
+            },
+            None => {
+                done = end;
+                Ok(())
+            }
         };
-        crate::guard::end_write(end == self.buf.len());
-        self.buf.drain(..end);
+        crate::guard::end_write(result.is_ok() && end == self.buf.len());
+        self.buf.drain(..done);
         result
+    }
+
+    /// The bytes not written yet (taken: dropping the buffer writes nothing more).
+    pub fn take_pending(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buf)
+    }
+}
+
+/// The process' standard output written directly (no second buffer behind the
+/// [`LineBuffer`]), so that what a failed or stopped write leaves behind is known:
+/// - a write that fails part way on a regular file (a full disk, a file size limit) cuts the
+///   file back to where it began, which the line buffer makes a line boundary;
+/// - [`Stdout::stoppable`] on a pipe: a write waiting for a reader that does not read
+///   gives up within 100 ms of a signal asking the run to stop
+///   ([`crate::guard::request_stop`]), having written whole `PIPE_BUF` pieces only, so
+///   that `--state` is saved at once whatever the reader does.
+pub struct Stdout {
+    regular: bool,
+    pipe: bool,
+    stoppable: bool,
+}
+
+impl Stdout {
+    /// Descriptor 1, as it is.
+    pub fn new() -> Stdout {
+        // SAFETY: fstat writes into `stat` only.
+        let mode = unsafe {
+            let mut stat: libc::stat = std::mem::zeroed();
+            match libc::fstat(1, &mut stat) {
+                0 => stat.st_mode & libc::S_IFMT,
+                _ => 0,
+            }
+        };
+        Stdout {
+            regular: mode == libc::S_IFREG,
+            pipe: mode == libc::S_IFIFO || mode == libc::S_IFSOCK,
+            stoppable: false,
+        }
+    }
+
+    /// Whether a write waiting on a full pipe gives up when the run is asked to stop.
+    pub fn stoppable(mut self, yes: bool) -> Stdout {
+        self.stoppable = yes;
+        self
+    }
+
+    /// Waits until the pipe takes a `PIPE_BUF` write without blocking; an error when the
+    /// run is asked to stop meanwhile.
+    fn wait_writable(&self) -> std::io::Result<()> {
+        loop {
+            if let Some(signal) = crate::guard::stop_requested() {
+                return Err(std::io::Error::other(format!(
+                    "stopped by signal {signal} while the output waited for its reader"
+                )));
+            }
+            let mut poll = libc::pollfd {
+                fd: 1,
+                events: libc::POLLOUT,
+                revents: 0,
+            };
+            // SAFETY: one pollfd, living through the call.
+            let ready = unsafe { libc::poll(&mut poll, 1, 100) };
+            if ready > 0 {
+                return Ok(());
+            }
+            if ready < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+impl Default for Stdout {
+    fn default() -> Self {
+        Stdout::new()
+    }
+}
+
+impl Write for Stdout {
+    /// Writes all of `bytes`, or fails having written none of them to a regular file; a
+    /// stopped write returns the count written before it stopped.
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        // SAFETY: lseek only reads the descriptor's offset.
+        let start = match self.regular {
+            true => unsafe { libc::lseek(1, 0, libc::SEEK_CUR) },
+            false => -1,
+        };
+        let mut done = 0;
+        while done < bytes.len() {
+            let mut piece = bytes.len() - done;
+            if self.stoppable && self.pipe {
+                if let Err(e) = self.wait_writable() {
+                    return if done > 0 { Ok(done) } else { Err(e) };
+                }
+                piece = piece.min(libc::PIPE_BUF);
+            }
+            // SAFETY: the range lies within `bytes`.
+            let n = unsafe { libc::write(1, bytes[done..].as_ptr().cast(), piece) };
+            if n < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                if done > 0 && start >= 0 {
+                    // SAFETY: cuts descriptor 1's file back to where this write began.
+                    unsafe {
+                        libc::ftruncate(1, start);
+                        libc::lseek(1, start, libc::SEEK_SET);
+                    }
+                } else if done > 0 {
+                    // What a pipe took is out: the caller keeps the rest, and the next
+                    // write meets the error again.
+                    return Ok(done);
+                }
+                return Err(e);
+            }
+            if n == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            done += n as usize;
+        }
+        Ok(done)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -287,6 +431,17 @@ impl<W: Write> Output<W> {
     /// Flushes buffered output.
     pub fn flush(&mut self) -> Result<()> {
         self.out.flush().map_err(|e| Error::io("writing output", e))
+    }
+
+    /// The output decided but not written (a closed pipe, a stop): taken, so that nothing
+    /// more is written when the output is dropped.
+    pub fn take_pending(&mut self) -> Vec<u8> {
+        self.out.take_pending()
+    }
+
+    /// Writes `bytes` as they are (the output a stopped run left in its state).
+    pub fn raw(&mut self, bytes: &[u8]) -> Result<()> {
+        self.put(bytes)
     }
 }
 

@@ -23,6 +23,9 @@
 //! version 6 on, then: u64 len, the limited buckets' order: u32 n + n × (u8 table | u32 key
 //!   top bits | u32 protected | u32 m + m × u32 member, as its place among the documents
 //!   above, from 0) (`crate::window::SavedBucket`)
+//! version 7 on, after `written`: u64 the window's capacity | u8 why it evicts (0 it does not
+//!   or `--window`, 1 memory, 2 memory refused, 3 disk) | u64 len, the output decided but not
+//!   written when the run stopped (a closed pipe, a signal), written first on resume
 //! ```
 //! All integers are little-endian. Saving writes a temporary file beside the target, fsyncs
 //! it, renames it over the target and fsyncs the directory: a crash while saving leaves the
@@ -36,14 +39,16 @@ use crate::error::{Error, Result};
 use crate::input::DocId;
 use crate::job::Job;
 use crate::weights::IdfTable;
-use crate::window::{Entry, Family, SavedBucket, UNKNOWN_SKETCH, Window, WindowSettings};
+use crate::window::{Entry, Family, Limit, SavedBucket, UNKNOWN_SKETCH, Window, WindowSettings};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 const MAGIC: &[u8; 8] = b"NDSTATE\0";
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
+/// The version before the window's capacity and the unwritten output were kept; still read.
+const VERSION_WITHOUT_CAPACITY: u32 = 6;
 /// The version before the order of the limited buckets was kept; still read (the buckets get
 /// the order of the documents' insertion).
 const VERSION_WITHOUT_BUCKET_ORDER: u32 = 5;
@@ -67,6 +72,9 @@ pub struct Saved {
     pub idf: Option<IdfTable>,
     /// The window, as it was.
     pub window: Window,
+    /// Output the run decided but could not write before it stopped (its pipe closed, a
+    /// signal while the reader did not read): the resumed run writes it first.
+    pub pending: Vec<u8>,
 }
 
 /// Everything that shapes what the window holds, as `key:value` words: shingling, weights,
@@ -175,6 +183,7 @@ pub fn save(
     lines: u64,
     written: u64,
     idf: Option<&IdfTable>,
+    pending: &[u8],
 ) -> Result<()> {
     let name = path.display().to_string();
     let io = |what: &str, e| Error::io(format!("{what} {name}"), e);
@@ -182,7 +191,7 @@ pub fn save(
     let result = (|| -> std::io::Result<()> {
         let file = File::create(&tmp)?;
         let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));
-        write_body(&mut w, settings, window, (lines, written), idf)?;
+        write_body(&mut w, settings, window, (lines, written), idf, pending)?;
         let sum = w.hash.digest();
         let mut inner = w.inner;
         inner.write_all(&sum.to_le_bytes())?;
@@ -208,6 +217,7 @@ fn write_body<W: Write>(
     window: &Window,
     (lines, written): (u64, u64),
     idf: Option<&IdfTable>,
+    pending: &[u8],
 ) -> std::io::Result<()> {
     w.put(MAGIC)?;
     w.put(&VERSION.to_le_bytes())?;
@@ -215,6 +225,15 @@ fn write_body<W: Write>(
     w.put(settings.as_bytes())?;
     w.put(&lines.to_le_bytes())?;
     w.put(&written.to_le_bytes())?;
+    w.put(&(window.capacity() as u64).to_le_bytes())?;
+    w.put(&[match window.limited() {
+        None => 0,
+        Some(Limit::Memory) => 1,
+        Some(Limit::Refused) => 2,
+        Some(Limit::Disk) => 3,
+    }])?;
+    w.put(&(pending.len() as u64).to_le_bytes())?;
+    w.put(pending)?;
     let mut idf_bytes = Vec::new();
     if let Some(table) = idf {
         table.write_to(&mut idf_bytes)?;
@@ -356,6 +375,27 @@ pub fn load(
         VERSION_WITHOUT_WRITTEN => None,
         _ => Some(r.u64()?),
     };
+    // A window that evicted for want of memory or disk keeps the capacity it settled on, so
+    // that a resumed run holds what one run would (a new count under the budget would
+    // differ: the loaded window's tables are sized at once, not grown).
+    let mut limit = None;
+    let mut pending = Vec::new();
+    if version > VERSION_WITHOUT_CAPACITY {
+        let capacity = r.u64()?;
+        let why = match r.array::<1>()?[0] {
+            1 => Some(Limit::Memory),
+            2 => Some(Limit::Refused),
+            3 => Some(Limit::Disk),
+            _ => None,
+        };
+        if let Some(why) = why
+            && window.capacity == 0
+        {
+            limit = Some((usize::try_from(capacity).unwrap_or(usize::MAX).max(1), why));
+        }
+        let len = r.u64()?;
+        pending = r.bytes(len, 1)?;
+    }
     let idf_len = r.u64()?;
     let idf_bytes = r.bytes(idf_len, 1)?;
     let count = r.u64()?;
@@ -371,6 +411,9 @@ pub fn load(
         n => n.min(count as usize),
     };
     let mut window = Window::with_settings(window);
+    if let Some((capacity, why)) = limit {
+        window.resume_limit(capacity, why);
+    }
     window.reserve(keep, keep * config.lsh.bands);
     // The documents' sequence numbers in the file's order (the buckets' order names them).
     let mut documents = Vec::with_capacity(keep);
@@ -432,6 +475,7 @@ pub fn load(
         written,
         idf,
         window,
+        pending,
     }))
 }
 

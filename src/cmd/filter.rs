@@ -127,7 +127,7 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
         prepared,
         job,
         inputs,
-        std::io::stdout().lock(),
+        crate::output::Stdout::new().stoppable(config.state.is_some()),
         &mut stderr,
         terminal,
     )?;

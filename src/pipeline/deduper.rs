@@ -196,6 +196,7 @@ impl Deduper {
             self.summary.docs_read,
             self.summary.written,
             self.prepared.idf.as_deref(),
+            &[],
         )
     }
 

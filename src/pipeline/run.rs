@@ -77,7 +77,13 @@ pub(super) fn run_inner<W: Write, D: Write>(
         && !config.quiet
         && *job != Job::Reference
     {
+        let pending = memchr::memchr_iter(b'\n', &saved.pending).count() as u64;
         let held = match saved.written {
+            Some(n) if pending > 0 => format!(
+                "the output already holds {} lines; the {pending} lines the stopped run could \
+                 not write come first",
+                n - pending
+            ),
             Some(n) => format!("the output already holds {n} lines"),
             None => "the state does not say how many output lines go with it (version 2)".into(),
         };

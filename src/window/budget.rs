@@ -79,6 +79,13 @@ impl Window {
         }
     }
 
+    /// A resumed window's limit: it holds at most `capacity` documents, as the run that saved
+    /// it settled on, for `why`.
+    pub fn resume_limit(&mut self, capacity: usize, why: Limit) {
+        self.capacity = capacity;
+        self.limited = Some(why);
+    }
+
     fn limit(&mut self, why: Limit) {
         // Held a little under the present count, so that no table grows again when the keys
         // of the documents that replace the evicted ones fall unevenly on the tables.

@@ -72,6 +72,9 @@ pub(super) struct Sequencer<'c, W: Write> {
     same_id: Option<Option<String>>,
     /// Whether the note on the window reaching its memory or disk limit was said.
     limit_reported: bool,
+    /// `--state`: output the run before could not write (taken at the start), or this run's
+    /// when it is stopped (saved with the state).
+    pending: Vec<u8>,
     /// The sequencer's candidate marks for a batch's lookups (each helper has its own).
     marks: Marks,
     /// Threads that look up and verify a batch's documents with the sequencer (none with
@@ -111,13 +114,15 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let config = &prepared.config;
         let components_over = job.graph().and_then(|g| g.components_over);
         let resumed = (start.saved.as_ref()).map(|s| (s.lines, s.written.unwrap_or(0)));
-        let (window, lines, written) = match start.saved {
-            Some(saved) => (saved.window, saved.lines, saved.written),
+        let (window, lines, written, pending) = match start.saved {
+            Some(saved) => (saved.window, saved.lines, saved.written, saved.pending),
             None => {
                 let settings = super::prepare::window_settings(config, job);
-                (Window::with_settings(settings), 0, None)
+                (Window::with_settings(settings), 0, None, Vec::new())
             }
         };
+        // A resumed window that evicts said so in the run that saved it.
+        let limit_reported = window.limited().is_some();
         Sequencer {
             config,
             job,
@@ -144,7 +149,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             last_progress: Instant::now(),
             lines,
             checkpointed: 0,
-            limit_reported: false,
+            limit_reported,
+            pending,
             same_id: None,
             written_before: written.unwrap_or(0),
             marks: Marks::default(),
@@ -167,8 +173,17 @@ impl<'c, W: Write> Sequencer<'c, W> {
         }
         // Flush what was written even when stopping on an error, unless the pipe is closed.
         let flushed = self.out.flush();
-        result?;
-        flushed?;
+        if self.config.state.is_some() {
+            if let Some(signal) = crate::guard::stop_requested() {
+                return Err(self.stop(Stop::Signal(signal), diag));
+            }
+            let closed = |r: &Result<()>| matches!(r, Err(e) if e.is_broken_pipe());
+            if closed(&result) || closed(&flushed) {
+                return Err(self.stop(Stop::ClosedOutput, diag));
+            }
+        }
+        result.map_err(|e| self.written_so_far(e))?;
+        flushed.map_err(|e| self.written_so_far(e))?;
         self.save()?;
         self.bad.finish(diag);
         self.summary.evictions = self.window.evictions();
@@ -201,8 +216,69 @@ impl<'c, W: Write> Sequencer<'c, W> {
         })
     }
 
+    /// A failed write (a full disk, a file size limit) says how far the output is
+    /// complete: the output writer leaves it at a whole line ([`crate::output::Stdout`]).
+    fn written_so_far(&self, e: Error) -> Error {
+        match e {
+            Error::Io { context, source }
+                if context == "writing output"
+                    && !source.kind().eq(&std::io::ErrorKind::BrokenPipe) =>
+            {
+                Error::io(
+                    format!(
+                        "writing output at input line {} (the output ends at a whole line and \
+                         is complete up to input line {})",
+                        self.lines,
+                        crate::guard::written_line()
+                    ),
+                    source,
+                )
+            }
+            e => e,
+        }
+    }
+
+    /// `--state`, stopped by a signal or a closed output before the input ended: saves the
+    /// state as of the last input line decided, with the output decided but not written
+    /// (the resumed run writes it first), says so on stderr, and ends the process: status
+    /// 128 + the signal, or 1 for a closed output (at once: the reader may be blocked on an
+    /// idle input). Returns only the error of a save that failed.
+    fn stop<D: Write>(&mut self, stop: Stop, diag: &mut D) -> Error {
+        // What can still go out goes out (nothing, on a closed pipe or a reader that does
+        // not read: a stopped write gives up at once).
+        let _ = self.out.flush();
+        self.pending = self.out.take_pending();
+        if let Err(e) = self.save() {
+            return e;
+        }
+        let pending_lines = memchr::memchr_iter(b'\n', &self.pending).count() as u64;
+        let decided = self.written_before + self.summary.written;
+        let (what, status) = match stop {
+            Stop::Signal(signal) => (format!("interrupted (signal {signal})"), 128 + signal),
+            Stop::ClosedOutput => ("the output was closed".to_string(), 1),
+        };
+        let tail = match pending_lines {
+            0 => String::new(),
+            n => format!(
+                "; the {n} output lines decided after them are in the state and are written \
+                 first when it resumes"
+            ),
+        };
+        if !self.config.quiet || status == 1 {
+            let _ = writeln!(
+                diag,
+                "neardup: {what}; state saved after input line {}; the output holds {} lines{tail}",
+                self.lines,
+                decided - pending_lines
+            );
+        }
+        let _ = diag.flush();
+        std::process::exit(status)
+    }
+
     /// `--state`: writes the window and the line count (output must be flushed first, so
-    /// that the state never covers documents whose output was lost).
+    /// that the state never covers documents whose output was lost, or what was not
+    /// written must be in [`Sequencer::pending`]).
     fn save(&mut self) -> Result<()> {
         let Some(path) = &self.config.state else {
             return Ok(());
@@ -216,6 +292,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.lines,
             self.written_before + self.summary.written,
             self.prepared.idf.as_deref(),
+            &self.pending,
         )?;
         self.summary.state_seconds.get_or_insert((0.0, 0.0)).1 += saving.elapsed().as_secs_f64();
         Ok(())
@@ -226,6 +303,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
             Some(_) => termination_signals()?,
             None => crossbeam_channel::never(),
         };
+        // The output the stopped run before decided but could not write comes first.
+        let pending = std::mem::take(&mut self.pending);
+        self.out.raw(&pending)?;
         loop {
             let item = crossbeam_channel::select! {
                 recv(order) -> item => match item {
@@ -234,18 +314,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 },
                 recv(signals) -> signal => {
                     let signal = signal.unwrap_or(signal_hook::consts::SIGTERM);
-                    self.out.flush()?;
-                    self.save()?;
-                    if !self.config.quiet {
-                        let _ = writeln!(
-                            diag,
-                            "neardup: interrupted (signal {signal}); state saved after line {}",
-                            self.lines
-                        );
-                    }
-                    let _ = diag.flush();
-                    // The reader may be blocked on an idle input: leave without joining it.
-                    std::process::exit(128 + signal);
+                    return Err(self.stop(Stop::Signal(signal), diag));
                 }
             };
             let slot = match item {
@@ -456,7 +525,14 @@ pub(super) struct Stealer {
     pub worker: Worker,
 }
 
-/// SIGINT and SIGTERM, delivered on a channel instead of ending the process (`--state`).
+/// How a `--state` run was stopped before its input ended.
+enum Stop {
+    Signal(i32),
+    ClosedOutput,
+}
+
+/// SIGINT and SIGTERM, delivered on a channel instead of ending the process (`--state`), and
+/// recorded for a write waiting on a full pipe to give up ([`crate::guard::request_stop`]).
 fn termination_signals() -> Result<Receiver<i32>> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
@@ -464,6 +540,7 @@ fn termination_signals() -> Result<Receiver<i32>> {
     let (tx, rx) = bounded(1);
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
+            crate::guard::request_stop(signal);
             let _ = tx.send(signal);
         }
     });
