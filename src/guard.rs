@@ -88,18 +88,16 @@ pub fn begin_write() -> bool {
     }
 }
 
-/// Leaves a write begun with [`begin_write`]; `complete` says whether it emptied the buffer
-/// (then every line decided so far is out) or left the current line's start behind.
-pub fn end_write(complete: bool) {
+/// Leaves a write begun with [`begin_write`]: `Some(complete)` when it succeeded, saying
+/// whether it emptied the buffer (then every line decided so far is out) or left the
+/// current line's start behind; `None` when it failed (what is out is as before).
+pub fn end_write(complete: Option<bool>) {
     let line = LINE.load(Ordering::Relaxed);
-    WRITTEN.store(
-        if complete {
-            line
-        } else {
-            line.saturating_sub(1)
-        },
-        Ordering::Relaxed,
-    );
+    match complete {
+        Some(true) => WRITTEN.store(line, Ordering::Relaxed),
+        Some(false) => WRITTEN.store(line.saturating_sub(1), Ordering::Relaxed),
+        None => {}
+    }
     let _ = GATE.compare_exchange(WRITING, IDLE, Ordering::Release, Ordering::Relaxed);
 }
 

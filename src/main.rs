@@ -28,5 +28,12 @@ static GLOBAL: neardup::guard::Guarded<std::alloc::System> =
 pub static MALLOC_CONF: &[u8; 20] = b"dirty_decay_ms:1000\0";
 
 fn main() -> ExitCode {
+    // A write past the file size limit (`ulimit -f`) fails with EFBIG, handled as a full
+    // disk (the output cut back to a whole line, a message, status 1), instead of the
+    // signal killing the process mid-line.
+    // SAFETY: sets a signal's disposition to "ignore", before any other thread starts.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     ExitCode::from(neardup::cmd::main(std::env::args_os()))
 }

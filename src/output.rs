@@ -83,7 +83,7 @@ impl<W: Write> LineBuffer<W> {
                 Ok(())
             }
         };
-        crate::guard::end_write(result.is_ok() && end == self.buf.len());
+        crate::guard::end_write(result.is_ok().then_some(end == self.buf.len()));
         self.buf.drain(..done);
         result
     }

@@ -129,6 +129,49 @@ pub fn check_writable(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The one writer of a state file: an advisory lock (`flock`) on `.FILE.lock` beside it,
+/// which holds the writer's process id. Released when dropped, or when the process ends
+/// however it ends (the kernel drops the lock with the descriptor; the small file stays).
+#[derive(Debug)]
+pub struct Lock {
+    _file: File,
+}
+
+/// Takes the lock of the state file `path`: a run that finds another holding it fails (a
+/// usage error naming the holder's process id) instead of saving over its state.
+pub fn lock(path: &Path) -> Result<Lock> {
+    use std::os::fd::AsRawFd;
+    let (dir, _) = temporary_path(path)?;
+    let file_name = path.file_name().unwrap_or_default().to_string_lossy();
+    let lock_path = dir.join(format!(".{file_name}.lock"));
+    let mut file = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(|e| Error::io(format!("locking {}", lock_path.display()), e))?;
+    // SAFETY: flock on a descriptor this function owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let holder = std::fs::read_to_string(&lock_path).unwrap_or_default();
+        let holder = match holder.trim() {
+            "" => String::new(),
+            pid => format!(" (process {pid})"),
+        };
+        return Err(Error::config(
+            "state",
+            format!(
+                "{} is being written by another run{holder}: one run at a time may use a \
+                 state file",
+                path.display()
+            ),
+        ));
+    }
+    let _ = file.set_len(0);
+    let _ = write!(file, "{}", std::process::id());
+    Ok(Lock { _file: file })
+}
+
 /// Removes the temporary files of saves that never finished (a process killed while
 /// saving, `kill -9` included, leaves `.FILE.tmpPID` behind): those beside `path` whose
 /// process is gone. Only names of exactly that form are touched, and only when the process

@@ -30,6 +30,8 @@ pub struct Prepared {
     /// The frozen IDF table of `--weights tfidf`, once [`Prepared::with_idf`] has loaded or
     /// learned it (else `None`).
     pub idf: Option<Arc<IdfTable>>,
+    /// `‹state›`: the lock that makes this run its file's one writer ([`load_state`]).
+    pub state_lock: Option<Arc<crate::state::Lock>>,
 }
 
 /// The verification settings of a run: its threshold, `‹verify›` chain and what a word is.
@@ -104,6 +106,7 @@ impl Prepared {
             config,
             stopwords,
             idf: None,
+            state_lock: None,
         })
     }
 
@@ -223,6 +226,7 @@ pub(super) fn load_state(prepared: &mut Prepared, job: &Job) -> Result<Option<Sa
         return Ok(None);
     };
     crate::state::check_writable(&path)?;
+    prepared.state_lock = Some(Arc::new(crate::state::lock(&path)?));
     let mut saved = crate::state::load(
         &path,
         &prepared.config,
