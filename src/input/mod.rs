@@ -94,6 +94,9 @@ pub struct Batch {
     /// What `--format auto` decided, when the lines it looked at did not agree (said once,
     /// on the batch that decided).
     pub note: Option<String>,
+    /// The input had nothing more to read when the batch was handed out (a live pipe between
+    /// two documents): what is decided up to it should reach the output now.
+    pub idle: bool,
 }
 
 impl Batch {
@@ -186,6 +189,7 @@ impl TextBatcher {
             lines: Vec::new(),
             format: InputFormat::Text,
             note: None,
+            idle: false,
         });
         self.number += 1;
         let start = batch.data.len();
@@ -219,6 +223,9 @@ pub struct Input {
     /// `-` or the path as given.
     pub name: String,
     reader: Box<dyn Read + Send>,
+    /// The descriptor of an input that can run dry (standard input, a FIFO): polled to
+    /// tell a live stream waiting for its next line ([`Input::would_wait`]).
+    live: Option<i32>,
 }
 
 impl Input {
@@ -230,14 +237,37 @@ impl Input {
             return Ok(Input {
                 name: "-".to_string(),
                 reader: Box::new(Decompressing::with(Box::new(io::stdin()), decompress)),
+                live: Some(0),
             });
         }
         let name = path.display().to_string();
         let file = File::open(path).map_err(|e| Error::io(format!("opening {name}"), e))?;
+        let live = {
+            use std::os::fd::AsRawFd;
+            use std::os::unix::fs::FileTypeExt;
+            let fifo = file.metadata().is_ok_and(|m| m.file_type().is_fifo());
+            fifo.then(|| file.as_raw_fd())
+        };
         Ok(Input {
             name,
             reader: Box::new(Decompressing::with(Box::new(file), decompress)),
+            live,
         })
+    }
+
+    /// Whether a read would wait now: a live input (standard input, a FIFO) with no data
+    /// ready. Files never wait.
+    pub fn would_wait(&self) -> bool {
+        let Some(fd) = self.live else {
+            return false;
+        };
+        let mut poll = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd, living through the call; a zero timeout returns at once.
+        unsafe { libc::poll(&mut poll, 1, 0) == 0 }
     }
 
     /// Wraps any reader, read as it is (for tests and library use; wrap it in a
@@ -246,6 +276,7 @@ impl Input {
         Input {
             name: name.into(),
             reader,
+            live: None,
         }
     }
 
@@ -270,6 +301,7 @@ impl Input {
         let replay = Input {
             name: self.name,
             reader: Box::new(io::Cursor::new(prefix.clone()).chain(reader)),
+            live: self.live,
         };
         Ok((prefix, lines, replay))
     }
@@ -388,6 +420,7 @@ impl LineReader {
             lines: Vec::with_capacity(self.last_lines + self.last_lines / 8),
             format: InputFormat::Text,
             note: None,
+            idle: false,
         };
         let mut line_start = 0;
         let mut scan = 0;
@@ -417,6 +450,11 @@ impl LineReader {
             }
             if self.current >= self.inputs.len() {
                 self.done = true;
+                break;
+            }
+            // A live input with nothing to read: the lines so far go now (`--format auto`
+            // decides by them), rather than wait for the next line's arrival.
+            if line_start > 0 && self.inputs[self.current].would_wait() {
                 break;
             }
             let old = filled;
@@ -464,6 +502,7 @@ impl LineReader {
         if batch.lines.is_empty() {
             return Ok(None);
         }
+        batch.idle = self.inputs.get(self.current).is_some_and(Input::would_wait);
         self.last_lines = batch.lines.len();
         Ok(Some(batch))
     }

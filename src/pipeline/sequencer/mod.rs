@@ -341,7 +341,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     self.document(&batch, i, doc, diag)?;
                 }
             }
-            if self.config.line_buffered {
+            // A live input waiting for its next line: the lines decided so far go out now
+            // (unless more batches are ready), so a crawler downstream sees each document's
+            // line as it is decided, while a file or a fast pipe keeps whole buffers.
+            if self.config.line_buffered || (batch.idle && order.is_empty()) {
                 self.out.flush()?;
             }
             if let Some(pending) = &mut self.same_id
