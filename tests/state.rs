@@ -236,7 +236,10 @@ fn sigterm_saves_what_was_written() {
     drop(stdin);
     assert_eq!(output.status.code(), Some(128 + 15));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("state saved after line 400"), "{stderr}");
+    assert!(
+        stderr.contains("state saved after input line 400"),
+        "{stderr}"
+    );
     let rest = neardup(&["--annotate", "--state", state.to_str().unwrap()], &tail)
         .ok()
         .lines();

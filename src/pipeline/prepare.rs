@@ -186,6 +186,12 @@ pub(super) fn resume(
 ) -> Result<(Prepared, Source, Option<Saved>)> {
     let mut prepared = prepared.clone();
     check_spill_dir(&prepared.config, job)?;
+    // One process at a time writes a state file (a program running the engine in process
+    // holds its own `Deduper`s, which save only when asked).
+    if let Some(path) = &prepared.config.state {
+        crate::state::check_writable(path)?;
+        prepared.state_lock = Some(Arc::new(crate::state::lock(path)?));
+    }
     let saved = load_state(&mut prepared, job)?;
     let (prepared, source) = match source {
         Source::Lines(inputs) => {
@@ -226,7 +232,6 @@ pub(super) fn load_state(prepared: &mut Prepared, job: &Job) -> Result<Option<Sa
         return Ok(None);
     };
     crate::state::check_writable(&path)?;
-    prepared.state_lock = Some(Arc::new(crate::state::lock(&path)?));
     let mut saved = crate::state::load(
         &path,
         &prepared.config,

@@ -273,6 +273,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
             );
         }
         let _ = diag.flush();
+        if let Some(lock) = &self.prepared.state_lock {
+            lock.release();
+        }
         std::process::exit(status)
     }
 
