@@ -41,6 +41,15 @@ pub fn memory_limit() -> Option<MemoryLimit> {
     limits.into_iter().min_by_key(|l| l.bytes)
 }
 
+/// This process' peak resident memory in bytes (`VmHWM`: since it started this program, not
+/// counting the parent it was forked from, as `getrusage` would).
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 fn physical_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;

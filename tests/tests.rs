@@ -13,6 +13,7 @@ mod filter;
 mod graph;
 mod keep;
 mod languages;
+mod limits;
 mod memory;
 mod modes;
 mod real_inputs;

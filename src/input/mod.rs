@@ -28,6 +28,11 @@ use std::path::{Path, PathBuf};
 /// sequencer's per-batch work (handing work to its helpers and back), small enough to keep every
 /// worker busy (the sizes tried are in docs/performance.md).
 pub const BATCH_BYTES: usize = 1 << 20;
+/// Most lines in a batch: a signed document costs about 1 KiB whatever its length (its
+/// signature, band keys and shingles), so a megabyte of short lines would hold tens of
+/// megabytes in flight; with this bound a batch holds at most about 4 MiB with its text,
+/// which the memory budget counts on (`Config::batches_in_flight`).
+pub const MAX_BATCH_LINES: usize = 2048;
 /// Size of one read from an input.
 const READ_BYTES: usize = 256 << 10;
 /// Size of a new batch buffer: a batch ends at the first line end past [`BATCH_BYTES`], so
@@ -181,7 +186,11 @@ impl TextBatcher {
     /// batch of its own).
     pub fn push(&mut self, text: &str) -> Option<Batch> {
         let full = match &self.batch {
-            Some(b) if b.data.len() + text.len() > BATCH_BYTES => self.batch.take(),
+            Some(b)
+                if b.data.len() + text.len() > BATCH_BYTES || b.lines.len() >= MAX_BATCH_LINES =>
+            {
+                self.batch.take()
+            }
             _ => None,
         };
         let batch = self.batch.get_or_insert_with(|| Batch {
@@ -426,11 +435,17 @@ impl LineReader {
         let mut scan = 0;
         let mut hand_out = false;
         loop {
-            while let Some(pos) = memchr::memchr(b'\n', &batch.data[scan..filled]) {
+            while batch.lines.len() < MAX_BATCH_LINES
+                && let Some(pos) = memchr::memchr(b'\n', &batch.data[scan..filled])
+            {
                 let end = scan + pos + 1;
                 self.push_line(&mut batch, line_start, end, true);
                 line_start = end;
                 scan = end;
+            }
+            if batch.lines.len() >= MAX_BATCH_LINES {
+                // The rest read is carried over to the next batch, unscanned.
+                break;
             }
             // A line is known to be too long once it passes the limit; its later pieces go
             // on a batch at a time, so that the batches in flight hold one limit's worth of

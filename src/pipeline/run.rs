@@ -107,8 +107,12 @@ pub(super) fn run_inner<W: Write, D: Write>(
         Source::Batches(batches) => Feed::Batches(batches, 0),
     };
     let names = reader.input_names();
-    let (work_tx, work_rx) = bounded::<ToSign>((2 * threads).min(fit / 2).max(1));
-    let (order_tx, order_rx) = bounded::<Ordered>((2 * threads + 2).min(fit).max(2));
+    // The order queue holds every batch between the reader and the sequencer (those waiting
+    // to be signed too): with the one the reader fills and the one the sequencer takes, two
+    // more than its capacity.
+    let order = (2 * threads + 2).min(fit.saturating_sub(2)).max(2);
+    let (work_tx, work_rx) = bounded::<ToSign>((2 * threads).min(order / 2).max(1));
+    let (order_tx, order_rx) = bounded::<Ordered>(order);
     // Batches signed (the sequencer compares it with what it has taken).
     let signed = AtomicUsize::new(0);
     let signed = &signed;
@@ -167,6 +171,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
         let summary = &mut finished.summary;
         summary.bytes_read = bytes_read;
         summary.seconds = start.elapsed().as_secs_f64();
+        summary.peak_rss = crate::limits::peak_rss();
         if let Some((load, _)) = &mut summary.state_seconds {
             *load = load_seconds;
         }

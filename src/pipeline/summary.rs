@@ -49,6 +49,8 @@ pub struct Summary {
     /// `--max-memory` in bytes (0: no limit), and the system limit it is half of when it is
     /// the default.
     pub max_memory: (u64, Option<&'static str>),
+    /// The process' peak resident memory at the end of the run, where it can be read.
+    pub peak_rss: Option<u64>,
 }
 
 impl Summary {
@@ -83,6 +85,9 @@ impl Summary {
             "mb_per_sec": ((self.bytes_read as f64 / 1e6 / secs) * 100.0).round() / 100.0,
         });
         json["max_memory"] = self.max_memory.0.into();
+        if let Some(bytes) = self.peak_rss {
+            json["peak_rss_bytes"] = bytes.into();
+        }
         if let Some(source) = self.max_memory.1 {
             json["max_memory_from"] = format!("half of {source}").into();
         }

@@ -541,12 +541,21 @@ enum Stop {
 /// recorded for a write waiting on a full pipe to give up ([`crate::guard::request_stop`]).
 fn termination_signals() -> Result<Receiver<i32>> {
     use signal_hook::consts::{SIGINT, SIGTERM};
+    for signal in [SIGINT, SIGTERM] {
+        // Recorded in the handler itself, not by the thread below: when a whole pipeline is
+        // signalled, the reader downstream may die first, and the write that then fails must
+        // already see that a signal, not the closed pipe, stopped the run.
+        // SAFETY: the action is one atomic store, which is async-signal-safe.
+        unsafe {
+            signal_hook::low_level::register(signal, move || crate::guard::request_stop(signal))
+        }
+        .map_err(|e| Error::io("installing signal handlers", e))?;
+    }
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
         .map_err(|e| Error::io("installing signal handlers", e))?;
     let (tx, rx) = bounded(1);
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            crate::guard::request_stop(signal);
             let _ = tx.send(signal);
         }
     });

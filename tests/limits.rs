@@ -1,0 +1,486 @@
+//! Limits as promises, in the places neardup runs: `--max-disk` evicts, a missing spill
+//! directory is refused before any input is read, the whole process stays within
+//! `--max-memory`, the default budget follows a memory cgroup and `ulimit -v`, signals and
+//! closed pipes save `--state` with what was not written, a full file system leaves whole
+//! lines, one run at a time writes a state file, a resumed run under a budget equals one
+//! run, and a live pipe's lines come out as they are decided.
+
+use crate::util::{bin, neardup, spawn_piped, temp_path};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// `n` documents that are never near duplicates of each other, one per line.
+fn distinct(n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..n as u64 {
+        let h = |k: u64| (i.wrapping_add(k)).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
+        writeln!(
+            out,
+            "record {i} alpha {} beta {} gamma {} delta {} epsilon {}",
+            h(1),
+            h(2),
+            h(3),
+            h(4),
+            h(5)
+        )
+        .unwrap();
+    }
+    out
+}
+
+/// `data` written to a file of this test run.
+fn file_of(name: &str, data: &[u8]) -> String {
+    let path = temp_path(name);
+    std::fs::write(&path, data).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn max_disk_evicts_and_the_run_goes_on() {
+    let n = 6000;
+    let input = file_of("disk.txt", &distinct(n));
+    for limit in ["64K", "256K"] {
+        let run = neardup(
+            &["--stats", "--max-disk", limit, "--spill-cache", "0", &input],
+            b"",
+        )
+        .ok();
+        assert!(run.stderr.contains("--max-disk ("), "{}", run.stderr);
+        let stats = run.stats();
+        assert!(stats["evictions"].as_u64().unwrap() > 0, "{stats}");
+        assert_eq!(stats["written"].as_u64().unwrap(), n as u64, "{stats}");
+        assert_eq!(run.lines().len(), n);
+    }
+}
+
+#[test]
+fn max_disk_means_nothing_without_a_spill_file() {
+    let input = file_of("nodisk.txt", &distinct(3000));
+    let run = neardup(
+        &["--stats", "--spill-dir", "none", "--max-disk", "1K", &input],
+        b"",
+    )
+    .ok();
+    assert_eq!(run.stats()["evictions"], 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("reached"), "{}", run.stderr);
+}
+
+#[test]
+fn a_spill_directory_that_cannot_hold_a_file_is_refused_at_once() {
+    let run = neardup(&["--spill-dir", "/nonexistent/spill"], b"a b c d e\n");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("/nonexistent/spill"), "{}", run.stderr);
+    assert!(run.stderr.contains("--spill-dir"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+    // The default directory is $TMPDIR's: named the same way.
+    let run = bin()
+        .env("TMPDIR", "/nonexistent/tmp")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("/nonexistent/tmp"));
+}
+
+/// The budget bounds the whole process: peak RSS (`--stats`' `peak_rss_bytes`, the
+/// process' own high-water mark) within 1.1 × `--max-memory`, in RAM and spilled, on short
+/// and on paragraph-long documents, and the window did have to stop growing.
+#[test]
+fn peak_memory_stays_within_the_budget() {
+    let short = file_of("budget.txt", &distinct(400_000));
+    let mut long = Vec::new();
+    for line in distinct(100_000).split_inclusive(|&b| b == b'\n') {
+        let text = String::from_utf8_lossy(line);
+        long.extend_from_slice(text.trim_end().repeat(6).as_bytes());
+        long.push(b'\n');
+    }
+    let long = file_of("budget-long.txt", &long);
+    for input in [&short, &long] {
+        for extra in [&[][..], &["--spill-dir", "none"][..]] {
+            let run = neardup(
+                &[&["--stats", "--max-memory", "64M", input][..], extra].concat(),
+                b"",
+            )
+            .ok();
+            let stats = run.stats();
+            let peak = stats["peak_rss_bytes"].as_u64().expect("peak_rss_bytes");
+            assert!(
+                peak <= 64 * 1024 * 1024 * 11 / 10,
+                "peak {} KiB over 1.1 x 64 MiB ({input} {extra:?})",
+                peak >> 10
+            );
+            assert!(stats["evictions"].as_u64().unwrap() > 0, "{stats}");
+        }
+    }
+}
+
+/// The default budget is half of an address-space limit (less what the run maps but does
+/// not use), and the run finishes under it instead of running out.
+#[test]
+fn the_default_budget_follows_ulimit_v() {
+    let input = file_of("ulimit.txt", &distinct(300_000));
+    let limit: u64 = 400 << 20;
+    let mut cmd = bin();
+    cmd.args(["--stats", &input])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe and touches only the child.
+    unsafe {
+        cmd.pre_exec(move || {
+            let l = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &l) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let output = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("address-space limit"), "{stderr}");
+}
+
+/// Where the test runs as root with a writable memory cgroup (v1 or v2): a child cgroup of
+/// 128 MiB, default flags, a corpus whose window alone would pass it: exit 0, no kill, and
+/// the note says the budget is half the cgroup's limit.
+#[test]
+fn the_default_budget_follows_a_memory_cgroup() {
+    let Some(group) = memory_cgroup(128 << 20) else {
+        eprintln!(
+            "skipped: no writable memory cgroup here (needs root and a cgroup v1 memory \
+             controller or a v2 memory.max)"
+        );
+        return;
+    };
+    let input = file_of("cgroup.txt", &distinct(600_000));
+    let procs = std::ffi::CString::new(group.join("cgroup.procs").to_str().unwrap()).unwrap();
+    let mut cmd = bin();
+    cmd.args(["--stats", &input])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    // SAFETY: open, write and close are async-signal-safe; the buffer is on the stack.
+    unsafe {
+        cmd.pre_exec(move || {
+            let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let mut digits = [0u8; 20];
+            let mut pid = libc::getpid() as u64;
+            let mut at = digits.len();
+            loop {
+                at -= 1;
+                digits[at] = b'0' + (pid % 10) as u8;
+                pid /= 10;
+                if pid == 0 {
+                    break;
+                }
+            }
+            let n = libc::write(fd, digits[at..].as_ptr().cast(), digits.len() - at);
+            libc::close(fd);
+            match n {
+                n if n > 0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let output = cmd.output().unwrap();
+    let _ = std::fs::remove_dir(&group);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("memory cgroup's limit"), "{stderr}");
+}
+
+/// A new memory cgroup of `bytes` under this process' own, or `None` where none can be made.
+fn memory_cgroup(bytes: u64) -> Option<std::path::PathBuf> {
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let name = format!("neardup-test-{}", std::process::id());
+    for line in cgroups.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let (root, file) = if controllers.split(',').any(|c| c == "memory") {
+            ("/sys/fs/cgroup/memory", "memory.limit_in_bytes")
+        } else if controllers.is_empty() {
+            ("/sys/fs/cgroup", "memory.max")
+        } else {
+            continue;
+        };
+        let dir = std::path::Path::new(root)
+            .join(path.trim_start_matches('/'))
+            .join(&name);
+        if std::fs::create_dir(&dir).is_err() {
+            continue;
+        }
+        // A real cgroup directory comes with its files (a plain directory does not).
+        if dir.join("cgroup.procs").exists()
+            && std::fs::write(dir.join(file), bytes.to_string()).is_ok()
+        {
+            return Some(dir);
+        }
+        let _ = std::fs::remove_dir(&dir);
+    }
+    None
+}
+
+/// With `--state`, a closed output is no quiet success: the state is saved with the output
+/// not written, stderr says so, the exit status is 1, and the resumed run writes that
+/// output first. Without `--state` it stays quiet (exit 0).
+#[test]
+fn a_closed_output_saves_the_state() {
+    let data = distinct(20_000);
+    let input = file_of("closed.txt", &data);
+    let state = temp_path("closed.ndstate");
+    let _ = std::fs::remove_file(&state);
+    let mut child = bin()
+        .args(["--state", state.to_str().unwrap(), &input])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = vec![0u8; 1000];
+    out.read_exact(&mut first).unwrap();
+    drop(out);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the output was closed; state saved after input line"),
+        "{stderr}"
+    );
+    let rest = neardup(&["--state", state.to_str().unwrap(), &input], b"").ok();
+    assert!(rest.stderr.contains("resuming after input line"));
+    assert!(data.ends_with(&rest.stdout), "the rest follows on");
+    // Without --state: quiet, exit 0, as `| head` expects.
+    let mut child = bin()
+        .arg(&input)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    out.read_exact(&mut first).unwrap();
+    drop(out);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stderr.is_empty());
+}
+
+/// SIGTERM while the reader does not read (its pipe full): the run saves within a second,
+/// exits 143, and what the reader then drains followed by the resumed run's output is
+/// exactly one run's output.
+#[test]
+fn a_signal_while_the_output_is_blocked_saves_at_once() {
+    let data = distinct(30_000);
+    let input = file_of("blocked.txt", &data);
+    let state = temp_path("blocked.ndstate");
+    let _ = std::fs::remove_file(&state);
+    let mut child = bin()
+        .args(["--state", state.to_str().unwrap(), &input])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut got = vec![0u8; 4096];
+    out.read_exact(&mut got).unwrap();
+    // Let the pipe fill and the writer block.
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: a signal to our own child, not yet waited for.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let started = std::time::Instant::now();
+    let mut stderr = String::new();
+    let mut err = child.stderr.take().unwrap();
+    err.read_to_string(&mut stderr).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the save waited for the reader"
+    );
+    out.read_to_end(&mut got).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143), "{stderr}");
+    assert!(
+        stderr.contains("interrupted (signal 15); state saved"),
+        "{stderr}"
+    );
+    let rest = neardup(&["--state", state.to_str().unwrap(), &input], b"").ok();
+    got.extend_from_slice(&rest.stdout);
+    assert!(got == data, "the outputs joined differ from one run");
+}
+
+/// SIGTERM to the whole pipeline (`feeder | neardup --state | cat`, as Ctrl-C or `systemctl
+/// stop` send it): the reader downstream may die first, the signal still wins: the state
+/// is saved and stderr says so.
+#[test]
+fn a_signal_to_the_process_group_saves_the_state() {
+    let input = file_of("group.txt", &distinct(2000));
+    for round in 0..3 {
+        let state = temp_path(&format!("group{round}.ndstate"));
+        let err = temp_path(&format!("group{round}.err"));
+        let _ = std::fs::remove_file(&state);
+        let script = format!(
+            "while IFS= read -r l; do printf '%s\\n' \"$l\"; sleep 0.002; done < {input} \
+             | {} --state {} 2> {} | cat > /dev/null",
+            env!("CARGO_BIN_EXE_neardup"),
+            state.display(),
+            err.display()
+        );
+        let mut group = Command::new("sh")
+            .args(["-c", &script])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        // Once the run holds its state's lock it is about to read; then let it read a while.
+        let lock = state.with_file_name(format!(".group{round}.ndstate.lock"));
+        for _ in 0..200 {
+            if lock.exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        // SAFETY: a signal to the process group this test made.
+        unsafe { libc::killpg(group.id() as libc::pid_t, libc::SIGTERM) };
+        let _ = group.wait();
+        // neardup itself may still be saving: wait for its word.
+        let mut said = String::new();
+        for _ in 0..200 {
+            said = std::fs::read_to_string(&err).unwrap_or_default();
+            if said.contains("state saved") {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(
+            said.contains("interrupted (signal 15); state saved"),
+            "{said}"
+        );
+        assert!(state.exists());
+    }
+}
+
+/// A write that fails part way (here past `ulimit -f`, as on a full disk) leaves the file
+/// at a whole line, and stderr names the input line it is complete up to.
+#[test]
+fn a_full_file_system_leaves_whole_lines() {
+    let data = distinct(20_000);
+    let input = file_of("fsize.txt", &data);
+    let out_path = temp_path("fsize.out");
+    let out = std::fs::File::create(&out_path).unwrap();
+    let mut cmd = bin();
+    cmd.arg(&input).stdout(out).stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe and touches only the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            let l = libc::rlimit {
+                rlim_cur: 300_000,
+                rlim_max: 300_000,
+            };
+            match libc::setrlimit(libc::RLIMIT_FSIZE, &l) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let output = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let written = std::fs::read(&out_path).unwrap();
+    assert!(!written.is_empty() && written.ends_with(b"\n"));
+    assert!(data.starts_with(&written));
+    // Every line is kept, so the output's lines are the input's first lines.
+    let lines = written.iter().filter(|&&b| b == b'\n').count();
+    assert!(
+        stderr.contains(&format!("complete up to input line {lines})")),
+        "{lines} lines: {stderr}"
+    );
+}
+
+#[test]
+fn one_run_at_a_time_writes_a_state_file() {
+    let state = temp_path("locked.ndstate");
+    let _ = std::fs::remove_file(&state);
+    let mut first = spawn_piped(bin().args(["--state", state.to_str().unwrap()]));
+    let mut stdin = first.stdin.take().unwrap();
+    stdin.write_all(b"one document here\n").unwrap();
+    stdin.flush().unwrap();
+    let mut out = BufReader::new(first.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let second = neardup(&["--state", state.to_str().unwrap()], b"x y z\n");
+    assert_eq!(second.code, 2, "{}", second.stderr);
+    assert!(
+        second
+            .stderr
+            .contains(&format!("another run (process {})", first.id())),
+        "{}",
+        second.stderr
+    );
+    drop(stdin);
+    assert!(first.wait().unwrap().success());
+    neardup(&["--state", state.to_str().unwrap()], b"x y z\n").ok();
+}
+
+/// A window that stopped growing at `--max-memory` resumes with the capacity it settled
+/// on: runs split by `--state` equal one run, the cut after the limit was reached.
+#[test]
+fn split_runs_equal_one_run_under_a_budget() {
+    let data = distinct(60_000);
+    let args = ["-q", "--max-memory", "12M", "--spill-dir", "none"];
+    let whole = neardup(&args, &data).ok();
+    let first = neardup(
+        &["--stats", "--max-memory", "12M", "--spill-dir", "none"],
+        &data,
+    )
+    .ok();
+    assert!(first.stats()["evictions"].as_u64().unwrap() > 0);
+    let state = temp_path("budget.ndstate");
+    let _ = std::fs::remove_file(&state);
+    let with_state = [&args[..], &["--state", state.to_str().unwrap()]].concat();
+    let at = data
+        .split_inclusive(|&b| b == b'\n')
+        .take(45_000)
+        .map(<[u8]>::len)
+        .sum();
+    let mut split = neardup(&with_state, &data[..at]).ok().stdout;
+    split.extend(neardup(&with_state, &data[at..]).ok().stdout);
+    assert!(split == whole.stdout, "split runs differ from one run");
+}
+
+/// A live pipe: each line comes out while the input is still open, with default flags
+/// (JSON Lines and `--format auto` included), not when a buffer fills or the input ends.
+#[test]
+fn a_live_pipe_gets_each_line_as_it_is_decided() {
+    let mut child = spawn_piped(&mut bin());
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        loop {
+            let mut line = String::new();
+            if out.read_line(&mut line).unwrap_or(0) == 0 {
+                break;
+            }
+            let _ = tx.send(line);
+        }
+    });
+    for i in 0..5 {
+        let line = format!(
+            "{{\"id\":{i},\"text\":\"story {i} about {} things\"}}\n",
+            i * 31
+        );
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let got = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("the line came out while the input is open");
+        assert_eq!(got, line);
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
