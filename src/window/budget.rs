@@ -252,4 +252,45 @@ mod tests {
         w.candidates(&[1_000_000], &mut c);
         assert_eq!(c.len(), 7);
     }
+
+    /// `--max-disk`: the window stops growing, evicts and compacts so that the spill file
+    /// never passes the limit, whatever the records' sizes; every held record reads back.
+    #[test]
+    fn a_disk_limit_is_kept_at_every_insert() {
+        let disk = 256 << 10;
+        let mut w = Window::new(0).with_store(
+            StoreSettings {
+                dir: Some(std::env::temp_dir()),
+                ram: 0,
+                disk,
+            },
+            0,
+        );
+        let doc = |seq: u64| Entry {
+            id: DocId::Line(seq),
+            // 0.5 to 8 KiB of fingerprints: later documents larger than the first.
+            shingles: (0..(128 + (seq % 16) * 128 + seq / 10) as u32)
+                .map(|i| i.wrapping_mul(seq as u32 | 1))
+                .collect(),
+            band_keys: vec![seq, 7_000_000 + seq % 5],
+            copy_key: Some(u128::from(seq)),
+            text_hash: u128::from(seq),
+            ..Entry::default()
+        };
+        for seq in 1..=3000u64 {
+            w.insert(seq, doc(seq)).unwrap();
+            assert!(
+                w.disk_bytes() <= disk,
+                "{} > {disk} at {seq}",
+                w.disk_bytes()
+            );
+        }
+        assert_eq!(w.limited(), Some(Limit::Disk));
+        assert!(w.evictions() > 0);
+        for held in w.oldest_first().collect::<Vec<_>>() {
+            let mut e = Entry::default();
+            w.load(held, &mut e).unwrap();
+            assert_eq!(format!("{e:?}"), format!("{:?}", doc(held.seq)));
+        }
+    }
 }
