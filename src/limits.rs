@@ -29,13 +29,13 @@ pub fn memory_limit() -> Option<MemoryLimit> {
     if let Some(bytes) = cgroup_limit(Path::new("/proc/self/cgroup"), Path::new("/sys/fs/cgroup")) {
         limits.push(MemoryLimit {
             bytes,
-            source: "the memory cgroup's limit (container)",
+            source: "the memory cgroup's limit",
         });
     }
     if let Some(bytes) = address_space_limit() {
         limits.push(MemoryLimit {
             bytes: bytes.saturating_sub(ADDRESS_SPACE_OVERHEAD).max(bytes / 4),
-            source: "the address-space limit (ulimit -v) less what the run maps unused",
+            source: "the address-space limit (ulimit -v) less what a run maps unused",
         });
     }
     limits.into_iter().min_by_key(|l| l.bytes)

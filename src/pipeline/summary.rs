@@ -113,7 +113,7 @@ pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u
         Limit::Memory => (
             match &config.memory_limit {
                 Some(l) => format!(
-                    "‹max-memory› ({} MiB: half of {}, {} MiB)",
+                    "‹max-memory› ({} MiB, half of {} of {} MiB)",
                     config.max_memory >> 20,
                     l.source,
                     l.bytes >> 20

@@ -145,15 +145,15 @@ impl Window {
             slot = self.slots[slot as usize].newer;
         }
         held.sort_unstable_by_key(|&s| self.slots[s as usize].offset);
-        let mut end = 0u64;
-        for slot in held {
-            let place = self.slots[slot as usize].place();
-            let moved = self.store.relocate(place, end, &mut self.bytes)?;
-            let s = &mut self.slots[slot as usize];
-            s.offset = moved.offset;
-            end += u64::from(moved.len);
+        let mut places: Vec<_> = held
+            .iter()
+            .map(|&s| self.slots[s as usize].place())
+            .collect();
+        self.store.compact(&mut places)?;
+        for (&s, place) in held.iter().zip(&places) {
+            self.slots[s as usize].offset = place.offset;
         }
-        self.store.truncate(end)
+        Ok(())
     }
 
     /// Under `--max-disk`: evicts the least recently matched documents (and keeps the
