@@ -298,7 +298,8 @@ pub struct CommonArgs {
 
     /// Directory of the spill file holding the held documents' records (shingle
     /// fingerprints, band keys, ids) past the RAM share of --spill-cache. The file is
-    /// unlinked as soon as it is created, so nothing is left behind however the run ends.
+    /// unlinked as soon as it is created, so nothing is left behind however the run ends;
+    /// a directory that cannot hold one is refused before any input is read.
     /// Default: the system's temporary directory ($TMPDIR or /tmp); 'none' keeps every
     /// record in RAM.
     #[arg(long, value_name = "DIR", help_heading = "Memory")]
@@ -309,9 +310,10 @@ pub struct CommonArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Memory")]
     pub spill_cache: Option<u64>,
 
-    /// Most bytes the spill file may take; when it is reached the window keeps its size from
-    /// then on (evicting) and says so once. Default 0: no limit but the disk's (a full disk
-    /// stops the run with exit status 1, the output ending at a whole line).
+    /// Most bytes the spill file may take: the window stops growing at half of it (evicting
+    /// from then on, said once), and evicted records' space is reclaimed before the file
+    /// reaches it. No effect with --spill-dir none. Default 0: no limit but the disk's (a
+    /// full disk stops the run with exit status 1, the output ending at a whole line).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "0", help_heading = "Memory")]
     pub max_disk: u64,
 

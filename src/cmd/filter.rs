@@ -50,7 +50,8 @@ pub struct FilterArgs {
     #[arg(long, value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
     pub pairs_format: PairsFormatArg,
 
-    /// Flush the output after every batch of lines (for pipelines that need results early).
+    /// Flush the output after every batch of lines. Not needed for a live input: whenever it
+    /// pauses, what is decided so far is flushed.
     #[arg(long, help_heading = "Output")]
     pub line_buffered: bool,
 
@@ -71,12 +72,15 @@ pub struct FilterArgs {
     pub against_only: bool,
 
     /// Resume from FILE (the window, its LSH buckets and verification data, the IDF table,
-    /// the line count) when it exists, and save to it at the end of input and on
-    /// SIGINT/SIGTERM. Settings that shape the window must match the saved ones.
+    /// the line count) when it exists, and save to it at the end of input, and on
+    /// SIGINT/SIGTERM (exit 130/143) or a closed output (exit 1) with the output not yet
+    /// written, which the resumed run writes first. One run at a time may hold FILE.
+    /// Settings that shape the window must match the saved ones.
     #[arg(long, value_name = "FILE", help_heading = "State")]
     pub state: Option<PathBuf>,
 
-    /// With --state: also save after every N documents (0: only at the end).
+    /// With --state: also save after every N documents, at the end of the batch that
+    /// reaches N (0: only at the end).
     #[arg(long, default_value_t = 0, value_name = "N", help_heading = "State")]
     pub checkpoint_every: u64,
 }
