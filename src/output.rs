@@ -456,6 +456,10 @@ pub fn format_similarity(s: f64) -> String {
 /// is rounded to 4 decimals with integer digits (the same result as `{:.4}`, which rounds the
 /// exact binary value, ties to even; values within 1e-9 of a tie go through `{:.4}` itself).
 pub fn write_similarity(s: f64, out: &mut Vec<u8>) {
+    // The graph keeps similarities as f32: every path formats the f32 value, snapped to 7
+    // decimals (what an f32 holds), so that a tie like 139/160 = 0.86875 prints the same
+    // from an f64 (--pairs) and from an f32 (the graph commands).
+    let s = (f64::from(s as f32) * 1e7).round() / 1e7;
     let x = s * 10_000.0;
     let fraction = x - x.floor();
     if !(0.0..=1.0).contains(&s) || (fraction - 0.5).abs() < 1e-9 {
@@ -552,7 +556,9 @@ mod tests {
 
     #[test]
     fn integer_formatting_equals_exact_decimal_rounding() {
+        // Of the value as an f32 holds it, to 7 decimals (what the graph keeps).
         let reference = |s: f64| {
+            let s = (f64::from(s as f32) * 1e7).round() / 1e7;
             let mut t = format!("{s:.4}");
             while t.ends_with('0') {
                 t.pop();

@@ -10,6 +10,7 @@ mod compressed;
 mod deduper;
 mod docs;
 mod filter;
+mod front_door;
 mod graph;
 mod keep;
 mod languages;

@@ -52,6 +52,15 @@ pub struct ExplainArgs {
 impl ExplainArgs {
     /// Builds the graph, then prints the path between the two documents with word diffs.
     pub fn run(self) -> Result<()> {
+        // `explain 17 ads.jsonl`: one id, then a file taken for the second id.
+        for id in [&self.id_a, &self.id_b] {
+            if self.input.files.is_empty() && std::path::Path::new(id).is_file() {
+                return Err(Error::Usage(format!(
+                    "explain takes two ids, then the input files: '{id}' is a file, so an id \
+                     is missing ('neardup explain ID_A ID_B FILE…')"
+                )));
+            }
+        }
         let min_edge = check_similarity("min-edge", self.min_edge)?;
         let config = self.common.config(self.input)?.validate()?;
         // The input is read twice; standard input is kept in memory for that.

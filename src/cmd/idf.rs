@@ -41,9 +41,10 @@ impl IdfArgs {
         }
         .validate()?;
         if std::io::stdout().is_terminal() {
-            return Err(Error::config(
-                "idf",
-                "the IDF file is binary; redirect standard output to a file",
+            return Err(Error::Usage(
+                "'neardup idf' writes a binary table: send it to a file ('neardup idf FILE > \
+                 FILE.idf'), then use it with ‹idf› FILE.idf"
+                    .into(),
             ));
         }
         let start = std::time::Instant::now();

@@ -146,6 +146,9 @@ impl Args {
     /// Validates the arguments and runs the command, writing to standard output and
     /// standard error.
     pub fn run(self) -> Result<()> {
+        if self.command.is_none() {
+            misplaced_command(&self.filter.files)?;
+        }
         let common = self.common;
         match self.command {
             None => self.filter.run(common),
@@ -160,6 +163,29 @@ impl Args {
             Some(Command::VerifyPairs(a)) => a.run(),
         }
     }
+}
+
+/// A filter's first input named like a command (`neardup -q graph f`: the options before
+/// the command made clap take it for a file) and missing: a usage error naming the command,
+/// not "opening graph: No such file".
+fn misplaced_command(files: &[std::path::PathBuf]) -> Result<()> {
+    use clap::CommandFactory;
+    let Some(first) = files.first() else {
+        return Ok(());
+    };
+    let Some(name) = first.to_str() else {
+        return Ok(());
+    };
+    let known = Args::command()
+        .get_subcommands()
+        .any(|c| c.get_name() == name);
+    if known && !first.exists() {
+        return Err(Error::Usage(format!(
+            "'{name}' is a command: give the options after it ('neardup {name} [OPTIONS] \
+             FILE…'); a file of that name is ./{name}"
+        )));
+    }
+    Ok(())
 }
 
 /// Runs a whole command line (the program name first) as the binary does and returns the

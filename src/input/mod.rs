@@ -13,6 +13,7 @@
 pub mod bad_lines;
 pub mod decompress;
 pub mod extract;
+pub mod fields;
 
 pub use bad_lines::BadLines;
 pub use extract::{BadLine, DocId, Extractor, raw_id, write_json_string};

@@ -186,6 +186,15 @@ impl<'c, W: Write> Sequencer<'c, W> {
         flushed.map_err(|e| self.written_so_far(e))?;
         self.save()?;
         self.bad.finish(diag);
+        // Lines were read and none was a document: whatever was passed through, nothing was
+        // deduplicated, and that is no success (said under `‹quiet›` too).
+        if self.summary.docs_read > 0 && self.summary.bad_lines == self.summary.docs_read {
+            return Err(Error::Data(format!(
+                "none of the {n} lines read was a document: all are bad lines (reported above \
+                 unless ‹quiet›), so nothing was deduplicated",
+                n = self.summary.docs_read
+            )));
+        }
         self.summary.evictions = self.window.evictions();
         self.summary.window_docs = self.window.len() as u64;
         if self.config.stats {
@@ -325,6 +334,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 Ordered::Failed(e) => return Err(e),
             };
             let (batch, docs) = self.wait_for(&slot)?;
+            if self.taken == 0 {
+                self.check_fields(&batch, &docs)?;
+            }
             if let Some(note) = &batch.note
                 && !self.config.quiet
             {
@@ -453,6 +465,41 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
             Job::Pairs(_) | Job::Graph(_) => self.every_pair(batch, i, signed),
         }
+    }
+
+    /// The first batch of JSON Lines: when most of its lines lack the text field (or the id
+    /// field), the run stops before writing anything (a usage error naming the fields the
+    /// lines have and the one to use), instead of passing every line through as a bad one.
+    /// Where only some lines lack it, they are bad lines as `‹on-bad-line›` says.
+    fn check_fields(&self, batch: &Batch, docs: &[Doc]) -> Result<()> {
+        use crate::input::fields::{Wanted, missing_message};
+        if batch.format != crate::config::InputFormat::Jsonl {
+            return Ok(());
+        }
+        let firsts = (batch.lines.iter()).filter(|l| !l.part.continues()).count();
+        let count = |f: fn(&BadLine) -> bool| {
+            docs.iter()
+                .filter(|d| matches!(d, Doc::Bad(reason) if f(reason)))
+                .count()
+        };
+        let no_text = count(|r| matches!(r, BadLine::MissingField(_)));
+        let no_id = count(|r| matches!(r, BadLine::MissingId(_)));
+        let input = batch
+            .lines
+            .first()
+            .map_or("-", |l| self.names[l.input as usize].as_str());
+        if no_text * 2 > firsts {
+            let path = &self.config.field;
+            let m = missing_message(batch, input, "field", path, no_text, Wanted::Text);
+            return Err(Error::Usage(m));
+        }
+        if let Some(path) = &self.config.id_field
+            && no_id * 2 > firsts
+        {
+            let m = missing_message(batch, input, "id-field", path, no_id, Wanted::Id);
+            return Err(Error::Usage(m));
+        }
+        Ok(())
     }
 
     /// Whether `--on-bad-line pass` writes bad lines in this mode (the reference of

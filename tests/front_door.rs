@@ -1,0 +1,112 @@
+//! The front door: a user's own field names and command lines are understood or refused
+//! with the fix, never a silent pass-through.
+
+use crate::util::{SAMPLE, neardup, sample_bytes};
+
+/// The sample with its text field renamed `body`.
+fn renamed() -> Vec<u8> {
+    String::from_utf8(sample_bytes())
+        .unwrap()
+        .replace("\"text\":", "\"body\":")
+        .into_bytes()
+}
+
+#[test]
+fn a_missing_text_field_stops_before_writing_and_names_the_fix() {
+    for quiet in [&[][..], &["-q"][..]] {
+        let run = neardup(quiet, &renamed());
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stdout.is_empty(), "nothing is written");
+        assert!(run.stderr.contains("no field 'text' in"), "{}", run.stderr);
+        assert!(run.stderr.contains("use --field body"), "{}", run.stderr);
+    }
+    // Named as it should be, the same file is read.
+    let run = neardup(&["--field", "body"], &renamed()).ok();
+    assert!(!run.stdout.is_empty());
+    // Every command that reads documents checks the same way.
+    for args in [
+        &["--pairs"][..],
+        &["graph"][..],
+        &["clusters"][..],
+        &["sign"][..],
+    ] {
+        let run = neardup(args, &renamed());
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("use --field body"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn a_few_lines_without_the_field_stay_bad_lines() {
+    let mut data = sample_bytes();
+    data.extend_from_slice(b"{\"body\":\"no text here\"}\n");
+    let run = neardup(&[], &data).ok();
+    assert!(
+        run.stderr.contains("missing field 'text'"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_missing_id_field_names_the_one_there_is() {
+    let run = neardup(&["--id-field", "uid"], &sample_bytes());
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("no field 'uid'"), "{}", run.stderr);
+    assert!(run.stderr.contains("use --id-field id"), "{}", run.stderr);
+}
+
+#[test]
+fn a_run_that_read_no_document_is_no_success() {
+    for args in [&[][..], &["-q"][..], &["--on-bad-line", "skip"][..]] {
+        let run = neardup(args, b"\n  \n\t\n");
+        assert_eq!(run.code, 1, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("none of the 3 lines read was a document"),
+            "{}",
+            run.stderr
+        );
+    }
+    // Empty input is still a quiet success.
+    neardup(&[], b"").ok();
+}
+
+#[test]
+fn options_before_a_command_are_refused_naming_it() {
+    for args in [
+        &["-q", "graph", SAMPLE][..],
+        &["--stats", "clusters", SAMPLE][..],
+    ] {
+        let run = neardup(args, b"");
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("is a command"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn explain_with_one_id_says_an_id_is_missing() {
+    let run = neardup(&["explain", "1", SAMPLE], b"");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("an id is missing"), "{}", run.stderr);
+}
+
+/// `--pairs` and `graph --format tsv` print the same pairs with the same similarities (a
+/// tie like 139/160 = 0.86875 rounds the same from both).
+#[test]
+fn pairs_and_the_graph_print_equal_similarities() {
+    let pairs = neardup(&["--pairs", "-t", "0.5", SAMPLE], b"").ok().lines();
+    let graph = neardup(&["graph", "--format", "tsv", "-t", "0.5", SAMPLE], b"")
+        .ok()
+        .lines();
+    let edges: Vec<&String> = graph
+        .iter()
+        .filter(|l| l.split('\t').count() == 3 && !l.starts_with('#'))
+        .collect();
+    let mut a: Vec<&String> = pairs.iter().collect();
+    let mut b = edges.clone();
+    a.sort();
+    b.sort();
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+}
