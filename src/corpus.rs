@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::input::{DocId, Extractor, Input, LineReader};
 use crate::normalize::{Normalized, Normalizer};
 
-/// How a corpus is read: the run's `‹format›`, `‹field›`, `‹id-field›`, `‹max-line-bytes›`
+/// How a corpus is read: the run's `‹input-format›`, `‹field›`, `‹id-field›`, `‹max-line-bytes›`
 /// and normalisation.
 #[derive(Clone, Copy, Debug)]
 pub struct Reading<'a> {

@@ -35,7 +35,11 @@ fn mixed() -> (Vec<u8>, Vec<(usize, &'static str)>) {
 #[test]
 fn pass_writes_bad_lines_through_and_reports_them() {
     let (input, expected) = mixed();
-    let run = neardup(&["--format", "jsonl", "--strip-punct", "--stats"], &input).ok();
+    let run = neardup(
+        &["--input-format", "jsonl", "--strip-punct", "--stats"],
+        &input,
+    )
+    .ok();
     assert_eq!(run.stdout, input, "every line is written through unchanged");
     for (line, message) in &expected {
         let want = format!("neardup: -:{line}: ");
@@ -58,9 +62,9 @@ fn pass_writes_bad_lines_through_and_reports_them() {
 fn a_bad_line_is_said_passed_through_only_where_it_is_written() {
     let (input, expected) = mixed();
     for (args, written) in [
-        (&["--format", "jsonl", "--annotate"][..], true),
-        (&["--format", "jsonl", "--only-dups"][..], false),
-        (&["--format", "jsonl", "--pairs"][..], false),
+        (&["--input-format", "jsonl", "--annotate"][..], true),
+        (&["--input-format", "jsonl", "--only-dups"][..], false),
+        (&["--input-format", "jsonl", "--pairs"][..], false),
         (
             &["graph", "--format", "tsv", "--input-format", "jsonl"][..],
             false,
@@ -87,7 +91,7 @@ fn skip_leaves_bad_lines_out() {
     let (input, expected) = mixed();
     let run = neardup(
         &[
-            "--format",
+            "--input-format",
             "jsonl",
             "--strip-punct",
             "--on-bad-line",
@@ -104,7 +108,10 @@ fn skip_leaves_bad_lines_out() {
 #[test]
 fn fail_stops_with_exit_1_and_the_line_number() {
     let (input, _) = mixed();
-    let run = neardup(&["--format", "jsonl", "--on-bad-line", "fail"], &input);
+    let run = neardup(
+        &["--input-format", "jsonl", "--on-bad-line", "fail"],
+        &input,
+    );
     assert_eq!(run.code, 1);
     assert_eq!(
         run.stderr.trim(),
@@ -117,7 +124,7 @@ fn fail_stops_with_exit_1_and_the_line_number() {
 fn bad_lines_are_never_duplicates() {
     // (With one document: a run whose lines are all bad exits 1, `front_door.rs`.)
     let input = b"{broken\n{broken\n\n\n{\"text\": \"one real document\"}\n";
-    let run = neardup(&["--format", "jsonl", "--stats", "-q"], input).ok();
+    let run = neardup(&["--input-format", "jsonl", "--stats", "-q"], input).ok();
     assert_eq!(run.stdout, input);
     assert_eq!(run.stats()["dropped"], 0);
     assert!(!run.stderr.contains("broken"), "--quiet hides the reports");
@@ -126,7 +133,7 @@ fn bad_lines_are_never_duplicates() {
 #[test]
 fn only_the_first_reports_are_printed_then_a_count() {
     let input = "\n".repeat(25) + "one real document\n";
-    let run = neardup(&["--format", "text"], input.as_bytes()).ok();
+    let run = neardup(&["--input-format", "text"], input.as_bytes()).ok();
     let reports = run
         .stderr
         .lines()
@@ -170,7 +177,7 @@ fn huge_lines_pass_through_intact() {
 
 #[test]
 fn invalid_utf8_in_text_mode() {
-    let run = neardup(&["--format", "text"], b"ok line\n\xff\xfe bytes\n").ok();
+    let run = neardup(&["--input-format", "text"], b"ok line\n\xff\xfe bytes\n").ok();
     assert_eq!(run.stdout, b"ok line\n\xff\xfe bytes\n");
     assert!(run.stderr.contains("-:2: invalid UTF-8"));
 }

@@ -110,3 +110,25 @@ fn pairs_and_the_graph_print_equal_similarities() {
     assert!(!a.is_empty());
     assert_eq!(a, b);
 }
+
+/// `--format` is the output's format wherever there is a choice; the input's is
+/// `--input-format`. An input format given to `--format` says so.
+#[test]
+fn format_is_the_outputs_and_input_format_the_inputs() {
+    let run = neardup(&["--format", "text", SAMPLE], b"");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("--input-format text"), "{}", run.stderr);
+    let run = neardup(&["--format", "jsonl", SAMPLE], b"");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--input-format jsonl"),
+        "{}",
+        run.stderr
+    );
+    let json = neardup(&["--pairs", "--format", "jsonl", SAMPLE], b"").ok();
+    let alias = neardup(&["--pairs", "--pairs-format", "jsonl", SAMPLE], b"").ok();
+    assert_eq!(json.stdout, alias.stdout);
+    assert!(json.lines()[0].starts_with("{\"id_a\""));
+    let text = neardup(&["--input-format", "jsonl", SAMPLE], b"").ok();
+    assert_eq!(text.stdout, neardup(&[SAMPLE], b"").ok().stdout);
+}

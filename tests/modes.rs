@@ -340,7 +340,15 @@ fn jsonl_fields_and_ids() {
     assert_eq!(run.out(), "10\t11\t1\n");
     // J = 3/5 here; 64 bands of 2 rows make the pair a candidate with certainty in practice.
     let as_text = neardup(
-        &["--pairs", "--format", "text", "-t", "0.5", "--bands", "64"],
+        &[
+            "--pairs",
+            "--input-format",
+            "text",
+            "-t",
+            "0.5",
+            "--bands",
+            "64",
+        ],
         input.as_bytes(),
     )
     .ok();

@@ -7,12 +7,12 @@ fn a_byte_order_mark_is_no_part_of_the_first_document() {
     // Text: the marked line is a copy of the plain one.
     let text = "\u{feff}breaking news about the markets today in the city\n\
                 breaking news about the markets today in the city\n";
-    let run = neardup(&["--format", "text", "--stats"], text.as_bytes()).ok();
+    let run = neardup(&["--input-format", "text", "--stats"], text.as_bytes()).ok();
     assert_eq!(run.stats()["dropped_exact"], 1);
     // JSON Lines: line 1 is a document, and auto-detection sees JSON.
     let jsonl = "\u{feff}{\"text\":\"a b c d e f\"}\n{\"text\":\"g h i j k l\"}\n";
     for format in ["jsonl", "auto"] {
-        let run = neardup(&["--format", format, "--stats"], jsonl.as_bytes()).ok();
+        let run = neardup(&["--input-format", format, "--stats"], jsonl.as_bytes()).ok();
         assert_eq!(run.stats()["bad_lines"], 0, "{format}");
         assert_eq!(run.lines()[0], "{\"text\":\"a b c d e f\"}", "{format}");
     }

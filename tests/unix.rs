@@ -8,7 +8,7 @@ use std::process::Stdio;
 fn closed_stdout_is_a_quiet_success() {
     // Like `neardup big.txt | head -1`: read one line, close the pipe, expect exit 0 and
     // nothing on stderr.
-    let mut child = spawn_piped(bin().args(["--format", "text"]));
+    let mut child = spawn_piped(bin().args(["--input-format", "text"]));
     let mut stdin = child.stdin.take().unwrap();
     let feeder = std::thread::spawn(move || {
         for i in 0..400_000u64 {
@@ -39,6 +39,7 @@ fn usage_errors_exit_2() {
         &["--bands", "7"],
         &["--drop-dups", "--only-dups"],
         &["--format", "xml"],
+        &["--input-format", "xml"],
     ];
     for args in cases {
         let run = neardup(args, b"");
@@ -85,7 +86,7 @@ fn line_buffered_output_arrives_before_end_of_input() {
     // One thread: the sequencer signs the batch itself; two: a worker does.
     for threads in ["1", "2"] {
         let mut child = bin()
-            .args(["--line-buffered", "--format", "text", "-j", threads])
+            .args(["--line-buffered", "--input-format", "text", "-j", threads])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -250,7 +251,7 @@ fn one_junk_first_line_does_not_change_the_format() {
         let run = crate::util::neardup(&["--stats"], &input).ok();
         let said = run.stderr.contains("input format: JSON Lines (");
         assert!(
-            said && run.stderr.contains("--format text"),
+            said && run.stderr.contains("--input-format text"),
             "{}",
             run.stderr
         );

@@ -2,8 +2,9 @@
 //! `--pairs`).
 
 use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
+use super::values::parse_pairs_format;
 use crate::config::{Config, Settings};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::job::{Job, Output};
 use crate::pipeline::{self, Prepared};
@@ -46,9 +47,10 @@ pub struct FilterArgs {
     #[arg(long, help_heading = "Output")]
     pub pairs: bool,
 
-    /// Format of --pairs output.
-    #[arg(long, value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
-    pub pairs_format: PairsFormatArg,
+    /// Output format of --pairs: tsv or jsonl (the other modes write input lines, or JSON
+    /// with --annotate). The input's format is --input-format.
+    #[arg(long, visible_alias = "pairs-format", value_parser = parse_pairs_format, value_name = "FORMAT", help_heading = "Output")]
+    pub format: Option<PairsFormatArg>,
 
     /// Flush the output after every batch of lines. Not needed for a live input: whenever it
     /// pauses, what is decided so far is flushed.
@@ -57,8 +59,8 @@ pub struct FilterArgs {
 
     /// Input format: auto is JSON Lines when most of the first non-empty lines start with '{'
     /// (and always with --field or --id-field).
-    #[arg(long, visible_alias = "input-format", value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
-    pub format: FormatArg,
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
+    pub input_format: FormatArg,
 
     /// Drop (or annotate) input documents that are near duplicates of a document in FILE: a
     /// corpus file (any input format, compressed or not) or a saved --state file. The
@@ -93,10 +95,18 @@ impl FilterArgs {
         } else if self.annotate {
             Job::Filter(Output::Annotate)
         } else if self.pairs {
-            Job::Pairs(self.pairs_format.into())
+            Job::Pairs(self.format.unwrap_or(PairsFormatArg::Tsv).into())
         } else {
             Job::Filter(Output::DropDups)
         };
+        if let (Some(format), false) = (self.format, self.pairs) {
+            let name = format!("{format:?}").to_lowercase();
+            return Err(Error::Usage(format!(
+                "--format {name} is the output's format of --pairs; this mode writes input \
+                 lines (or JSON with --annotate); for the input's format use --input-format \
+                 {name}"
+            )));
+        }
         let config = Config {
             line_buffered: self.line_buffered,
             state: self.state,
@@ -105,7 +115,7 @@ impl FilterArgs {
             against_only: self.against_only,
             ..common.config(CommandInput {
                 files: self.files,
-                input_format: self.format,
+                input_format: self.input_format,
             })?
         }
         .validate()?;

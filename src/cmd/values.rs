@@ -60,6 +60,24 @@ pub enum FormatArg {
     Jsonl,
 }
 
+/// The filter's `--format` (the output's, for `--pairs`): `tsv` or `jsonl`. An input format
+/// (`text`, `auto`) is refused pointing to `--input-format`, which it used to be.
+pub fn parse_pairs_format(text: &str) -> std::result::Result<PairsFormatArg, String> {
+    match text {
+        "tsv" => Ok(PairsFormatArg::Tsv),
+        "jsonl" => Ok(PairsFormatArg::Jsonl),
+        "text" | "auto" => Err(format!(
+            "--format is the output's format (tsv or jsonl, for --pairs); the input's format \
+             is --input-format {text}"
+        )),
+        _ => Err(
+            "expected tsv or jsonl (the output's format, for --pairs; the input's \
+                  format is --input-format)"
+                .into(),
+        ),
+    }
+}
+
 /// `--pairs-format` values.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum PairsFormatArg {

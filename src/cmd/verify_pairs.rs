@@ -38,7 +38,7 @@ pub struct VerifyPairsArgs {
     pub files: Vec<PathBuf>,
 
     /// Output: tsv (A TAB B TAB SIMILARITY) or jsonl.
-    #[arg(long, value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
+    #[arg(long = "format", visible_alias = "pairs-format", value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
     pub pairs_format: PairsFormatArg,
 
     /// Settings shared by every command.

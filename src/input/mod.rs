@@ -542,13 +542,13 @@ impl LineReader {
         Some(if jsonl {
             format!(
                 "input format: JSON Lines ({json} of the first {seen} non-empty lines start \
-                 with '{{'; the others are bad lines, see ‹on-bad-line›); ‹format› text reads \
+                 with '{{'; the others are bad lines, see ‹on-bad-line›); ‹input-format› text reads \
                  every line as text"
             )
         } else {
             format!(
                 "input format: plain text (only {json} of the first {seen} non-empty lines \
-                 start with '{{'); ‹format› jsonl reads the lines as JSON"
+                 start with '{{'); ‹input-format› jsonl reads the lines as JSON"
             )
         })
     }
