@@ -132,3 +132,17 @@ fn format_is_the_outputs_and_input_format_the_inputs() {
     let text = neardup(&["--input-format", "jsonl", SAMPLE], b"").ok();
     assert_eq!(text.stdout, neardup(&[SAMPLE], b"").ok().stdout);
 }
+
+#[test]
+fn clusters_write_json_or_tsv() {
+    let json = neardup(&["clusters", SAMPLE], b"").ok().lines();
+    let tsv = neardup(&["clusters", "--format", "tsv", SAMPLE], b"")
+        .ok()
+        .lines();
+    assert_eq!(json.len(), tsv.len());
+    for (j, t) in json.iter().zip(&tsv) {
+        let v: serde_json::Value = serde_json::from_str(j).unwrap();
+        let expected = format!("{}\t{}\t{}", v["id"], v["cluster"], v["size"]);
+        assert_eq!(t, &expected);
+    }
+}

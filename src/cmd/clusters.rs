@@ -11,6 +11,15 @@ use crate::pipeline::{self, Prepared};
 use clap::ValueEnum;
 use std::path::PathBuf;
 
+/// `clusters --format` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ClustersFormatArg {
+    /// One JSON object per document.
+    Jsonl,
+    /// ID TAB CLUSTER TAB SIZE [TAB COMPONENT].
+    Tsv,
+}
+
 /// Arguments of `neardup clusters`.
 #[derive(clap::Args, Debug)]
 pub struct ClustersArgs {
@@ -22,6 +31,11 @@ pub struct ClustersArgs {
     /// largest clique of the remaining documents first).
     #[arg(long, value_enum, default_value_t = ByArg::Components, value_name = "METHOD", help_heading = "Output")]
     pub by: ByArg,
+
+    /// Output: jsonl ({"id":…,"cluster":N,"size":S}, and "component" with --by cliques) or
+    /// tsv (ID TAB CLUSTER TAB SIZE [TAB COMPONENT]).
+    #[arg(long, value_enum, default_value_t = ClustersFormatArg::Jsonl, value_name = "FORMAT", help_heading = "Output")]
+    pub format: ClustersFormatArg,
 
     /// Group an edge list computed elsewhere (ID_A TAB ID_B [TAB SIMILARITY] per line, as
     /// --pairs writes it; '-' for standard input) instead of documents: one line per id, in
@@ -166,7 +180,11 @@ impl ClustersArgs {
             }
         };
         let clustering = super::util::cluster(&config, &graph, by, grouping)?;
-        crate::export::write_clusters(&graph, &clustering, by, std::io::stdout().lock())?;
+        let format = match self.format {
+            ClustersFormatArg::Jsonl => crate::export::ClustersFormat::Jsonl,
+            ClustersFormatArg::Tsv => crate::export::ClustersFormat::Tsv,
+        };
+        crate::export::write_clusters(&graph, &clustering, by, format, std::io::stdout().lock())?;
         super::util::graph_stats(&config, summary.as_ref(), &graph, &clustering, start);
         Ok(())
     }

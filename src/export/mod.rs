@@ -61,12 +61,22 @@ pub fn write_graph<W: Write>(
         .map_err(|e| Error::io("writing output", e))
 }
 
-/// Writes one JSON line per document, in input order: `{"id", "cluster", "size"}`, plus
-/// `"component"` when clustering by cliques.
+/// How `clusters` writes a document's group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClustersFormat {
+    /// `{"id":…,"cluster":N,"size":S}` (and `"component"` for cliques).
+    Jsonl,
+    /// `ID TAB CLUSTER TAB SIZE` (and `TAB COMPONENT` for cliques).
+    Tsv,
+}
+
+/// Writes one line per document, in input order: its id, cluster number and size (and
+/// component when clustering by cliques), as JSON or TSV.
 pub fn write_clusters<W: Write>(
     graph: &DupGraph,
     clustering: &Clustering,
     by: ClusterBy,
+    format: ClustersFormat,
     out: W,
 ) -> Result<()> {
     let mut w = BufWriter::with_capacity(256 << 10, out);
@@ -74,17 +84,31 @@ pub fn write_clusters<W: Write>(
     let result = (|| -> std::io::Result<()> {
         for v in 0..graph.node_count() {
             line.clear();
-            line.extend_from_slice(b"{\"id\":");
-            graph.node(v as u32).id.write_json(&mut line);
             let c = clustering.cluster[v];
             let size = clustering.cluster_size[c as usize];
             let number = c + 1;
-            line.extend_from_slice(format!(",\"cluster\":{number},\"size\":{size}").as_bytes());
-            if by == ClusterBy::Cliques {
-                let comp = clustering.component[v] + 1;
-                line.extend_from_slice(format!(",\"component\":{comp}").as_bytes());
+            let comp = clustering.component[v] + 1;
+            match format {
+                ClustersFormat::Jsonl => {
+                    line.extend_from_slice(b"{\"id\":");
+                    graph.node(v as u32).id.write_json(&mut line);
+                    line.extend_from_slice(
+                        format!(",\"cluster\":{number},\"size\":{size}").as_bytes(),
+                    );
+                    if by == ClusterBy::Cliques {
+                        line.extend_from_slice(format!(",\"component\":{comp}").as_bytes());
+                    }
+                    line.extend_from_slice(b"}\n");
+                }
+                ClustersFormat::Tsv => {
+                    graph.node(v as u32).id.write_tsv(&mut line);
+                    line.extend_from_slice(format!("\t{number}\t{size}").as_bytes());
+                    if by == ClusterBy::Cliques {
+                        line.extend_from_slice(format!("\t{comp}").as_bytes());
+                    }
+                    line.push(b'\n');
+                }
             }
-            line.extend_from_slice(b"}\n");
             w.write_all(&line)?;
         }
         w.flush()
