@@ -227,6 +227,21 @@ fn memory_cgroup(bytes: u64) -> Option<std::path::PathBuf> {
     None
 }
 
+/// Starts neardup with `args`, its output and errors piped, and reads the first `n` bytes
+/// of its output (so it is running and writing).
+fn started(args: &[&str], n: usize) -> (std::process::Child, std::process::ChildStdout, Vec<u8>) {
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = vec![0u8; n];
+    out.read_exact(&mut first).unwrap();
+    (child, out, first)
+}
+
 /// With `--state`, a closed output is no quiet success: the state is saved with the output
 /// not written, stderr says so, the exit status is 1, and the resumed run writes that
 /// output first. Without `--state` it stays quiet (exit 0).
@@ -236,15 +251,7 @@ fn a_closed_output_saves_the_state() {
     let input = file_of("closed.txt", &data);
     let state = temp_path("closed.ndstate");
     let _ = std::fs::remove_file(&state);
-    let mut child = bin()
-        .args(["--state", state.to_str().unwrap(), &input])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut first = vec![0u8; 1000];
-    out.read_exact(&mut first).unwrap();
+    let (child, out, _) = started(&["--state", state.to_str().unwrap(), &input], 1000);
     drop(out);
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -257,14 +264,7 @@ fn a_closed_output_saves_the_state() {
     assert!(rest.stderr.contains("resuming after input line"));
     assert!(data.ends_with(&rest.stdout), "the rest follows on");
     // Without --state: quiet, exit 0, as `| head` expects.
-    let mut child = bin()
-        .arg(&input)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    out.read_exact(&mut first).unwrap();
+    let (child, out, _) = started(&[&input], 1000);
     drop(out);
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(0));
@@ -280,15 +280,8 @@ fn a_signal_while_the_output_is_blocked_saves_at_once() {
     let input = file_of("blocked.txt", &data);
     let state = temp_path("blocked.ndstate");
     let _ = std::fs::remove_file(&state);
-    let mut child = bin()
-        .args(["--state", state.to_str().unwrap(), &input])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut got = vec![0u8; 4096];
-    out.read_exact(&mut got).unwrap();
+    let (mut child, mut out, mut got) =
+        started(&["--state", state.to_str().unwrap(), &input], 4096);
     // Let the pipe fill and the writer block.
     std::thread::sleep(Duration::from_millis(300));
     // SAFETY: a signal to our own child, not yet waited for.
