@@ -95,7 +95,7 @@ case_ "tune" tune -t 0.7
 case_ "tune bands" tune -k 256 --bands 32
 case_ "explain chain" explain 514 6875 --id-field id -t 0.3 "$sample"
 case_ "explain pair" explain 175 190 --id-field id -t 0.5 --min-edge 0.5 "$sample"
-case_ "explain no path" explain 1 2 "$sample"
+case_ "explain no path" explain 4 5 --id-field id "$sample"
 case_ "text drop-dups" --input-format text "$work/sample.txt"
 case_ "text annotate" --annotate "$work/sample.txt"
 case_ "text graph" graph --format tsv -t 0.5 "$work/sample.txt"

@@ -133,6 +133,10 @@ pub struct Config {
     pub field: String,
     /// Dotted path of the id field in JSONL input; `None` uses the 1-based line number.
     pub id_field: Option<String>,
+    /// With no `id_field`: JSON Lines whose first lines each have an `id` (a string or an
+    /// integer) take it as the id ([`crate::input::LineReader::auto_ids`]); the command
+    /// line's default, off with `--id-field none`.
+    pub auto_ids: bool,
     /// Text normalisation.
     pub normalizer: Normalizer,
     /// Shingle kind and length.
@@ -262,6 +266,7 @@ impl Default for Config {
             format: InputFormat::Auto,
             field: "text".to_string(),
             id_field: None,
+            auto_ids: false,
             normalizer: Normalizer::default(),
             shingle: ShingleKind::Words(DEFAULT_NGRAM),
             bag: false,

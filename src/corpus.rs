@@ -19,6 +19,8 @@ pub struct Reading<'a> {
     pub field: &'a str,
     /// The JSON field holding the id (else line numbers).
     pub id_field: Option<&'a str>,
+    /// Without `id_field`: whether the `id` field is the id when the first lines have one.
+    pub auto_ids: bool,
     /// Lines longer than this are not documents.
     pub max_line_bytes: usize,
     /// How texts are normalised.
@@ -43,11 +45,17 @@ pub fn for_each_document(
     inputs: Vec<Input>,
     mut visit: impl FnMut(Document<'_>) -> bool,
 ) -> Result<u64> {
-    let extractor = Extractor::new(reading.field, reading.id_field, reading.max_line_bytes);
-    let mut reader =
-        LineReader::new(inputs, reading.format).cutting_lines_over(reading.max_line_bytes);
+    let by_line = Extractor::new(reading.field, reading.id_field, reading.max_line_bytes);
+    let by_id = Extractor::new(reading.field, Some("id"), reading.max_line_bytes);
+    let mut reader = LineReader::new(inputs, reading.format)
+        .cutting_lines_over(reading.max_line_bytes)
+        .auto_ids(reading.auto_ids && reading.id_field.is_none());
     let mut bad = 0;
     while let Some(batch) = reader.next_batch()? {
+        let extractor = match batch.ids_from_field {
+            true => &by_id,
+            false => &by_line,
+        };
         for (i, line) in batch.lines.iter().enumerate() {
             // An over-long line's first piece is longer than the limit: a bad line.
             if line.part.continues() {
@@ -180,6 +188,7 @@ mod tests {
             format: InputFormat::Jsonl,
             field: "text",
             id_field: Some("id"),
+            auto_ids: false,
             max_line_bytes: 1 << 20,
             normalizer,
         }

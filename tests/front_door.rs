@@ -39,7 +39,7 @@ fn a_missing_text_field_stops_before_writing_and_names_the_fix() {
 #[test]
 fn a_few_lines_without_the_field_stay_bad_lines() {
     let mut data = sample_bytes();
-    data.extend_from_slice(b"{\"body\":\"no text here\"}\n");
+    data.extend_from_slice(b"{\"id\":9999,\"body\":\"no text here\"}\n");
     let run = neardup(&[], &data).ok();
     assert!(
         run.stderr.contains("missing field 'text'"),
@@ -145,4 +145,35 @@ fn clusters_write_json_or_tsv() {
         let expected = format!("{}\t{}\t{}", v["id"], v["cluster"], v["size"]);
         assert_eq!(t, &expected);
     }
+}
+
+/// With no `--id-field`, lines that each have an `id` are known by it (said once); `--id-field
+/// none` numbers the lines; a text file is numbered by line.
+#[test]
+fn ids_are_the_lines_own_when_they_have_them() {
+    let run = neardup(&["--annotate", SAMPLE], b"").ok();
+    assert_eq!(run.stderr.matches("ids: each line's 'id' field").count(), 1);
+    let ids: Vec<serde_json::Value> = run
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .collect();
+    let own: std::collections::HashSet<String> = ids.iter().map(|v| v["id"].to_string()).collect();
+    let dups: Vec<&serde_json::Value> = ids
+        .iter()
+        .filter(|v| !v["neardup"]["dup_of"].is_null())
+        .collect();
+    assert!(!dups.is_empty());
+    for d in dups {
+        assert!(own.contains(&d["neardup"]["dup_of"].to_string()), "{d}");
+    }
+    let pairs = neardup(&["--pairs", SAMPLE], b"").ok().lines();
+    let numbered = neardup(&["--pairs", "--id-field", "none", SAMPLE], b"")
+        .ok()
+        .lines();
+    assert_eq!(pairs.len(), numbered.len());
+    assert_ne!(pairs, numbered);
+    let explicit = neardup(&["--pairs", "--id-field", "id", SAMPLE], b"").ok();
+    assert_eq!(explicit.lines(), pairs);
+    assert!(!explicit.stderr.contains("ids: each line"));
 }

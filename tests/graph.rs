@@ -337,8 +337,18 @@ fn pair_ids(pairs: &crate::util::Run) -> Vec<(u64, u64)> {
 #[test]
 fn components_equal_union_find_over_pairs() {
     let sample = crate::util::sample_bytes();
-    let pairs = neardup(&["--pairs", "-t", "0.5", SAMPLE], b"").ok();
-    let clusters = neardup(&["clusters", "-t", "0.5", SAMPLE], b"").ok();
+    // Line numbers as ids (the sample's own ids are not 1..n).
+    let by_line = ["--id-field", "none"];
+    let pairs = neardup(
+        &[&["--pairs", "-t", "0.5", SAMPLE][..], &by_line].concat(),
+        b"",
+    )
+    .ok();
+    let clusters = neardup(
+        &[&["clusters", "-t", "0.5", SAMPLE][..], &by_line].concat(),
+        b"",
+    )
+    .ok();
     // Reference: naive label propagation over the pair list.
     let docs = clusters.lines().len();
     let lines_in_sample = sample

@@ -134,7 +134,7 @@ fn write_errors_exit_1_with_a_message() {
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.starts_with("neardup: writing output at input line "),
+        stderr.contains("neardup: writing output at input line "),
         "{stderr}"
     );
     assert!(stderr.contains("complete up to input line 0"), "{stderr}");

@@ -210,6 +210,8 @@ fn tfidf_pairs_against_exact_weighted_jaccard() {
                 "tfidf",
                 "--idf",
                 idf.to_str().unwrap(),
+                "--id-field",
+                "none",
                 SAMPLE,
             ],
             b"",

@@ -110,7 +110,9 @@ pub struct CommonArgs {
     )]
     pub field: String,
 
-    /// Dotted path of the id field in JSON Lines input [default: the 1-based line number].
+    /// Dotted path of the id field in JSON Lines input. Default: the `id` field when each of
+    /// the first lines has one (a string or an integer; said once on stderr), else the
+    /// 1-based line number; 'none': line numbers always.
     #[arg(long, value_name = "PATH", help_heading = "Input")]
     pub id_field: Option<String>,
 
@@ -431,7 +433,8 @@ impl CommonArgs {
                 FormatArg::Jsonl => InputFormat::Jsonl,
             },
             field: self.field,
-            id_field: self.id_field,
+            auto_ids: self.id_field.is_none(),
+            id_field: self.id_field.filter(|f| f != "none"),
             normalizer,
             shingle,
             stopwords_path: self.stopwords,

@@ -66,6 +66,30 @@ pub fn inventory(batch: &Batch, wanted: Wanted) -> (Vec<Field>, usize) {
     (fields, looked)
 }
 
+/// Whether the first lines of `batch` (up to 32 that are not blank) each hold an `id` that
+/// is a string or an integer: then, with no `--id-field`, that field is the documents' id.
+pub fn ids_in(batch: &Batch) -> bool {
+    let mut looked = 0;
+    for i in 0..batch.lines.len() {
+        if looked == 32 {
+            break;
+        }
+        if batch.lines[i].part.continues() || batch.content(i).trim_ascii().is_empty() {
+            continue;
+        }
+        looked += 1;
+        let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(batch.content(i)) else {
+            return false;
+        };
+        match map.get("id") {
+            Some(Value::String(_)) => {}
+            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {}
+            _ => return false,
+        }
+    }
+    looked > 0
+}
+
 /// The message for `missing` of `looked` first lines of `input` lacking `flag`'s `path`:
 /// the fields they have and the one to use, as the command line's flag (‹field›).
 pub fn missing_message(

@@ -103,6 +103,11 @@ pub struct Batch {
     /// The input had nothing more to read when the batch was handed out (a live pipe between
     /// two documents): what is decided up to it should reach the output now.
     pub idle: bool,
+    /// The documents' ids are their lines' `id` field ([`LineReader::auto_ids`] found one in
+    /// each of the first lines), not line numbers.
+    pub ids_from_field: bool,
+    /// This batch decided [`Batch::ids_from_field`] (said once on stderr).
+    pub ids_decided: bool,
 }
 
 impl Batch {
@@ -200,6 +205,8 @@ impl TextBatcher {
             format: InputFormat::Text,
             note: None,
             idle: false,
+            ids_from_field: false,
+            ids_decided: false,
         });
         self.number += 1;
         let start = batch.data.len();
@@ -354,6 +361,9 @@ pub struct LineReader {
     /// `--format auto`: non-empty lines looked at, and those starting with `{`.
     auto_seen: u64,
     auto_json: u64,
+    /// Whether ids are the `id` field: `None` until the first batch decides
+    /// ([`LineReader::auto_ids`]).
+    ids: Option<bool>,
 }
 
 impl LineReader {
@@ -375,6 +385,7 @@ impl LineReader {
             in_long_line: false,
             auto_seen: 0,
             auto_json: 0,
+            ids: Some(false),
         }
     }
 
@@ -382,6 +393,17 @@ impl LineReader {
     /// whole.
     pub fn cutting_lines_over(mut self, limit: usize) -> LineReader {
         self.limit = limit.max(1);
+        self
+    }
+
+    /// With no `--id-field`: the first batch of JSON Lines decides whether the documents' ids
+    /// are their `id` field (each of its first lines has one, a string or an integer:
+    /// [`fields::ids_in`]) or line numbers; every batch then carries the decision.
+    pub fn auto_ids(mut self, yes: bool) -> LineReader {
+        self.ids = match yes {
+            true => None,
+            false => Some(false),
+        };
         self
     }
 
@@ -431,6 +453,8 @@ impl LineReader {
             format: InputFormat::Text,
             note: None,
             idle: false,
+            ids_from_field: false,
+            ids_decided: false,
         };
         let mut line_start = 0;
         let mut scan = 0;
@@ -519,6 +543,11 @@ impl LineReader {
             return Ok(None);
         }
         batch.idle = self.inputs.get(self.current).is_some_and(Input::would_wait);
+        if self.ids.is_none() {
+            self.ids = Some(batch.format == InputFormat::Jsonl && fields::ids_in(&batch));
+            batch.ids_decided = self.ids == Some(true);
+        }
+        batch.ids_from_field = self.ids == Some(true);
         self.last_lines = batch.lines.len();
         Ok(Some(batch))
     }

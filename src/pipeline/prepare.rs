@@ -79,6 +79,7 @@ pub fn reading(config: &Config) -> Reading<'_> {
         format: config.format,
         field: &config.field,
         id_field: config.id_field.as_deref(),
+        auto_ids: config.auto_ids,
         max_line_bytes: config.max_line_bytes,
         normalizer: &config.normalizer,
     }

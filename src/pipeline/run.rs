@@ -100,6 +100,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
     let mut reader = match source {
         Source::Lines(inputs) => Feed::Lines(
             LineReader::new(inputs, config.format)
+                .auto_ids(config.auto_ids && config.id_field.is_none())
                 .cutting_lines_over(config.max_line_bytes)
                 .numbered_after(lines_before)
                 .recycling(recycle_rx),

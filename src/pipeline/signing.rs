@@ -72,6 +72,8 @@ pub struct NodeData {
 /// Per-thread state of a signing worker: settings plus reusable scratch buffers.
 pub struct Worker {
     extractor: Extractor,
+    /// With no `--id-field`: the extractor for batches whose ids are the `id` field.
+    by_id: Option<Extractor>,
     normalizer: Normalizer,
     shingler: Shingler,
     signer: Signer,
@@ -104,19 +106,13 @@ impl Worker {
         let config = &prepared.config;
         let no_attrs = Vec::new();
         let node_attrs = job.graph().map_or(&no_attrs, |g| &g.node_attrs);
+        let attrs: Vec<String> = node_attrs.iter().chain(&config.block_by).cloned().collect();
+        let extractor = |id_field: Option<&str>| {
+            Extractor::new(&config.field, id_field, config.max_line_bytes).with_attrs(&attrs)
+        };
         Worker {
-            extractor: Extractor::new(
-                &config.field,
-                config.id_field.as_deref(),
-                config.max_line_bytes,
-            )
-            .with_attrs(
-                &node_attrs
-                    .iter()
-                    .chain(&config.block_by)
-                    .cloned()
-                    .collect::<Vec<_>>(),
-            ),
+            extractor: extractor(config.id_field.as_deref()),
+            by_id: (config.auto_ids && config.id_field.is_none()).then(|| extractor(Some("id"))),
             normalizer: config.normalizer,
             shingler: prepared.shingler(config.bag),
             signer: Signer::new(config.num_perm, config.seed),
@@ -253,7 +249,13 @@ impl Worker {
 
     pub(super) fn process_batch(&mut self, batch: &Batch) -> Vec<Doc> {
         let format = batch.format;
-        (0..batch.lines.len())
+        // Ids from the lines' `id` field (decided by the reader): that extractor for this
+        // batch.
+        let by_id = batch.ids_from_field && self.by_id.is_some();
+        if by_id {
+            std::mem::swap(&mut self.extractor, self.by_id.as_mut().expect("checked"));
+        }
+        let docs = (0..batch.lines.len())
             .map(|i| match batch.lines[i].part {
                 Part::Whole => self.process(batch.content(i), format, batch.lines[i].number),
                 // Pieces of an over-long line: the first stands for the line; the sequencer
@@ -262,7 +264,11 @@ impl Worker {
                     Doc::Bad(BadLine::TooLongPiece(batch.content(i).len()))
                 }
             })
-            .collect()
+            .collect();
+        if by_id {
+            std::mem::swap(&mut self.extractor, self.by_id.as_mut().expect("checked"));
+        }
+        docs
     }
 }
 

@@ -337,6 +337,13 @@ impl<'c, W: Write> Sequencer<'c, W> {
             if self.taken == 0 {
                 self.check_fields(&batch, &docs)?;
             }
+            if batch.ids_decided && !self.config.quiet && *self.job != Job::Reference {
+                let _ = writeln!(
+                    diag,
+                    "neardup: ids: each line's 'id' field (‹id-field› none numbers the lines \
+                     instead)"
+                );
+            }
             if let Some(note) = &batch.note
                 && !self.config.quiet
             {
