@@ -177,3 +177,267 @@ fn ids_are_the_lines_own_when_they_have_them() {
     assert_eq!(explicit.lines(), pairs);
     assert!(!explicit.stderr.contains("ids: each line"));
 }
+
+/// What a filter flag does to the output of a run on the sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Effect {
+    /// The output differs from the run without it.
+    Changes,
+    /// Exit status 2: the flag needs another, or conflicts with the mode.
+    Refused,
+    /// The same output, by design (the reason is in the table).
+    Same(&'static str),
+}
+
+/// Every flag of the filter either changes the output of some run, or is refused, or is in
+/// this table with the reason it leaves the output alone (threads, memory, diagnostics):
+/// a new flag fails this test until it is given a row.
+#[test]
+fn every_filter_flag_changes_the_output_or_is_refused() {
+    use Effect::*;
+    let state = crate::util::temp_path("flags.ndstate");
+    let _ = std::fs::remove_file(&state);
+    let idf = crate::util::temp_path("flags.idf");
+    let made = crate::util::bin()
+        .args(["idf", SAMPLE])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::fs::File::create(&idf).unwrap())
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let state = state.to_str().unwrap();
+    let idf = idf.to_str().unwrap();
+    let stopwords = crate::util::temp_path("flags.stop");
+    std::fs::write(&stopwords, "the\nof\nand\na\nto\nin\nsaid\n").unwrap();
+    let stopwords = stopwords.to_str().unwrap();
+    let annotate: &[&str] = &["--annotate", "-t", "0.5"];
+    // Few bands at a low threshold: LSH misses pairs, so what shapes it shows.
+    let weak_lsh: &[&str] = &["--pairs", "-t", "0.3", "--bands", "2", "--rows", "8"];
+    // (flag, the run without it, what it adds, its effect)
+    let table: Vec<(&str, &[&str], Vec<&str>, Effect)> = vec![
+        ("drop-dups", annotate, vec!["--drop-dups"], Refused),
+        ("only-dups", &["-t", "0.5"], vec!["--only-dups"], Changes),
+        ("annotate", &["-t", "0.5"], vec!["--annotate"], Changes),
+        ("pairs", &["-t", "0.5"], vec!["--pairs"], Changes),
+        (
+            "format",
+            &["--pairs", "-t", "0.5"],
+            vec!["--format", "jsonl"],
+            Changes,
+        ),
+        (
+            "line-buffered",
+            annotate,
+            vec!["--line-buffered"],
+            Same("when lines are flushed"),
+        ),
+        (
+            "input-format",
+            annotate,
+            vec!["--input-format", "text"],
+            Changes,
+        ),
+        ("against", annotate, vec!["--against", SAMPLE], Changes),
+        ("against-only", annotate, vec!["--against-only"], Refused),
+        (
+            "state",
+            annotate,
+            vec!["--state", state],
+            Same("a first run saves, writes the same"),
+        ),
+        (
+            "checkpoint-every",
+            annotate,
+            vec!["--checkpoint-every", "100"],
+            Refused,
+        ),
+        (
+            "stats",
+            annotate,
+            vec!["--stats"],
+            Same("a summary on stderr"),
+        ),
+        ("quiet", annotate, vec!["--quiet"], Same("less on stderr")),
+        (
+            "no-progress",
+            annotate,
+            vec!["--no-progress"],
+            Same("progress is on stderr"),
+        ),
+        ("field", annotate, vec!["--field", "title"], Changes),
+        ("id-field", annotate, vec!["--id-field", "none"], Changes),
+        (
+            "on-bad-line",
+            &["--annotate", "-"],
+            vec!["--on-bad-line", "skip"],
+            Changes,
+        ),
+        (
+            "max-line-bytes",
+            annotate,
+            vec!["--max-line-bytes", "500"],
+            Changes,
+        ),
+        (
+            "decompress",
+            annotate,
+            vec!["--decompress", "gzip"],
+            Changes,
+        ),
+        ("strip-html", annotate, vec!["--strip-html"], Changes),
+        ("strip-punct", annotate, vec!["--strip-punct"], Changes),
+        ("keep-case", annotate, vec!["--keep-case"], Changes),
+        (
+            "no-nfkc",
+            annotate,
+            vec!["--no-nfkc"],
+            Same("the sample is ASCII"),
+        ),
+        (
+            "words",
+            annotate,
+            vec!["--words", "spaces"],
+            Same("the sample has no CJK"),
+        ),
+        ("ngram", annotate, vec!["--ngram", "3"], Changes),
+        ("shingle", annotate, vec!["--shingle", "chars"], Changes),
+        (
+            "stopwords",
+            annotate,
+            vec!["--shingle", "stopword", "--stopwords", stopwords],
+            Changes,
+        ),
+        ("char-ngram", annotate, vec!["--char-ngram", "5"], Changes),
+        ("weights", annotate, vec!["--weights", "tf"], Changes),
+        (
+            "idf",
+            annotate,
+            vec!["--weights", "tfidf", "--idf", idf],
+            Changes,
+        ),
+        (
+            "idf-warmup",
+            annotate,
+            vec!["--weights", "tfidf", "--idf-warmup", "100"],
+            Changes,
+        ),
+        ("block-by", annotate, vec!["--block-by", "date"], Changes),
+        ("bag", annotate, vec!["--bag"], Changes),
+        (
+            "threshold",
+            &["--annotate"],
+            vec!["--threshold", "0.5"],
+            Changes,
+        ),
+        ("verify", annotate, vec!["--verify", "cosine"], Changes),
+        (
+            "max-edit",
+            annotate,
+            vec!["--verify", "jaccard,edit", "--max-edit", "0.01"],
+            Changes,
+        ),
+        (
+            "min-cosine",
+            annotate,
+            vec!["--verify", "jaccard,cosine", "--min-cosine", "0.99"],
+            Changes,
+        ),
+        (
+            "min-lcs",
+            annotate,
+            vec!["--verify", "jaccard,lcs", "--min-lcs", "0.99"],
+            Changes,
+        ),
+        ("exact", weak_lsh, vec!["--exact"], Changes),
+        ("num-perm", weak_lsh, vec!["--num-perm", "16"], Changes),
+        (
+            "bands",
+            annotate,
+            vec!["--bands", "2", "--rows", "8"],
+            Changes,
+        ),
+        ("rows", annotate, vec!["--rows", "3"], Refused),
+        ("recall", annotate, vec!["--recall", "0.5"], Changes),
+        ("seed", weak_lsh, vec!["--seed", "7"], Changes),
+        ("window", annotate, vec!["--window", "5"], Changes),
+        (
+            "max-memory",
+            annotate,
+            vec!["--max-memory", "8G"],
+            Same("the sample fits any budget"),
+        ),
+        (
+            "spill-dir",
+            annotate,
+            vec!["--spill-dir", "none"],
+            Same("where records are kept"),
+        ),
+        (
+            "spill-cache",
+            annotate,
+            vec!["--spill-cache", "0"],
+            Same("where records are kept"),
+        ),
+        (
+            "max-disk",
+            annotate,
+            vec!["--max-disk", "1G"],
+            Same("the sample fits any limit"),
+        ),
+        (
+            "max-candidates",
+            &["--annotate", "-t", "0.3"],
+            vec!["--max-candidates", "1"],
+            Changes,
+        ),
+        (
+            "threads",
+            annotate,
+            vec!["--threads", "1"],
+            Same("output never depends on threads"),
+        ),
+        (
+            "helpers",
+            annotate,
+            vec!["--helpers", "always"],
+            Same("output never depends on threads"),
+        ),
+    ];
+    let flags = neardup::cmd::long_flags(None);
+    for flag in &flags {
+        assert!(
+            table.iter().any(|(f, ..)| f == flag),
+            "--{flag} has no row: does it change the output, or is it refused?"
+        );
+    }
+    let mut wrong = Vec::new();
+    for (flag, base, with, expected) in &table {
+        assert!(flags.iter().any(|f| f == flag), "--{flag} is no flag");
+        // A bad line on standard input before the sample (the `on-bad-line` row).
+        let input: &[u8] = if base.contains(&"-") {
+            b"not json\n"
+        } else {
+            b""
+        };
+        let files: &[&str] = &[SAMPLE];
+        let without = neardup(&[*base, files].concat(), b"").ok();
+        let run = neardup(&[*base, &with[..], files].concat(), input);
+        let seen = match run.code {
+            2 => Refused,
+            _ if run.stdout != without.stdout => Changes,
+            _ => Same(""),
+        };
+        let agrees = match (expected, seen) {
+            (Same(_), Same(_)) => true,
+            (a, b) => *a == b,
+        };
+        if !agrees {
+            wrong.push(format!(
+                "--{flag} {with:?}: expected {expected:?}, saw {seen:?} (exit {}): {}",
+                run.code,
+                run.stderr.lines().last().unwrap_or("")
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
