@@ -453,16 +453,11 @@ pub fn format_similarity(s: f64) -> String {
 }
 
 /// Appends [`format_similarity`]`(s)` to `out` without allocating: a similarity in [0, 1]
-/// is rounded to 4 decimals with integer digits (the same result as `{:.4}`, which rounds the
-/// exact binary value, ties to even; values within 1e-9 of a tie go through `{:.4}` itself).
+/// is taken to 7 decimals as an f32 holds it, then rounded to 4, a tie half up, with integer
+/// digits.
 pub fn write_similarity(s: f64, out: &mut Vec<u8>) {
-    // The graph keeps similarities as f32: every path formats the f32 value, snapped to 7
-    // decimals (what an f32 holds), so that a tie like 139/160 = 0.86875 prints the same
-    // from an f64 (--pairs) and from an f32 (the graph commands).
-    let s = (f64::from(s as f32) * 1e7).round() / 1e7;
-    let x = s * 10_000.0;
-    let fraction = x - x.floor();
-    if !(0.0..=1.0).contains(&s) || (fraction - 0.5).abs() < 1e-9 {
+    if !(0.0..=1.0).contains(&s) {
+        // Not a similarity (NaN, or out of range from a caller's own value): as `{:.4}`.
         let mut t = format!("{s:.4}");
         while t.ends_with('0') && t.contains('.') {
             t.pop();
@@ -473,7 +468,11 @@ pub fn write_similarity(s: f64, out: &mut Vec<u8>) {
         out.extend_from_slice(t.as_bytes());
         return;
     }
-    let r = x.round() as u32;
+    // The graph keeps similarities as f32: every path takes the f32 value to 7 decimals
+    // (what an f32 holds) and rounds that decimal half up, so a tie like 139/160 = 0.86875
+    // prints 0.8688 from an f64 (--pairs) and from an f32 (the graph) alike.
+    let tenth_micros = (f64::from(s as f32) * 1e7).round() as u64;
+    let r = (tenth_micros + 500) / 1000;
     if r >= 10_000 {
         out.push(b'1');
         return;
@@ -556,9 +555,10 @@ mod tests {
 
     #[test]
     fn integer_formatting_equals_exact_decimal_rounding() {
-        // Of the value as an f32 holds it, to 7 decimals (what the graph keeps).
+        // Of the value as an f32 holds it, to 7 decimals (what the graph keeps), a tie half
+        // up: nudged above the tie, `{:.4}` rounds the same.
         let reference = |s: f64| {
-            let s = (f64::from(s as f32) * 1e7).round() / 1e7;
+            let s = (f64::from(s as f32) * 1e7).round() / 1e7 + 1e-12;
             let mut t = format!("{s:.4}");
             while t.ends_with('0') {
                 t.pop();
