@@ -441,3 +441,209 @@ fn every_filter_flag_changes_the_output_or_is_refused() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The commands' own flags (the shared ones are the filter's, above): each changes the
+/// command's output on the sample, or is refused, or has a row saying why not.
+#[test]
+fn every_command_flag_changes_the_output_or_is_refused() {
+    use Effect::*;
+    let edges = crate::util::temp_path("flags-edges.tsv");
+    let made = crate::util::bin()
+        .args(["--pairs", "-t", "0.5", "--id-field", "id", SAMPLE])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::fs::File::create(&edges).unwrap())
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let edges = edges.to_str().unwrap();
+    let plot = crate::util::temp_path("flags-plot.svg");
+    let plot = plot.to_str().unwrap();
+    let candidates = crate::util::temp_path("flags-candidates.jsonl");
+    std::fs::write(
+        &candidates,
+        "{\"a\":1,\"b\":2,\"text_a\":\"a b c d e f g h\",\"text_b\":\"a b c d e f g x\"}\n",
+    )
+    .unwrap();
+    let candidates = candidates.to_str().unwrap();
+    let verify_pairs: &[&str] = &["verify-pairs", "-t", "0.5", candidates];
+    // (command, the run without the flag, what it adds, its effect); the sample is the
+    // input unless the row names one.
+    let graph: &[&str] = &["graph", "-t", "0.5"];
+    let clusters: &[&str] = &["clusters", "-t", "0.5"];
+    let table: Vec<(&str, &[&str], Vec<&str>, Effect)> = vec![
+        ("graph format", graph, vec!["--format", "tsv"], Changes),
+        ("graph all-nodes", graph, vec!["--all-nodes"], Changes),
+        (
+            "graph node-attr",
+            graph,
+            vec!["--node-attr", "date"],
+            Changes,
+        ),
+        (
+            "graph snippet-chars",
+            graph,
+            vec!["--snippet-chars", "10"],
+            Changes,
+        ),
+        ("graph min-edge", graph, vec!["--min-edge", "0.9"], Changes),
+        (
+            "graph max-cluster",
+            graph,
+            vec!["--max-cluster", "2"],
+            Same("graph writes components and cliques; it reports larger ones on stderr"),
+        ),
+        ("clusters by", clusters, vec!["--by", "cliques"], Changes),
+        (
+            "clusters format",
+            clusters,
+            vec!["--format", "tsv"],
+            Changes,
+        ),
+        (
+            "clusters from-edges",
+            clusters,
+            vec!["--from-edges", edges],
+            Changes,
+        ),
+        ("clusters keep", clusters, vec!["--keep", "first"], Changes),
+        (
+            "clusters min-edge",
+            clusters,
+            vec!["--min-edge", "0.9"],
+            Changes,
+        ),
+        (
+            "clusters max-cluster",
+            clusters,
+            vec!["--max-cluster", "2"],
+            Changes,
+        ),
+        (
+            "explain min-edge",
+            &["explain", "175", "190", "-t", "0.3"],
+            vec!["--min-edge", "0.9"],
+            Changes,
+        ),
+        (
+            "idf max-terms",
+            &["idf"],
+            vec!["--max-terms", "10"],
+            Changes,
+        ),
+        (
+            "tune sample",
+            &["tune", "-t", "0.5"],
+            vec!["--sample", "50"],
+            Changes,
+        ),
+        (
+            "tune plot",
+            &["tune", "-t", "0.5"],
+            vec!["--plot", plot],
+            Same("the plot goes to its file"),
+        ),
+        ("hist sample", &["hist"], vec!["--sample", "50"], Changes),
+        (
+            "hist plot",
+            &["hist"],
+            vec!["--plot", plot],
+            Same("the plot goes to its file"),
+        ),
+        (
+            "sample bins",
+            &["sample"],
+            vec!["--bins", "0.5,0.8"],
+            Changes,
+        ),
+        (
+            "sample per-bin",
+            &["sample"],
+            vec!["--per-bin", "1"],
+            Changes,
+        ),
+        (
+            "sample sample",
+            &["sample"],
+            vec!["--sample", "50"],
+            Changes,
+        ),
+        ("sample jsonl", &["sample"], vec!["--jsonl"], Changes),
+        ("sign format", &["sign"], vec!["--format", "jsonl"], Changes),
+        ("sign signature", &["sign"], vec!["--signature"], Changes),
+        (
+            "verify-pairs format",
+            verify_pairs,
+            vec!["--format", "jsonl"],
+            Changes,
+        ),
+    ];
+    let shared = neardup::cmd::long_flags(None);
+    for command in [
+        "graph",
+        "clusters",
+        "explain",
+        "idf",
+        "tune",
+        "hist",
+        "sample",
+        "sign",
+        "verify-pairs",
+    ] {
+        for flag in neardup::cmd::long_flags(Some(command)) {
+            if shared.contains(&flag) || flag == "help" {
+                continue;
+            }
+            let row = format!("{command} {flag}");
+            assert!(
+                table.iter().any(|(r, ..)| *r == row),
+                "'neardup {command} --{flag}' has no row: does it change the output, or is it refused?"
+            );
+        }
+    }
+    let mut wrong = Vec::new();
+    for (row, base, with, expected) in &table {
+        let files: &[&str] = if base[0] == "verify-pairs" {
+            &[]
+        } else {
+            &[SAMPLE]
+        };
+        let without = neardup(&[*base, files].concat(), b"");
+        assert_eq!(without.code, 0, "{row}: {}", without.stderr);
+        let run = neardup(&[*base, &with[..], files].concat(), b"");
+        let seen = match run.code {
+            2 => Refused,
+            _ if run.stdout != without.stdout => Changes,
+            _ => Same(""),
+        };
+        let agrees = match (expected, seen) {
+            (Same(_), Same(_)) => true,
+            (a, b) => *a == b,
+        };
+        if !agrees {
+            wrong.push(format!(
+                "{row} {with:?}: expected {expected:?}, saw {seen:?} (exit {}): {}",
+                run.code,
+                run.stderr.lines().last().unwrap_or("")
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `neardup idf` to a terminal (under `script`, where it is installed) says what to do with
+/// its binary output, naming no flag the user did not give.
+#[test]
+fn idf_to_a_terminal_names_what_to_do() {
+    let bin = env!("CARGO_BIN_EXE_neardup");
+    let run = std::process::Command::new("script")
+        .args(["-qec", &format!("{bin} idf {SAMPLE}"), "/dev/null"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output();
+    let Ok(run) = run else {
+        eprintln!("skipped: no 'script' command to give neardup a terminal");
+        return;
+    };
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(said.contains("writes a binary table"), "{said}");
+    assert!(!said.contains("--idf'"), "{said}");
+}
