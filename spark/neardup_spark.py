@@ -76,7 +76,10 @@ def parse_args(argv):
     p.add_argument("--neardup", default="neardup",
                    help="the neardup binary on the executors (a path, or the name of a file "
                         "shipped with --files)")
-    p.add_argument("--id-field", default=None, help="id field (default: line number)")
+    p.add_argument("--id-field", default=None,
+                   help="id field (default, as neardup's: 'id' when each of the first 32 "
+                        "lines has one that is a string or an integer, else the line number; "
+                        "'none': the line number)")
     p.add_argument("--text-field", default="text", help="text field (top-level name)")
     p.add_argument("--partitions", type=int, default=0,
                    help="input partitions (default: twice Spark's default parallelism)")
@@ -326,11 +329,31 @@ def read_lines(spark, args):
     return lines.select(F.monotonically_increasing_id().alias("mid"), "value")
 
 
+def own_ids(spark, args):
+    """Whether the input's first lines (up to 32 that are not blank) each hold an `id` that
+    is a string or an integer: neardup's rule for ids when no --id-field is given."""
+    looked = 0
+    for row in read_lines(spark, args).limit(64).collect():
+        if looked == 32:
+            break
+        if not row.value.strip():
+            continue
+        looked += 1
+        try:
+            value = json.loads(row.value)
+        except ValueError:
+            return False
+        ident = value.get("id") if isinstance(value, dict) else None
+        if not isinstance(ident, str) and (not isinstance(ident, int) or isinstance(ident, bool)):
+            return False
+    return looked > 0
+
+
 def sign(spark, args):
     command = [args.neardup, "sign", "--quiet", "--format", "jsonl", "--input-format", "jsonl",
                "--field", args.text_field, "--on-bad-line", "skip"]
-    if args.id_field:
-        command += ["--id-field", args.id_field]
+    # Every partition numbers by the same rule: the one decided above, never its own.
+    command += ["--id-field", args.id_field or "none"]
     return read_lines(spark, args).mapInArrow(sign_partition(command + args.engine), SIGNED)
 
 
@@ -596,6 +619,11 @@ def main(argv):
             times_order.append(name)
             sc.setJobDescription(name)
 
+    # Ids as the command line takes them: the lines' own `id` when the first ones have one.
+    if args.id_field == "none":
+        args.id_field = None
+    elif args.id_field is None and args.input_format == "jsonl" and own_ids(spark, args):
+        args.id_field = "id"
     lap("sign")
     signed = sign(spark, args).cache()
     counts = {r.p: (r.lines, r.docs) for r in signed.groupBy(F.shiftright("mid", ROW_BITS).alias("p"))
