@@ -414,32 +414,47 @@ fn every_filter_flag_changes_the_output_or_is_refused() {
     for (flag, base, with, expected) in &table {
         assert!(flags.iter().any(|f| f == flag), "--{flag} is no flag");
         // A bad line on standard input before the sample (the `on-bad-line` row).
-        let input: &[u8] = if base.contains(&"-") {
+        let stdin: &[u8] = if base.contains(&"-") {
             b"not json\n"
         } else {
             b""
         };
-        let files: &[&str] = &[SAMPLE];
-        let without = neardup(&[*base, files].concat(), b"").ok();
-        let run = neardup(&[*base, &with[..], files].concat(), input);
-        let seen = match run.code {
-            2 => Refused,
-            _ if run.stdout != without.stdout => Changes,
-            _ => Same(""),
-        };
-        let agrees = match (expected, seen) {
-            (Same(_), Same(_)) => true,
-            (a, b) => *a == b,
-        };
-        if !agrees {
-            wrong.push(format!(
-                "--{flag} {with:?}: expected {expected:?}, saw {seen:?} (exit {}): {}",
-                run.code,
-                run.stderr.lines().last().unwrap_or("")
-            ));
-        }
+        let row = format!("--{flag}");
+        wrong.extend(misjudged(&row, base, with, &[SAMPLE], stdin, *expected));
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Runs `base` on `files` and `stdin`, then with `with` added: `None` when the flag's effect
+/// is the one `expected`, else what was seen.
+fn misjudged(
+    row: &str,
+    base: &[&str],
+    with: &[&str],
+    files: &[&str],
+    stdin: &[u8],
+    expected: Effect,
+) -> Option<String> {
+    use Effect::*;
+    let without = neardup(&[base, files].concat(), stdin);
+    assert_eq!(without.code, 0, "{row}: {}", without.stderr);
+    let run = neardup(&[base, with, files].concat(), stdin);
+    let seen = match run.code {
+        2 => Refused,
+        _ if run.stdout != without.stdout => Changes,
+        _ => Same(""),
+    };
+    let agrees = match (expected, seen) {
+        (Same(_), Same(_)) => true,
+        (a, b) => a == b,
+    };
+    (!agrees).then(|| {
+        format!(
+            "{row} {with:?}: expected {expected:?}, saw {seen:?} (exit {}): {}",
+            run.code,
+            run.stderr.lines().last().unwrap_or("")
+        )
+    })
 }
 
 /// The commands' own flags (the shared ones are the filter's, above): each changes the
@@ -607,25 +622,7 @@ fn every_command_flag_changes_the_output_or_is_refused() {
         } else {
             &[SAMPLE]
         };
-        let without = neardup(&[*base, files].concat(), b"");
-        assert_eq!(without.code, 0, "{row}: {}", without.stderr);
-        let run = neardup(&[*base, &with[..], files].concat(), b"");
-        let seen = match run.code {
-            2 => Refused,
-            _ if run.stdout != without.stdout => Changes,
-            _ => Same(""),
-        };
-        let agrees = match (expected, seen) {
-            (Same(_), Same(_)) => true,
-            (a, b) => *a == b,
-        };
-        if !agrees {
-            wrong.push(format!(
-                "{row} {with:?}: expected {expected:?}, saw {seen:?} (exit {}): {}",
-                run.code,
-                run.stderr.lines().last().unwrap_or("")
-            ));
-        }
+        wrong.extend(misjudged(row, base, with, files, b"", *expected));
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -5,7 +5,7 @@
 //! lines, one run at a time writes a state file, a resumed run under a budget equals one
 //! run, and a live pipe's lines come out as they are decided.
 
-use crate::util::{bin, neardup, spawn_piped, temp_path};
+use crate::util::{bin, neardup, spawn_piped, temp_path, with_rlimit};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
@@ -126,19 +126,7 @@ fn the_default_budget_follows_ulimit_v() {
     cmd.args(["--stats", &input])
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    // SAFETY: setrlimit is async-signal-safe and touches only the child.
-    unsafe {
-        cmd.pre_exec(move || {
-            let l = libc::rlimit {
-                rlim_cur: limit,
-                rlim_max: limit,
-            };
-            match libc::setrlimit(libc::RLIMIT_AS, &l) {
-                0 => Ok(()),
-                _ => Err(std::io::Error::last_os_error()),
-            }
-        });
-    }
+    with_rlimit(&mut cmd, libc::RLIMIT_AS, limit);
     let output = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
@@ -367,19 +355,7 @@ fn a_full_file_system_leaves_whole_lines() {
     let out = std::fs::File::create(&out_path).unwrap();
     let mut cmd = bin();
     cmd.arg(&input).stdout(out).stderr(Stdio::piped());
-    // SAFETY: setrlimit is async-signal-safe and touches only the child.
-    unsafe {
-        cmd.pre_exec(|| {
-            let l = libc::rlimit {
-                rlim_cur: 300_000,
-                rlim_max: 300_000,
-            };
-            match libc::setrlimit(libc::RLIMIT_FSIZE, &l) {
-                0 => Ok(()),
-                _ => Err(std::io::Error::last_os_error()),
-            }
-        });
-    }
+    with_rlimit(&mut cmd, libc::RLIMIT_FSIZE, 300_000);
     let output = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");

@@ -1,7 +1,7 @@
 //! Memory as a budget: records spilled to disk give the same bytes as records in RAM, a
 //! memory limit stops the run at a whole line with a message, spill files never stay behind.
 
-use crate::util::{bin, neardup};
+use crate::util::{bin, neardup, with_rlimit};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -193,10 +193,10 @@ fn running_out_of_memory_stops_at_a_whole_line() {
         .stdout;
     let mut failed = false;
     for limit_kib in [120_000, 100_000, 80_000] {
-        let output = bin()
-            .args(["-j", "2", "--spill-dir", "none", "--max-memory", "8G"])
-            .arg(&path)
-            .pre_exec_limit(limit_kib)
+        let mut cmd = bin();
+        cmd.args(["-j", "2", "--spill-dir", "none", "--max-memory", "8G"])
+            .arg(&path);
+        let output = with_rlimit(&mut cmd, libc::RLIMIT_AS, limit_kib * 1024)
             .stdin(Stdio::null())
             .output()
             .expect("run neardup");
@@ -275,28 +275,4 @@ fn spill_files_never_stay_behind() {
     child.wait().unwrap();
     assert_eq!(entries(&dir), 0, "after SIGTERM");
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// Runs a command under `ulimit -v`.
-trait Limit {
-    fn pre_exec_limit(&mut self, kib: u64) -> &mut Self;
-}
-
-impl Limit for std::process::Command {
-    fn pre_exec_limit(&mut self, kib: u64) -> &mut Self {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: setrlimit is async-signal-safe and touches only the child.
-        unsafe {
-            self.pre_exec(move || {
-                let limit = libc::rlimit {
-                    rlim_cur: kib * 1024,
-                    rlim_max: kib * 1024,
-                };
-                if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            })
-        }
-    }
 }

@@ -127,3 +127,26 @@ pub fn temp_path(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
 }
+
+/// Sets the child's resource limit `resource` (`libc::RLIMIT_AS`, `RLIMIT_FSIZE`, …) to
+/// `bytes` before it runs: `ulimit -v` or `ulimit -f` for one command.
+pub fn with_rlimit(
+    cmd: &mut Command,
+    resource: libc::__rlimit_resource_t,
+    bytes: u64,
+) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe and touches only the child.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            match libc::setrlimit(resource, &limit) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        })
+    }
+}

@@ -113,12 +113,12 @@ pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u
         Limit::Memory => (
             match &config.memory_limit {
                 Some(l) => format!(
-                    "‹max-memory› ({} MiB, half of {} of {} MiB)",
-                    config.max_memory >> 20,
+                    "‹max-memory› ({}, half of {} of {})",
+                    size(config.max_memory as u64),
                     l.source,
-                    l.bytes >> 20
+                    size(l.bytes)
                 ),
-                None => format!("‹max-memory› ({} MiB)", config.max_memory >> 20),
+                None => format!("‹max-memory› ({})", size(config.max_memory as u64)),
             },
             "‹max-memory›",
         ),
@@ -127,7 +127,7 @@ pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u
             "the memory limit (ulimit, container)",
         ),
         Limit::Disk => (
-            format!("‹max-disk› ({} MiB)", config.max_disk >> 20),
+            format!("‹max-disk› ({})", size(config.max_disk)),
             "‹max-disk›",
         ),
     };
@@ -138,4 +138,12 @@ pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u
          compare with every document",
         window.capacity()
     )
+}
+
+/// `bytes` for a note: whole MiB, or KiB below one MiB (a `--max-disk 1K` is not "0 MiB").
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{} MiB", b >> 20),
+        b => format!("{} KiB", b.div_ceil(1 << 10)),
+    }
 }

@@ -34,6 +34,10 @@
 //! finally the checksum before anything is used; every failure is a usage error naming the
 //! file and the reason.
 
+mod lock;
+
+pub use lock::Lock;
+
 use crate::config::{Config, VerifyMode, Weights};
 use crate::error::{Error, Result};
 use crate::input::DocId;
@@ -129,79 +133,13 @@ pub fn check_writable(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The one writer of a state file: an advisory lock (`flock`) on `.FILE.lock` beside it,
-/// which holds the writer's process id. The file is removed when the lock is dropped or
-/// [released](Lock::release); if the process dies first, the kernel drops the lock with the
-/// descriptor and the small file stays, to be taken by the next run.
-#[derive(Debug)]
-pub struct Lock {
-    file: File,
-    path: PathBuf,
-}
-
-/// Takes the lock of the state file `path`: a run that finds another holding it fails (a
-/// usage error naming the holder's process id) instead of saving over its state.
+/// Takes the lock of the state file `path` ([`Lock`], on `.FILE.lock` beside it): a run
+/// that finds another holding it fails (a usage error naming the holder's process id)
+/// instead of saving over its state.
 pub fn lock(path: &Path) -> Result<Lock> {
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::MetadataExt;
     let (dir, _) = temporary_path(path)?;
     let file_name = path.file_name().unwrap_or_default().to_string_lossy();
-    let lock_path = dir.join(format!(".{file_name}.lock"));
-    let failed = |e| Error::io(format!("locking {}", lock_path.display()), e);
-    loop {
-        let mut file = File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(failed)?;
-        // SAFETY: flock on a descriptor this function owns.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let holder = std::fs::read_to_string(&lock_path).unwrap_or_default();
-            let holder = match holder.trim() {
-                "" => String::new(),
-                pid => format!(" (process {pid})"),
-            };
-            return Err(Error::config(
-                "state",
-                format!(
-                    "{} is being written by another run{holder}: one run at a time may use \
-                     a state file",
-                    path.display()
-                ),
-            ));
-        }
-        // The holder before may have removed the file between our open and our lock: the
-        // lock counts only on the file the path still names.
-        let held = file.metadata().map_err(failed)?;
-        match std::fs::metadata(&lock_path) {
-            Ok(now) if now.ino() == held.ino() && now.dev() == held.dev() => {
-                let _ = file.set_len(0);
-                let _ = write!(file, "{}", std::process::id());
-                return Ok(Lock {
-                    file,
-                    path: lock_path,
-                });
-            }
-            _ => continue,
-        }
-    }
-}
-
-impl Lock {
-    /// Removes the lock file (the lock itself goes with the descriptor): for a process
-    /// that ends without dropping its lock.
-    pub fn release(&self) {
-        let _ = std::fs::remove_file(&self.path);
-        let _ = &self.file;
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        self.release();
-    }
+    Lock::take(dir.join(format!(".{file_name}.lock")), path)
 }
 
 /// Removes the temporary files of saves that never finished (a process killed while
