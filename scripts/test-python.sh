@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Python package's tests: builds the wheel from this tree (target/wheels) and installs it
-# into a fresh venv (target/python-test-venv) with pytest and the examples' pandas and
+# into a fresh venv (target/python-test-venv) with pytest and the examples' pandas, polars and
 # datasets, then runs python/tests with the venv's `neardup` command first on the PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,7 +8,7 @@ venv=target/python-test-venv
 rm -rf "$venv" target/wheels
 python3 -m venv "$venv"
 pip=("$venv/bin/pip" --quiet --disable-pip-version-check)
-"${pip[@]}" install pytest pandas datasets
+"${pip[@]}" install pytest pandas polars datasets
 # A test build: the release profile at the test profile's opt-level 1, without link-time
 # optimisation, whose work is for speed, not answers, and would double CI's build time
 # (NEARDUP_WHEEL_RELEASE=1 builds the wheel a user gets).

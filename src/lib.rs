@@ -70,6 +70,7 @@ pub mod lsh;
 pub mod minhash;
 pub mod normalize;
 pub(crate) mod output;
+pub use output::printed_similarity;
 pub mod pipeline;
 pub(crate) mod prefetch;
 pub mod shingle;

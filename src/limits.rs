@@ -50,6 +50,41 @@ pub fn peak_rss() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// The memory this process can still take before a limit refuses it, and that limit: the
+/// address-space limit less the mapped size (`VmSize`), or the physical memory's or the
+/// cgroup's limit less the resident size (`VmRSS`), whichever is closest. For programs that
+/// hold memory of their own besides the engine's (the Python module checks it before each
+/// slice of a batch, so that running out is an exception rather than an abort).
+pub fn headroom() -> Option<(u64, MemoryLimit)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    };
+    let (rss, mapped) = (field("VmRSS:")?, field("VmSize:")?);
+    let mut room = Vec::new();
+    if let Some(bytes) = physical_memory() {
+        room.push((bytes.saturating_sub(rss), bytes, "the physical memory"));
+    }
+    if let Some(bytes) = cgroup_limit(Path::new("/proc/self/cgroup"), Path::new("/sys/fs/cgroup")) {
+        room.push((
+            bytes.saturating_sub(rss),
+            bytes,
+            "the memory cgroup's limit",
+        ));
+    }
+    if let Some(bytes) = address_space_limit() {
+        room.push((
+            bytes.saturating_sub(mapped),
+            bytes,
+            "the address-space limit (ulimit -v)",
+        ));
+    }
+    let (left, bytes, source) = room.into_iter().min_by_key(|r| r.0)?;
+    Some((left, MemoryLimit { bytes, source }))
+}
+
 fn physical_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;

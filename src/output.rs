@@ -468,11 +468,7 @@ pub fn write_similarity(s: f64, out: &mut Vec<u8>) {
         out.extend_from_slice(t.as_bytes());
         return;
     }
-    // The graph keeps similarities as f32: every path takes the f32 value to 7 decimals
-    // (what an f32 holds) and rounds that decimal half up, so a tie like 139/160 = 0.86875
-    // prints 0.8688 from an f64 (--pairs) and from an f32 (the graph) alike.
-    let tenth_micros = (f64::from(s as f32) * 1e7).round() as u64;
-    let r = (tenth_micros + 500) / 1000;
+    let r = ten_thousandths(s);
     if r >= 10_000 {
         out.push(b'1');
         return;
@@ -493,6 +489,24 @@ pub fn write_similarity(s: f64, out: &mut Vec<u8>) {
         len -= 1;
     }
     out.extend_from_slice(&digits[..len]);
+}
+
+/// A similarity in [0, 1] in ten-thousandths, as the output prints it. The graph keeps
+/// similarities as f32: every path takes the f32 value to 7 decimals (what an f32 holds) and
+/// rounds that decimal half up, so a tie like 139/160 = 0.86875 prints 0.8688 from an f64
+/// (--pairs) and from an f32 (the graph) alike.
+fn ten_thousandths(s: f64) -> u64 {
+    let tenth_micros = (f64::from(s as f32) * 1e7).round() as u64;
+    (tenth_micros + 500) / 1000
+}
+
+/// The number [`format_similarity`] prints, for programs that hand similarities on as
+/// numbers (the Python module): 0.8571 for 6/7, so that they equal the command line's.
+pub fn printed_similarity(s: f64) -> f64 {
+    if !(0.0..=1.0).contains(&s) {
+        return s;
+    }
+    ten_thousandths(s) as f64 / 1e4
 }
 
 fn trim_ascii_end(s: &[u8]) -> &[u8] {

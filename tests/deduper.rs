@@ -256,3 +256,56 @@ fn a_state_s_idf_table_is_checked_as_the_command_line_checks_it() {
     assert!(e.to_string().contains(&said), "{e}");
     assert!(cli.stderr.contains(&said), "{}", cli.stderr);
 }
+
+#[test]
+fn a_failed_batch_has_decided_exactly_the_documents_before_the_failure() {
+    let texts: Vec<String> = (0..600)
+        .map(|i| {
+            format!(
+                "w{} x{} y{} z{} v{} u{}",
+                i % 400,
+                i,
+                i * 7,
+                i % 13,
+                i / 3,
+                i
+            )
+        })
+        .collect();
+    let clean = deduper(&[], 2).add_many(&texts_of(&texts)).unwrap();
+    for at in [0, 1, 3, 255, 256, 599] {
+        let mut docs: Vec<(Option<&str>, Option<DocId>)> =
+            texts.iter().map(|t| (Some(t.as_str()), None)).collect();
+        docs[at].0 = None;
+        let mut d = deduper(&["--on-bad-line", "fail"], 2);
+        let e = d.add_many(&docs).unwrap_err();
+        assert_eq!(e.decided, clean[..at], "failed at {at}");
+        assert_eq!(
+            e.to_string(),
+            format!("document {}: a missing value", at + 1)
+        );
+        // The counts are those of the documents decided: a retry from the failed one goes
+        // on where a clean run would.
+        assert_eq!(d.summary().docs_read, at as u64);
+        docs[at].0 = Some(&texts[at]);
+        let rest = d.add_many(&docs[at..]).unwrap();
+        assert_eq!([e.decided, rest].concat(), clean);
+    }
+}
+
+fn texts_of(texts: &[String]) -> Vec<(&str, Option<DocId>)> {
+    texts.iter().map(|t| (t.as_str(), None)).collect()
+}
+
+#[test]
+fn the_per_document_figure_means_the_same_after_one_document() {
+    let text = |i: usize| format!("alpha{i} beta{i} gamma{i} delta{i} epsilon{i} zeta{i} eta");
+    let mut d = deduper(&[], 1);
+    d.add(text(0).as_str(), None).unwrap();
+    let one = d.summary().ram_bytes_per_doc;
+    let many: Vec<String> = (1..20_000).map(text).collect();
+    d.add_many(&texts_of(&many)).unwrap();
+    let all = d.summary().ram_bytes_per_doc;
+    assert!(one > 0 && one < 4096 && all > 0, "{one} {all}");
+    assert!(one * 2 > all && all * 2 > one, "{one} {all}");
+}

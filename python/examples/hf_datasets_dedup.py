@@ -1,9 +1,9 @@
-"""Drop near-duplicate rows of a Hugging Face `datasets.Dataset` with `Dataset.filter`.
+"""Drop near-duplicate rows of a Hugging Face `datasets.Dataset`.
 
     python python/examples/hf_datasets_dedup.py [FILE.jsonl]   (default: the bundled Reuters sample)
 
-The Deduper holds the documents kept so far, so the filter runs in one process (no
-`num_proc`) and in order; `batched=True` hands it batches, which it signs on every core.
+The engine reads the dataset's Arrow column itself (no Python string per row) and signs it
+on every core; `Dataset.select` keeps the rows it kept, in order.
 """
 
 import sys
@@ -16,14 +16,8 @@ def drop_near_duplicates(
     ds: datasets.Dataset, column: str, **options
 ) -> datasets.Dataset:
     """The rows whose `column` is not a near duplicate of an earlier kept row's, in order."""
-    d = neardup.Deduper(**options)
-    return ds.filter(
-        d.keep_many,
-        input_columns=column,
-        batched=True,
-        batch_size=10_000,
-        load_from_cache_file=False,
-    )
+    keep = neardup.Deduper(**options).keep_many(ds, column=column)
+    return ds.select([row for row, kept in enumerate(keep) if kept])
 
 
 def main() -> None:

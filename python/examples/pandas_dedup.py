@@ -12,7 +12,7 @@ import pandas as pd
 def drop_near_duplicates(df: pd.DataFrame, column: str, **options) -> pd.DataFrame:
     """The rows whose `column` is not a near duplicate of an earlier kept row's, in order."""
     d = neardup.Deduper(**options)
-    keep = d.keep_many(df[column].tolist())
+    keep = d.keep_many(df[column])
     return df[keep]
 
 

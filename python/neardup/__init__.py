@@ -21,9 +21,10 @@ option left out (or None) has the command line's default. An unknown keyword rai
     (0, 0.8)
 
 Texts may be ``str`` or missing values (None, NaN, ``pd.NA``: not documents, see
-``on_bad_line``); batches any iterable of them (a list, a pandas Series, a pyarrow array, a
-generator), but not one str. A batch that fails part way (a generator that raises, a value
-that is not a text) raises with what was added before the error: ``e.outcomes``, ``e.added``.
+``on_bad_line``; said in one ``NeardupWarning`` per call); batches any iterable of them, a
+column or a table (pandas, polars, pyarrow, Hugging Face datasets; Arrow columns are read
+from their buffers), but not one str. A batch that fails part way raises with exactly the
+rows decided before the one that failed: ``e.outcomes``, ``e.added``.
 """
 
 from __future__ import annotations
@@ -152,11 +153,105 @@ def _engine(call: Any, *args: object) -> Any:
         raise ValueError(_python_terms(str(e))) from None
 
 
-def _rows(texts: Iterable[Any], column: str | None) -> Iterable[Any]:
-    """``texts``, or each row's ``column`` (rows of dicts, a ``datasets.Dataset``)."""
-    if column is None:
-        return texts
-    return (row[column] for row in texts)
+def _kind(data: object) -> str:
+    """The library a value comes from (``pandas``, ``polars``, ``pyarrow``, ``datasets``)."""
+    return type(data).__module__.partition(".")[0]
+
+
+def _columns_of(data: Any) -> list[str] | None:
+    """The column names of a table, to name in a message."""
+    for attribute in ("column_names", "columns"):
+        names = getattr(data, attribute, None)
+        if names is not None:
+            try:
+                return [str(name) for name in names]
+            except TypeError:
+                return None
+    if isinstance(data, dict):
+        return [str(name) for name in data]
+    return None
+
+
+def _pick(data: Any, column: str) -> Any:
+    """``data[column]``, or a ``KeyError`` that lists the columns there are."""
+    try:
+        if _kind(data) == "pyarrow":
+            return data.column(column)
+        return data[column]
+    except (KeyError, IndexError, ValueError, TypeError) as e:
+        names = _columns_of(data)
+        if names is None:
+            raise
+        raise KeyError(
+            f"no column {column!r}: the columns are {', '.join(map(repr, names))}"
+        ) from e
+
+
+_TABLES = {
+    "pandas": ("DataFrame",),
+    "polars": ("DataFrame", "LazyFrame"),
+    "pyarrow": ("Table", "RecordBatch"),
+    "datasets": ("Dataset", "DatasetDict", "IterableDataset"),
+}
+
+
+def _texts(data: Any, column: str | None, caller: str) -> tuple[Any, Any]:
+    """The texts of ``data`` as the engine reads them, and the row labels (a pandas index)
+    or None (positions). A table (pandas, polars, pyarrow, a ``datasets.Dataset``, a dict of
+    columns, rows of dicts) gives its ``column``; a column (a pandas or polars Series, a
+    pyarrow Array or ChunkedArray, a sequence or iterable of str) is taken as it is. Arrow
+    columns (pyarrow, polars, datasets, pandas' Arrow-backed strings) are read by the engine
+    from their buffers, without a Python object per row."""
+    if isinstance(data, (str, bytes)):
+        return data, None  # refused by the engine, which says why
+    kind = _kind(data)
+    table = type(data).__name__ in _TABLES.get(kind, ()) or isinstance(data, dict)
+    if table:
+        if column is None:
+            names = _columns_of(data)
+            listed = f" (the columns are {', '.join(map(repr, names))})" if names else ""
+            raise TypeError(
+                f"{caller}() takes a table's texts from one column: give column={listed}"
+            )
+        if kind == "datasets":
+            if type(data).__name__ == "DatasetDict":
+                raise TypeError(
+                    f"{caller}() takes one split of a DatasetDict: "
+                    f"{caller}(ds['train'], column=...)"
+                )
+            if type(data).__name__ == "IterableDataset":
+                return (row[column] for row in data), None
+            # The Arrow column as the rows are ordered (after select or shuffle too).
+            if column not in data.column_names:
+                raise KeyError(
+                    f"no column {column!r}: the columns are "
+                    f"{', '.join(map(repr, data.column_names))}"
+                )
+            return data.with_format("arrow")[column], None
+        if kind == "polars" and type(data).__name__ == "LazyFrame":
+            data = data.select(column).collect()
+        data = _pick(data, column)
+    elif column is not None:
+        # Rows of dicts (or of anything indexable by column).
+        return (row[column] for row in data), None
+    if _kind(data) == "pandas":
+        return _pandas_texts(data), data.index
+    if _kind(data) == "polars" and not hasattr(data, "__arrow_c_stream__"):
+        return data.to_arrow(), None
+    return data, None
+
+
+def _pandas_texts(series: Any) -> Any:
+    """A pandas Series' texts: its Arrow array when it holds Arrow strings, else its values
+    one by one."""
+    if "Arrow" in type(series.array).__name__:
+        try:
+            import pyarrow as pa
+
+            return pa.array(series.array)
+        except (ImportError, TypeError, ValueError):
+            pass
+    return series.to_numpy(dtype=object, na_value=None)
 
 
 def _reference_file(texts: Iterable[Any], ids: Iterable[Any] | None) -> str:
@@ -329,20 +424,23 @@ class Deduper:
     ) -> list[Outcome]:
         """Decides a batch of documents in order, signing them on every core (``threads``).
 
-        The same outcomes as ``add`` one by one. ``texts`` may be any iterable (a list, a
-        pandas Series, a pyarrow array, a generator over a file), or rows of dicts with the
-        text in ``column``: they are copied out of Python 65,536 at a time and the GIL is
-        released while each slice is signed and verified, so memory beyond the returned list
-        stays bounded and Ctrl-C is heard between slices. Batches of thousands of documents
-        keep every core busy. ``progress`` is called with the number of documents of each
-        slice decided (``tqdm(total=n).update`` fits).
+        The same outcomes as ``add`` one by one. ``texts`` may be any iterable of str (a
+        list, a generator over a file), a column (a pandas or polars Series, a pyarrow
+        Array or ChunkedArray) or a table with the text in ``column`` (pandas, polars or
+        pyarrow tables, a ``datasets.Dataset``, rows of dicts). Arrow columns are read from
+        their buffers; other texts are copied out of Python. Rows go to the engine 65,536 at
+        a time with the GIL released, so memory beyond the returned list stays bounded and
+        Ctrl-C is heard between slices. ``progress`` is called with the number of rows of
+        each slice decided (``tqdm(total=n).update`` fits).
 
-        If reading or deciding fails part way (a generator raises, a value is not a text),
-        the slices decided before stay added, and the exception says so: ``e.outcomes`` (their
-        outcomes), ``e.added`` (their number) and a note. Retry with the documents after
-        them.
+        If the call fails part way (a row that is not a text, a missing value under
+        ``on_bad_line="fail"``, a generator that raises, memory running out), every row
+        before the one that failed was decided, and no other: ``e.added`` is their number,
+        ``e.outcomes`` their outcomes, and a note says so. Retry with the rows from
+        ``e.added`` on.
         """
-        return self._inner.add_many(_rows(texts, column), ids, progress)
+        texts, _ = _texts(texts, column, "add_many")
+        return self._inner.add_many(texts, ids, progress)
 
     def keep(self, text: str | None, id: Id | None = None) -> bool:
         """``add``, as a yes/no for ``filter``: True when the document is kept."""
@@ -357,7 +455,8 @@ class Deduper:
         progress: Callable[[int], object] | None = None,
     ) -> list[bool]:
         """``add_many``, as yes/no per document: True for the documents kept."""
-        outcomes = self._inner.add_many(_rows(texts, column), ids, progress)
+        texts, _ = _texts(texts, column, "keep_many")
+        outcomes = self._inner.add_many(texts, ids, progress)
         return [outcome is None for outcome in outcomes]
 
     def stats(self) -> dict[str, Any]:
@@ -400,7 +499,7 @@ def pairs(
     once, as the engine goes: a generator over a file is never held in memory whole.
     """
     argv = _argv("pairs", dict(threshold=threshold, **options))
-    return _engine(_neardup.pairs, argv, _rows(texts, column))
+    return _engine(_neardup.pairs, argv, _texts(texts, column, "pairs")[0])
 
 
 def clusters(
@@ -421,33 +520,52 @@ def clusters(
         # clusters(texts, "cliques"): the second argument was `by` before `threshold`.
         by, threshold = threshold, None  # type: ignore[assignment]
     argv = _argv("clusters", dict(threshold=threshold, **options), command="clusters")
-    return _engine(_neardup.clusters, [f"--by={by}", *argv], _rows(texts, column))
+    texts, _ = _texts(texts, column, "clusters")
+    groups, _ = _engine(_neardup.clusters, [f"--by={by}", *argv], texts)
+    return groups
+
+
+def _is_rows_of_mappings(data: Any) -> bool:
+    """Whether ``data`` is a sequence whose first item is a dict (rows of records)."""
+    try:
+        return isinstance(data[0], dict)
+    except (TypeError, IndexError, KeyError):
+        return False
 
 
 def dedup(
     data: Any,
-    column: str = "text",
+    column: str | None = None,
     threshold: float = 0.8,
     keep: Literal["first", "longest"] = "first",
     **options: object,
 ) -> Any:
     """One call for a table: which rows to keep, what each duplicate duplicates, and groups.
 
-    ``data`` is a pandas DataFrame (the result is one too, with the input's index), or a
-    list of dicts, or a dict of lists (the result is then a dict of lists). The texts are
-    ``data[column]``. Columns of the result:
+    ``data`` is a table and ``column`` the name of its text column (default ``"text"``): a
+    pandas, polars or pyarrow table, a ``datasets.Dataset``, a dict of columns, a list of
+    dicts. Or it is the texts themselves: a pandas or polars Series, a pyarrow Array or
+    ChunkedArray, a list of str. Every shape gives the same answer as a list of the same
+    strings. The result is a pandas DataFrame with the input's index for pandas input, a
+    polars DataFrame for polars input, else a dict of lists, with one row per input row:
 
-    - ``keep``: True for the rows to keep;
-    - ``dup_of``: for a dropped row, the position (from 0) of the kept row it duplicates,
+    - ``keep``: True for the rows to keep (what ``neardup --drop-dups`` keeps);
+    - ``dup_of``: for a dropped row, the kept row it duplicates (its index label for pandas
+      input, else its position from 0), else None;
+    - ``similarity``: their similarity as the command line prints it (1.0 for an exact copy),
       else None;
-    - ``similarity``: its similarity to that row (1.0 for an exact copy), else None;
-    - ``cluster``: the row's group (connected components of the verified pairs; -1 for a
-      text with no words).
+    - ``cluster``: the row's group, numbered from 0 in order of first member: each kept row
+      with the rows dropped as its duplicates (with ``keep="longest"``: the connected
+      components of the verified pairs, as ``clusters()``); -1 for a row that is not a
+      document (a missing value, a text with no words).
 
-    ``keep="first"`` keeps what ``Deduper`` (and ``neardup --drop-dups``) keeps: a row is
-    dropped when it is near a row kept before it. ``keep="longest"`` keeps the longest text
-    of each group (the earliest of equals) and names it in ``dup_of`` for the rest of the
-    group; ``similarity`` is then None. Options as for ``Deduper``.
+    ``keep="first"`` keeps a row unless it is near a row kept before it, naming the most
+    similar one. ``keep="longest"`` keeps the longest text (in bytes; the first of equals)
+    of each group and names it in ``dup_of`` for the rest; ``similarity`` is then None.
+    Rows that are not documents follow ``on_bad_line`` as in ``Deduper`` (kept under
+    ``"pass"``, not kept under ``"skip"``) and are said in one ``NeardupWarning``. Each text
+    is read and signed once; Arrow columns are read from their buffers. Options as for
+    ``Deduper``.
 
         >>> import neardup
         >>> rows = {"text": ["the cat sat on the mat today", "The cat sat on the mat today",
@@ -455,51 +573,101 @@ def dedup(
         >>> neardup.dedup(rows)["keep"]
         [True, False, True]
     """
-    try:
-        import pandas as pd
-    except ImportError:  # pandas is optional
-        pd = None
-    if pd is not None and isinstance(data, pd.DataFrame):
-        texts = data[column].tolist()
-    elif isinstance(data, dict):
-        texts = list(data[column])
-    else:
-        texts = [row[column] for row in data]
-    groups = clusters(texts, threshold=threshold, **options)
-    n = len(texts)
-    keep_flags = [True] * n
-    dup_of: list[int | None] = [None] * n
-    similarity: list[float | None] = [None] * n
-    if keep == "first":
-        d = Deduper(threshold=threshold, most_similar=True, **options)
-        for i, outcome in enumerate(d.add_many(texts)):
-            if isinstance(outcome, Match):
-                keep_flags[i] = False
-                dup_of[i] = int(outcome.dup_of)
-                similarity[i] = outcome.similarity
-    elif keep == "longest":
-        best: dict[int, int] = {}
-        for i, group in enumerate(groups):
-            if group < 0:
-                continue
-            length = len(texts[i]) if isinstance(texts[i], str) else -1
-            j = best.get(group)
-            if j is None or length > len(texts[j]):
-                best[group] = i
-        for i, group in enumerate(groups):
-            if group >= 0 and best[group] != i:
-                keep_flags[i] = False
-                dup_of[i] = best[group]
-    else:
+    if keep not in ("first", "longest"):
         raise ValueError(f"keep must be 'first' or 'longest', got {keep!r}")
-    result = {
-        "keep": keep_flags,
-        "dup_of": dup_of,
-        "similarity": similarity,
-        "cluster": groups,
-    }
-    if pd is not None and isinstance(data, pd.DataFrame):
-        frame = pd.DataFrame(result, index=data.index)
-        frame["dup_of"] = frame["dup_of"].astype("Int64")
+    _check_keywords("dedup", dict(threshold=threshold, **options))
+    kind = _kind(data)
+    table = type(data).__name__ in _TABLES.get(kind, ()) or isinstance(data, dict)
+    if column is None and (table or _is_rows_of_mappings(data)):
+        column = "text"
+    texts, index = _texts(data, column, "dedup")
+    if not hasattr(texts, "__len__") and not hasattr(texts, "__arrow_c_stream__"):
+        texts = list(texts)
+    if keep == "first":
+        result = _first_kept(texts, index, threshold, options)
+    else:
+        result = _longest_kept(texts, index, threshold, options)
+    if kind == "pandas":
+        import pandas as pd
+
+        frame = pd.DataFrame(result, index=index)
+        if index is None or _is_default_index(index):
+            frame["dup_of"] = frame["dup_of"].astype("Int64")
+        frame["similarity"] = frame["similarity"].astype("Float64")
         return frame
+    if kind == "polars":
+        import polars as pl
+
+        return pl.DataFrame(result, strict=False)
     return result
+
+
+def _is_default_index(index: Any) -> bool:
+    """Whether a pandas index is the positions 0, 1, ..."""
+    return type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1
+
+
+def _check_keywords(caller: str, options: dict[str, object]) -> None:
+    """Refuses a keyword that neither ``Deduper`` nor the command line takes, naming
+    ``caller``."""
+    own = {"idf", "idf_warmup", "against", "against_texts", "against_ids", "state"}
+    _argv(caller, {k: v for k, v in options.items() if k not in own})
+
+
+def _first_kept(
+    texts: Any, index: Any, threshold: float, options: dict[str, object]
+) -> dict[str, list[Any]]:
+    """``dedup(keep="first")``: one ``Deduper`` pass, naming the most similar kept row."""
+    d = Deduper(threshold=threshold, most_similar=True, **options)
+    # Rows that are not documents come as Skipped whatever the policy, so that they get no
+    # group; the policy decides whether they are kept.
+    outcomes = d._inner.add_many(texts, None, None, True)
+    kept_bad = options.get("on_bad_line", "pass") == "pass"
+    n = len(outcomes)
+    keep_flags = [True] * n
+    dup_of: list[Any] = [None] * n
+    similarity: list[float | None] = [None] * n
+    cluster = [-1] * n
+    groups: dict[object, int] = {}
+    labels = None if index is None or _is_default_index(index) else list(index)
+    for i, outcome in enumerate(outcomes):
+        if outcome is None:
+            cluster[i] = groups.setdefault(("row", i), len(groups))
+        elif isinstance(outcome, Match):
+            keep_flags[i] = False
+            similarity[i] = outcome.similarity
+            if outcome.in_reference:
+                dup_of[i] = outcome.dup_of
+                cluster[i] = groups.setdefault(("reference", outcome.dup_of), len(groups))
+            else:
+                row = int(outcome.dup_of)
+                dup_of[i] = row if labels is None else labels[row]
+                cluster[i] = groups[("row", row)]
+        else:  # Skipped: not a document
+            keep_flags[i] = kept_bad
+    return {"keep": keep_flags, "dup_of": dup_of, "similarity": similarity, "cluster": cluster}
+
+
+def _longest_kept(
+    texts: Any, index: Any, threshold: float, options: dict[str, object]
+) -> dict[str, list[Any]]:
+    """``dedup(keep="longest")``: the connected components, and the longest of each."""
+    # The graph leaves out rows that are not documents; only "fail" changes that.
+    settings = {k: v for k, v in options.items() if k != "on_bad_line"}
+    if options.get("on_bad_line") == "fail":
+        settings["on_bad_line"] = "fail"
+    argv = _argv("dedup", dict(threshold=threshold, **settings), command="clusters")
+    groups, best = _engine(_neardup.clusters, argv, texts, True)
+    n = len(groups)
+    skip = options.get("on_bad_line") == "skip"
+    labels = None if index is None or _is_default_index(index) else list(index)
+    keep_flags = [True] * n
+    dup_of: list[Any] = [None] * n
+    for i, group in enumerate(groups):
+        if group < 0:
+            keep_flags[i] = not skip
+        elif best[group] != i:
+            keep_flags[i] = False
+            row = best[group]
+            dup_of[i] = row if labels is None else labels[row]
+    return {"keep": keep_flags, "dup_of": dup_of, "similarity": [None] * n, "cluster": groups}

@@ -1,12 +1,16 @@
 //! `neardup.Deduper`: the streaming filter in process.
 
-use crate::errors::{NeardupWarning, py_err, with_outcomes};
+use crate::errors::{BadDocumentError, py_err, warn, with_outcomes};
 use crate::matches::outcome_to_py;
-use crate::values::{Documents, SLICE, id_from_py, text_of, with_program};
+use crate::texts::{Reader, text_of};
+use crate::values::{SLICE, id_from_py, with_program};
+use neardup::Error;
 use neardup::cmd;
 use neardup::config::BadLinePolicy;
 use neardup::error::{Wording, worded};
-use neardup::pipeline::Deduper;
+use neardup::input::BadLine;
+use neardup::pipeline::{BatchError, Deduper, Outcome};
+use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 use std::sync::Mutex;
 
@@ -15,6 +19,85 @@ use std::sync::Mutex;
 pub(crate) struct PyDeduper {
     inner: Mutex<Deduper>,
     policy: BadLinePolicy,
+    quiet: bool,
+}
+
+/// Memory a slice of this many rows may take beyond what is held: its signatures, and the
+/// window's growth by the documents kept (about 1.5 KiB each on ordinary text).
+fn slice_need(rows: usize) -> u64 {
+    rows as u64 * 2048 + (32 << 20)
+}
+
+/// Refuses to decide a slice of `rows` rows (the batch's rows from `first` on) when the
+/// process is too close to its memory limit to take it: a `MemoryError` with the rows
+/// before it added, rather than an abort of the interpreter when an allocation fails.
+fn check_headroom(rows: usize, first: usize) -> PyResult<()> {
+    let Some((left, limit)) = neardup::limits::headroom() else {
+        return Ok(());
+    };
+    if left >= slice_need(rows) {
+        return Ok(());
+    }
+    let mib = |b: u64| b >> 20;
+    Err(PyMemoryError::new_err(format!(
+        "memory is running out: {} MiB left under {} of {} MiB, and the {rows} rows from row \
+         {first} on may need {} MiB; free memory (or give max_memory= a smaller budget, or \
+         window=) and add the rows from row {first} on",
+        mib(left),
+        limit.source,
+        mib(limit.bytes),
+        mib(slice_need(rows)),
+    )))
+}
+
+/// The rows of a call that are not documents: the first few as said, and how many.
+#[derive(Default)]
+pub(crate) struct BadRows {
+    shown: Vec<String>,
+    count: usize,
+}
+
+impl BadRows {
+    /// Rows said one by one; the rest are counted.
+    const SHOWN: usize = 5;
+
+    /// Row `row` (None: the one text of `add`), a missing value of `missing`'s kind or a
+    /// text that is not a document for `reason`.
+    pub(crate) fn push(&mut self, row: Option<usize>, missing: Option<&str>, reason: &BadLine) {
+        self.count += 1;
+        if self.shown.len() < Self::SHOWN {
+            let what = match (row, missing) {
+                (Some(row), Some(kind)) => format!("row {row} is a missing value ({kind})"),
+                (Some(row), None) => format!("row {row}: {reason}"),
+                (None, Some(kind)) => format!("the text is a missing value ({kind})"),
+                (None, None) => format!("the text: {reason}"),
+            };
+            self.shown.push(what);
+        }
+    }
+
+    /// The warning: what the rows are, and what `policy` did with them.
+    pub(crate) fn message(&self, policy: BadLinePolicy) -> String {
+        let done = match policy {
+            BadLinePolicy::Skip => "skipped (Skipped, not kept), as on_bad_line='skip' says",
+            _ => {
+                "kept as they are, as on_bad_line='pass' says (on_bad_line='skip' leaves them out)"
+            }
+        };
+        let more = match self.count - self.shown.len() {
+            0 => String::new(),
+            n => format!("; and {n} more"),
+        };
+        let noun = match self.count {
+            1 => "row is not a document",
+            _ => "rows are not documents",
+        };
+        format!(
+            "{} {noun}: {}{more}; {done}",
+            self.count,
+            self.shown.join("; ")
+        )
+    }
 }
 
 impl PyDeduper {
@@ -23,15 +106,21 @@ impl PyDeduper {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Says the bad rows of a call as one `NeardupWarning` (unless `quiet`): what each is
+    /// and what was done with it.
+    fn say_bad(&self, py: Python<'_>, bad: &BadRows) -> PyResult<()> {
+        if bad.count == 0 || self.quiet {
+            return Ok(());
+        }
+        warn(py, &bad.message(self.policy))
+    }
+
     /// Issues the engine's pending warnings through Python's `warnings` (so `logging`,
     /// filters and `-W error` apply), attributed to the caller of the public method.
     fn warn(&self, py: Python<'_>) -> PyResult<()> {
         let pending = py.detach(|| self.lock().take_warnings());
-        let category = py.get_type::<NeardupWarning>();
         for message in pending {
-            let message = worded(&message, Wording::Keywords);
-            let message = std::ffi::CString::new(message.as_bytes()).unwrap_or_default();
-            PyErr::warn(py, &category, &message, 3)?;
+            warn(py, &worded(&message, Wording::Keywords))?;
         }
         Ok(())
     }
@@ -44,13 +133,14 @@ impl PyDeduper {
         let (config, job) = cmd::parse(with_program(argv))
             .and_then(|args| args.filter_settings())
             .map_err(py_err)?;
-        let policy = config.on_bad_line;
+        let (policy, quiet) = (config.on_bad_line, config.quiet);
         let deduper = py
             .detach(|| Deduper::for_job(config, &job))
             .map_err(py_err)?;
         let deduper = PyDeduper {
             inner: Mutex::new(deduper),
             policy,
+            quiet,
         };
         deduper.warn(py)?;
         Ok(deduper)
@@ -63,46 +153,100 @@ impl PyDeduper {
         text: &Bound<'_, PyAny>,
         id: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let text = text_of(text)?;
+        let (text, missing) = match text_of(text)? {
+            Ok(text) => (Some(text), None),
+            Err(kind) => (None, Some(kind)),
+        };
         let id = id.map(id_from_py).transpose()?;
-        let outcome = py.detach(|| self.lock().add(&text, id)).map_err(py_err)?;
+        let outcome = py.detach(|| self.lock().add(text.as_deref(), id));
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(Error::BadLine { reason, .. }) => {
+                return Err(BadDocumentError::new_err(match missing {
+                    Some(kind) => format!("the text is a missing value ({kind})"),
+                    None => format!("the text is not a document: {reason}"),
+                }));
+            }
+            Err(e) => return Err(py_err(e)),
+        };
+        if let Outcome::Bad(reason) = &outcome {
+            let mut bad = BadRows::default();
+            bad.push(None, missing, reason);
+            self.say_bad(py, &bad)?;
+        }
         self.warn(py)?;
         outcome_to_py(py, outcome, self.policy)
     }
 
-    #[pyo3(signature = (texts, ids=None, progress=None))]
+    /// With `raw`, a row that is not a document is `Skipped` whatever the policy (for
+    /// `dedup`, which gives it no group).
+    #[pyo3(signature = (texts, ids=None, progress=None, raw=false))]
     fn add_many(
         &self,
         py: Python<'_>,
         texts: &Bound<'_, PyAny>,
         ids: Option<&Bound<'_, PyAny>>,
         progress: Option<&Bound<'_, PyAny>>,
+        raw: bool,
     ) -> PyResult<Vec<Py<PyAny>>> {
-        let mut documents = Documents::new(texts, ids)?;
+        let policy = match raw {
+            true => BadLinePolicy::Skip,
+            false => self.policy,
+        };
+        let mut reader = Reader::new(texts, ids)?;
         let mut outcomes = Vec::new();
+        let mut bad = BadRows::default();
         let result = (|| -> PyResult<()> {
             loop {
                 // `--idf-warmup N` learns from the first N documents of the first batch.
                 let n = SLICE.max(self.lock().idf_pending().unwrap_or(0));
-                let docs = documents.next_slice(n)?;
-                if docs.is_empty() {
-                    return Ok(());
+                let first = reader.read();
+                let (slice, read_error) = reader.next_slice(n);
+                if !slice.is_empty() {
+                    check_headroom(slice.len(), first)?;
+                    let docs = slice.docs();
+                    let decided = py.detach(|| self.lock().add_many(&docs));
+                    let (decided, failed) = match decided {
+                        Ok(decided) => (decided, None),
+                        Err(BatchError { decided, error }) => (decided, Some(error)),
+                    };
+                    for (i, outcome) in decided.into_iter().enumerate() {
+                        if let Outcome::Bad(reason) = &outcome {
+                            bad.push(Some(first + i), slice.missing(i), reason);
+                        }
+                        outcomes.push(outcome_to_py(py, outcome, policy)?);
+                    }
+                    if let Some(error) = failed {
+                        let row = outcomes.len() - first;
+                        return Err(match error {
+                            Error::BadLine { reason, .. } => {
+                                BadDocumentError::new_err(match slice.missing(row) {
+                                    Some(kind) => {
+                                        format!("row {} is a missing value ({kind})", first + row)
+                                    }
+                                    None => format!("row {}: {reason}", first + row),
+                                })
+                            }
+                            e => py_err(e),
+                        });
+                    }
+                    if let Some(progress) = progress {
+                        progress.call1((slice.len(),))?;
+                    }
                 }
-                let decided = py.detach(|| self.lock().add_many(&docs)).map_err(py_err)?;
-                for outcome in decided {
-                    outcomes.push(outcome_to_py(py, outcome, self.policy)?);
-                }
-                if let Some(progress) = progress {
-                    progress.call1((docs.len(),))?;
+                if let Some(e) = read_error {
+                    let note = format!("neardup: reading row {} of the texts", reader.read());
+                    let _ = e.value(py).call_method1("add_note", (note,));
+                    return Err(e);
                 }
                 py.check_signals()?;
-                if docs.len() < n {
+                if slice.len() < n {
                     return Ok(());
                 }
             }
         })();
-        let result = result.and_then(|()| self.warn(py));
-        match result {
+        let said = self.say_bad(py, &bad).and_then(|()| self.warn(py));
+        match result.and(said) {
             Ok(()) => Ok(outcomes),
             Err(e) => Err(with_outcomes(py, e, outcomes)),
         }

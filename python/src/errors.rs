@@ -20,6 +20,29 @@ create_exception!(
     "A document that is not one (no words after normalisation) under on_bad_line='fail'."
 );
 
+/// Issues `message` as a `NeardupWarning`, attributed to the first caller outside the
+/// `neardup` package (so that `warnings` filters by module and the shown line are the
+/// user's, however deep inside the package the call was made).
+pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
+    let mut frame = py.import("sys")?.call_method1("_getframe", (0,))?;
+    let mut level = 1;
+    loop {
+        let globals = frame.getattr("f_globals")?;
+        let name = globals.get_item("__name__").ok();
+        let name = name.as_ref().and_then(|n| n.extract::<String>().ok());
+        let ours = name.is_some_and(|n| n == "neardup" || n.starts_with("neardup."));
+        let back = frame.getattr("f_back")?;
+        if !ours || back.is_none() {
+            break;
+        }
+        frame = back;
+        level += 1;
+    }
+    let category = py.get_type::<NeardupWarning>();
+    let message = std::ffi::CString::new(message.replace('\0', "")).unwrap_or_default();
+    PyErr::warn(py, &category, &message, level)
+}
+
 /// The Python exception for an engine error: usage errors are `ValueError`s, an invalid
 /// setting named by its keyword (`max_edit: 2 is not in [0, 1]`).
 pub(crate) fn py_err(e: Error) -> PyErr {

@@ -1,13 +1,15 @@
 //! `pairs` and `clusters`: the pipeline over texts streamed from Python.
 
-use crate::errors::{NeardupWarning, py_err};
-use crate::values::{check_batch, text_of, with_program};
+use crate::errors::{py_err, warn};
+use crate::texts::Reader;
+use crate::values::with_program;
 use neardup::cmd;
 use neardup::config::Settings;
-use neardup::error::{WordedWriter, Wording, worded};
-use neardup::input::{Batch, Source, TextBatcher};
+use neardup::error::{Wording, worded};
+use neardup::input::{Batch, Source, TEXTS, TextBatcher};
 use neardup::job::GraphJob;
 use neardup::pipeline::{self, Prepared};
+use neardup::printed_similarity;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::collections::HashMap;
@@ -21,33 +23,96 @@ pub(crate) const BATCHES_IN_FLIGHT: usize = 4;
 pub(crate) const SIGNAL_CHECK: usize = 4096;
 
 /// Runs `job` on the texts, handed to the pipeline as batches of documents
-/// ([`Source::Batches`]) on a thread of its own while this one (holding the GIL) copies them
-/// out of Python: the copying overlaps the signing, and the engine holds a few batches of
-/// the texts, not a copy of them all. Returns the job's answer and the number of texts.
+/// ([`Source::Batches`]) on a thread of its own while this one (holding the GIL) reads them
+/// ([`Reader`]: out of an Arrow column's buffers, or item by item): the reading overlaps the
+/// signing, and the engine holds a few batches of the texts, not a copy of them all.
+/// What the pipeline says about bad rows is issued as `NeardupWarning`s, in row terms.
+/// Returns the job's answer and the number of texts.
 pub(crate) fn with_texts<T: Send>(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
-    job: impl FnOnce(Source) -> neardup::Result<T> + Send,
+    lengths: Option<&mut Vec<u64>>,
+    job: impl FnOnce(Source, &mut Vec<u8>) -> neardup::Result<T> + Send,
 ) -> PyResult<(T, usize)> {
     let (sender, receiver) = sync_channel::<Batch>(BATCHES_IN_FLIGHT);
-    std::thread::scope(|scope| {
-        let running = scope.spawn(move || job(Source::Batches(Box::new(receiver.into_iter()))));
+    let mut missing = Missing::default();
+    let mut said = Vec::new();
+    let (answer, n) = std::thread::scope(|scope| {
+        let said = &mut said;
+        let running =
+            scope.spawn(move || job(Source::Batches(Box::new(receiver.into_iter())), said));
         // The sender is dropped when this returns, which ends the input.
-        let written = send_texts(py, texts, sender);
+        let written = send_texts(py, texts, sender, &mut missing, lengths);
         let answer = py.detach(|| running.join());
-        let n = written?;
-        let answer =
-            answer.map_err(|_| PyRuntimeError::new_err("neardup: the pipeline panicked"))?;
-        Ok((answer.map_err(py_err)?, n))
-    })
+        (answer, written)
+    });
+    let n = n?;
+    let answer = answer.map_err(|_| PyRuntimeError::new_err("neardup: the pipeline panicked"))?;
+    let answer = answer.map_err(|e| {
+        let e = py_err(e);
+        let message = missing.reworded(&e.value(py).to_string());
+        e.get_type(py)
+            .call1((message,))
+            .map_or(e, PyErr::from_value)
+    })?;
+    for line in String::from_utf8_lossy(&said).lines() {
+        // Settings named as the module's keywords (`max_line_bytes`).
+        let message = worded(line.trim_start_matches("neardup: "), Wording::Keywords);
+        warn(py, &missing.reworded(&message))?;
+    }
+    Ok((answer, n))
 }
 
-/// Copies each text into batches sent to `sender`; returns their number. Stops early,
-/// without error, when the pipeline is gone (the job failed and says why).
+/// The rows of the texts that were missing values (the first [`Missing::KEPT`]): the
+/// pipeline sees an empty text there, and its messages name them as such.
+#[derive(Default)]
+pub(crate) struct Missing {
+    rows: HashMap<usize, &'static str>,
+}
+
+impl Missing {
+    const KEPT: usize = 1024;
+
+    /// A pipeline message in row terms: `texts:5: empty line` is `row 4: empty text`, or
+    /// `row 4 is a missing value (None)`.
+    fn reworded(&self, message: &str) -> String {
+        let prefix = format!("{TEXTS}:");
+        let Some(rest) = message.strip_prefix(&prefix) else {
+            return message.to_string();
+        };
+        let Some((number, reason)) = rest.split_once(": ") else {
+            return message.to_string();
+        };
+        let Ok(number) = number.parse::<usize>() else {
+            return message.to_string();
+        };
+        let row = number - 1;
+        match self.rows.get(&row) {
+            Some(kind) => {
+                let action = reason.rsplit_once(" (").map_or("", |(_, a)| a);
+                let action = action.strip_suffix(')').map(|a| format!(" ({a})"));
+                format!(
+                    "row {row} is a missing value ({kind}){}",
+                    action.unwrap_or_default()
+                )
+            }
+            None => format!(
+                "row {row}: {}",
+                reason.replacen("empty line", "empty text", 1)
+            ),
+        }
+    }
+}
+
+/// Reads each text into batches sent to `sender` (and its length in bytes into `lengths`);
+/// returns their number. Stops early, without error, when the pipeline is gone (the job
+/// failed and says why).
 pub(crate) fn send_texts(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     sender: SyncSender<Batch>,
+    missing: &mut Missing,
+    mut lengths: Option<&mut Vec<u64>>,
 ) -> PyResult<usize> {
     let send = |batch: Batch| match sender.try_send(batch) {
         Ok(()) => true,
@@ -55,39 +120,53 @@ pub(crate) fn send_texts(
         Err(TrySendError::Full(batch)) => py.detach(|| sender.send(batch).is_ok()),
         Err(TrySendError::Disconnected(_)) => false,
     };
-    check_batch(texts)?;
+    let mut reader = Reader::new(texts, None)?;
     let mut batcher = TextBatcher::default();
-    for item in texts.try_iter()? {
-        let item = item?;
-        let text = text_of(&item)?;
-        let full = batcher.push(&text);
-        if batcher.texts().is_multiple_of(SIGNAL_CHECK as u64) {
-            // Ctrl-C: stop copying; the pipeline ends its input and the error goes up.
-            py.check_signals()?;
+    loop {
+        let first = reader.read();
+        let (slice, error) = reader.next_slice(SIGNAL_CHECK);
+        for (i, (text, _)) in slice.docs().into_iter().enumerate() {
+            if text.is_none() && missing.rows.len() < Missing::KEPT {
+                missing
+                    .rows
+                    .insert(first + i, slice.missing(i).unwrap_or("None"));
+            }
+            if let Some(lengths) = &mut lengths {
+                lengths.push(text.map_or(0, str::len) as u64);
+            }
+            if let Some(batch) = batcher.push(text.unwrap_or(""))
+                && !send(batch)
+            {
+                return Ok(reader.read());
+            }
         }
-        if let Some(batch) = full
-            && !send(batch)
-        {
-            return Ok(batcher.texts() as usize);
+        if let Some(e) = error {
+            let note = format!("neardup: reading row {} of the texts", reader.read());
+            let _ = e.value(py).call_method1("add_note", (note,));
+            return Err(e);
         }
+        if slice.len() < SIGNAL_CHECK {
+            break;
+        }
+        // Ctrl-C: stop reading; the pipeline ends its input and the error goes up.
+        py.check_signals()?;
     }
     if let Some(batch) = batcher.finish() {
         send(batch);
     }
-    Ok(batcher.texts() as usize)
+    Ok(reader.read())
 }
 
 /// Runs the pipeline over the texts ([`with_texts`]) and returns the `graph` of verified
-/// pairs.
+/// pairs; what it says goes to `diagnostics`.
 pub(crate) fn graph_of(
     config: Settings,
     graph: GraphJob,
     texts: Source,
+    diagnostics: &mut Vec<u8>,
 ) -> neardup::Result<neardup::graph::DupGraph> {
     let prepared = Prepared::new(config)?;
-    // Diagnostics name settings as the module's keywords (`max_line_bytes`).
-    let mut stderr = WordedWriter::new(std::io::stderr(), Wording::Keywords);
-    let (_, graph) = pipeline::collect_graph(&prepared, graph, texts, &mut stderr, false)?;
+    let (_, graph) = pipeline::collect_graph(&prepared, graph, texts, diagnostics, false)?;
     Ok(graph)
 }
 
@@ -104,60 +183,70 @@ pub(crate) fn pairs(
     let (config, _) = cmd::parse(with_program([vec!["--pairs".into()], argv].concat()))
         .and_then(|args| args.filter_settings())
         .map_err(py_err)?;
-    let (pairs, _) = with_texts(py, texts, |input| {
-        let graph = graph_of(config, GraphJob::ids_only(), input)?;
+    let (pairs, _) = with_texts(py, texts, None, |input, said| {
+        let graph = graph_of(config, GraphJob::ids_only(), input, said)?;
         let position = |node: u32| graph.lines[node as usize] - 1;
-        // Similarities repeat (1 for every exact copy, small fractions): each is turned
-        // into its decimal once.
-        let mut decimal = HashMap::new();
         Ok(graph
             .edges()
-            .map(|(a, b, s)| {
-                let s = *decimal.entry(s.to_bits()).or_insert_with(|| shortest(s));
-                (position(a), position(b), s)
-            })
+            .map(|(a, b, s)| (position(a), position(b), printed_similarity(f64::from(s))))
             .collect())
     })?;
     Ok(pairs)
 }
 
 /// The group of each text (groups numbered from 0 in order of their first member; -1 for a
-/// text that is not a document).
+/// text that is not a document); with `longest`, also the position of each group's longest
+/// text (in bytes; the first of equals), as `neardup clusters --keep longest` keeps.
 #[pyfunction]
+#[pyo3(signature = (argv, texts, longest=false))]
 pub(crate) fn clusters(
     py: Python<'_>,
     argv: Vec<String>,
     texts: &Bound<'_, PyAny>,
-) -> PyResult<Vec<i64>> {
+    longest: bool,
+) -> PyResult<(Vec<i64>, Option<Vec<u64>>)> {
     let argv = [vec!["clusters".to_string()], argv].concat();
     let plan = cmd::parse(with_program(argv))
         .and_then(|args| args.clusters_settings())
         .map_err(py_err)?;
     let config = &plan.config;
-    let ((graph, clustering), n) = with_texts(py, texts, |input| {
-        let graph = graph_of(config.clone(), plan.graph.clone(), input)?;
-        let clustering = graph.cluster_in_thread(plan.by, plan.grouping)?;
-        Ok((graph, clustering))
-    })?;
+    let mut lengths = Vec::new();
+    let ((graph, clustering), n) =
+        with_texts(py, texts, longest.then_some(&mut lengths), |input, said| {
+            let graph = graph_of(config.clone(), plan.graph.clone(), input, said)?;
+            let clustering = graph.cluster_in_thread(plan.by, plan.grouping)?;
+            Ok((graph, clustering))
+        })?;
     // The grouping's warnings (a clique search cut short) go through Python's `warnings`,
     // like the engine's other warnings, unless `quiet`.
     if !config.quiet {
-        let category = py.get_type::<NeardupWarning>();
         for w in &clustering.warnings {
-            let message = worded(w, Wording::Keywords);
-            let message = std::ffi::CString::new(message.as_bytes()).unwrap_or_default();
-            PyErr::warn(py, &category, &message, 2)?;
+            warn(py, &worded(w, Wording::Keywords))?;
         }
     }
     let mut groups = vec![-1; n];
     for (node, &line) in graph.lines.iter().enumerate() {
         groups[(line - 1) as usize] = i64::from(clustering.cluster[node]);
     }
-    Ok(groups)
-}
-
-/// The shortest decimal that reads back as the same f32 (edges hold f32 similarities), so
-/// that Python shows 0.8, not 0.800000011920929.
-pub(crate) fn shortest(s: f32) -> f64 {
-    s.to_string().parse().unwrap_or(f64::from(s))
+    if !longest {
+        return Ok((groups, None));
+    }
+    let mut best: Vec<Option<u64>> = Vec::new();
+    for (row, &group) in groups.iter().enumerate() {
+        let Ok(group) = usize::try_from(group) else {
+            continue;
+        };
+        if best.len() <= group {
+            best.resize(group + 1, None);
+        }
+        let row = row as u64;
+        match best[group] {
+            Some(b) if lengths[b as usize] >= lengths[row as usize] => {}
+            _ => best[group] = Some(row),
+        }
+    }
+    Ok((
+        groups,
+        Some(best.into_iter().map(|b| b.unwrap_or(0)).collect()),
+    ))
 }

@@ -8,13 +8,15 @@
 //! - [`deduper`]: `Deduper`, the streaming filter;
 //! - [`graphs`]: `pairs` and `clusters`, texts streamed into the pipeline;
 //! - [`matches`]: what `Deduper` answers for a document (`Match`, `Skipped`);
-//! - [`values`]: ids, texts and batches from Python, and the settings' command line;
+//! - [`texts`]: a batch's texts read a slice at a time, from Arrow buffers or item by item;
+//! - [`values`]: ids from Python and to it, and the settings' command line;
 //! - [`errors`]: the module's exceptions, and engine errors as Python exceptions.
 
 mod deduper;
 mod errors;
 mod graphs;
 mod matches;
+mod texts;
 mod values;
 
 use deduper::PyDeduper;
@@ -37,6 +39,13 @@ fn options(command: Option<&str>) -> Vec<String> {
     cmd::long_flags(command)
 }
 
+/// Whether the engine reads `texts` from Arrow buffers (an object that exports an Arrow
+/// column) rather than item by item: for tests and for users who wonder.
+#[pyfunction]
+fn reads_arrow(texts: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(texts::Reader::new(texts, None)?.is_arrow())
+}
+
 /// Runs a whole `neardup` command line (the program name first) and returns its exit code:
 /// the `neardup` command of the Python package.
 #[pyfunction]
@@ -55,6 +64,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(options, m)?)?;
+    m.add_function(wrap_pyfunction!(reads_arrow, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -142,7 +142,7 @@ pub(crate) fn outcome_to_py(
             py,
             PyMatch {
                 dup_of: id_to_py(py, &m.dup_of)?,
-                similarity: m.similarity,
+                similarity: neardup::printed_similarity(m.similarity),
                 exact: m.exact,
                 in_reference: m.in_reference,
             },

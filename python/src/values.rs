@@ -56,40 +56,6 @@ pub(crate) fn id_from_py(id: &Bound<'_, PyAny>) -> PyResult<DocId> {
     )))
 }
 
-/// A document's text: a str, or a missing value (None, a float NaN as pandas and numpy
-/// write one, `pd.NA`, `pd.NaT`, a pyarrow null), which is a text with no words, a bad
-/// document as a line without its text field is. A pyarrow string scalar is its str.
-pub(crate) fn text_of(text: &Bound<'_, PyAny>) -> PyResult<String> {
-    if let Ok(s) = text.cast::<PyString>() {
-        return Ok(s.to_str()?.to_owned());
-    }
-    if is_missing(text)? {
-        return Ok(String::new());
-    }
-    let kind = text.get_type();
-    if text.hasattr("as_py")? && kind.module()?.to_str()?.starts_with("pyarrow") {
-        return text_of(&text.call_method0("as_py")?);
-    }
-    Err(PyTypeError::new_err(format!(
-        "texts must be str (or a missing value: None, NaN, pd.NA), not {}",
-        kind.name()?
-    )))
-}
-
-/// Whether `value` is a missing value: None, a float NaN, pandas' NA or NaT.
-pub(crate) fn is_missing(value: &Bound<'_, PyAny>) -> PyResult<bool> {
-    if value.is_none() {
-        return Ok(true);
-    }
-    if let Ok(f) = value.cast::<pyo3::types::PyFloat>() {
-        return Ok(f.value().is_nan());
-    }
-    let kind = value.get_type();
-    let name = kind.name()?;
-    Ok(matches!(name.to_str()?, "NAType" | "NaTType")
-        && kind.module()?.to_str()?.starts_with("pandas"))
-}
-
 /// Refuses a str or bytes where a batch of texts is wanted: iterating one gives its
 /// characters, each taken for a document.
 pub(crate) fn check_batch(texts: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -103,56 +69,9 @@ pub(crate) fn check_batch(texts: &Bound<'_, PyAny>) -> PyResult<()> {
     Ok(())
 }
 
-/// Documents copied out of Python, at most this many at a time: a batch of any length (a
-/// generator over a file, say) holds this many copies, and between slices Ctrl-C is heard.
+/// Rows read out of Python at most at a time: a batch of any length (a generator over a
+/// file, say) holds this many copies, and between slices Ctrl-C is heard.
 pub(crate) const SLICE: usize = 1 << 16;
-
-/// The texts (and ids) of a batch, read from Python iterables a slice at a time and copied,
-/// so that the GIL can be released while they are signed.
-pub(crate) struct Documents<'py> {
-    texts: Bound<'py, pyo3::types::PyIterator>,
-    ids: Option<Bound<'py, pyo3::types::PyIterator>>,
-}
-
-impl<'py> Documents<'py> {
-    pub(crate) fn new(
-        texts: &Bound<'py, PyAny>,
-        ids: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Self> {
-        check_batch(texts)?;
-        if let (Some(ids), Ok(n)) = (ids, texts.len())
-            && ids.len().is_ok_and(|m| m != n)
-        {
-            return Err(differ());
-        }
-        Ok(Documents {
-            texts: texts.try_iter()?,
-            ids: ids.map(|ids| ids.try_iter()).transpose()?,
-        })
-    }
-
-    /// Up to `n` documents; fewer only at the end of the texts.
-    pub(crate) fn next_slice(&mut self, n: usize) -> PyResult<Vec<(String, Option<DocId>)>> {
-        let mut docs = Vec::new();
-        while docs.len() < n {
-            let Some(text) = self.texts.next() else {
-                if let Some(ids) = &mut self.ids
-                    && ids.next().is_some()
-                {
-                    return Err(differ());
-                }
-                break;
-            };
-            let text = text_of(&text?)?;
-            let id = match &mut self.ids {
-                Some(ids) => Some(id_from_py(&ids.next().ok_or_else(differ)??)?),
-                None => None,
-            };
-            docs.push((text, id));
-        }
-        Ok(docs)
-    }
-}
 
 pub(crate) fn differ() -> PyErr {
     PyValueError::new_err("texts and ids differ in length")

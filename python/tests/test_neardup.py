@@ -202,7 +202,7 @@ def test_texts_that_are_not_documents():
     assert isinstance(neardup.Deduper(on_bad_line="skip").add(None), neardup.Skipped)
     skipped = neardup.Deduper(on_bad_line="skip").add_many(texts)[1]
     assert isinstance(skipped, neardup.Skipped) and "no words" in skipped.reason
-    with pytest.raises(neardup.BadDocumentError, match="document 2: no words"):
+    with pytest.raises(neardup.BadDocumentError, match="row 1: no words"):
         neardup.Deduper(on_bad_line="fail").add_many(texts)
     assert neardup.clusters(texts, quiet=True) == [0, -1, 0]
     assert neardup.pairs(["a\nb c\td e", "a b c d e"], quiet=True) == [(0, 1, 1.0)]
@@ -289,10 +289,12 @@ def test_the_command_is_the_binary_s(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "example", ["pandas_dedup.py", "table_dedup.py", "hf_datasets_dedup.py"]
+    "example",
+    ["pandas_dedup.py", "table_dedup.py", "polars_dedup.py", "hf_datasets_dedup.py"],
 )
 def test_examples(example):
-    pytest.importorskip("datasets" if example.startswith("hf") else "pandas")
+    needs = {"hf": "datasets", "po": "polars"}.get(example[:2], "pandas")
+    pytest.importorskip(needs)
     run = subprocess.run(
         [sys.executable, str(EXAMPLES / example)],
         capture_output=True,

@@ -167,7 +167,7 @@ fn bound_drops(config: &Config, docs: &[&Sampled]) -> Result<Vec<(usize, u64)>> 
         let mut dropped = 0;
         for doc in docs {
             let text = String::from_utf8_lossy(&doc.normalized.text);
-            if let Outcome::Duplicate(_) = deduper.add(&text, Some(doc.id.clone()))? {
+            if let Outcome::Duplicate(_) = deduper.add(text.as_ref(), Some(doc.id.clone()))? {
                 dropped += 1;
             }
         }

@@ -113,6 +113,8 @@ pub enum BadLine {
     BadId(String),
     /// The text has no tokens after normalisation.
     NoTokens,
+    /// A missing value (a null in a table) where a text was handed over in process.
+    Missing,
 }
 
 impl fmt::Display for BadLine {
@@ -136,6 +138,7 @@ impl fmt::Display for BadLine {
             BadLine::NullId(p) => write!(f, "id field '{p}' is null"),
             BadLine::BadId(p) => write!(f, "id field '{p}' is not a string or a number"),
             BadLine::NoTokens => write!(f, "no words left after normalisation"),
+            BadLine::Missing => write!(f, "a missing value"),
         }
     }
 }

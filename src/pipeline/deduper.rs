@@ -56,6 +56,67 @@ pub struct Match {
     pub in_reference: bool,
 }
 
+/// A document's text as it is handed over: a `str`, or (`None`) a missing value (a null in
+/// a table), which is not a document, as a JSON line without its text is not.
+pub trait DocText: Sync {
+    /// The text, or `None` for a missing value.
+    fn text(&self) -> Option<&str>;
+}
+
+impl DocText for &str {
+    fn text(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl DocText for String {
+    fn text(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl DocText for &String {
+    fn text(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl DocText for Option<&str> {
+    fn text(&self) -> Option<&str> {
+        *self
+    }
+}
+
+impl DocText for Option<String> {
+    fn text(&self) -> Option<&str> {
+        self.as_deref()
+    }
+}
+
+/// A batch that stopped part way ([`Deduper::add_many`]): the documents before the one that
+/// failed were decided (and those kept are held), in order; the rest were not looked at.
+#[derive(Debug)]
+pub struct BatchError {
+    /// The outcomes of the documents decided, the batch's first ones.
+    pub decided: Vec<Outcome>,
+    /// Why the next one was not.
+    pub error: Error,
+}
+
+impl std::fmt::Display for BatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for BatchError {}
+
+impl From<BatchError> for Error {
+    fn from(e: BatchError) -> Error {
+        e.error
+    }
+}
+
 /// The filter over documents handed over one by one or in batches.
 pub struct Deduper {
     prepared: Prepared,
@@ -173,6 +234,7 @@ impl Deduper {
         summary.window_docs = self.window.len() as u64;
         summary.evictions = self.window.evictions();
         summary.window_ram_bytes = self.window.ram_bytes() as u64;
+        summary.ram_bytes_per_doc = self.window.ram_bytes_per_doc();
         summary.window_disk_bytes = self.window.disk_bytes();
         summary.window_bytes = self.window.approx_bytes() as u64;
         summary.reference_docs = self.reference.as_ref().map(|r| r.len() as u64);
@@ -221,10 +283,10 @@ impl Deduper {
         std::mem::take(&mut self.warnings)
     }
 
-    /// Decides one document: its text, and its id (by default its number, counting from 1
-    /// over all documents added). An error only under `--on-bad-line fail`, or with
-    /// `--idf-warmup` before the table is learnt.
-    pub fn add(&mut self, text: &str, id: Option<DocId>) -> Result<Outcome> {
+    /// Decides one document: its text (or a missing value, `None`), and its id (by default
+    /// its number, counting from 1 over all documents added). An error only under
+    /// `--on-bad-line fail`, or with `--idf-warmup` before the table is learnt.
+    pub fn add(&mut self, text: impl DocText, id: Option<DocId>) -> Result<Outcome> {
         if self.workers.is_empty() {
             return Err(Error::config(
                 "idf-warmup",
@@ -234,20 +296,26 @@ impl Deduper {
         let start = Instant::now();
         let number = self.summary.docs_read + 1;
         let id = id.unwrap_or(DocId::Line(number));
-        self.summary.bytes_read += text.len() as u64;
-        let doc = self.workers[0].sign_text(text, id);
+        let doc = match text.text() {
+            Some(text) => self.workers[0].sign_text(text, id),
+            None => Doc::Bad(BadLine::Missing),
+        };
         let outcome = self.decide(doc);
+        if outcome.is_ok() {
+            self.summary.bytes_read += text.text().map_or(0, str::len) as u64;
+        }
         self.busy += start.elapsed();
         outcome
     }
 
     /// Decides a batch of documents, in order, signing them on every thread (`--threads`):
     /// the same outcomes as [`Deduper::add`] one by one. Under `--on-bad-line fail` a bad
-    /// document stops the batch with an error, the documents before it decided.
-    pub fn add_many<S: AsRef<str> + Sync>(
+    /// document stops the batch: the error has the outcomes of the documents before it, which
+    /// were decided (and are held if kept), so that a retry can start after them.
+    pub fn add_many<T: DocText>(
         &mut self,
-        docs: &[(S, Option<DocId>)],
-    ) -> Result<Vec<Outcome>> {
+        docs: &[(T, Option<DocId>)],
+    ) -> std::result::Result<Vec<Outcome>, BatchError> {
         if docs.is_empty() {
             // Nothing to learn an IDF table from, nor to decide.
             return Ok(Vec::new());
@@ -256,8 +324,6 @@ impl Deduper {
         if self.workers.is_empty() {
             self.learn_idf(docs);
         }
-        let bytes: usize = docs.iter().map(|(text, _)| text.as_ref().len()).sum();
-        self.summary.bytes_read += bytes as u64;
         let first = self.summary.docs_read + 1;
         let chunks: Vec<_> = docs.chunks(CHUNK).collect();
         let mut outcomes = Vec::with_capacity(docs.len());
@@ -268,13 +334,16 @@ impl Deduper {
         let (work_tx, work_rx) = bounded::<Task<usize, Vec<Doc>>>(ahead);
         let sign = |worker: &mut Worker, i: usize| -> Vec<Doc> {
             let start = first + (i * CHUNK) as u64;
-            let chunk: &[(S, Option<DocId>)] = chunks[i];
+            let chunk: &[(T, Option<DocId>)] = chunks[i];
             chunk
                 .iter()
                 .zip(start..)
                 .map(|((text, id), number)| {
                     let id = id.clone().unwrap_or(DocId::Line(number));
-                    worker.sign_text(text.as_ref(), id)
+                    match text.text() {
+                        Some(text) => worker.sign_text(text, id),
+                        None => Doc::Bad(BadLine::Missing),
+                    }
                 })
                 .collect()
         };
@@ -287,7 +356,7 @@ impl Deduper {
             let mut slots = std::collections::VecDeque::<Slot<Vec<Doc>>>::new();
             let mut queued = 0;
             let result = (|| {
-                for _ in 0..chunks.len() {
+                for k in 0..chunks.len() {
                     while queued < chunks.len() && slots.len() < ahead {
                         let (task, slot) = Task::new(queued);
                         work_tx
@@ -302,8 +371,9 @@ impl Deduper {
                     // Signs a waiting chunk (maybe this one) rather than wait.
                     let signed =
                         ordered::wait_in_order(&slot, Some(&work_rx), |i| sign(deciding, i))?;
-                    for doc in signed {
+                    for (doc, (text, _)) in signed.into_iter().zip(chunks[k]) {
                         outcomes.push(self.decide(doc)?);
+                        self.summary.bytes_read += text.text().map_or(0, str::len) as u64;
                     }
                 }
                 Ok(())
@@ -314,7 +384,13 @@ impl Deduper {
         });
         self.workers = workers;
         self.busy += start.elapsed();
-        result.map(|()| outcomes)
+        match result {
+            Ok(()) => Ok(outcomes),
+            Err(error) => Err(BatchError {
+                decided: outcomes,
+                error,
+            }),
+        }
     }
 
     /// `--idf-warmup N` before the table is learnt: N, the documents the next
@@ -340,10 +416,14 @@ impl Deduper {
 
     /// `--idf-warmup N`: learns the table from the first N documents, as the command line
     /// does from its first N lines.
-    fn learn_idf<S: AsRef<str>>(&mut self, docs: &[(S, Option<DocId>)]) {
+    fn learn_idf<T: DocText>(&mut self, docs: &[(T, Option<DocId>)]) {
         let n = self.prepared.config.idf_warmup;
         let shingler = self.prepared.shingler(false);
-        let texts = docs.iter().take(n).map(|(text, _)| text.as_ref());
+        // A missing value is a document with no words, as an empty text is.
+        let texts = docs
+            .iter()
+            .take(n)
+            .map(|(text, _)| text.text().unwrap_or(""));
         let table = crate::weights::learn(&self.prepared.config.normalizer, &shingler, texts);
         self.prepared.idf = Some(Arc::new(table));
         self.start_workers();
@@ -351,23 +431,27 @@ impl Deduper {
 
     /// Decides a signed document, in input order.
     fn decide(&mut self, doc: Doc) -> Result<Outcome> {
-        self.summary.docs_read += 1;
-        let number = self.summary.docs_read;
+        let number = self.summary.docs_read + 1;
         let config = &self.prepared.config;
+        if let (Doc::Bad(reason), BadLinePolicy::Fail) = (&doc, config.on_bad_line) {
+            // Not added: the counts stay those of the documents decided, which a retry
+            // from this one goes on from.
+            return Err(Error::BadLine {
+                place: format!("document {number}"),
+                reason: reason.to_string(),
+            });
+        }
+        self.summary.docs_read = number;
         let signed = match doc {
             Doc::Good(signed) => signed,
             Doc::Bad(reason) => {
                 self.summary.bad_lines += 1;
                 return match config.on_bad_line {
-                    BadLinePolicy::Fail => Err(Error::BadLine {
-                        place: format!("document {number}"),
-                        reason: reason.to_string(),
-                    }),
                     BadLinePolicy::Pass => {
                         self.summary.written += 1;
                         Ok(Outcome::Bad(reason))
                     }
-                    BadLinePolicy::Skip => Ok(Outcome::Bad(reason)),
+                    BadLinePolicy::Skip | BadLinePolicy::Fail => Ok(Outcome::Bad(reason)),
                 };
             }
         };

@@ -42,7 +42,7 @@ mod sequencer;
 pub mod signing;
 pub mod summary;
 
-pub use deduper::{Deduper, Match, Outcome};
+pub use deduper::{BatchError, Deduper, DocText, Match, Outcome};
 pub use prepare::{Prepared, bad_lines, reading, verifier, window_settings};
 pub use signing::{Doc, NodeData, Signed, Worker};
 pub use summary::Summary;

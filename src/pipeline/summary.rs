@@ -39,6 +39,8 @@ pub struct Summary {
     pub window_ram_bytes: u64,
     /// Of those, bytes of the spill file.
     pub window_disk_bytes: u64,
+    /// RAM a held document costs ([`crate::window::Window::ram_bytes_per_doc`]).
+    pub ram_bytes_per_doc: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// `--state`: the input line the run resumed after and the output lines already written
@@ -77,7 +79,7 @@ impl Summary {
             "window_bytes": self.window_bytes,
             "window_ram_bytes": self.window_ram_bytes,
             "window_disk_bytes": self.window_disk_bytes,
-            "ram_bytes_per_doc": self.window_ram_bytes.checked_div(self.window_docs).unwrap_or(0),
+            "ram_bytes_per_doc": self.ram_bytes_per_doc,
             "disk_bytes_per_doc": self.window_disk_bytes.checked_div(self.window_docs).unwrap_or(0),
             "bytes_read": self.bytes_read,
             "seconds": (self.seconds * 1000.0).round() / 1000.0,

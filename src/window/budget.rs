@@ -184,6 +184,19 @@ impl Window {
         slots + bucket_bytes + self.copies.approx_bytes() + self.store.ram_bytes()
     }
 
+    /// RAM a held document costs, from what the documents use rather than what is
+    /// allocated (a new table's cells, the store's first segment): so it means the same
+    /// after one document as after a million.
+    pub fn ram_bytes_per_doc(&self) -> u64 {
+        if self.len == 0 {
+            return 0;
+        }
+        let per_slot = std::mem::size_of::<Slot>() + 8 + std::mem::size_of::<Sketch>() + 4;
+        let keys: usize = self.buckets.iter().map(Buckets::used_bytes).sum();
+        let records = self.store.live_bytes().min(self.store.ram_records());
+        ((per_slot * self.len + keys + self.copies.used_bytes()) as u64 + records) / self.len as u64
+    }
+
     /// Bytes of the spill file (held and evicted records not yet compacted away).
     pub fn disk_bytes(&self) -> u64 {
         self.store.disk_bytes()

@@ -427,6 +427,11 @@ impl Store {
         self.ram_start
     }
 
+    /// Bytes of records in RAM (held or freed, not yet compacted away).
+    pub fn ram_records(&self) -> u64 {
+        self.end - self.ram_start
+    }
+
     /// Bytes of held (not freed) records.
     pub fn live_bytes(&self) -> u64 {
         self.end - self.garbage

@@ -200,6 +200,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if self.config.stats {
             self.summary.window_bytes = self.window.approx_bytes() as u64;
             self.summary.window_ram_bytes = self.window.ram_bytes() as u64;
+            self.summary.ram_bytes_per_doc = self.window.ram_bytes_per_doc();
             self.summary.window_disk_bytes = self.window.disk_bytes();
         }
         if let Some(reference) = &self.reference {
