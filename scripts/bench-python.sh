@@ -18,6 +18,13 @@
 #
 # Usage: scripts/bench-python.sh [TOOLS...]   (default: cli batches add rensa datasketch)
 #        THRESHOLD=0.5 scripts/bench-python.sh
+#        scripts/bench-python.sh tables
+#
+# `tables`: the module on a column already in memory (a pyarrow or polars column, read by
+# the engine from its Arrow buffers; a list of str) against `neardup clusters` and `neardup
+# --drop-dups` on the same texts as a file, default settings: docs/s of the call, its peak
+# memory beyond what the process held before it (scripts/bench_tables.py), and whether it
+# keeps the rows --drop-dups keeps (by line number).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/corpora.sh
@@ -37,6 +44,53 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bands=$("$bin" tune -t "$t" | head -1 | sed -E 's/.*: ([0-9]+) bands.*/\1/')
+
+if [ "${tools[0]}" = tables ]; then
+  "$venv/bin/python" -c 'import pyarrow, polars' 2>/dev/null ||
+    "$venv/bin/pip" install --quiet --disable-pip-version-check pyarrow polars
+  peers=$(corpus peers 0)
+  quarter=bench-data/peers-quarter.jsonl
+  [ -s "$quarter" ] || head -n $(($(wc -l < "$peers") / 4)) "$peers" > "$quarter"
+  echo "$(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+  for corpus in "$quarter" "$peers" "$(corpus tpl1 25000)" "$(corpus tpl1 100000)"; do
+    docs=$(wc -l < "$corpus")
+    echo
+    echo "$corpus: $docs documents, $(($(wc -c < "$corpus") / 1000000)) MB"
+    echo
+    echo "| run | docs/s | × clusters | peak memory | × CLI's peak | kept | same rows as --drop-dups |"
+    echo "|---|---|---|---|---|---|---|"
+    /usr/bin/time -f '%e %M' -o "$work/clusters.time" "$bin" clusters "$corpus" > /dev/null
+    read -r csecs crss < "$work/clusters.time"
+    /usr/bin/time -f '%e %M' -o "$work/drop.time" "$bin" --drop-dups "$corpus" > /dev/null
+    read -r dsecs drss < "$work/drop.time"
+    "$bin" --annotate --id-field none "$corpus" | python3 -c '
+import json, sys
+for n, line in enumerate(sys.stdin, 1):
+    if json.loads(line)["neardup"]["dup_of"] is None:
+        print(n)' > "$work/cli.kept"
+    row() { # LABEL SECONDS PEAK_KIB KEPT_FILE
+      python3 - "$@" "$docs" "$csecs" "$crss" "$work/cli.kept" <<'PY'
+import sys
+label, secs, kib, kept, docs, csecs, crss, cli = sys.argv[1:]
+secs, kib, docs, csecs, crss = float(secs), int(kib), int(docs), float(csecs), int(crss)
+ours, theirs = open(kept).read().split(), open(cli).read().split()
+same = "yes" if ours == theirs else f"no ({len(set(ours) ^ set(theirs))} differ)"
+print(f"| {label} | {docs / secs:,.0f} | {csecs / secs:.2f} | {kib / 1024:,.0f} MiB "
+      f"| {kib / crss:.2f} | {len(ours):,} | {same} |")
+PY
+    }
+    row "neardup clusters FILE (command line)" "$csecs" "$crss" "$work/cli.kept"
+    row "neardup --drop-dups FILE (command line)" "$dsecs" "$drss" "$work/cli.kept"
+    for run in "pyarrow dedup" "polars dedup" "pyarrow keep_many" "list dedup"; do
+      set -- $run
+      echo >&2 "$corpus: $run ..."
+      "$venv/bin/python" scripts/bench_tables.py "$corpus" "$1" "$2" "$work/py.kept" > "$work/py.json"
+      read -r secs kib < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["seconds"], j["extra_peak_bytes"] // 1024)' "$work/py.json")
+      row "neardup.$2($1 column)" "$secs" "$kib" "$work/py.kept"
+    done
+  done
+  exit 0
+fi
 
 peers=$(corpus peers 0)
 quarter=bench-data/peers-quarter.jsonl

@@ -496,7 +496,8 @@ def pairs(
     as found. Pairs are looked for within ``window`` documents of each other (the command
     line's default); ``window=0`` compares every document with every other. Options as for
     ``Deduper``. Runs on every core (``threads``), without the GIL. ``texts`` is read
-    once, as the engine goes: a generator over a file is never held in memory whole.
+    once, as the engine goes: a generator over a file is never held in memory whole. Texts
+    may come in any shape ``Deduper.add_many`` takes (a column, or a table and ``column``).
     """
     argv = _argv("pairs", dict(threshold=threshold, **options))
     return _engine(_neardup.pairs, argv, _texts(texts, column, "pairs")[0])
