@@ -228,6 +228,8 @@ pub struct Config {
     /// `--against-only`: the input is compared with the reference alone (its own duplicates
     /// are kept).
     pub against_only: bool,
+    /// `--report FILE`: the filter's HTML report, written at the end of the run.
+    pub report: Option<PathBuf>,
 }
 
 /// Default number of MinHash values: 128 (see README "Choosing K").
@@ -306,6 +308,7 @@ impl Default for Config {
             checkpoint_every: 0,
             against: Vec::new(),
             against_only: false,
+            report: None,
         }
     }
 }

@@ -171,6 +171,13 @@ impl Job {
                  reference",
             ));
         }
+        if config.report.is_some() && !self.filters() {
+            return Err(Error::config(
+                "report",
+                "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›) write a report; \
+                 for ‹pairs› use `neardup hist` and `neardup sample`",
+            ));
+        }
         Ok(())
     }
 }

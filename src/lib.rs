@@ -73,6 +73,7 @@ pub(crate) mod output;
 pub use output::printed_similarity;
 pub mod pipeline;
 pub(crate) mod prefetch;
+pub mod report;
 pub mod shingle;
 pub(crate) mod state;
 pub mod verify;

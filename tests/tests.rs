@@ -18,6 +18,7 @@ mod limits;
 mod memory;
 mod modes;
 mod real_inputs;
+mod report;
 mod state;
 mod unix;
 mod weights;

@@ -85,6 +85,13 @@ pub struct FilterArgs {
     /// reaches N (0: only at the end).
     #[arg(long, default_value_t = 0, value_name = "N", help_heading = "State")]
     pub checkpoint_every: u64,
+
+    /// Also write an HTML page about the run to FILE, at its end: the numbers of --stats,
+    /// the similarities of the dropped documents and of those just below the threshold,
+    /// what other thresholds would drop, the largest groups, and borderline and random
+    /// removals beside their kept match with the word diff. One file, no network needed.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub report: Option<PathBuf>,
 }
 
 impl FilterArgs {
@@ -113,6 +120,7 @@ impl FilterArgs {
             checkpoint_every: self.checkpoint_every,
             against: self.against,
             against_only: self.against_only,
+            report: self.report,
             ..common.config(CommandInput {
                 files: self.files,
                 input_format: self.input_format,
@@ -137,7 +145,7 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
     let inputs = Input::open_all(&config.inputs, config.decompress)?;
     let mut stderr = super::util::diagnostics();
     let terminal = pipeline::stderr_is_terminal();
-    let summary = pipeline::run(
+    let (summary, report) = pipeline::run_reporting(
         prepared,
         job,
         inputs,
@@ -145,8 +153,87 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
         &mut stderr,
         terminal,
     )?;
+    let stats = summary.to_json();
     if config.stats {
-        let _ = writeln!(stderr, "{}", summary.to_json());
+        let _ = writeln!(stderr, "{stats}");
+    }
+    if let (Some(path), Some(report)) = (&config.report, report) {
+        write_report(config, job, &stats, &report, path)?;
     }
     Ok(())
+}
+
+/// Writes the `--report` page to `path` (`-`: standard output), whole or not at all: to a
+/// temporary file beside it, renamed over it once complete.
+pub(super) fn write_report(
+    config: &Config,
+    job: &Job,
+    stats: &str,
+    report: &crate::report::Collector,
+    path: &std::path::Path,
+) -> Result<()> {
+    let stats: serde_json::Value = serde_json::from_str(stats)
+        .map_err(|e| Error::Internal(format!("the summary is not JSON: {e}")))?;
+    let inputs: Vec<String> = match config.inputs.as_slice() {
+        [] => vec!["standard input".into()],
+        files => files.iter().map(|f| f.display().to_string()).collect(),
+    };
+    let mode = match job {
+        Job::Filter(Output::OnlyDups) => "--only-dups",
+        Job::Filter(Output::Annotate) => "--annotate",
+        _ => "--drop-dups",
+    };
+    let shingles = match config.shingle {
+        crate::config::ShingleKind::Words(n) => format!("word {n}-grams"),
+        crate::config::ShingleKind::Chars(n) => format!("character {n}-grams"),
+        crate::config::ShingleKind::Stopword(n) => format!("spot signatures of {n} words"),
+    };
+    let settings = vec![
+        ("threshold", config.threshold.to_string()),
+        ("shingles", shingles),
+        ("weights", format!("{:?}", config.weights).to_lowercase()),
+        ("MinHash values", config.num_perm.to_string()),
+        (
+            "LSH bands × rows",
+            format!("{} × {}", config.lsh.bands, config.lsh.rows),
+        ),
+        (
+            "verification",
+            format!("{:?}", config.verify).to_lowercase(),
+        ),
+        (
+            "window",
+            match config.window {
+                0 => "unbounded (memory-limited)".into(),
+                n => format!("{n} documents"),
+            },
+        ),
+        (
+            "candidates verified at most",
+            config.max_candidates.to_string(),
+        ),
+    ];
+    let page = crate::report::page(
+        report,
+        &crate::report::RunInfo {
+            stats: &stats,
+            inputs: &inputs,
+            mode,
+            settings,
+            bands: config.lsh.bands,
+            rows: config.lsh.rows,
+            words: config.normalizer.words,
+        },
+    );
+    if path.as_os_str() == "-" {
+        return super::util::print(&page);
+    }
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(".{}.tmp", std::process::id()));
+    let temporary = std::path::PathBuf::from(temporary);
+    let written = std::fs::write(&temporary, page).and_then(|()| std::fs::rename(&temporary, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        Error::io(format!("writing the report {}", path.display()), e)
+    })
 }

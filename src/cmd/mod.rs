@@ -12,6 +12,7 @@
 //! | `idf` | [`idf`] |
 //! | `tune` | [`tune`] |
 //! | `hist` | [`hist`] |
+//! | `report` | [`report`] |
 //! | `sample` | [`sample`] |
 //! | `sign` | [`sign`] |
 //! | `verify-pairs` | [`verify_pairs`] |
@@ -31,6 +32,7 @@ pub mod hist;
 pub mod idf;
 pub mod keep;
 mod plot;
+pub mod report;
 pub mod sample;
 pub mod sign;
 pub mod tune;
@@ -128,6 +130,11 @@ pub enum Command {
     /// pairs of a reservoir sample (--sample). The input is read more than once (standard
     /// input is held in memory).
     Sample(sample::SampleArgs),
+    /// An HTML page about a --drop-dups run of the inputs, to standard output: the numbers
+    /// of --stats, how similar the dropped documents were to what was kept, what other
+    /// thresholds would drop, the largest groups, and borderline and random removals beside
+    /// their match with the word diff (the filter's --report FILE writes the same page).
+    Report(report::ReportArgs),
     /// Sign documents for a distributed join (a mapper for Spark's RDD.pipe or MapReduce):
     /// one line per document and LSH band, ID TAB BAND TAB KEY (16 hex digits), in input
     /// order; documents sharing a (BAND, KEY) are candidate pairs. --format jsonl writes one
@@ -159,6 +166,7 @@ impl Args {
             Some(Command::Tune(a)) => a.run(),
             Some(Command::Hist(a)) => a.run(),
             Some(Command::Sample(a)) => a.run(),
+            Some(Command::Report(a)) => a.run(),
             Some(Command::Sign(a)) => a.run(),
             Some(Command::VerifyPairs(a)) => a.run(),
         }

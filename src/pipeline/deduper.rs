@@ -465,7 +465,7 @@ impl Deduper {
             &mut self.summary,
         )?;
         match decision {
-            Decision::New => {
+            Decision::New { .. } => {
                 if self.output != Output::OnlyDups {
                     self.summary.written += 1;
                 }

@@ -16,7 +16,9 @@ use crate::window::{Entry, Held, Window};
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Decision {
     /// No match: the document is kept (and entered the window, but with `--against-only`).
-    New,
+    /// With `--report`, `below` is the highest similarity among the candidates verified,
+    /// all below the threshold.
+    New { below: Option<f64> },
     /// A match: `held` in the reference (`in_reference`) or in the window.
     Dup {
         /// The matched document.
@@ -52,6 +54,8 @@ pub(super) struct Filtering<'c> {
     limit: usize,
     every_match: bool,
     against_only: bool,
+    /// `--report`: the similarity of candidates below the threshold is wanted too.
+    report: bool,
 }
 
 impl<'c> Filtering<'c> {
@@ -65,6 +69,7 @@ impl<'c> Filtering<'c> {
             },
             every_match: output == Output::Annotate,
             against_only: config.against_only,
+            report: config.report.is_some(),
         }
     }
 }
@@ -122,7 +127,7 @@ pub(super) fn filter(
             });
         }
         if settings.against_only {
-            return Ok(Decision::New);
+            return Ok(Decision::New { below: found.below });
         }
     }
     let found = find_match(settings, window, &signed, candidates, matches).map_err(spill)?;
@@ -133,7 +138,7 @@ pub(super) fn filter(
             .insert(line, into_entry(signed, false))
             .map_err(spill)?;
         window.remember_minima(held, minima);
-        return Ok(Decision::New);
+        return Ok(Decision::New { below: found.below });
     };
     // Only the first match is refreshed, so the window (and what is dropped) is the same in
     // the three modes.
@@ -162,6 +167,8 @@ struct Found {
     verified: u64,
     /// Matches found.
     pairs: u64,
+    /// `--report`: the highest similarity of a candidate below the threshold.
+    below: Option<f64>,
 }
 
 /// Looks a document up in `window` as the filter modes do: an exact copy of a held
@@ -183,16 +190,19 @@ fn find_match(
             first: None,
             verified: 0,
             pairs: 1,
+            below: None,
         });
     }
     let Filtering {
         verifier,
         limit,
         every_match,
+        report,
         ..
     } = *settings;
     matches.clear();
     let mut verified = 0;
+    let mut below: Option<f64> = None;
     // Verifies in order until a match ends the search; true when it did not.
     let mut verify = |window: &Window, candidates: &[Held]| {
         let mut more = true;
@@ -201,6 +211,10 @@ fn find_match(
             if let Some(s) = verifier.decide(entry.compared(), signed.compared()) {
                 matches.push((held, s));
                 more = every_match;
+            } else if report
+                && let Some(s) = verifier.similarity_below(entry.compared(), signed.compared())
+            {
+                below = Some(below.map_or(s, |b| b.max(s)));
             }
             more
         })?;
@@ -224,6 +238,7 @@ fn find_match(
         first: matches.first().map(|m| m.0),
         verified,
         pairs: matches.len() as u64,
+        below,
     })
 }
 

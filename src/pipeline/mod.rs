@@ -64,8 +64,21 @@ pub fn run<W: Write, D: Write>(
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<Summary> {
+    run_reporting(prepared, job, inputs, out, diagnostics, stderr_is_terminal).map(|r| r.0)
+}
+
+/// [`run`], and with `--report` what the page shows ([`crate::report::page`]).
+pub fn run_reporting<W: Write, D: Write>(
+    prepared: &Prepared,
+    job: &Job,
+    inputs: Vec<Input>,
+    out: W,
+    diagnostics: &mut D,
+    stderr_is_terminal: bool,
+) -> Result<(Summary, Option<crate::report::Collector>)> {
     let source = Source::Lines(inputs);
-    run_inner(prepared, job, source, out, diagnostics, stderr_is_terminal).map(|f| f.summary)
+    run_inner(prepared, job, source, out, diagnostics, stderr_is_terminal)
+        .map(|f| (f.summary, f.report))
 }
 
 /// Runs [`Job::Graph`] with `graph`'s settings over `source` (inputs, or a program's own

@@ -81,6 +81,8 @@ pub struct Worker {
     verify: VerifyMode,
     seed: u64,
     graph: bool,
+    /// `--report`: each document's snippet goes with it (as a graph node's does).
+    report: bool,
     block: bool,
     exact_join: bool,
     threshold: f64,
@@ -120,12 +122,16 @@ impl Worker {
             verify: config.verify,
             seed: config.seed,
             graph: job.graph().is_some(),
+            report: config.report.is_some() && job.filters(),
             block: config.block_by.is_some(),
             exact_join: config.all_pairs,
             threshold: config.threshold,
             family: job.filters() && !config.all_pairs,
             keep_text: !config.text_stages.is_empty(),
-            snippet_chars: job.graph().map_or(0, |g| g.snippet_chars),
+            snippet_chars: match job.graph() {
+                Some(g) => g.snippet_chars,
+                None => crate::report::SNIPPET_CHARS,
+            },
             attrs: Vec::new(),
             idf: match config.weights {
                 Weights::TfIdf => Some(
@@ -227,7 +233,7 @@ impl Worker {
             false => Vec::new(),
         };
         let kept_text = self.keep_text.then(|| self.normalized.as_str().into());
-        let node = self.graph.then(|| NodeData {
+        let node = (self.graph || self.report).then(|| NodeData {
             snippet: snippet(text, self.snippet_chars),
             attrs: std::mem::take(&mut self.attrs).into_boxed_slice(),
             text_bytes: text.len() as u64,

@@ -92,6 +92,21 @@ impl Verifier<'_> {
             Some(s)
         })
     }
+
+    /// The similarity of a pair below the threshold (one [`Verifier::decide`] refused): the
+    /// exact (weighted) Jaccard, or the MinHash estimate under `‹verify› none`; `None` when
+    /// the first check is a text stage, which has no similarity to give.
+    pub fn similarity_below(&self, a: Compared<'_>, b: Compared<'_>) -> Option<f64> {
+        match self.verify {
+            VerifyMode::Jaccard if !a.weights.is_empty() => Some(weighted_jaccard(
+                (a.shingles, a.weights, a.total_weight),
+                (b.shingles, b.weights, b.total_weight),
+            )),
+            VerifyMode::Jaccard => Some(jaccard(a.shingles, b.shingles)),
+            VerifyMode::None => Some(crate::minhash::estimate(a.signature, b.signature)),
+            VerifyMode::Stages => None,
+        }
+    }
 }
 
 /// The verification elements of a normalised document: its sorted, distinct shingle

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::input::Batch;
 use crate::job;
 use crate::output::{Output, Verdict};
+use crate::report::Matched;
 use std::io::Write;
 
 impl<W: Write> Sequencer<'_, W> {
@@ -18,11 +19,16 @@ impl<W: Write> Sequencer<'_, W> {
         &mut self,
         batch: &Batch,
         i: usize,
-        signed: Signed,
+        mut signed: Signed,
         output: job::Output,
     ) -> Result<()> {
         let against = self.reference.is_some().then_some(false);
         let line = batch.lines[i].number;
+        // `--report`: what the page shows of the document, before the window takes it.
+        let shown = self
+            .report
+            .is_some()
+            .then(|| (signed.id.to_string(), signed.node.take().map(|n| n.snippet)));
         let decision = filter(
             &Filtering::new(self.config, output),
             self.reference.as_mut(),
@@ -34,7 +40,12 @@ impl<W: Write> Sequencer<'_, W> {
         )?;
         let dup_of;
         let verdict = match decision {
-            Decision::New => Verdict::new_document(against),
+            Decision::New { below } => {
+                if let (Some(report), Some((id, snippet))) = (&mut self.report, shown) {
+                    report.kept(line, &id, snippet, below);
+                }
+                Verdict::new_document(against)
+            }
             Decision::Dup {
                 held,
                 in_reference,
@@ -43,6 +54,14 @@ impl<W: Write> Sequencer<'_, W> {
             } => {
                 let window = window_of(&self.reference, &self.window, in_reference);
                 dup_of = window.id(held).map_err(|e| Error::spill(e, line))?;
+                if let (Some(report), Some((id, snippet))) = (&mut self.report, shown) {
+                    let matched = Matched {
+                        seq: held.seq,
+                        id: &dup_of.to_string(),
+                        in_reference,
+                    };
+                    report.dropped(line, &id, snippet, matched, similarity, copy);
+                }
                 Verdict {
                     dup_of: Some(&dup_of),
                     similarity,

@@ -88,6 +88,8 @@ pub(super) struct Sequencer<'c, W: Write> {
     taken: usize,
     /// Batches waiting to be signed, taken while the next one in order is not ready.
     stealer: Stealer,
+    /// `--report`: what the page shows, gathered decision by decision.
+    report: Option<crate::report::Collector>,
 }
 
 /// What a run hands its sequencer besides the settings and the output.
@@ -159,6 +161,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             signed: start.signed,
             taken: 0,
             stealer: start.stealer,
+            report: (config.report.is_some() && job.filters())
+                .then(|| crate::report::Collector::new(config.threshold, config.seed)),
         }
     }
 
@@ -212,6 +216,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 summary: self.summary,
                 graph: None,
                 window: Some(window),
+                report: None,
             });
         }
         // Freed here, before the run returns: the window is a few large blocks, so this takes
@@ -223,6 +228,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             summary: self.summary,
             graph: self.graph,
             window: None,
+            report: self.report,
         })
     }
 
@@ -571,6 +577,8 @@ pub(super) struct Finished {
     pub summary: Summary,
     pub graph: Option<GraphBuilder>,
     pub window: Option<Window>,
+    /// `--report`: what the page shows.
+    pub report: Option<crate::report::Collector>,
 }
 
 /// `--helpers auto` calls the helpers when this many signed batches wait behind the one the

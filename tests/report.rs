@@ -1,0 +1,136 @@
+//! `--report FILE` and `neardup report`: the page says what `--stats` says, shows documents
+//! as text, leaves the filtered output as it was, and does not depend on the thread count.
+
+use crate::util::{SAMPLE, neardup};
+
+/// A directory of this test's own, removed at its end.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("neardup-report-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The `data-stat` figures of a page.
+fn figures(page: &str) -> Vec<(String, String)> {
+    page.split("data-stat=\"")
+        .skip(1)
+        .map(|rest| {
+            let (key, rest) = rest.split_once("\">").expect("a figure");
+            let (value, _) = rest.split_once('<').expect("its end");
+            (key.to_string(), value.to_string())
+        })
+        .collect()
+}
+
+/// A page without the figures that depend on the machine's speed.
+fn without_timings(page: &str) -> String {
+    let mut page = page.to_string();
+    for key in ["seconds", "docs_per_sec", "mb_per_sec", "peak_rss_bytes"] {
+        let start = format!("data-stat=\"{key}\">");
+        if let Some(at) = page.find(&start) {
+            let from = at + start.len();
+            let to = from + page[from..].find('<').expect("its end");
+            page.replace_range(from..to, "…");
+        }
+    }
+    page
+}
+
+#[test]
+fn the_report_says_what_stats_says_and_leaves_the_output_alone() {
+    let dir = Scratch::new("stats");
+    let path = dir.path().join("r.html");
+    let with = neardup(
+        &["--stats", "--report", path.to_str().unwrap(), SAMPLE],
+        b"",
+    )
+    .ok();
+    let without = neardup(&[SAMPLE], b"").ok();
+    assert_eq!(with.stdout, without.stdout);
+    let page = std::fs::read_to_string(&path).unwrap();
+    let stats = with.stats();
+    let shown = figures(&page);
+    assert!(shown.len() >= 10, "{shown:?}");
+    for (key, value) in &shown {
+        assert_eq!(stats[key].to_string(), *value, "{key}");
+    }
+    assert_eq!(page.matches("<svg").count(), 4);
+    assert!(page.contains("id=\"borderline\"") && page.contains("<del>"));
+    // Nothing left beside it.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn a_document_s_markup_is_shown_as_text() {
+    let dir = Scratch::new("markup");
+    let path = dir.path().join("r.html");
+    let doc =
+        "<script>alert(1)</script> the quarterly results were better than the analysts expected";
+    let input = format!("{doc}\n{doc} today\n");
+    neardup(
+        &["-t", "0.5", "--report", path.to_str().unwrap()],
+        input.as_bytes(),
+    )
+    .ok();
+    let page = std::fs::read_to_string(&path).unwrap();
+    assert!(!page.contains("<script"), "a script tag in the page");
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+}
+
+#[test]
+fn the_page_does_not_depend_on_the_thread_count() {
+    let dir = Scratch::new("threads");
+    let page = |threads: &str| {
+        let path = dir.path().join(format!("r{threads}.html"));
+        neardup(
+            &["-j", threads, "--report", path.to_str().unwrap(), SAMPLE],
+            b"",
+        )
+        .ok();
+        without_timings(&std::fs::read_to_string(&path).unwrap())
+    };
+    assert_eq!(page("1"), page("3"));
+}
+
+#[test]
+fn the_report_command_prints_the_page_of_drop_dups() {
+    let dir = Scratch::new("command");
+    let path = dir.path().join("r.html");
+    neardup(&["--report", path.to_str().unwrap(), SAMPLE], b"").ok();
+    let printed = neardup(&["report", SAMPLE], b"").ok();
+    assert_eq!(
+        without_timings(&printed.out()),
+        without_timings(&std::fs::read_to_string(&path).unwrap())
+    );
+}
+
+#[test]
+fn a_report_where_it_cannot_be_written_or_does_not_apply() {
+    let run = neardup(&["--report", "/nonexistent-dir/r.html", SAMPLE], b"");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("writing the report /nonexistent-dir/r.html"),
+        "{}",
+        run.stderr
+    );
+    let run = neardup(&["--pairs", "--report", "r.html", SAMPLE], b"");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("--report"), "{}", run.stderr);
+}
