@@ -259,6 +259,12 @@ fn every_filter_flag_changes_the_output_or_is_refused() {
         ),
         ("quiet", annotate, vec!["--quiet"], Same("less on stderr")),
         (
+            "report",
+            annotate,
+            vec!["--report", "/dev/null"],
+            Same("a page beside the output"),
+        ),
+        (
             "no-progress",
             annotate,
             vec!["--no-progress"],

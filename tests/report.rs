@@ -134,3 +134,26 @@ fn a_report_where_it_cannot_be_written_or_does_not_apply() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("--report"), "{}", run.stderr);
 }
+
+#[test]
+fn a_device_or_a_pipe_is_written_to_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    neardup(&["--report", "/dev/null", SAMPLE], b"").ok();
+    let kind = std::fs::metadata("/dev/null").unwrap().file_type();
+    assert!(kind.is_char_device(), "/dev/null was replaced");
+    let dir = Scratch::new("fifo");
+    let fifo = dir.path().join("page");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    neardup(&["--report", fifo.to_str().unwrap(), SAMPLE], b"").ok();
+    let page = reader.join().unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.ends_with("</html>\n"));
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}

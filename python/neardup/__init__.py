@@ -78,6 +78,7 @@ _COMMAND_LINE_ONLY = {
     "node_attr",
     "keep",
     "from_edges",
+    "report",
     "help",
     "version",
 }

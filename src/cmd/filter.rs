@@ -164,7 +164,8 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
 }
 
 /// Writes the `--report` page to `path` (`-`: standard output), whole or not at all: to a
-/// temporary file beside it, renamed over it once complete.
+/// temporary file beside it, renamed over it once complete (a device or a pipe is written
+/// to directly).
 pub(super) fn write_report(
     config: &Config,
     job: &Job,
@@ -228,12 +229,17 @@ pub(super) fn write_report(
     if path.as_os_str() == "-" {
         return super::util::print(&page);
     }
+    let failed = |e| Error::io(format!("writing the report {}", path.display()), e);
+    // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written to, never replaced.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::write(path, page).map_err(failed);
+    }
     let mut temporary = path.as_os_str().to_owned();
     temporary.push(format!(".{}.tmp", std::process::id()));
     let temporary = std::path::PathBuf::from(temporary);
     let written = std::fs::write(&temporary, page).and_then(|()| std::fs::rename(&temporary, path));
     written.map_err(|e| {
         let _ = std::fs::remove_file(&temporary);
-        Error::io(format!("writing the report {}", path.display()), e)
+        failed(e)
     })
 }
