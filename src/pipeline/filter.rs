@@ -156,6 +156,10 @@ pub(super) fn filter(
     })
 }
 
+/// `--report`: candidates refused whose full similarity is computed, the first ones verified
+/// (the most similar by their sketches), so that the report's cost per document is bounded.
+const REPORT_BELOW: usize = 4;
+
 /// What [`find_match`] found in a window.
 struct Found {
     /// The most similar document checked (ties: the earliest), its similarity, and whether
@@ -167,7 +171,8 @@ struct Found {
     verified: u64,
     /// Matches found.
     pairs: u64,
-    /// `--report`: the highest similarity of a candidate below the threshold.
+    /// `--report`: the highest similarity of a candidate below the threshold, among the
+    /// first [`REPORT_BELOW`] refused.
     below: Option<f64>,
 }
 
@@ -203,6 +208,7 @@ fn find_match(
     matches.clear();
     let mut verified = 0;
     let mut below: Option<f64> = None;
+    let mut refused = 0;
     // Verifies in order until a match ends the search; true when it did not.
     let mut verify = |window: &Window, candidates: &[Held]| {
         let mut more = true;
@@ -212,8 +218,10 @@ fn find_match(
                 matches.push((held, s));
                 more = every_match;
             } else if report
+                && refused < REPORT_BELOW
                 && let Some(s) = verifier.similarity_below(entry.compared(), signed.compared())
             {
+                refused += 1;
                 below = Some(below.map_or(s, |b| b.max(s)));
             }
             more

@@ -130,7 +130,7 @@ impl Worker {
             keep_text: !config.text_stages.is_empty(),
             snippet_chars: match job.graph() {
                 Some(g) => g.snippet_chars,
-                None => crate::report::SNIPPET_CHARS,
+                None => 0,
             },
             attrs: Vec::new(),
             idf: match config.weights {
@@ -234,7 +234,11 @@ impl Worker {
         };
         let kept_text = self.keep_text.then(|| self.normalized.as_str().into());
         let node = (self.graph || self.report).then(|| NodeData {
-            snippet: snippet(text, self.snippet_chars),
+            snippet: match self.graph {
+                true => snippet(text, self.snippet_chars),
+                // The report folds the few texts it shows itself: here, only a copy.
+                false => crate::report::cut(text),
+            },
             attrs: std::mem::take(&mut self.attrs).into_boxed_slice(),
             text_bytes: text.len() as u64,
         });

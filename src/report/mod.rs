@@ -17,12 +17,30 @@ pub mod charts;
 pub mod page;
 
 use crate::hash::mix64;
+use crate::input::DocId;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 pub use page::{RunInfo, page};
 
-/// Characters of each document's text kept for the report (cut at a word).
-pub const SNIPPET_CHARS: usize = 1000;
+/// Bytes of each document's text kept for the report (cut at a character).
+pub const SNIPPET_BYTES: usize = 1000;
+
+/// The start of a text the report keeps: its first [`SNIPPET_BYTES`] bytes, cut at a
+/// character, with "…" when cut. A plain copy (this runs for every document); white space is
+/// folded when a text is shown.
+pub fn cut(text: &str) -> Box<str> {
+    if text.len() <= SNIPPET_BYTES {
+        return text.into();
+    }
+    let mut end = SNIPPET_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut out = String::with_capacity(end + 3);
+    out.push_str(&text[..end]);
+    out.push('…');
+    out.into_boxed_str()
+}
 
 /// Bytes of kept documents' snippets held for the examples' matches.
 pub const RING_BYTES: usize = 16 << 20;
@@ -46,7 +64,7 @@ pub struct Shown {
     /// Its input line (its number over all inputs).
     pub line: u64,
     /// Its id, as the output names it.
-    pub id: String,
+    pub id: DocId,
     /// The start of its text, if held.
     pub text: Option<Box<str>>,
 }
@@ -72,7 +90,7 @@ pub struct Matched<'a> {
     /// Its sequence number (its input line; a reference's own numbering).
     pub seq: u64,
     /// Its id.
-    pub id: &'a str,
+    pub id: &'a DocId,
     /// Whether it is an `--against` reference document.
     pub in_reference: bool,
 }
@@ -166,23 +184,23 @@ impl Collector {
 
     /// A kept document: `below`, the highest similarity of a candidate verified (all below
     /// the threshold), if any.
-    pub fn kept(&mut self, line: u64, id: &str, snippet: Option<Box<str>>, below: Option<f64>) {
+    pub fn kept(&mut self, line: u64, id: DocId, snippet: Option<Box<str>>, below: Option<f64>) {
         self.kept += 1;
         match below {
             Some(s) => self.below[bin(s)] += 1,
             None => self.alone += 1,
         }
         let text = snippet.unwrap_or_default();
-        self.ring_bytes += text.len() + id.len();
+        self.ring_bytes += text.len();
         self.ring.push_back(Shown {
             line,
-            id: id.to_string(),
+            id,
             text: Some(text),
         });
         while self.ring_bytes > RING_BYTES
             && let Some(old) = self.ring.pop_front()
         {
-            self.ring_bytes -= old.text.as_deref().map_or(0, str::len) + old.id.len();
+            self.ring_bytes -= old.text.as_deref().map_or(0, str::len);
         }
     }
 
@@ -190,7 +208,7 @@ impl Collector {
     pub fn dropped(
         &mut self,
         line: u64,
-        id: &str,
+        id: DocId,
         snippet: Option<Box<str>>,
         matched: Matched<'_>,
         similarity: f64,
@@ -203,7 +221,7 @@ impl Collector {
         };
         let dropped = Shown {
             line,
-            id: id.to_string(),
+            id,
             text: snippet,
         };
         let example = |me: &Self| Example {
@@ -242,7 +260,7 @@ impl Collector {
         };
         Shown {
             line: matched.seq,
-            id: matched.id.to_string(),
+            id: matched.id.clone(),
             text,
         }
     }
@@ -354,7 +372,7 @@ impl Collector {
 }
 
 fn shown_bytes(s: &Shown) -> usize {
-    std::mem::size_of::<Shown>() + s.id.len() + s.text.as_deref().map_or(0, str::len)
+    std::mem::size_of::<Shown>() + s.text.as_deref().map_or(0, str::len)
 }
 
 /// Keeps the [`EXAMPLES`] smallest keys.
@@ -380,23 +398,29 @@ pub fn bin(s: f64) -> usize {
 mod tests {
     use super::*;
 
+    const K: DocId = DocId::Line(0);
+
     fn matched(seq: u64) -> Matched<'static> {
         Matched {
             seq,
-            id: "k",
+            id: &K,
             in_reference: false,
         }
+    }
+
+    fn id(n: u64) -> DocId {
+        DocId::Line(n)
     }
 
     #[test]
     fn groups_count_the_kept_document_and_its_duplicates() {
         let mut c = Collector::new(0.8, 1);
         for line in 1..=3 {
-            c.kept(line, &line.to_string(), Some("kept text".into()), None);
+            c.kept(line, id(line), Some("kept text".into()), None);
         }
-        c.dropped(4, "4", Some("a".into()), matched(1), 0.9, false);
-        c.dropped(5, "5", Some("b".into()), matched(1), 1.0, true);
-        c.dropped(6, "6", None, matched(2), 0.85, false);
+        c.dropped(4, id(0), Some("a".into()), matched(1), 0.9, false);
+        c.dropped(5, id(0), Some("b".into()), matched(1), 1.0, true);
+        c.dropped(6, id(0), None, matched(2), 0.85, false);
         assert_eq!(c.group_sizes(), vec![(1, 1), (2, 1), (3, 1)]);
         let largest = c.largest();
         assert_eq!(largest[0].0.line, 1);
@@ -411,10 +435,10 @@ mod tests {
     #[test]
     fn examples_are_the_closest_to_the_threshold_and_a_seeded_sample() {
         let mut c = Collector::new(0.8, 7);
-        c.kept(1, "1", Some("x".into()), Some(0.42));
+        c.kept(1, id(0), Some("x".into()), Some(0.42));
         for line in 2..200u64 {
             let s = 0.8 + (line % 20) as f64 / 100.0;
-            c.dropped(line, "d", None, matched(1), s, false);
+            c.dropped(line, id(0), None, matched(1), s, false);
         }
         let near = c.borderline();
         assert_eq!(near.len(), EXAMPLES);
@@ -423,13 +447,22 @@ mod tests {
         let random = c.random();
         assert_eq!(random.len(), EXAMPLES);
         let mut again = Collector::new(0.8, 7);
-        again.kept(1, "1", Some("x".into()), None);
+        again.kept(1, id(0), Some("x".into()), None);
         for line in 2..200u64 {
-            again.dropped(line, "d", None, matched(1), 0.9, false);
+            again.dropped(line, id(0), None, matched(1), 0.9, false);
         }
         let lines = |v: Vec<Example>| v.iter().map(|e| e.dropped.line).collect::<Vec<_>>();
         assert_eq!(lines(random), lines(again.random()));
         assert_eq!(c.below[42], 1);
+    }
+
+    #[test]
+    fn texts_are_cut_at_a_character() {
+        assert_eq!(&*cut("short"), "short");
+        let long = "é".repeat(SNIPPET_BYTES);
+        let c = cut(&long);
+        assert!(c.ends_with('…') && c.len() <= SNIPPET_BYTES + 3);
+        assert_eq!(c.chars().filter(|&ch| ch == 'é').count(), SNIPPET_BYTES / 2);
     }
 
     #[test]
@@ -438,11 +471,11 @@ mod tests {
         let text = "w".repeat(1000);
         let n = (RING_BYTES / 1000 + 100) as u64;
         for line in 1..=n {
-            c.kept(line, "i", Some(text.clone().into()), None);
+            c.kept(line, id(0), Some(text.clone().into()), None);
         }
         assert!(c.ring_bytes <= RING_BYTES);
-        c.dropped(n + 1, "d", None, matched(1), 0.9, false);
-        c.dropped(n + 2, "d", None, matched(n), 0.9, false);
+        c.dropped(n + 1, id(0), None, matched(1), 0.9, false);
+        c.dropped(n + 2, id(0), None, matched(n), 0.9, false);
         let shown = c.borderline();
         assert_eq!(shown.len(), 2);
         let by_kept = |line| shown.iter().find(|e| e.kept.line == line).unwrap();

@@ -1,6 +1,6 @@
 //! The report page: one self-contained HTML file (inline style and SVG, no script, no
 //! network), readable in light and dark mode. Every document text is escaped, and cut at
-//! [`super::SNIPPET_CHARS`] characters with a marker.
+//! [`super::SNIPPET_BYTES`] bytes with a marker.
 
 use super::charts::{self, Drawn};
 use super::{BINS, Collector, Example, Shown};
@@ -133,7 +133,8 @@ fn similarity_section(h: &mut String, c: &Collector, run: &RunInfo<'_>) {
          <figure data-chart=\"dropped\" data-count=\"{n_dropped}\">{}<figcaption>The {n_dropped} dropped documents by their \
          similarity to the kept document they matched (exact copies at 1; log scale).</figcaption></figure>\
          <figure data-chart=\"below\" data-count=\"{n_below}\">{}<figcaption>The {n_below} kept documents that had a candidate \
-         verified below the threshold, by the highest such similarity: the documents just below \
+         verified below the threshold, by the highest such similarity (among the first four \
+         verified, the most similar by their sketches): the documents just below \
          {t} are the ones a lower threshold would drop first ({} kept documents had no candidate; \
          log scale). LSH finds a pair of similarity s as a candidate with probability \
          1 − (1 − s<sup>{}</sup>)<sup>{}</sup>, so pairs well below the threshold are seen \
@@ -284,18 +285,30 @@ fn examples(h: &mut String, id: &str, title: &str, intro: &str, list: &[Example]
 fn name(s: &Shown) -> String {
     format!(
         "<span class=\"id\">id {} · line {}</span>",
-        esc(&s.id),
+        esc(&s.id.to_string()),
         s.line
     )
 }
 
 fn text(s: &Shown) -> String {
     match &s.text {
-        Some(t) => format!("<blockquote>{}</blockquote>", esc(t)),
+        Some(t) => format!("<blockquote>{}</blockquote>", esc(&fold(t))),
         None => "<p class=\"missing\">(its text is not held: older than the kept documents \
                  the report keeps, or in the reference)</p>"
             .to_string(),
     }
+}
+
+/// A text with its runs of white space folded to one space and control characters left out.
+fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.chars().filter(|c| !c.is_control()));
+    }
+    out
 }
 
 /// The words of `b` against `a`, with the changes marked and long unchanged runs cut.
@@ -350,8 +363,8 @@ fn word_diff_html(a: &str, b: &str, words: Words) -> String {
     }
     if changes == 0 {
         return format!(
-            "(no word differs in the first {} characters)",
-            super::SNIPPET_CHARS
+            "(no word differs in the first {} bytes)",
+            super::SNIPPET_BYTES
         );
     }
     flush(&mut same, &mut out, true, false);
@@ -400,23 +413,21 @@ h4,h5{margin:.2rem 0}del{background:var(--del)}ins{background:var(--ins);text-de
 mod tests {
     use super::super::Matched;
     use super::*;
+    use crate::input::DocId;
 
     #[test]
     fn a_page_escapes_texts_and_shows_the_stats() {
         let mut c = Collector::new(0.8, 1);
-        c.kept(
-            1,
-            "a<b",
-            Some("<script>alert(1)</script> kept words here".into()),
-            None,
-        );
+        let kept = DocId::Str("a<b".into());
+        let text = "<script>alert(1)</script> kept words here";
+        c.kept(1, kept.clone(), Some(text.into()), None);
         c.dropped(
             2,
-            "d",
+            DocId::Str("d".into()),
             Some("<script>alert(1)</script> kept words there".into()),
             Matched {
                 seq: 1,
-                id: "a<b",
+                id: &kept,
                 in_reference: false,
             },
             0.82,
@@ -446,15 +457,16 @@ mod tests {
     #[test]
     fn the_curve_counts_what_each_threshold_drops() {
         let mut c = Collector::new(0.8, 1);
+        let k = DocId::Line(1);
         let m = Matched {
             seq: 1,
-            id: "k",
+            id: &k,
             in_reference: false,
         };
-        c.kept(1, "k", None, Some(0.55));
-        c.kept(2, "k2", None, None);
-        c.dropped(3, "d", None, m, 0.9, false);
-        c.dropped(4, "e", None, m, 1.0, true);
+        c.kept(1, k.clone(), None, Some(0.55));
+        c.kept(2, DocId::Line(2), None, None);
+        c.dropped(3, DocId::Line(3), None, m, 0.9, false);
+        c.dropped(4, DocId::Line(4), None, m, 1.0, true);
         let points = curve_points(&c, 16, 8);
         let at = |x: f64| *points.iter().find(|p| (p.0 - x).abs() < 1e-9).unwrap();
         assert_eq!(at(1.0).1, 1.0);

@@ -28,7 +28,7 @@ impl<W: Write> Sequencer<'_, W> {
         let shown = self
             .report
             .is_some()
-            .then(|| (signed.id.to_string(), signed.node.take().map(|n| n.snippet)));
+            .then(|| (signed.id.clone(), signed.node.take().map(|n| n.snippet)));
         let decision = filter(
             &Filtering::new(self.config, output),
             self.reference.as_mut(),
@@ -42,7 +42,7 @@ impl<W: Write> Sequencer<'_, W> {
         let verdict = match decision {
             Decision::New { below } => {
                 if let (Some(report), Some((id, snippet))) = (&mut self.report, shown) {
-                    report.kept(line, &id, snippet, below);
+                    report.kept(line, id, snippet, below);
                 }
                 Verdict::new_document(against)
             }
@@ -57,10 +57,10 @@ impl<W: Write> Sequencer<'_, W> {
                 if let (Some(report), Some((id, snippet))) = (&mut self.report, shown) {
                     let matched = Matched {
                         seq: held.seq,
-                        id: &dup_of.to_string(),
+                        id: &dup_of,
                         in_reference,
                     };
-                    report.dropped(line, &id, snippet, matched, similarity, copy);
+                    report.dropped(line, id, snippet, matched, similarity, copy);
                 }
                 Verdict {
                     dup_of: Some(&dup_of),
