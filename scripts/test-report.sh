@@ -14,8 +14,10 @@ shift || true
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   as_root=()
   [ "$(id -u)" = 0 ] || as_root=(sudo -n)
+  install() { "${as_root[@]}" apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1; }
+  # A fresh machine's package lists may be empty: update them once if the install fails.
   if command -v apt-get >/dev/null &&
-    "${as_root[@]}" apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1; then
+    { install || { "${as_root[@]}" apt-get update -qq >/dev/null 2>&1 && install; }; }; then
     echo "installed chromium and chromium-driver"
   else
     echo "SKIPPED: the report's browser test needs Debian's chromium and chromium-driver, and apt-get could not install them here"

@@ -13,6 +13,23 @@ const GRID: RGBColor = RGBColor(0x9a, 0x9a, 0x9a);
 
 const SIZE: (u32, u32) = (720, 300);
 
+/// Draws a chart's grid and axes in the report's style, with the axes' descriptions.
+macro_rules! mesh {
+    ($chart:expr, $x:expr, $y:expr) => {
+        $chart
+            .configure_mesh()
+            .x_desc($x)
+            .y_desc($y)
+            .light_line_style(GRID.mix(0.15))
+            .bold_line_style(GRID.mix(0.3))
+            .axis_style(GRID)
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 14))
+            .draw()
+            .map_err(err)?
+    };
+}
+
 /// A chart failed to draw: plotters' error, as text (the page says so in the chart's place).
 pub type Drawn = Result<String, String>;
 
@@ -48,17 +65,7 @@ pub fn histogram(
             .y_label_area_size(56)
             .build_cartesian_2d(from..to, (0.8f64..(top as f64 * 1.5)).log_scale())
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc(x_label)
-            .y_desc("documents (log)")
-            .light_line_style(GRID.mix(0.15))
-            .bold_line_style(GRID.mix(0.3))
-            .axis_style(GRID)
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 14))
-            .draw()
-            .map_err(err)?;
+        mesh!(chart, x_label, "documents (log)");
         chart
             .draw_series(
                 counts
@@ -93,17 +100,7 @@ pub fn curve(points: &[(f64, f64, f64, f64)], chosen: f64) -> Drawn {
             .y_label_area_size(64)
             .build_cartesian_2d(0.3f64..1.0, 0.0..top * 1.08)
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("threshold")
-            .y_desc("documents dropped")
-            .light_line_style(GRID.mix(0.15))
-            .bold_line_style(GRID.mix(0.3))
-            .axis_style(GRID)
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 14))
-            .draw()
-            .map_err(err)?;
+        mesh!(chart, "threshold", "documents dropped");
         let band: Vec<(f64, f64)> = points
             .iter()
             .map(|&(t, _, e, d)| (t, e + d))
@@ -165,17 +162,7 @@ pub fn sizes(sizes: &[(u64, u64)]) -> Drawn {
                 (0.8f64..most as f64 * 1.5).log_scale(),
             )
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("group size (documents, log)")
-            .y_desc("groups (log)")
-            .light_line_style(GRID.mix(0.15))
-            .bold_line_style(GRID.mix(0.3))
-            .axis_style(GRID)
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 14))
-            .draw()
-            .map_err(err)?;
+        mesh!(chart, "group size (documents, log)", "groups (log)");
         chart
             .draw_series(
                 sizes
