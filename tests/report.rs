@@ -157,3 +157,33 @@ fn a_device_or_a_pipe_is_written_to_not_replaced() {
     assert!(page.starts_with("<!DOCTYPE html>") && page.ends_with("</html>\n"));
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
 }
+
+#[test]
+fn a_report_of_a_run_against_a_reference() {
+    let dir = Scratch::new("against");
+    let reference = dir.path().join("ref.jsonl");
+    let lines: Vec<&str> = include_str!("data/reuters-sample.jsonl").lines().collect();
+    std::fs::write(&reference, lines[..300].join("\n") + "\n").unwrap();
+    let path = dir.path().join("r.html");
+    let run = neardup(
+        &[
+            "--stats",
+            "--against",
+            reference.to_str().unwrap(),
+            "--report",
+            path.to_str().unwrap(),
+            SAMPLE,
+        ],
+        b"",
+    )
+    .ok();
+    let page = std::fs::read_to_string(&path).unwrap();
+    let stats = run.stats();
+    assert!(stats["dropped_reference"].as_u64().unwrap() >= 300);
+    for (key, value) in figures(&page) {
+        assert_eq!(stats[&key].to_string(), value, "{key}");
+    }
+    assert!(page.contains("reference document"));
+    let count = format!("data-chart=\"dropped\" data-count=\"{}\"", stats["dropped"]);
+    assert!(page.contains(&count), "{count}");
+}

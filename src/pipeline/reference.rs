@@ -45,6 +45,7 @@ pub(super) fn load(
             against: Vec::new(),
             against_only: false,
             progress: false,
+            report: None,
             ..prepared.config.clone().into_config()
         }
         .validate()?,
