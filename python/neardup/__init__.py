@@ -78,7 +78,6 @@ _COMMAND_LINE_ONLY = {
     "node_attr",
     "keep",
     "from_edges",
-    "report",
     "help",
     "version",
 }
@@ -397,8 +396,20 @@ class Deduper:
     def __exit__(self, exc_type: object, *exc: object) -> None:
         # A block that ends in an exception does not save: the window may hold part of a
         # batch that the caller will add again.
-        if self._state is not None and exc_type is None:
+        if exc_type is not None:
+            return
+        if self._state is not None:
             self.save()
+        if self._options.get("report") is not None:
+            self.write_report()
+
+    def write_report(self, path: str | os.PathLike[str] | None = None) -> None:
+        """Writes the HTML page of ``neardup --report`` about the documents added so far
+        (what was dropped and why, other thresholds, the largest groups, borderline
+        removals with word diffs) to ``path``, or to the ``report`` file given to the
+        constructor (a ``with`` block writes it at its end). Needs ``report=`` set, which
+        is what makes the ``Deduper`` gather the page's figures as documents are added."""
+        self._inner.write_report(None if path is None else os.fspath(path))
 
     def save(self, path: str | os.PathLike[str] | None = None) -> None:
         """Saves the window (the kept documents it holds, their signatures and fingerprints),
@@ -567,7 +578,7 @@ def dedup(
     Rows that are not documents follow ``on_bad_line`` as in ``Deduper`` (kept under
     ``"pass"``, not kept under ``"skip"``) and are said in one ``NeardupWarning``. Each text
     is read and signed once; Arrow columns are read from their buffers. Options as for
-    ``Deduper``.
+    ``Deduper``; ``report="page.html"`` also writes the page of ``neardup --report``.
 
         >>> import neardup
         >>> rows = {"text": ["the cat sat on the mat today", "The cat sat on the mat today",
@@ -577,6 +588,8 @@ def dedup(
     """
     if keep not in ("first", "longest"):
         raise ValueError(f"keep must be 'first' or 'longest', got {keep!r}")
+    if keep == "longest" and options.get("report") is not None:
+        raise ValueError("report= is written by keep='first' (a --drop-dups run), not 'longest'")
     _check_keywords("dedup", dict(threshold=threshold, **options))
     kind = _kind(data)
     table = type(data).__name__ in _TABLES.get(kind, ()) or isinstance(data, dict)
@@ -624,6 +637,8 @@ def _first_kept(
     # Rows that are not documents come as Skipped whatever the policy, so that they get no
     # group; the policy decides whether they are kept.
     outcomes = d._inner.add_many(texts, None, None, True)
+    if options.get("report") is not None:
+        d.write_report()
     kept_bad = options.get("on_bad_line", "pass") == "pass"
     n = len(outcomes)
     keep_flags = [True] * n

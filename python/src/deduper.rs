@@ -259,6 +259,14 @@ impl PyDeduper {
             .map_err(py_err)
     }
 
+    /// Writes the `--report` page of the documents added so far to `path`, or to the
+    /// `report` file.
+    #[pyo3(signature = (path=None))]
+    fn write_report(&self, py: Python<'_>, path: Option<std::path::PathBuf>) -> PyResult<()> {
+        py.detach(|| self.lock().write_report(path.as_deref()))
+            .map_err(py_err)
+    }
+
     /// The counts so far, as `--stats` prints them (JSON).
     fn stats(&self, py: Python<'_>) -> String {
         // Another thread's batch holds the engine's lock: wait for it without the GIL.

@@ -300,3 +300,22 @@ except MemoryError as e:
     words = run.stdout.split()
     assert words[0] == "MemoryError", run.stdout
     assert words[1] == words[2] and int(words[1]) % 65_536 == 0
+
+
+def test_the_report_page_from_python(tmp_path):
+    texts = [text(i % 40) for i in range(200)] + ["<script>alert(1)</script> " + text(3)]
+    page = tmp_path / "dedup.html"
+    result = neardup.dedup(texts, report=page)
+    html = page.read_text()
+    assert 'data-stat="docs_read">201<' in html
+    assert f'data-stat="dropped">{result["keep"].count(False)}<' in html
+    assert "<script>" not in html
+    with neardup.Deduper(report=tmp_path / "with.html") as d:
+        d.keep_many(texts)
+    assert 'data-stat="docs_read">201<' in (tmp_path / "with.html").read_text()
+    d = neardup.Deduper()
+    d.add(text(1))
+    with pytest.raises(ValueError, match="^report: give a file"):
+        d.write_report(tmp_path / "no.html")
+    with pytest.raises(ValueError, match="keep='first'"):
+        neardup.dedup(texts, keep="longest", report=page)

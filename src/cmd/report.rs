@@ -49,7 +49,7 @@ impl ReportArgs {
         }
         match report {
             Some(report) => {
-                super::filter::write_report(config, &job, &stats, &report, "-".as_ref())
+                crate::report::write(config, Output::DropDups, &stats, &report, "-".as_ref())
             }
             None => Ok(()),
         }

@@ -136,6 +136,8 @@ pub struct Deduper {
     warnings: Vec<String>,
     /// Whether the window's limit was warned of.
     limit_said: bool,
+    /// `--report`: what the page shows ([`Deduper::write_report`]).
+    report: Option<crate::report::Collector>,
 }
 
 impl Deduper {
@@ -202,7 +204,12 @@ impl Deduper {
             job,
             warnings,
             limit_said: false,
+            report: None,
         };
+        deduper.report = deduper.prepared.config.report.as_ref().map(|_| {
+            let config = &deduper.prepared.config;
+            crate::report::Collector::new(config.threshold, config.seed)
+        });
         if deduper.idf_known() {
             deduper.start_workers();
         }
@@ -429,6 +436,21 @@ impl Deduper {
         self.start_workers();
     }
 
+    /// Writes the `--report` page of the documents added so far to `path`, or to the
+    /// `--report` file (`-`: standard output).
+    pub fn write_report(&self, path: Option<&Path>) -> Result<()> {
+        let config = &self.prepared.config;
+        let (Some(collector), Some(path)) = (&self.report, path.or(config.report.as_deref()))
+        else {
+            return Err(Error::config(
+                "report",
+                "give a file to write the page to (no ‹report› file was set)",
+            ));
+        };
+        let stats = self.summary().to_json();
+        crate::report::write(config, self.output, &stats, collector, path)
+    }
+
     /// Decides a signed document, in input order.
     fn decide(&mut self, doc: Doc) -> Result<Outcome> {
         let number = self.summary.docs_read + 1;
@@ -442,7 +464,7 @@ impl Deduper {
             });
         }
         self.summary.docs_read = number;
-        let signed = match doc {
+        let mut signed = match doc {
             Doc::Good(signed) => signed,
             Doc::Bad(reason) => {
                 self.summary.bad_lines += 1;
@@ -455,6 +477,11 @@ impl Deduper {
                 };
             }
         };
+        // `--report`: what the page shows of the document, before the window takes it.
+        let shown = self
+            .report
+            .is_some()
+            .then(|| (signed.id.clone(), signed.node.take().map(|n| n.snippet)));
         let decision = filter(
             &Filtering::new(config, self.output),
             self.reference.as_mut(),
@@ -465,9 +492,12 @@ impl Deduper {
             &mut self.summary,
         )?;
         match decision {
-            Decision::New { .. } => {
+            Decision::New { below } => {
                 if self.output != Output::OnlyDups {
                     self.summary.written += 1;
+                }
+                if let (Some(report), Some((id, snippet))) = (&mut self.report, shown) {
+                    report.kept(number, id, snippet, below);
                 }
                 Ok(Outcome::New)
             }
@@ -481,8 +511,17 @@ impl Deduper {
                     self.summary.written += 1;
                 }
                 let window = window_of(&self.reference, &self.window, in_reference);
+                let dup_of = window.id(held).map_err(|e| Error::spill(e, held.seq))?;
+                if let (Some(report), Some((id, snippet))) = (&mut self.report, shown) {
+                    let matched = crate::report::Matched {
+                        seq: held.seq,
+                        id: &dup_of,
+                        in_reference,
+                    };
+                    report.dropped(number, id, snippet, matched, similarity, copy);
+                }
                 Ok(Outcome::Duplicate(Match {
-                    dup_of: window.id(held).map_err(|e| Error::spill(e, held.seq))?,
+                    dup_of,
                     similarity,
                     exact: copy,
                     in_reference,

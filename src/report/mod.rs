@@ -11,16 +11,19 @@
 //! [`page`] renders it all at the end of the run: no second read of the input.
 //!
 //! - [`page`]: the HTML page;
-//! - [`charts`]: its charts, drawn by `plotters` as inline SVG.
+//! - [`charts`]: its charts, drawn by `plotters` as inline SVG;
+//! - [`write`]: the run's settings as the page lists them, and the file written whole.
 
 pub mod charts;
 pub mod page;
+mod write;
 
 use crate::hash::mix64;
 use crate::input::DocId;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 pub use page::{RunInfo, page};
+pub use write::write;
 
 /// Bytes of each document's text kept for the report (cut at a character).
 pub const SNIPPET_BYTES: usize = 1000;

@@ -1,0 +1,96 @@
+//! Writing the page: the run's settings as the page shows them, and the file written whole
+//! or not at all.
+
+use super::{Collector, RunInfo, page};
+use crate::config::{Config, ShingleKind};
+use crate::error::{Error, Result};
+use crate::job::Output;
+use std::io::Write;
+use std::path::Path;
+
+/// Writes the page of a run of `config` writing `output`, whose `--stats` summary is `stats`
+/// (JSON), to `path` (`-`: standard output): to a temporary file beside it, renamed over it
+/// once complete, so a reader never sees half a page; a device or a pipe (/dev/null, a
+/// FIFO) is written to directly, never replaced.
+pub fn write(
+    config: &Config,
+    output: Output,
+    stats: &str,
+    collector: &Collector,
+    path: &Path,
+) -> Result<()> {
+    let stats: serde_json::Value = serde_json::from_str(stats)
+        .map_err(|e| Error::Internal(format!("the summary is not JSON: {e}")))?;
+    let inputs: Vec<String> = match config.inputs.as_slice() {
+        [] => vec!["standard input".into()],
+        files => files.iter().map(|f| f.display().to_string()).collect(),
+    };
+    let mode = match output {
+        Output::OnlyDups => "--only-dups",
+        Output::Annotate => "--annotate",
+        Output::DropDups => "--drop-dups",
+    };
+    let page = page(
+        collector,
+        &RunInfo {
+            stats: &stats,
+            inputs: &inputs,
+            mode,
+            settings: settings(config),
+            bands: config.lsh.bands,
+            rows: config.lsh.rows,
+            words: config.normalizer.words,
+        },
+    );
+    let failed = |e| Error::io(format!("writing the report {}", path.display()), e);
+    if path.as_os_str() == "-" {
+        let mut out = std::io::stdout().lock();
+        return out
+            .write_all(page.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(failed);
+    }
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::write(path, page).map_err(failed);
+    }
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(".{}.tmp", std::process::id()));
+    let temporary = std::path::PathBuf::from(temporary);
+    let written = std::fs::write(&temporary, page).and_then(|()| std::fs::rename(&temporary, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        failed(e)
+    })
+}
+
+/// The settings the page lists, as a reader names them.
+fn settings(config: &Config) -> Vec<(&'static str, String)> {
+    let shingles = match config.shingle {
+        ShingleKind::Words(n) => format!("word {n}-grams"),
+        ShingleKind::Chars(n) => format!("character {n}-grams"),
+        ShingleKind::Stopword(n) => format!("spot signatures of {n} words"),
+    };
+    let window = match config.window {
+        0 => "unbounded (memory-limited)".into(),
+        n => format!("{n} documents"),
+    };
+    vec![
+        ("threshold", config.threshold.to_string()),
+        ("shingles", shingles),
+        ("weights", format!("{:?}", config.weights).to_lowercase()),
+        ("MinHash values", config.num_perm.to_string()),
+        (
+            "LSH bands × rows",
+            format!("{} × {}", config.lsh.bands, config.lsh.rows),
+        ),
+        (
+            "verification",
+            format!("{:?}", config.verify).to_lowercase(),
+        ),
+        ("window", window),
+        (
+            "candidates verified at most",
+            config.max_candidates.to_string(),
+        ),
+    ]
+}
