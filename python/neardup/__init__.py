@@ -35,6 +35,7 @@ import math
 import os
 import re
 import tempfile
+import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
@@ -674,9 +675,20 @@ def _longest_kept(
     if options.get("on_bad_line") == "fail":
         settings["on_bad_line"] = "fail"
     argv = _argv("dedup", dict(threshold=threshold, **settings), command="clusters")
-    groups, best = _engine(_neardup.clusters, argv, texts, True)
-    n = len(groups)
     skip = options.get("on_bad_line") == "skip"
+    # The grouping leaves bad rows out of every group ("skipped"); dedup keeps them under
+    # "pass", and says so.
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", NeardupWarning)
+        groups, best = _engine(_neardup.clusters, argv, texts, True)
+    for w in said:
+        message = str(w.message)
+        if not skip:
+            message = message.replace(
+                " (skipped)", " (kept, as on_bad_line='pass' says; no group)"
+            )
+        warnings.warn(message, w.category, stacklevel=3)
+    n = len(groups)
     labels = None if index is None or _is_default_index(index) else list(index)
     keep_flags = [True] * n
     dup_of: list[Any] = [None] * n

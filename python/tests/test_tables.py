@@ -232,6 +232,9 @@ def test_dedup_and_deduper_agree_on_bad_rows():
             assert table["cluster"] == [0, -1, 0, -1]
         longest = neardup.dedup(texts, keep="longest", on_bad_line="skip")
         assert longest["keep"] == [True, False, False, False]
+    with pytest.warns(neardup.NeardupWarning, match=r"row 1 is a missing value \(None\) \(kept") as caught:
+        assert neardup.dedup(texts, keep="longest")["keep"] == [True, True, False, True]
+    assert all(w.filename == __file__ for w in caught)
 
 
 def test_keyword_errors_name_the_function_called():
