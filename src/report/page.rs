@@ -1,9 +1,9 @@
 //! The report page: one self-contained HTML file (inline style and SVG, no script, no
 //! network), readable in light and dark mode. Every document text is escaped, and cut at
-//! [`super::SNIPPET_BYTES`] bytes with a marker.
+//! [`super::collect::SNIPPET_BYTES`] bytes with a marker.
 
 use super::charts::{self, Drawn};
-use super::{BINS, Collector, Example, Shown};
+use super::collect::{BINS, Collector, Example, SNIPPET_BYTES, Shown, bin};
 use crate::diff::{Edit, diff};
 use crate::normalize::Words;
 use std::fmt::Write as _;
@@ -120,7 +120,7 @@ fn run_section(h: &mut String, _c: &Collector, run: &RunInfo<'_>) {
 
 fn similarity_section(h: &mut String, c: &Collector, run: &RunInfo<'_>) {
     let t = c.threshold();
-    let first = super::bin(t);
+    let first = bin(t);
     let dropped: Vec<(f64, u64)> = (first..BINS)
         .map(|b| (b as f64 / 100.0, c.dropped[b]))
         .collect();
@@ -362,10 +362,7 @@ fn word_diff_html(a: &str, b: &str, words: Words) -> String {
         }
     }
     if changes == 0 {
-        return format!(
-            "(no word differs in the first {} bytes)",
-            super::SNIPPET_BYTES
-        );
+        return format!("(no word differs in the first {} bytes)", SNIPPET_BYTES);
     }
     flush(&mut same, &mut out, true, false);
     out.trim_end().to_string()
@@ -411,7 +408,7 @@ h4,h5{margin:.2rem 0}del{background:var(--del)}ins{background:var(--ins);text-de
 
 #[cfg(test)]
 mod tests {
-    use super::super::Matched;
+    use super::super::collect::Matched;
     use super::*;
     use crate::input::DocId;
 

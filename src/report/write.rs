@@ -1,7 +1,8 @@
 //! Writing the page: the run's settings as the page shows them, and the file written whole
 //! or not at all.
 
-use super::{Collector, RunInfo, page};
+use super::collect::Collector;
+use super::page::{RunInfo, page};
 use crate::config::{Config, ShingleKind};
 use crate::error::{Error, Result};
 use crate::job::Output;

@@ -1,0 +1,467 @@
+//! The collector: each filter decision in, what the page needs kept in bounded memory.
+
+use crate::hash::mix64;
+use crate::input::DocId;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+/// Bytes of each document's text kept for the report (cut at a character).
+pub const SNIPPET_BYTES: usize = 1000;
+
+/// The start of a text the report keeps: its first [`SNIPPET_BYTES`] bytes, cut at a
+/// character, with "…" when cut. A plain copy (this runs for every document); white space is
+/// folded when a text is shown.
+pub fn cut(text: &str) -> Box<str> {
+    if text.len() <= SNIPPET_BYTES {
+        return text.into();
+    }
+    let mut end = SNIPPET_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut out = String::with_capacity(end + 3);
+    out.push_str(&text[..end]);
+    out.push('…');
+    out.into_boxed_str()
+}
+
+/// Bytes of kept documents' snippets held for the examples' matches.
+pub const RING_BYTES: usize = 16 << 20;
+
+/// Examples of each kind shown.
+pub const EXAMPLES: usize = 12;
+
+/// Largest groups shown, and members shown of each.
+pub const TOP_GROUPS: usize = 10;
+const MEMBERS_SHOWN: usize = 3;
+
+/// Groups counted one by one at most; beyond, new groups are counted as a total only.
+const MAX_GROUPS: usize = 1 << 20;
+
+/// Similarity histogram bins: 0.00–0.01, …, 0.99–1.00, and exactly 1.
+pub const BINS: usize = 101;
+
+/// A document as the page shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shown {
+    /// Its input line (its number over all inputs).
+    pub line: u64,
+    /// Its id, as the output names it.
+    pub id: DocId,
+    /// The start of its text, if held.
+    pub text: Option<Box<str>>,
+}
+
+/// A removal shown beside its kept match.
+#[derive(Clone, Debug)]
+pub struct Example {
+    /// The document dropped.
+    pub dropped: Shown,
+    /// The document it matched.
+    pub kept: Shown,
+    /// Their similarity.
+    pub similarity: f64,
+    /// Whether their normalised texts are equal.
+    pub exact: bool,
+    /// Whether the match is an `--against` reference document.
+    pub in_reference: bool,
+}
+
+/// The match a dropped document was dropped for.
+#[derive(Clone, Copy, Debug)]
+pub struct Matched<'a> {
+    /// Its sequence number (its input line; a reference's own numbering).
+    pub seq: u64,
+    /// Its id.
+    pub id: &'a DocId,
+    /// Whether it is an `--against` reference document.
+    pub in_reference: bool,
+}
+
+/// A group: a kept document and the documents dropped as its duplicates.
+#[derive(Debug, Default)]
+struct Group {
+    /// Documents dropped as its duplicates.
+    dropped: u32,
+    /// While among the largest: the kept document and the first members, as shown.
+    kept: Option<Shown>,
+    members: Vec<Shown>,
+}
+
+/// An example ordered by a key (a max-heap keeps the smallest keys by popping the largest).
+struct Keyed {
+    key: (u64, u64),
+    example: Example,
+}
+
+impl PartialEq for Keyed {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Keyed {}
+impl PartialOrd for Keyed {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Keyed {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
+/// What the page needs, gathered decision by decision.
+pub struct Collector {
+    threshold: f64,
+    seed: u64,
+    /// Dropped documents by their similarity to their match (exact copies in the last bin).
+    pub dropped: [u64; BINS],
+    /// Kept documents by the highest similarity of a candidate verified below the threshold.
+    pub below: [u64; BINS],
+    /// Kept documents with no candidate verified.
+    pub alone: u64,
+    /// Kept documents seen.
+    pub kept: u64,
+    groups: HashMap<u64, Group>,
+    /// Groups not counted one by one ([`MAX_GROUPS`]).
+    pub untracked: u64,
+    /// The largest groups so far (dropped count, key), largest first.
+    top: Vec<(u32, u64)>,
+    /// The most recent kept documents' snippets, by line.
+    ring: VecDeque<Shown>,
+    ring_bytes: usize,
+    /// Removals closest to the threshold (a max-heap on the distance: the farthest goes).
+    borderline: BinaryHeap<Keyed>,
+    /// A seeded random sample of removals (the smallest hashes of their lines).
+    random: BinaryHeap<Keyed>,
+}
+
+/// The key of a reference document's group (its own numbering is apart from the lines').
+const REFERENCE: u64 = 1 << 63;
+
+impl Collector {
+    /// A collector for a run at `threshold`; `seed` picks the random sample.
+    pub fn new(threshold: f64, seed: u64) -> Collector {
+        Collector {
+            threshold,
+            seed,
+            dropped: [0; BINS],
+            below: [0; BINS],
+            alone: 0,
+            kept: 0,
+            groups: HashMap::new(),
+            untracked: 0,
+            top: Vec::new(),
+            ring: VecDeque::new(),
+            ring_bytes: 0,
+            borderline: BinaryHeap::new(),
+            random: BinaryHeap::new(),
+        }
+    }
+
+    /// The threshold the run dropped at.
+    pub fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    /// A kept document: `below`, the highest similarity of a candidate verified (all below
+    /// the threshold), if any.
+    pub fn kept(&mut self, line: u64, id: DocId, snippet: Option<Box<str>>, below: Option<f64>) {
+        self.kept += 1;
+        match below {
+            Some(s) => self.below[bin(s)] += 1,
+            None => self.alone += 1,
+        }
+        let text = snippet.unwrap_or_default();
+        self.ring_bytes += text.len();
+        self.ring.push_back(Shown {
+            line,
+            id,
+            text: Some(text),
+        });
+        while self.ring_bytes > RING_BYTES
+            && let Some(old) = self.ring.pop_front()
+        {
+            self.ring_bytes -= old.text.as_deref().map_or(0, str::len);
+        }
+    }
+
+    /// A dropped document, `similarity` to `matched` (`exact`: the same normalised text).
+    pub fn dropped(
+        &mut self,
+        line: u64,
+        id: DocId,
+        snippet: Option<Box<str>>,
+        matched: Matched<'_>,
+        similarity: f64,
+        exact: bool,
+    ) {
+        self.dropped[if exact { BINS - 1 } else { bin(similarity) }] += 1;
+        let key = match matched.in_reference {
+            true => REFERENCE | matched.seq,
+            false => matched.seq,
+        };
+        let dropped = Shown {
+            line,
+            id,
+            text: snippet,
+        };
+        let example = |me: &Self| Example {
+            dropped: dropped.clone(),
+            kept: me.shown_kept(matched),
+            similarity,
+            exact,
+            in_reference: matched.in_reference,
+        };
+        // Closest to the threshold first, then the earliest.
+        let distance = ((similarity - self.threshold).max(0.0) * 1e9) as u64;
+        let key_near = (distance, line);
+        if self.borderline.len() < EXAMPLES
+            || self.borderline.peek().is_some_and(|k| key_near < k.key)
+        {
+            let example = example(self);
+            keep_smallest(&mut self.borderline, key_near, example);
+        }
+        let key_random = (mix64(line ^ self.seed), line);
+        if self.random.len() < EXAMPLES || self.random.peek().is_some_and(|k| key_random < k.key) {
+            let example = example(self);
+            keep_smallest(&mut self.random, key_random, example);
+        }
+        self.grow_group(key, matched, dropped);
+    }
+
+    /// The kept document as shown: its snippet from the ring if still there.
+    fn shown_kept(&self, matched: Matched<'_>) -> Shown {
+        let text = match matched.in_reference {
+            true => None,
+            false => self
+                .ring
+                .binary_search_by_key(&matched.seq, |s| s.line)
+                .ok()
+                .and_then(|i| self.ring[i].text.clone()),
+        };
+        Shown {
+            line: matched.seq,
+            id: matched.id.clone(),
+            text,
+        }
+    }
+
+    fn grow_group(&mut self, key: u64, matched: Matched<'_>, member: Shown) {
+        if !self.groups.contains_key(&key) && self.groups.len() >= MAX_GROUPS {
+            self.untracked += 1;
+            return;
+        }
+        let group = self.groups.entry(key).or_default();
+        group.dropped += 1;
+        let size = group.dropped;
+        // The largest groups, kept in order; a group that leaves them gives up its examples.
+        let place = self.top.iter().position(|&(_, k)| k == key);
+        match place {
+            Some(i) => self.top[i].0 = size,
+            None if self.top.len() < TOP_GROUPS => self.top.push((size, key)),
+            None if self.top.last().is_some_and(|&(s, _)| size > s) => {
+                let (_, out) = self.top.pop().expect("the list is full");
+                if let Some(g) = self.groups.get_mut(&out) {
+                    g.kept = None;
+                    g.members = Vec::new();
+                }
+                self.top.push((size, key));
+            }
+            None => return,
+        }
+        self.top.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let kept = self.shown_kept(matched);
+        let group = self.groups.get_mut(&key).expect("inserted above");
+        if group.kept.is_none() {
+            group.kept = Some(kept);
+        }
+        if group.members.len() < MEMBERS_SHOWN {
+            group.members.push(member);
+        }
+    }
+
+    /// Documents per group size: (size, groups of that size), a group being a kept
+    /// document and its duplicates; kept documents without duplicates are groups of 1.
+    pub fn group_sizes(&self) -> Vec<(u64, u64)> {
+        let mut sizes: HashMap<u64, u64> = HashMap::new();
+        let mut own = 0;
+        for (key, group) in &self.groups {
+            let size = u64::from(group.dropped) + u64::from(key & REFERENCE == 0);
+            *sizes.entry(size).or_default() += 1;
+            own += u64::from(key & REFERENCE == 0);
+        }
+        let alone = self.kept.saturating_sub(own);
+        if alone > 0 {
+            *sizes.entry(1).or_default() += alone;
+        }
+        let mut sizes: Vec<_> = sizes.into_iter().collect();
+        sizes.sort_unstable();
+        sizes
+    }
+
+    /// The largest groups, largest first: the kept document (or reference document), its
+    /// size, whether it is in the reference, and the first members shown.
+    pub fn largest(&self) -> Vec<(Shown, u64, bool, Vec<Shown>)> {
+        self.top
+            .iter()
+            .filter_map(|&(_, key)| {
+                let group = self.groups.get(&key)?;
+                let in_reference = key & REFERENCE != 0;
+                let size = u64::from(group.dropped) + u64::from(!in_reference);
+                Some((
+                    group.kept.clone()?,
+                    size,
+                    in_reference,
+                    group.members.clone(),
+                ))
+            })
+            .collect()
+    }
+
+    /// The removals closest to the threshold, closest first.
+    pub fn borderline(&self) -> Vec<Example> {
+        sorted(&self.borderline)
+    }
+
+    /// The random sample of removals, in input order.
+    pub fn random(&self) -> Vec<Example> {
+        let mut examples = sorted(&self.random);
+        examples.sort_by_key(|e| e.dropped.line);
+        examples
+    }
+
+    /// Bytes held (an estimate, for the memory budget's accounts and tests).
+    pub fn held_bytes(&self) -> usize {
+        let example = |h: &BinaryHeap<Keyed>| {
+            h.iter()
+                .map(|k| shown_bytes(&k.example.dropped) + shown_bytes(&k.example.kept))
+                .sum::<usize>()
+        };
+        let members: usize = self
+            .groups
+            .values()
+            .filter(|g| g.kept.is_some())
+            .map(|g| g.members.iter().map(shown_bytes).sum::<usize>())
+            .sum();
+        self.ring_bytes
+            + self.ring.len() * std::mem::size_of::<Shown>()
+            + self.groups.capacity() * (8 + std::mem::size_of::<Group>())
+            + example(&self.borderline)
+            + example(&self.random)
+            + members
+    }
+}
+
+fn shown_bytes(s: &Shown) -> usize {
+    std::mem::size_of::<Shown>() + s.text.as_deref().map_or(0, str::len)
+}
+
+/// Keeps the [`EXAMPLES`] smallest keys.
+fn keep_smallest(heap: &mut BinaryHeap<Keyed>, key: (u64, u64), example: Example) {
+    heap.push(Keyed { key, example });
+    if heap.len() > EXAMPLES {
+        heap.pop();
+    }
+}
+
+fn sorted(heap: &BinaryHeap<Keyed>) -> Vec<Example> {
+    let mut keyed: Vec<&Keyed> = heap.iter().collect();
+    keyed.sort_by_key(|k| k.key);
+    keyed.into_iter().map(|k| k.example.clone()).collect()
+}
+
+/// The histogram bin of a similarity in [0, 1]: hundredths, 1 in the last.
+pub fn bin(s: f64) -> usize {
+    ((s.clamp(0.0, 1.0) * 100.0 + 1e-9).floor() as usize).min(BINS - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const K: DocId = DocId::Line(0);
+
+    fn matched(seq: u64) -> Matched<'static> {
+        Matched {
+            seq,
+            id: &K,
+            in_reference: false,
+        }
+    }
+
+    fn id(n: u64) -> DocId {
+        DocId::Line(n)
+    }
+
+    #[test]
+    fn groups_count_the_kept_document_and_its_duplicates() {
+        let mut c = Collector::new(0.8, 1);
+        for line in 1..=3 {
+            c.kept(line, id(line), Some("kept text".into()), None);
+        }
+        c.dropped(4, id(0), Some("a".into()), matched(1), 0.9, false);
+        c.dropped(5, id(0), Some("b".into()), matched(1), 1.0, true);
+        c.dropped(6, id(0), None, matched(2), 0.85, false);
+        assert_eq!(c.group_sizes(), vec![(1, 1), (2, 1), (3, 1)]);
+        let largest = c.largest();
+        assert_eq!(largest[0].0.line, 1);
+        assert_eq!(largest[0].1, 3);
+        assert_eq!(largest[0].0.text.as_deref(), Some("kept text"));
+        assert_eq!(largest[0].3.len(), 2);
+        assert_eq!(c.dropped[100], 1);
+        assert_eq!(c.dropped[90], 1);
+        assert_eq!(c.dropped[85], 1);
+    }
+
+    #[test]
+    fn examples_are_the_closest_to_the_threshold_and_a_seeded_sample() {
+        let mut c = Collector::new(0.8, 7);
+        c.kept(1, id(0), Some("x".into()), Some(0.42));
+        for line in 2..200u64 {
+            let s = 0.8 + (line % 20) as f64 / 100.0;
+            c.dropped(line, id(0), None, matched(1), s, false);
+        }
+        let near = c.borderline();
+        assert_eq!(near.len(), EXAMPLES);
+        assert!(near.iter().all(|e| e.similarity < 0.8101), "{near:?}");
+        assert!(near.windows(2).all(|w| w[0].similarity <= w[1].similarity));
+        let random = c.random();
+        assert_eq!(random.len(), EXAMPLES);
+        let mut again = Collector::new(0.8, 7);
+        again.kept(1, id(0), Some("x".into()), None);
+        for line in 2..200u64 {
+            again.dropped(line, id(0), None, matched(1), 0.9, false);
+        }
+        let lines = |v: Vec<Example>| v.iter().map(|e| e.dropped.line).collect::<Vec<_>>();
+        assert_eq!(lines(random), lines(again.random()));
+        assert_eq!(c.below[42], 1);
+    }
+
+    #[test]
+    fn texts_are_cut_at_a_character() {
+        assert_eq!(&*cut("short"), "short");
+        let long = "é".repeat(SNIPPET_BYTES);
+        let c = cut(&long);
+        assert!(c.ends_with('…') && c.len() <= SNIPPET_BYTES + 3);
+        assert_eq!(c.chars().filter(|&ch| ch == 'é').count(), SNIPPET_BYTES / 2);
+    }
+
+    #[test]
+    fn the_ring_holds_recent_kept_texts_within_its_bytes() {
+        let mut c = Collector::new(0.8, 1);
+        let text = "w".repeat(1000);
+        let n = (RING_BYTES / 1000 + 100) as u64;
+        for line in 1..=n {
+            c.kept(line, id(0), Some(text.clone().into()), None);
+        }
+        assert!(c.ring_bytes <= RING_BYTES);
+        c.dropped(n + 1, id(0), None, matched(1), 0.9, false);
+        c.dropped(n + 2, id(0), None, matched(n), 0.9, false);
+        let shown = c.borderline();
+        assert_eq!(shown.len(), 2);
+        let by_kept = |line| shown.iter().find(|e| e.kept.line == line).unwrap();
+        assert!(by_kept(1).kept.text.is_none());
+        assert!(by_kept(n).kept.text.is_some());
+    }
+}
