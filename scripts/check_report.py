@@ -65,8 +65,9 @@ def main() -> int:
         except NoAlertPresentException:
             pass
         charts = driver.find_elements(By.CSS_SELECTOR, "figure[data-chart]")
-        if len(charts) != 4:
-            failures.append(f"{len(charts)} charts, not 4")
+        # A filter's page has four charts; a graph command's three (no pairs below T).
+        if len(charts) < 3:
+            failures.append(f"{len(charts)} charts, not 3 or 4")
         for chart in charts:
             name = chart.get_attribute("data-chart")
             drawn = driver.execute_script(
@@ -82,13 +83,18 @@ def main() -> int:
             td.get_attribute("data-stat"): td.text
             for td in driver.find_elements(By.CSS_SELECTOR, "td[data-stat]")
         }
-        if len(shown) < 10:
+        if len(shown) < 6:
             failures.append(f"only {len(shown)} figures shown")
         for key, text in shown.items():
-            if json.dumps(stats.get(key)) != text:
-                failures.append(f"{key}: the page shows {text}, --stats says {stats.get(key)}")
+            value = stats
+            for part in key.split("."):  # graph.edges: a member of an object
+                value = value.get(part) if isinstance(value, dict) else None
+            if json.dumps(value) != text:
+                failures.append(f"{key}: the page shows {text}, --stats says {value}")
         dropped = driver.find_element(By.CSS_SELECTOR, "figure[data-chart=dropped]")
-        if int(dropped.get_attribute("data-count")) != stats["dropped"]:
+        if "graph" in stats or "groups" in stats:
+            pass  # a graph command's histogram counts documents with a pair: not in --stats
+        elif int(dropped.get_attribute("data-count")) != stats["dropped"]:
             failures.append(
                 f"the dropped histogram counts {dropped.get_attribute('data-count')}, "
                 f"--stats says {stats['dropped']}"

@@ -32,14 +32,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 script='{"id": "xss", "text": "<script>alert(1)</script> The board said quarterly profit rose on strong demand for its services"}'
 { cat tests/data/reuters-sample.jsonl; echo "$script"; echo "${script/services/products}"; } > "$work/reuters.jsonl"
-check() { # CORPUS MUST_SHOW...
-  local corpus=$1
-  shift
-  "$bin" --stats --report "$work/page.html" "$corpus" 2> "$work/stderr" > /dev/null
+check() { # "COMMAND..." CORPUS MUST_SHOW...
+  local command=$1 corpus=$2
+  shift 2
+  # shellcheck disable=SC2086 # the command's words
+  "$bin" $command --stats --report "$work/page.html" "$corpus" 2> "$work/stderr" > /dev/null
   grep '^{' "$work/stderr" | tail -1 > "$work/stats.json"
   "$venv/bin/python" scripts/check_report.py "$work/page.html" "$work/stats.json" "$@"
 }
-check "$work/reuters.jsonl" "<script>alert(1)</script> The board said"
+shown="<script>alert(1)</script> The board said"
+check --drop-dups "$work/reuters.jsonl" "$shown"
+check clusters "$work/reuters.jsonl" "$shown"
+check "clusters --keep longest" "$work/reuters.jsonl" "$shown"
+check graph "$work/reuters.jsonl" "$shown"
 for corpus in "$@"; do
-  check "$corpus"
+  check --drop-dups "$corpus"
+  check clusters "$corpus"
 done

@@ -171,11 +171,11 @@ impl Job {
                  reference",
             ));
         }
-        if config.report.is_some() && !self.filters() {
+        if config.report.is_some() && !self.filters() && self.graph().is_none() {
             return Err(Error::config(
                 "report",
-                "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›) write a report; \
-                 for ‹pairs› use `neardup hist` and `neardup sample`",
+                "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›), `graph` and \
+                 `clusters` write a report; for ‹pairs› use `neardup hist` and `neardup sample`",
             ));
         }
         Ok(())

@@ -96,16 +96,15 @@ fn a_document_s_markup_is_shown_as_text() {
 #[test]
 fn the_page_does_not_depend_on_the_thread_count() {
     let dir = Scratch::new("threads");
-    let page = |threads: &str| {
-        let path = dir.path().join(format!("r{threads}.html"));
-        neardup(
-            &["-j", threads, "--report", path.to_str().unwrap(), SAMPLE],
-            b"",
-        )
-        .ok();
-        without_timings(&std::fs::read_to_string(&path).unwrap())
-    };
-    assert_eq!(page("1"), page("3"));
+    for command in ["--drop-dups", "clusters", "graph"] {
+        let page = |threads: &str| {
+            let path = dir.path().join(format!("r{threads}.html"));
+            let path = path.to_str().unwrap();
+            neardup(&[command, "-j", threads, "--report", path, SAMPLE], b"").ok();
+            without_timings(&std::fs::read_to_string(path).unwrap())
+        };
+        assert_eq!(page("1"), page("3"), "{command}");
+    }
 }
 
 #[test]
@@ -186,4 +185,42 @@ fn a_report_of_a_run_against_a_reference() {
     assert!(page.contains("reference document"));
     let count = format!("data-chart=\"dropped\" data-count=\"{}\"", stats["dropped"]);
     assert!(page.contains(&count), "{count}");
+}
+
+#[test]
+fn graph_commands_report_their_pairs_and_groups() {
+    let dir = Scratch::new("graphs");
+    for (command, flags) in [
+        ("clusters", &[][..]),
+        ("clusters", &["--keep", "longest"][..]),
+        ("clusters", &["--by", "cliques"][..]),
+        ("graph", &[][..]),
+    ] {
+        let path = dir.path().join(format!("{command}.html"));
+        let mut args = vec![command, "--stats", "--report", path.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        args.push(SAMPLE);
+        let run = neardup(&args, b"").ok();
+        let page = std::fs::read_to_string(&path).unwrap();
+        let stats = run.stats();
+        let shown = figures(&page);
+        assert!(shown.len() >= 6, "{command} {flags:?}: {shown:?}");
+        for (key, value) in shown {
+            let stat = key.split('.').fold(&stats, |v, part| &v[part]);
+            assert_eq!(stat.to_string(), value, "{command} {flags:?}: {key}");
+        }
+        assert_eq!(page.matches("<svg").count(), 3, "{command} {flags:?}");
+        assert!(page.contains("Borderline pairs") && page.contains("<del>"));
+        let first = if flags.contains(&"--keep") {
+            "· kept"
+        } else {
+            "· first"
+        };
+        assert!(page.contains(first), "{command} {flags:?}");
+    }
+    let run = neardup(
+        &["clusters", "--from-edges", SAMPLE, "--report", "r.html"],
+        b"",
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
 }

@@ -530,6 +530,11 @@ def clusters(
     words) gets -1. ``min_edge`` and ``max_cluster`` as on the command line; other options
     as for ``Deduper``. ``texts`` is read once, as for ``pairs``.
     """
+    if options.get("report") is not None:
+        raise TypeError(
+            "clusters() returns groups, not a page: report= is for dedup() and Deduper "
+            "(or `neardup clusters --report`)"
+        )
     if threshold in ("components", "cliques"):
         # clusters(texts, "cliques"): the second argument was `by` before `threshold`.
         by, threshold = threshold, None  # type: ignore[assignment]

@@ -322,3 +322,7 @@ def test_the_report_page_from_python(tmp_path):
         d.write_report(tmp_path / "no.html")
     with pytest.raises(ValueError, match="keep='first'"):
         neardup.dedup(texts, keep="longest", report=page)
+    with pytest.raises(TypeError, match="report= is for dedup"):
+        neardup.clusters(texts, report=page)
+    with pytest.raises(ValueError, match="^report: only the filter modes"):
+        neardup.pairs(texts, report=page)

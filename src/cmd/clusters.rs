@@ -56,6 +56,17 @@ pub struct ClustersArgs {
     )]
     pub keep: Option<String>,
 
+    /// Also write an HTML page about the run to FILE: the --stats figures, each document's
+    /// similarity to its most similar earlier one, the groups by size and the largest with
+    /// their members (with --keep, the one kept first), borderline and random pairs with the word diff.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "from_edges",
+        help_heading = "Output"
+    )]
+    pub report: Option<PathBuf>,
+
     /// Grouping settings.
     #[command(flatten)]
     pub grouping: GroupingArgs,
@@ -121,7 +132,10 @@ impl ClustersArgs {
         let stats = self.common.stats && self.keep.is_none();
         grouping.cliques = by == ClusterBy::Cliques || grouping.max_cluster > 0 || stats;
         grouping.summaries = stats;
-        let config = self.common.clone().config(self.input.clone())?;
+        let config = Config {
+            report: self.report.clone(),
+            ..self.common.clone().config(self.input.clone())?
+        };
         let mut graph = GraphJob::ids_only();
         if !grouping.cliques {
             graph.components_over = Some(grouping.min_edge);
@@ -156,8 +170,10 @@ impl ClustersArgs {
                 by,
                 grouping,
             };
-            return keep_survivors(plan, &keep, start);
+            let policy = self.keep.as_deref().unwrap_or("first");
+            return keep_survivors(plan, &keep, policy, start);
         }
+        let mut report = None;
         let (summary, graph) = match &self.from_edges {
             Some(path) => {
                 let input = Input::open(path, config.decompress)?;
@@ -174,8 +190,14 @@ impl ClustersArgs {
                 let prepared = Prepared::new(config.clone())?;
                 let inputs = Input::open_all(&config.inputs, config.decompress)?;
                 let terminal = pipeline::stderr_is_terminal();
-                let (summary, graph) =
-                    pipeline::collect_graph(&prepared, graph, inputs, &mut stderr, terminal)?;
+                let (summary, graph, collector) = pipeline::collect_graph_reporting(
+                    &prepared,
+                    graph,
+                    inputs,
+                    &mut stderr,
+                    terminal,
+                )?;
+                report = collector;
                 (Some(summary), graph)
             }
         };
@@ -185,7 +207,20 @@ impl ClustersArgs {
             ClustersFormatArg::Tsv => crate::export::ClustersFormat::Tsv,
         };
         crate::export::write_clusters(&graph, &clustering, by, format, std::io::stdout().lock())?;
-        super::util::graph_stats(&config, summary.as_ref(), &graph, &clustering, start);
+        let stats = super::util::graph_stats(&config, summary.as_ref(), &graph, &clustering, start);
+        if let (Some(mut collector), Some(path)) = (report, &config.report) {
+            let about = super::util::groups_about(by, None);
+            let groups = super::util::report_groups(&graph, &clustering, &collector, None, about);
+            collector.show_groups(groups);
+            crate::report::write(
+                &config,
+                "clusters",
+                true,
+                &stats.to_string(),
+                &collector,
+                path,
+            )?;
+        }
         Ok(())
     }
 }
@@ -195,6 +230,7 @@ impl ClustersArgs {
 fn keep_survivors(
     plan: ClustersPlan,
     keep: &crate::graph::survivors::Keep,
+    policy: &str,
     start: std::time::Instant,
 ) -> Result<()> {
     let ClustersPlan {
@@ -208,8 +244,8 @@ fn keep_survivors(
     let prepared = Prepared::new(config.clone())?;
     let mut stderr = super::util::diagnostics();
     let terminal = pipeline::stderr_is_terminal();
-    let (summary, graph) =
-        pipeline::collect_graph(&prepared, graph, inputs.open()?, &mut stderr, terminal)?;
+    let (summary, graph, report) =
+        pipeline::collect_graph_reporting(&prepared, graph, inputs.open()?, &mut stderr, terminal)?;
     let clustering = super::util::cluster(config, &graph, by, grouping)?;
     let survivors = crate::graph::survivors::survivors(&graph, &clustering.cluster, keep);
     let written = super::keep::write_survivors(
@@ -219,8 +255,7 @@ fn keep_survivors(
         &survivors,
         std::io::stdout().lock(),
     )?;
-    if config.stats {
-        let stats = serde_json::json!({
+    let stats = serde_json::json!({
             "docs_read": written.read,
             "written": written.kept + if config.on_bad_line == crate::config::BadLinePolicy::Pass { written.bad } else { 0 },
             "groups": written.kept,
@@ -229,9 +264,24 @@ fn keep_survivors(
             "candidates": summary.candidates,
             "pairs": summary.pairs,
             "seconds": super::util::seconds_since(start),
-        });
+    });
+    if config.stats {
         use std::io::Write as _;
         let _ = writeln!(stderr, "{stats}");
+    }
+    if let (Some(mut collector), Some(path)) = (report, &config.report) {
+        let about = super::util::groups_about(by, Some(policy));
+        let kept = Some(survivors.as_slice());
+        let groups = super::util::report_groups(&graph, &clustering, &collector, kept, about);
+        collector.show_groups(groups);
+        crate::report::write(
+            config,
+            "clusters --keep",
+            true,
+            &stats.to_string(),
+            &collector,
+            path,
+        )?;
     }
     Ok(())
 }

@@ -158,8 +158,8 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
         let _ = writeln!(stderr, "{stats}");
     }
     if let (Some(path), Some(report)) = (&config.report, report) {
-        let output = job.output().unwrap_or(Output::DropDups);
-        crate::report::write(config, output, &stats, &report, path)?;
+        let mode = crate::report::filter_mode(job.output().unwrap_or(Output::DropDups));
+        crate::report::write(config, mode, false, &stats, &report, path)?;
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! edges) with its components and clique clusters, as GraphML, TSV, JSON or DOT.
 
 use super::args::{CommandInput, CommonArgs, GroupingArgs};
+use crate::config::Config;
 use crate::config::DEFAULT_SNIPPET_CHARS;
 use crate::error::Result;
 use crate::export::{ExportOptions, GraphFormat};
@@ -10,6 +11,7 @@ use crate::input::Input;
 use crate::job::GraphJob;
 use crate::pipeline::{self, Prepared};
 use clap::ValueEnum;
+use std::path::PathBuf;
 
 /// Arguments of `neardup graph`.
 #[derive(clap::Args, Debug)]
@@ -40,6 +42,12 @@ pub struct GraphArgs {
     /// Grouping settings.
     #[command(flatten)]
     pub grouping: GroupingArgs,
+
+    /// Also write an HTML page about the run to FILE: the --stats figures, each document's
+    /// similarity to its most similar earlier one, the groups by size and the largest with
+    /// their members, borderline and random pairs with the word diff.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub report: Option<PathBuf>,
 
     /// Settings shared by every command.
     #[command(flatten)]
@@ -86,7 +94,11 @@ impl GraphArgs {
             all_nodes: self.all_nodes,
             attr_names: self.node_attr.clone(),
         };
-        let config = self.common.config(self.input)?.validate()?;
+        let config = Config {
+            report: self.report.clone(),
+            ..self.common.config(self.input)?
+        }
+        .validate()?;
         let job = GraphJob {
             components_over: None,
             node_attrs: self.node_attr,
@@ -95,7 +107,7 @@ impl GraphArgs {
         let prepared = Prepared::new(config.clone())?;
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
         let terminal = pipeline::stderr_is_terminal();
-        let (summary, graph) = pipeline::collect_graph(
+        let (summary, graph, report) = pipeline::collect_graph_reporting(
             &prepared,
             job,
             inputs,
@@ -105,7 +117,13 @@ impl GraphArgs {
         let clustering = super::util::cluster(&config, &graph, ClusterBy::Components, grouping)?;
         let out = std::io::stdout().lock();
         crate::export::write_graph(&graph, &clustering, self.format.into(), &export, out)?;
-        super::util::graph_stats(&config, Some(&summary), &graph, &clustering, start);
+        let stats = super::util::graph_stats(&config, Some(&summary), &graph, &clustering, start);
+        if let (Some(mut collector), Some(path)) = (report, &config.report) {
+            let about = super::util::groups_about(ClusterBy::Components, None);
+            let groups = super::util::report_groups(&graph, &clustering, &collector, None, about);
+            collector.show_groups(groups);
+            crate::report::write(&config, "graph", true, &stats.to_string(), &collector, path)?;
+        }
         Ok(())
     }
 }

@@ -49,7 +49,7 @@ impl ReportArgs {
         }
         match report {
             Some(report) => {
-                crate::report::write(config, Output::DropDups, &stats, &report, "-".as_ref())
+                crate::report::write(config, "--drop-dups", false, &stats, &report, "-".as_ref())
             }
             None => Ok(()),
         }

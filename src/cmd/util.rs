@@ -171,16 +171,109 @@ pub(super) fn graph_stats(
     graph: &DupGraph,
     clustering: &Clustering,
     start: std::time::Instant,
-) {
-    if !config.stats {
-        return;
-    }
+) -> serde_json::Value {
     let value = summary.map(|s| serde_json::from_str(&s.to_json()).expect("the summary is JSON"));
     let pipeline = summary.map_or(0.0, |s| s.seconds);
     let total = start.elapsed().as_secs_f64();
-    print_stats(&crate::export::run_stats(
-        value, pipeline, total, graph, clustering,
-    ));
+    let stats = crate::export::run_stats(value, pipeline, total, graph, clustering);
+    if config.stats {
+        print_stats(&stats);
+    }
+    stats
+}
+
+/// What the report page says a graph command's groups are.
+pub(super) fn groups_about(by: crate::graph::ClusterBy, keep: Option<&str>) -> String {
+    let groups = match by {
+        crate::graph::ClusterBy::Components => {
+            "A group is a connected component of the verified pairs: documents joined by a \
+             chain of pairs at or above the threshold (the ends of a chain may share little)."
+        }
+        crate::graph::ClusterBy::Cliques => {
+            "A group is a clique of the verified pairs: every two of its documents are at or \
+             above the threshold (the largest cliques of what is left first)."
+        }
+    };
+    let first = match keep {
+        None => "Each group is shown from its first document in input order.".to_string(),
+        Some(policy) => {
+            let why = match policy.split_once(':') {
+                Some(("max", field)) => format!("the one with the largest '{field}'"),
+                Some(("min", field)) => format!("the one with the smallest '{field}'"),
+                _ => match policy {
+                    "first" => "the first in input order".to_string(),
+                    "last" => "the last in input order".to_string(),
+                    "longest" => "the one with the longest text (in bytes)".to_string(),
+                    _ => "the one with the shortest text (in bytes)".to_string(),
+                },
+            };
+            format!(
+                "With --keep {policy}, one document of each group is kept, {why} (ties: the \
+                 earliest), and shown first."
+            )
+        }
+    };
+    format!("{groups} {first}")
+}
+
+/// A graph command's groups as the report page shows them: sizes, and the largest groups
+/// with their first (or kept, `survivors` by group label) member and a few others, their
+/// texts from the collector while it holds them.
+pub(super) fn report_groups(
+    graph: &DupGraph,
+    clustering: &Clustering,
+    collector: &crate::report::Collector,
+    survivors: Option<&[u32]>,
+    about: String,
+) -> crate::report::Groups {
+    let mut by_size: std::collections::BTreeMap<u64, u64> = Default::default();
+    for &size in &clustering.cluster_size {
+        *by_size.entry(u64::from(size)).or_default() += 1;
+    }
+    let mut labels: Vec<u32> = (0..clustering.cluster_size.len() as u32)
+        .filter(|&l| clustering.cluster_size[l as usize] >= 2)
+        .collect();
+    labels.sort_by_key(|&l| (std::cmp::Reverse(clustering.cluster_size[l as usize]), l));
+    labels.truncate(crate::report::TOP_GROUPS);
+    let shown = |node: u32| {
+        let line = graph.lines[node as usize];
+        crate::report::Shown {
+            line,
+            id: graph.graph[petgraph::graph::NodeIndex::new(node as usize)]
+                .id
+                .clone(),
+            text: collector.text_of(line),
+        }
+    };
+    let largest = labels
+        .iter()
+        .map(|&label| {
+            let first = match survivors {
+                Some(s) => s[label as usize],
+                None => clustering
+                    .cluster
+                    .iter()
+                    .position(|&c| c == label)
+                    .unwrap_or(0) as u32,
+            };
+            let others: Vec<_> = (0..clustering.cluster.len() as u32)
+                .filter(|&n| clustering.cluster[n as usize] == label && n != first)
+                .take(3)
+                .map(shown)
+                .collect();
+            (
+                shown(first),
+                u64::from(clustering.cluster_size[label as usize]),
+                others,
+            )
+        })
+        .collect();
+    crate::report::Groups {
+        sizes: by_size.into_iter().collect(),
+        largest,
+        about,
+        first: if survivors.is_some() { "kept" } else { "first" },
+    }
 }
 
 /// Standard error for the engine's diagnostics, with the settings they name worded as the

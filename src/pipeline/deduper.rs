@@ -448,7 +448,8 @@ impl Deduper {
             ));
         };
         let stats = self.summary().to_json();
-        crate::report::write(config, self.output, &stats, collector, path)
+        let mode = crate::report::filter_mode(self.output);
+        crate::report::write(config, mode, false, &stats, collector, path)
     }
 
     /// Decides a signed document, in input order.
@@ -478,10 +479,12 @@ impl Deduper {
             }
         };
         // `--report`: what the page shows of the document, before the window takes it.
-        let shown = self
-            .report
-            .is_some()
-            .then(|| (signed.id.clone(), signed.node.take().map(|n| n.snippet)));
+        let shown = self.report.is_some().then(|| {
+            (
+                signed.id.clone(),
+                signed.node.take().and_then(|n| n.report_text),
+            )
+        });
         let decision = filter(
             &Filtering::new(config, self.output),
             self.reference.as_mut(),

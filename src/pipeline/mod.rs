@@ -91,6 +91,19 @@ pub fn collect_graph<D: Write>(
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<(Summary, DupGraph)> {
+    collect_graph_reporting(prepared, graph, source, diagnostics, stderr_is_terminal)
+        .map(|(summary, graph, _)| (summary, graph))
+}
+
+/// [`collect_graph`], and with `--report` what the page shows of the documents and their
+/// most similar earlier ones.
+pub fn collect_graph_reporting<D: Write>(
+    prepared: &Prepared,
+    graph: GraphJob,
+    source: impl Into<Source>,
+    diagnostics: &mut D,
+    stderr_is_terminal: bool,
+) -> Result<(Summary, DupGraph, Option<crate::report::Collector>)> {
     let finished = run_inner(
         prepared,
         &Job::Graph(graph),
@@ -110,7 +123,7 @@ pub fn collect_graph<D: Write>(
         );
     }
     let graph = builder.finish();
-    Ok((finished.summary, graph))
+    Ok((finished.summary, graph, finished.report))
 }
 
 /// True when standard error is a terminal (progress is shown only then).

@@ -67,6 +67,8 @@ pub struct NodeData {
     pub attrs: Box<[Option<Value>]>,
     /// Bytes of the document's text.
     pub text_bytes: u64,
+    /// `--report`: the start of the text the page may show ([`crate::report::cut`]).
+    pub report_text: Option<Box<str>>,
 }
 
 /// Per-thread state of a signing worker: settings plus reusable scratch buffers.
@@ -122,7 +124,7 @@ impl Worker {
             verify: config.verify,
             seed: config.seed,
             graph: job.graph().is_some(),
-            report: config.report.is_some() && job.filters(),
+            report: config.report.is_some() && (job.filters() || job.graph().is_some()),
             block: config.block_by.is_some(),
             exact_join: config.all_pairs,
             threshold: config.threshold,
@@ -236,9 +238,10 @@ impl Worker {
         let node = (self.graph || self.report).then(|| NodeData {
             snippet: match self.graph {
                 true => snippet(text, self.snippet_chars),
-                // The report folds the few texts it shows itself: here, only a copy.
-                false => crate::report::cut(text),
+                false => Box::default(),
             },
+            // The report folds the few texts it shows itself: here, only a copy.
+            report_text: self.report.then(|| crate::report::cut(text)),
             attrs: std::mem::take(&mut self.attrs).into_boxed_slice(),
             text_bytes: text.len() as u64,
         });

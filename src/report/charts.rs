@@ -86,9 +86,9 @@ pub fn histogram(
     })
 }
 
-/// The threshold curve: for each threshold, documents dropped as observed and as estimated
-/// (with an error band), the chosen threshold marked.
-pub fn curve(points: &[(f64, f64, f64, f64)], chosen: f64) -> Drawn {
+/// The threshold curve from `from` to 1: for each threshold, documents dropped as observed
+/// and as estimated (with an error band), the chosen threshold marked.
+pub fn curve(points: &[(f64, f64, f64, f64)], chosen: f64, from: f64) -> Drawn {
     let top = points
         .iter()
         .map(|&(_, o, e, d)| o.max(e + d))
@@ -98,7 +98,7 @@ pub fn curve(points: &[(f64, f64, f64, f64)], chosen: f64) -> Drawn {
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(64)
-            .build_cartesian_2d(0.3f64..1.0, 0.0..top * 1.08)
+            .build_cartesian_2d(from.min(0.99)..1.0, 0.0..top * 1.08)
             .map_err(err)?;
         mesh!(chart, "threshold", "documents dropped");
         let band: Vec<(f64, f64)> = points
@@ -197,6 +197,7 @@ mod tests {
                 (1.0, 1.0, 1.0, 0.0),
             ],
             0.8,
+            0.3,
         )
         .unwrap();
         assert!(c.contains("<polyline") && c.contains("estimated"));

@@ -134,6 +134,23 @@ pub struct Collector {
     borderline: BinaryHeap<Keyed>,
     /// A seeded random sample of removals (the smallest hashes of their lines).
     random: BinaryHeap<Keyed>,
+    /// A graph command's groups, shown instead of the collector's own.
+    groups_shown: Option<Groups>,
+}
+
+/// Groups as a graph command forms them (components or cliques of the verified pairs),
+/// which the page shows instead of the collector's own (a kept document and its duplicates).
+#[derive(Clone, Debug, Default)]
+pub struct Groups {
+    /// (size, groups of that size), sizes ascending.
+    pub sizes: Vec<(u64, u64)>,
+    /// The largest groups: the member shown first (the one kept, with `--keep`), the size,
+    /// and a few other members.
+    pub largest: Vec<(Shown, u64, Vec<Shown>)>,
+    /// What the page says the groups are, and which member is shown first.
+    pub about: String,
+    /// What the member shown first is called ("kept" with `--keep`, else "first").
+    pub first: &'static str,
 }
 
 /// The key of a reference document's group (its own numbering is apart from the lines').
@@ -156,6 +173,7 @@ impl Collector {
             ring_bytes: 0,
             borderline: BinaryHeap::new(),
             random: BinaryHeap::new(),
+            groups_shown: None,
         }
     }
 
@@ -172,6 +190,11 @@ impl Collector {
             Some(s) => self.below[bin(s)] += 1,
             None => self.alone += 1,
         }
+        self.hold(line, id, snippet);
+    }
+
+    /// Holds a document's text in the ring, for the examples it may be the match of.
+    fn hold(&mut self, line: u64, id: DocId, snippet: Option<Box<str>>) {
         let text = snippet.unwrap_or_default();
         self.ring_bytes += text.len();
         self.ring.push_back(Shown {
@@ -230,6 +253,34 @@ impl Collector {
         self.grow_group(key, matched, dropped);
     }
 
+    /// A document of a graph job with a verified pair: `similarity` to `matched`, its most
+    /// similar earlier document. Every document of a graph job can be another's match, so
+    /// this one's text goes into the ring too.
+    pub fn linked(
+        &mut self,
+        line: u64,
+        id: DocId,
+        snippet: Option<Box<str>>,
+        matched: Matched<'_>,
+        similarity: f64,
+    ) {
+        self.dropped(
+            line,
+            id.clone(),
+            snippet.clone(),
+            matched,
+            similarity,
+            false,
+        );
+        self.hold(line, id, snippet);
+    }
+
+    /// The text of the document at `line`, if the ring still holds it.
+    pub fn text_of(&self, line: u64) -> Option<Box<str>> {
+        let i = self.ring.binary_search_by_key(&line, |s| s.line).ok()?;
+        self.ring[i].text.clone()
+    }
+
     /// The kept document as shown: its snippet from the ring if still there.
     fn shown_kept(&self, matched: Matched<'_>) -> Shown {
         let text = match matched.in_reference {
@@ -281,9 +332,23 @@ impl Collector {
         }
     }
 
+    /// Shows a graph command's groups instead of the collector's own.
+    pub fn show_groups(&mut self, groups: Groups) {
+        self.groups_shown = Some(groups);
+    }
+
+    /// A graph command's groups, when shown.
+    pub fn groups_shown(&self) -> Option<&Groups> {
+        self.groups_shown.as_ref()
+    }
+
     /// Documents per group size: (size, groups of that size), a group being a kept
-    /// document and its duplicates; kept documents without duplicates are groups of 1.
+    /// document and its duplicates (kept documents without duplicates are groups of 1), or
+    /// a graph command's groups.
     pub fn group_sizes(&self) -> Vec<(u64, u64)> {
+        if let Some(groups) = &self.groups_shown {
+            return groups.sizes.clone();
+        }
         let mut sizes: HashMap<u64, u64> = HashMap::new();
         let mut own = 0;
         for (key, group) in &self.groups {
@@ -303,6 +368,12 @@ impl Collector {
     /// The largest groups, largest first: the kept document (or reference document), its
     /// size, whether it is in the reference, and the first members shown.
     pub fn largest(&self) -> Vec<(Shown, u64, bool, Vec<Shown>)> {
+        if let Some(groups) = &self.groups_shown {
+            let largest = groups.largest.iter().cloned();
+            return largest
+                .map(|(first, size, rest)| (first, size, false, rest))
+                .collect();
+        }
         self.top
             .iter()
             .filter_map(|&(_, key)| {

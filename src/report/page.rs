@@ -24,6 +24,9 @@ pub struct RunInfo<'a> {
     pub rows: usize,
     /// How texts are split into words (for the diffs).
     pub words: Words,
+    /// A graph command's run (`graph`, `clusters`): every document is compared with every
+    /// earlier one and nothing is dropped, so the page speaks of pairs and groups.
+    pub graph: bool,
 }
 
 /// The figures of `--stats` shown, in order, with their labels.
@@ -41,6 +44,28 @@ const FIGURES: &[(&str, &str)] = &[
     ("mb_per_sec", "MB per second"),
     ("peak_rss_bytes", "peak memory (bytes)"),
     ("window_docs", "documents held at the end"),
+];
+
+/// The figures of a graph command's `--stats` shown (nothing is dropped there but with
+/// `clusters --keep`).
+const GRAPH_FIGURES: &[(&str, &str)] = &[
+    ("docs_read", "documents read"),
+    ("bad_lines", "bad lines"),
+    ("candidates_checked", "candidates verified"),
+    ("candidates", "candidates verified"),
+    ("pairs", "verified pairs"),
+    ("graph.nodes", "documents in the graph"),
+    ("graph.edges", "pairs in the graph"),
+    ("graph.components", "components of two or more"),
+    ("graph.clusters", "groups"),
+    ("graph.largest_cluster", "largest group"),
+    ("groups", "groups (--keep: one line written each)"),
+    ("written", "lines written"),
+    ("dropped", "dropped"),
+    ("seconds", "seconds"),
+    ("docs_per_sec", "documents per second"),
+    ("mb_per_sec", "MB per second"),
+    ("peak_rss_bytes", "peak memory (bytes)"),
 ];
 
 /// The page.
@@ -66,9 +91,18 @@ pub fn page(c: &Collector, run: &RunInfo<'_>) -> String {
         env!("CARGO_PKG_VERSION")
     );
     run_section(&mut h, c, run);
-    similarity_section(&mut h, c, run);
+    if run.graph {
+        pairs_section(&mut h, c);
+    } else {
+        similarity_section(&mut h, c, run);
+    }
     curve_section(&mut h, c, run);
     groups_section(&mut h, c, run);
+    if run.graph {
+        pair_examples(&mut h, c, run.words);
+        h.push_str("</body></html>\n");
+        return h;
+    }
     examples(
         &mut h,
         "borderline",
@@ -101,8 +135,13 @@ fn run_section(h: &mut String, _c: &Collector, run: &RunInfo<'_>) {
     h.push_str(
         "<section id=\"run\"><h2>The run</h2><div class=\"cols\"><table class=\"figures\"><tbody>",
     );
-    for (key, label) in FIGURES {
-        let Some(value) = run.stats.get(*key) else {
+    let figures = if run.graph { GRAPH_FIGURES } else { FIGURES };
+    for (key, label) in figures {
+        // A dotted key is a member of an object (`graph.edges`).
+        let value = key
+            .split('.')
+            .try_fold(run.stats, |value, part| value.get(part));
+        let Some(value) = value else {
             continue;
         };
         let _ = write!(
@@ -116,6 +155,58 @@ fn run_section(h: &mut String, _c: &Collector, run: &RunInfo<'_>) {
         let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(name), esc(value));
     }
     h.push_str("</tbody></table></div></section>");
+}
+
+/// A graph command's similarities: each document's most similar earlier one.
+fn pairs_section(h: &mut String, c: &Collector) {
+    let t = c.threshold();
+    let first = bin(t);
+    let paired: Vec<(f64, u64)> = (first..BINS)
+        .map(|b| (b as f64 / 100.0, c.dropped[b]))
+        .collect();
+    let n: u64 = c.dropped.iter().sum();
+    let _ = write!(
+        h,
+        "<section id=\"similarity\"><h2>How similar</h2>\
+         <figure data-chart=\"dropped\" data-count=\"{n}\">{}<figcaption>The {n} documents \
+         with a verified pair among the documents before them, by the similarity of the most \
+         similar one (log scale). Pairs below the threshold ({t}) are not verified in a graph \
+         command, so the page does not show them.</figcaption></figure></section>",
+        chart(charts::histogram(
+            &paired,
+            (first as f64 / 100.0).min(0.99),
+            1.01,
+            0.01,
+            "similarity to the most similar earlier document",
+            Some(t)
+        )),
+    );
+}
+
+/// A graph command's examples: documents beside their most similar earlier document.
+fn pair_examples(h: &mut String, c: &Collector, words: Words) {
+    let t = c.threshold();
+    examples(
+        h,
+        "borderline",
+        "Borderline pairs",
+        &format!(
+            "The {} documents whose most similar earlier document is closest to the threshold \
+             ({t}), beside it, with the words that differ.",
+            c.borderline().len()
+        ),
+        &c.borderline(),
+        words,
+    );
+    examples(
+        h,
+        "random",
+        "A random sample of pairs",
+        "Documents with a pair, picked by a seeded hash of their line numbers (the same each \
+         run), in input order, beside their most similar earlier document.",
+        &c.random(),
+        words,
+    );
 }
 
 fn similarity_section(h: &mut String, c: &Collector, run: &RunInfo<'_>) {
@@ -189,7 +280,12 @@ pub fn curve_points(c: &Collector, bands: usize, rows: usize) -> Vec<(f64, f64, 
 }
 
 fn curve_section(h: &mut String, c: &Collector, run: &RunInfo<'_>) {
-    let points = curve_points(c, run.bands, run.rows);
+    let t = c.threshold();
+    let mut points = curve_points(c, run.bands, run.rows);
+    if run.graph {
+        // Pairs below the threshold are not verified: the curve starts at it.
+        points.retain(|p| p.0 >= t - 1e-9);
+    }
     let at = |x: f64| points.iter().find(|p| (p.0 - x).abs() < 1e-9).copied();
     let mut rows = String::new();
     for x in [0.5, 0.6, 0.7, 0.8, 0.9, 1.0] {
@@ -200,32 +296,50 @@ fn curve_section(h: &mut String, c: &Collector, run: &RunInfo<'_>) {
             );
         }
     }
+    let caption = if run.graph {
+        format!(
+            "Documents that would still have a verified pair with an earlier document at a \
+             threshold above this run's ({t}): those whose most similar earlier document is at \
+             least that similar. Lower thresholds need the pairs below {t}, which a graph \
+             command does not verify: <code>neardup report</code> (a filter run) estimates them."
+        )
+    } else {
+        format!(
+            "Documents a threshold would drop, from this run's decisions: each document's \
+             similarity to the nearest earlier kept document found (the match of a dropped one; \
+             for a kept one, its most similar candidate below {t}). <em>Found</em> counts them; \
+             <em>estimated</em> divides each found below {t} by the chance LSH finds a pair \
+             that similar, and the band is one standard error of that estimate. Both ignore \
+             that a different threshold keeps different documents to compare with, and the \
+             bound on candidates verified per document, so read them as a guide."
+        )
+    };
     let _ = write!(
         h,
         "<section id=\"curve\"><h2>Other thresholds</h2><figure data-chart=\"curve\">{}\
-         <figcaption>Documents a threshold would drop, from this run's decisions: each document's \
-         similarity to the nearest earlier kept document found (the match of a dropped one; for \
-         a kept one, its most similar candidate below {t}). <em>Found</em> counts them; \
-         <em>estimated</em> divides each found below {t} by the chance LSH finds a pair that \
-         similar, and the band is one standard error of that estimate. Both ignore that a \
-         different threshold keeps different documents to compare with, and the bound on \
-         candidates verified per document, so read them as a guide.</figcaption></figure>\
+         <figcaption>{caption}</figcaption></figure>\
          <table class=\"curve\"><thead><tr><th>threshold</th><th>found</th><th>estimated</th></tr>\
          </thead><tbody>{rows}</tbody></table></section>",
-        chart(charts::curve(&points, c.threshold())),
-        t = c.threshold(),
+        chart(charts::curve(&points, t, if run.graph { t } else { 0.3 })),
     );
 }
 
 fn groups_section(h: &mut String, c: &Collector, _run: &RunInfo<'_>) {
     let sizes = c.group_sizes();
+    let about = match c.groups_shown() {
+        Some(groups) => groups.about.clone(),
+        None => "A group is a kept document and the documents dropped as its duplicates. In \
+                 each group the document kept is the first in input order: the filter keeps a \
+                 document unless it is near one kept before it, so the earliest of a kind stays \
+                 and the later ones go."
+            .to_string(),
+    };
     let _ = write!(
         h,
-        "<section id=\"groups\"><h2>Groups</h2><figure data-chart=\"sizes\">{}<figcaption>Groups \
-         by size: a group is a kept document and the documents dropped as its duplicates (both \
-         axes log).{}</figcaption></figure><h3>The largest groups</h3><p>In each group the \
-         document kept is the first in input order: the filter keeps a document unless it is \
-         near one kept before it, so the earliest of a kind stays and the later ones go.</p>",
+        "<section id=\"groups\"><h2>Groups</h2><p>{}</p><figure data-chart=\"sizes\">{}\
+         <figcaption>Groups by size (both axes log).{}</figcaption></figure>\
+         <h3>The largest groups</h3>",
+        esc(&about),
         chart(charts::sizes(&sizes)),
         match c.untracked {
             0 => String::new(),
@@ -235,10 +349,10 @@ fn groups_section(h: &mut String, c: &Collector, _run: &RunInfo<'_>) {
         }
     );
     for (kept, size, in_reference, members) in c.largest() {
-        let whose = if in_reference {
-            "reference document"
-        } else {
-            "kept"
+        let whose = match (in_reference, c.groups_shown()) {
+            (true, _) => "reference document",
+            (false, Some(groups)) => groups.first,
+            (false, None) => "kept",
         };
         let _ = write!(
             h,
@@ -441,6 +555,7 @@ mod tests {
                 bands: 16,
                 rows: 8,
                 words: Words::Unicode,
+                graph: false,
             },
         );
         assert!(!p.contains("<script>"));

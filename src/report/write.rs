@@ -9,13 +9,24 @@ use crate::job::Output;
 use std::io::Write;
 use std::path::Path;
 
-/// Writes the page of a run of `config` writing `output`, whose `--stats` summary is `stats`
-/// (JSON), to `path` (`-`: standard output): to a temporary file beside it, renamed over it
-/// once complete, so a reader never sees half a page; a device or a pipe (/dev/null, a
-/// FIFO) is written to directly, never replaced.
+/// The mode of a filter run writing `output`, as the page names it (its flag).
+pub fn filter_mode(output: Output) -> &'static str {
+    match output {
+        Output::OnlyDups => "--only-dups",
+        Output::Annotate => "--annotate",
+        Output::DropDups => "--drop-dups",
+    }
+}
+
+/// Writes the page of a run of `config` in `mode` (a filter's flag, or a graph command's
+/// name when `graph`), whose `--stats` summary is `stats` (JSON), to `path` (`-`: standard
+/// output): to a temporary file beside it, renamed over it once complete, so a reader never
+/// sees half a page; a device or a pipe (/dev/null, a FIFO) is written to directly, never
+/// replaced.
 pub fn write(
     config: &Config,
-    output: Output,
+    mode: &str,
+    graph: bool,
     stats: &str,
     collector: &Collector,
     path: &Path,
@@ -25,11 +36,6 @@ pub fn write(
     let inputs: Vec<String> = match config.inputs.as_slice() {
         [] => vec!["standard input".into()],
         files => files.iter().map(|f| f.display().to_string()).collect(),
-    };
-    let mode = match output {
-        Output::OnlyDups => "--only-dups",
-        Output::Annotate => "--annotate",
-        Output::DropDups => "--drop-dups",
     };
     let page = page(
         collector,
@@ -41,6 +47,7 @@ pub fn write(
             bands: config.lsh.bands,
             rows: config.lsh.rows,
             words: config.normalizer.words,
+            graph,
         },
     );
     let failed = |e| Error::io(format!("writing the report {}", path.display()), e);

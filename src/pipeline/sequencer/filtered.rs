@@ -25,10 +25,12 @@ impl<W: Write> Sequencer<'_, W> {
         let against = self.reference.is_some().then_some(false);
         let line = batch.lines[i].number;
         // `--report`: what the page shows of the document, before the window takes it.
-        let shown = self
-            .report
-            .is_some()
-            .then(|| (signed.id.clone(), signed.node.take().map(|n| n.snippet)));
+        let shown = self.report.is_some().then(|| {
+            (
+                signed.id.clone(),
+                signed.node.take().and_then(|n| n.report_text),
+            )
+        });
         let decision = filter(
             &Filtering::new(self.config, output),
             self.reference.as_mut(),

@@ -161,7 +161,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             signed: start.signed,
             taken: 0,
             stealer: start.stealer,
-            report: (config.report.is_some() && job.filters())
+            report: (config.report.is_some() && (job.filters() || job.graph().is_some()))
                 .then(|| crate::report::Collector::new(config.threshold, config.seed)),
         }
     }

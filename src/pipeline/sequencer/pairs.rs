@@ -153,6 +153,40 @@ impl<W: Write> Sequencer<'_, W> {
         Ok(())
     }
 
+    /// `--report` in a graph job: the document's most similar earlier document (its pairs
+    /// are in `matches`), or none.
+    fn report_pairs(&mut self, line: u64, id: &DocId, text: Option<Box<str>>) -> Result<()> {
+        let best = self.matches.iter().copied().reduce(|b, m| {
+            if m.1 > b.1 || (m.1 == b.1 && m.0.seq < b.0.seq) {
+                m
+            } else {
+                b
+            }
+        });
+        let matched = match best {
+            Some((held, s)) => {
+                let earlier = self.window.id(held).map_err(|e| Error::spill(e, line))?;
+                Some((held.seq, earlier, s))
+            }
+            None => None,
+        };
+        let Some(collector) = &mut self.report else {
+            return Ok(());
+        };
+        match &matched {
+            None => collector.kept(line, id.clone(), text, None),
+            Some((seq, earlier, s)) => {
+                let with = crate::report::Matched {
+                    seq: *seq,
+                    id: earlier,
+                    in_reference: false,
+                };
+                collector.linked(line, id.clone(), text, with, *s);
+            }
+        }
+        Ok(())
+    }
+
     /// Writes what line `i` (document `id`) of `--pairs` or a graph command gets once its
     /// verified matches are in `self.matches`: pairs or graph edges; the matched documents
     /// are refreshed. The caller then inserts (or refreshes) the document itself.
@@ -161,8 +195,12 @@ impl<W: Write> Sequencer<'_, W> {
         batch: &Batch,
         i: usize,
         id: &DocId,
-        node: Option<NodeData>,
+        mut node: Option<NodeData>,
     ) -> Result<()> {
+        if self.report.is_some() {
+            let text = node.as_mut().and_then(|n| n.report_text.take());
+            self.report_pairs(batch.lines[i].number, id, text)?;
+        }
         self.summary.pairs += self.matches.len() as u64;
         for &(held, _) in &self.matches {
             self.window.touch(held);
@@ -172,6 +210,7 @@ impl<W: Write> Sequencer<'_, W> {
                 snippet,
                 attrs,
                 text_bytes,
+                ..
             } = node.unwrap_or_default();
             let node = graph.add_node(
                 batch.lines[i].number,
