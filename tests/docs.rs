@@ -14,6 +14,7 @@ fn long_flags() -> Vec<String> {
         &["tune"],
         &["hist"],
         &["sample"],
+        &["report"],
         &["sign"],
         &["verify-pairs"],
     ] {
@@ -51,6 +52,7 @@ fn readme_and_man_page_name_every_command() {
         "tune",
         "hist",
         "sample",
+        "report",
         "sign",
         "verify-pairs",
     ] {
