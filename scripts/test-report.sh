@@ -45,6 +45,13 @@ check --drop-dups "$work/reuters.jsonl" "$shown"
 check clusters "$work/reuters.jsonl" "$shown"
 check "clusters --keep longest" "$work/reuters.jsonl" "$shown"
 check graph "$work/reuters.jsonl" "$shown"
+# The smallest runs: one line (nothing dropped, no group), and four.
+echo "the only line here with some words" > "$work/one.txt"
+printf 'a b c d e f g\na b c d e f g\nx y z w v u t\na b c d e f h\n' > "$work/four.txt"
+check --drop-dups "$work/one.txt"
+check clusters "$work/one.txt"
+check "--drop-dups -t 0.5" "$work/four.txt"
+check "graph -t 0.5" "$work/four.txt"
 for corpus in "$@"; do
   check --drop-dups "$corpus"
   check clusters "$corpus"

@@ -285,11 +285,7 @@ impl Collector {
     fn shown_kept(&self, matched: Matched<'_>) -> Shown {
         let text = match matched.in_reference {
             true => None,
-            false => self
-                .ring
-                .binary_search_by_key(&matched.seq, |s| s.line)
-                .ok()
-                .and_then(|i| self.ring[i].text.clone()),
+            false => self.text_of(matched.seq),
         };
         Shown {
             line: matched.seq,
