@@ -29,6 +29,42 @@ pub enum InputFormat {
     Text,
     /// Each line is a JSON object; the document is the string at `field`.
     Jsonl,
+    /// Apache Parquet files; the document is the text column `field`
+    /// ([`crate::input::columnar`]).
+    Parquet,
+    /// Arrow IPC streams (or files); the document is the text column `field`.
+    Arrow,
+}
+
+/// What the filter modes write (`--output-format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum OutputFormat {
+    /// By `-o FILE`'s extension (`.parquet`, `.arrow`/`.arrows`/`.ipc`), else as the first
+    /// input: a columnar input's rows as a table of its kind, lines as lines.
+    #[default]
+    Auto,
+    /// Input lines as they were read (a columnar input's rows as JSON objects).
+    Lines,
+    /// The rows as Apache Parquet (a columnar input's, with all its columns).
+    Parquet,
+    /// The rows as an Arrow IPC stream.
+    Arrow,
+}
+
+/// Parquet's page compression (`--compression`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Compression {
+    /// Zstandard, level 1.
+    #[default]
+    Zstd,
+    /// Snappy.
+    Snappy,
+    /// gzip.
+    Gzip,
+    /// LZ4 (raw).
+    Lz4,
+    /// None.
+    None,
 }
 
 /// How inputs are decompressed (`--decompress`).
@@ -230,6 +266,12 @@ pub struct Config {
     pub against_only: bool,
     /// `--report FILE`: the filter's HTML report, written at the end of the run.
     pub report: Option<PathBuf>,
+    /// `-o FILE`: the output's path (standard output when `None`).
+    pub output: Option<PathBuf>,
+    /// `--output-format`: what the filter modes write.
+    pub output_format: OutputFormat,
+    /// `--compression`: Parquet output's page compression.
+    pub compression: Compression,
 }
 
 /// Default number of MinHash values: 128 (see README "Choosing K").
@@ -309,6 +351,9 @@ impl Default for Config {
             against: Vec::new(),
             against_only: false,
             report: None,
+            output: None,
+            output_format: OutputFormat::Auto,
+            compression: Compression::Zstd,
         }
     }
 }

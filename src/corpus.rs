@@ -49,9 +49,39 @@ pub fn for_each_document(
     let by_id = Extractor::new(reading.field, Some("id"), reading.max_line_bytes);
     let mut reader = LineReader::new(inputs, reading.format)
         .cutting_lines_over(reading.max_line_bytes)
-        .auto_ids(reading.auto_ids && reading.id_field.is_none());
+        .auto_ids(reading.auto_ids && reading.id_field.is_none())
+        .columns(crate::input::columnar::Columns {
+            field: reading.field.to_string(),
+            id_field: reading.id_field.map(str::to_string),
+            all: false,
+            max_bytes: reading.max_line_bytes,
+            auto_id: reading.auto_ids,
+        });
     let mut bad = 0;
     while let Some(batch) = reader.next_batch()? {
+        if let Some(rows) = &batch.rows {
+            // A columnar input's rows: their texts as they are, ids from the id column.
+            for (i, line) in batch.lines.iter().enumerate() {
+                let text = std::str::from_utf8(batch.content(i)).unwrap_or_default();
+                if rows.problem(i).is_some() || text.trim().is_empty() {
+                    bad += 1;
+                    continue;
+                }
+                let id = match &rows.ids {
+                    Some(ids) => ids[i].clone().unwrap_or(DocId::Line(line.number)),
+                    None => DocId::Line(line.number),
+                };
+                let document = Document {
+                    line: line.number,
+                    id,
+                    text,
+                };
+                if !visit(document) {
+                    return Ok(bad);
+                }
+            }
+            continue;
+        }
         let extractor = match batch.ids_from_field {
             true => &by_id,
             false => &by_line,

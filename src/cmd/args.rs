@@ -3,8 +3,8 @@
 //! files that knows clap; the engine never sees these types.
 
 pub use super::values::{
-    BadLineArg, DecompressArg, FormatArg, HelpersArg, NgramArg, PairsFormatArg, ShingleArg,
-    VerifyArg, WeightsArg, WordsArg, check_similarity, parse_size,
+    BadLineArg, CompressionArg, DecompressArg, FormatArg, HelpersArg, NgramArg, OutputFormatArg,
+    PairsFormatArg, ShingleArg, VerifyArg, WeightsArg, WordsArg, check_similarity, parse_size,
 };
 use crate::config::{
     BadLinePolicy, Config, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM,
@@ -92,6 +92,22 @@ pub struct CommonArgs {
     /// Print a one-line JSON summary to stderr at the end.
     #[arg(long, help_heading = "Output")]
     pub stats: bool,
+
+    /// Write the output to FILE instead of standard output. A table (Parquet, Arrow) is
+    /// written under a temporary name and renamed to FILE when the run ends; a failed run
+    /// leaves FILE as it was.
+    #[arg(short = 'o', long, value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+
+    /// What the filter modes write: auto goes by -o FILE's extension (.parquet, .arrow),
+    /// else by the input (Parquet or Arrow rows as a table of their kind, lines as lines);
+    /// lines writes Parquet or Arrow rows as JSON objects.
+    #[arg(long, value_enum, default_value_t = OutputFormatArg::Auto, value_name = "FORMAT", help_heading = "Output")]
+    pub output_format: OutputFormatArg,
+
+    /// Parquet output's compression.
+    #[arg(long, value_enum, default_value_t = CompressionArg::Zstd, value_name = "CODEC", help_heading = "Output")]
+    pub compression: CompressionArg,
 
     /// Print no warnings or progress on stderr (errors are still printed).
     #[arg(short, long, help_heading = "Output")]
@@ -431,6 +447,8 @@ impl CommonArgs {
                 FormatArg::Auto => InputFormat::Auto,
                 FormatArg::Text => InputFormat::Text,
                 FormatArg::Jsonl => InputFormat::Jsonl,
+                FormatArg::Parquet => InputFormat::Parquet,
+                FormatArg::Arrow => InputFormat::Arrow,
             },
             field: self.field,
             auto_ids: self.id_field.is_none(),
@@ -490,6 +508,9 @@ impl CommonArgs {
             stats: self.stats,
             quiet: self.quiet,
             progress: !self.no_progress,
+            output: self.output,
+            output_format: self.output_format.setting(),
+            compression: self.compression.setting(),
             ..Config::default()
         })
     }

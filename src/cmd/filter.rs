@@ -142,7 +142,13 @@ impl FilterArgs {
 /// `--stats` prints the summary.
 pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
     let config = &prepared.config;
-    let inputs = Input::open_all(&config.inputs, config.decompress)?;
+    let mut inputs = Input::open_all(&config.inputs, config.decompress)?;
+    // `-o FILE` of lines: standard output becomes the file; a table writes FILE itself.
+    if let Some(path) = &config.output
+        && pipeline::prepare::table_encoding(config, job, &mut inputs)?.is_none()
+    {
+        super::util::redirect_stdout(path)?;
+    }
     let mut stderr = super::util::diagnostics();
     let terminal = pipeline::stderr_is_terminal();
     let (summary, report) = pipeline::run_reporting(

@@ -25,6 +25,9 @@ const SKETCH: &[&str] = &["exact", "num_perm", "bands", "rows", "recall"];
 /// The flags of shingle weights.
 const WEIGHTS: &[&str] = &["weights", "idf", "idf_warmup"];
 
+/// The flags of a table output (Parquet, Arrow): the filter modes write rows.
+const TABLE: &[&str] = &["output_format", "compression"];
+
 /// Per command, the shared flags (argument ids) it does not use, by group. `sign` and
 /// `verify-pairs` take the similarity flags of both halves of a distributed join on purpose:
 /// the Spark job passes one set of engine flags to both.
@@ -37,6 +40,7 @@ const UNUSED: &[(&str, &[&[&str]])] = &[
             SKETCH,
             WEIGHTS,
             &["block_by", "max_candidates", "helpers"],
+            TABLE,
         ],
     ),
     (
@@ -47,12 +51,20 @@ const UNUSED: &[(&str, &[&[&str]])] = &[
             SKETCH,
             WEIGHTS,
             &["block_by", "max_candidates", "helpers"],
+            TABLE,
         ],
     ),
-    ("tune", &[WINDOW, &["helpers"]]),
-    ("graph", &[&["max_candidates"]]),
-    ("sign", &[WINDOW, &["max_candidates", "helpers"]]),
-    ("verify-pairs", &[&["window", "max_candidates", "helpers"]]),
+    ("tune", &[WINDOW, &["helpers"], TABLE]),
+    ("graph", &[&["max_candidates"], TABLE]),
+    ("sign", &[WINDOW, &["max_candidates", "helpers"], TABLE]),
+    (
+        "verify-pairs",
+        &[&["window", "max_candidates", "helpers"], TABLE],
+    ),
+    ("clusters", &[TABLE]),
+    ("explain", &[TABLE]),
+    ("sample", &[TABLE]),
+    ("report", &[TABLE]),
 ];
 
 /// The command line's definition `A` with each command's unused shared flags hidden.

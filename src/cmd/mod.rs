@@ -157,6 +157,24 @@ impl Args {
             misplaced_command(&self.filter.files)?;
         }
         let common = self.common;
+        // `-o FILE` of a command that writes lines: standard output becomes the file (the
+        // filter decides itself, as it may write a table instead).
+        let output = match &self.command {
+            None => None,
+            Some(Command::Graph(a)) => a.common.output.as_ref(),
+            Some(Command::Clusters(a)) => a.common.output.as_ref(),
+            Some(Command::Explain(a)) => a.common.output.as_ref(),
+            Some(Command::Idf(a)) => a.common.output.as_ref(),
+            Some(Command::Tune(a)) => a.common.output.as_ref(),
+            Some(Command::Hist(a)) => a.common.output.as_ref(),
+            Some(Command::Sample(a)) => a.common.output.as_ref(),
+            Some(Command::Report(a)) => a.common.output.as_ref(),
+            Some(Command::Sign(a)) => a.common.output.as_ref(),
+            Some(Command::VerifyPairs(a)) => a.common.output.as_ref(),
+        };
+        if let Some(path) = output {
+            util::redirect_stdout(path)?;
+        }
         match self.command {
             None => self.filter.run(common),
             Some(Command::Graph(a)) => a.run(),

@@ -281,3 +281,19 @@ pub(super) fn report_groups(
 pub(super) fn diagnostics() -> WordedWriter<std::io::Stderr> {
     WordedWriter::new(std::io::stderr(), Wording::Flags)
 }
+
+/// `-o FILE`: standard output becomes FILE (created, or truncated), so everything written
+/// to descriptor 1 goes there, with the same whole-line guarantees as a redirection.
+pub fn redirect_stdout(path: &std::path::Path) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::create(path)
+        .map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
+    // SAFETY: dup2 onto descriptor 1 of two descriptors this process owns.
+    if unsafe { libc::dup2(file.as_raw_fd(), 1) } < 0 {
+        return Err(Error::io(
+            format!("writing to {}", path.display()),
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(())
+}

@@ -58,6 +58,10 @@ pub enum FormatArg {
     Text,
     /// One JSON object per line.
     Jsonl,
+    /// Apache Parquet (also recognised by its first bytes under auto).
+    Parquet,
+    /// An Arrow IPC stream or file (also recognised by its first bytes under auto).
+    Arrow,
 }
 
 /// The filter's `--format` (the output's, for `--pairs`): `tsv` or `jsonl`. An input format
@@ -222,5 +226,61 @@ pub fn check_similarity(setting: &'static str, value: f64) -> Result<f64> {
         Ok(value)
     } else {
         Err(Error::config(setting, format!("{value} is not in [0, 1]")))
+    }
+}
+
+/// `--output-format` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum OutputFormatArg {
+    /// By -o FILE's extension (.parquet, .arrow), else as the input: Parquet or Arrow rows as
+    /// a table of their kind, lines as lines.
+    Auto,
+    /// Lines as read; Parquet or Arrow rows as JSON objects, one per line.
+    Lines,
+    /// Apache Parquet: the rows with all their columns and the input's schema.
+    Parquet,
+    /// An Arrow IPC stream: the rows with all their columns.
+    Arrow,
+}
+
+impl OutputFormatArg {
+    /// The setting.
+    pub fn setting(self) -> crate::config::OutputFormat {
+        use crate::config::OutputFormat;
+        match self {
+            OutputFormatArg::Auto => OutputFormat::Auto,
+            OutputFormatArg::Lines => OutputFormat::Lines,
+            OutputFormatArg::Parquet => OutputFormat::Parquet,
+            OutputFormatArg::Arrow => OutputFormat::Arrow,
+        }
+    }
+}
+
+/// `--compression` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum CompressionArg {
+    /// Zstandard (level 1).
+    Zstd,
+    /// Snappy.
+    Snappy,
+    /// gzip.
+    Gzip,
+    /// LZ4.
+    Lz4,
+    /// None.
+    None,
+}
+
+impl CompressionArg {
+    /// The setting.
+    pub fn setting(self) -> crate::config::Compression {
+        use crate::config::Compression;
+        match self {
+            CompressionArg::Zstd => Compression::Zstd,
+            CompressionArg::Snappy => Compression::Snappy,
+            CompressionArg::Gzip => Compression::Gzip,
+            CompressionArg::Lz4 => Compression::Lz4,
+            CompressionArg::None => Compression::None,
+        }
     }
 }

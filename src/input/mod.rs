@@ -11,6 +11,7 @@
 //! panic), which [`BadLines`] ([`bad_lines`]) counts and reports as `--on-bad-line` says.
 
 pub mod bad_lines;
+pub mod columnar;
 pub mod decompress;
 pub mod extract;
 pub mod fields;
@@ -108,6 +109,9 @@ pub struct Batch {
     pub ids_from_field: bool,
     /// This batch decided [`Batch::ids_from_field`] (said once on stderr).
     pub ids_decided: bool,
+    /// Rows of a columnar input ([`columnar`]): their ids, bad rows and, when the output
+    /// writes rows, the rows themselves. `None` for lines.
+    pub rows: Option<Box<columnar::Rows>>,
 }
 
 impl Batch {
@@ -207,6 +211,7 @@ impl TextBatcher {
             idle: false,
             ids_from_field: false,
             ids_decided: false,
+            rows: None,
         });
         self.number += 1;
         let start = batch.data.len();
@@ -243,6 +248,8 @@ pub struct Input {
     /// The descriptor of an input that can run dry (standard input, a FIFO): polled to
     /// tell a live stream waiting for its next line ([`Input::would_wait`]).
     live: Option<i32>,
+    /// A regular file's own handle, for inputs read by position (Parquet: [`columnar`]).
+    file: Option<File>,
 }
 
 impl Input {
@@ -255,6 +262,7 @@ impl Input {
                 name: "-".to_string(),
                 reader: Box::new(Decompressing::with(Box::new(io::stdin()), decompress)),
                 live: Some(0),
+                file: None,
             });
         }
         let name = path.display().to_string();
@@ -265,10 +273,16 @@ impl Input {
             let fifo = file.metadata().is_ok_and(|m| m.file_type().is_fifo());
             fifo.then(|| file.as_raw_fd())
         };
+        let regular = file.metadata().is_ok_and(|m| m.is_file());
+        let own = match regular {
+            true => file.try_clone().ok(),
+            false => None,
+        };
         Ok(Input {
             name,
             reader: Box::new(Decompressing::with(Box::new(file), decompress)),
             live,
+            file: own,
         })
     }
 
@@ -294,6 +308,7 @@ impl Input {
             name: name.into(),
             reader,
             live: None,
+            file: None,
         }
     }
 
@@ -319,6 +334,7 @@ impl Input {
             name: self.name,
             reader: Box::new(io::Cursor::new(prefix.clone()).chain(reader)),
             live: self.live,
+            file: self.file,
         };
         Ok((prefix, lines, replay))
     }
@@ -364,6 +380,12 @@ pub struct LineReader {
     /// Whether ids are the `id` field: `None` until the first batch decides
     /// ([`LineReader::auto_ids`]).
     ids: Option<bool>,
+    /// Inputs before this one were looked at and are lines.
+    sniffed: usize,
+    /// The columns a columnar input's documents come from ([`LineReader::columns`]).
+    columns: columnar::Columns,
+    /// The columnar input being read, if the current input is one.
+    column_reader: Option<columnar::ColumnReader>,
 }
 
 impl LineReader {
@@ -386,6 +408,55 @@ impl LineReader {
             auto_seen: 0,
             auto_json: 0,
             ids: Some(false),
+            sniffed: 0,
+            columns: columnar::Columns::default(),
+            column_reader: None,
+        }
+    }
+
+    /// Which columns the documents of a columnar input (Parquet, Arrow) come from, and
+    /// whether their rows are kept whole for the output ([`columnar::Columns`]).
+    pub fn columns(mut self, columns: columnar::Columns) -> LineReader {
+        self.columns = columns;
+        self
+    }
+
+    /// Looks at the current input's first bytes (once): when it is columnar, opens it as
+    /// such and returns true.
+    fn open_columnar(&mut self) -> Result<bool> {
+        self.sniffed = self.current + 1;
+        let input = &mut self.inputs[self.current];
+        if self.format == InputFormat::Text {
+            return Ok(false);
+        }
+        let head = columnar::head(input)?;
+        let Some(kind) = columnar::Kind::of(self.format, &head) else {
+            return Ok(false);
+        };
+        let placeholder = Input::from_reader(input.name.clone(), Box::new(io::empty()));
+        let input = std::mem::replace(input, placeholder);
+        self.column_reader = Some(columnar::ColumnReader::open(
+            input,
+            kind,
+            self.columns.clone(),
+        )?);
+        Ok(true)
+    }
+
+    /// The next batch of the columnar input being read; at its end, the next input is
+    /// current.
+    fn next_rows(&mut self) -> Result<Option<Batch>> {
+        let reader = self.column_reader.as_mut().expect("a columnar input");
+        let input = self.current as u32;
+        match reader.next_batch(input, &mut self.number, &mut self.input_line)? {
+            Some(batch) => Ok(Some(batch)),
+            None => {
+                self.bytes_read += reader.bytes_read();
+                self.column_reader = None;
+                self.current += 1;
+                self.input_line = 0;
+                Ok(None)
+            }
         }
     }
 
@@ -428,13 +499,28 @@ impl LineReader {
 
     /// Bytes read so far.
     pub fn bytes_read(&self) -> u64 {
-        self.bytes_read
+        self.bytes_read + self.column_reader.as_ref().map_or(0, |r| r.bytes_read())
     }
 
     /// The next batch, or `None` at the end of the last input.
     pub fn next_batch(&mut self) -> Result<Option<Batch>> {
         if self.done {
             return Ok(None);
+        }
+        loop {
+            if self.column_reader.is_some() {
+                match self.next_rows()? {
+                    Some(batch) => return Ok(Some(batch)),
+                    None => continue,
+                }
+            }
+            let fresh = self.carry.is_empty() && !self.in_long_line;
+            if fresh && self.current < self.inputs.len() && self.current >= self.sniffed {
+                if self.open_columnar()? {
+                    continue;
+                }
+            }
+            break;
         }
         let mut data = self
             .recycled
@@ -455,6 +541,7 @@ impl LineReader {
             idle: false,
             ids_from_field: false,
             ids_decided: false,
+            rows: None,
         };
         let mut line_start = 0;
         let mut scan = 0;
@@ -495,6 +582,10 @@ impl LineReader {
             // A live input with nothing to read: the lines so far go now (`--format auto`
             // decides by them), rather than wait for the next line's arrival.
             if line_start > 0 && self.inputs[self.current].would_wait() {
+                break;
+            }
+            // The next input may be columnar: its rows go in batches of their own.
+            if self.current >= self.sniffed && line_start == filled && self.open_columnar()? {
                 break;
             }
             let old = filled;
@@ -540,6 +631,9 @@ impl LineReader {
             f => f,
         };
         if batch.lines.is_empty() {
+            if self.column_reader.is_some() {
+                return self.next_batch();
+            }
             return Ok(None);
         }
         batch.idle = self.inputs.get(self.current).is_some_and(Input::would_wait);

@@ -7,16 +7,19 @@
 //! run's ([`verifier`], [`window_settings`], [`reading`], [`bad_lines`], the shingler), so
 //! no stage reads the whole of [`Config`].
 
-use crate::config::{Config, Settings, Weights};
+use crate::config::{Config, OutputFormat, Settings, Weights};
 use crate::corpus::Reading;
 use crate::error::{Error, Result};
+use crate::input::columnar::{self, Columns};
 use crate::input::{BadLines, Batch, Input, Source};
 use crate::job::Job;
+use crate::output::table::Encoding;
 use crate::shingle::{Shingler, StopWords};
 use crate::state::Saved;
 use crate::verify::Verifier;
 use crate::weights::{IdfTable, settings_of};
 use crate::window::{StoreSettings, WindowSettings};
+use std::io::IsTerminal;
 use std::sync::Arc;
 
 /// A validated [`Config`] and the tables it names, shared by every thread of the run.
@@ -83,6 +86,85 @@ pub fn reading(config: &Config) -> Reading<'_> {
         max_line_bytes: config.max_line_bytes,
         normalizer: &config.normalizer,
     }
+}
+
+/// The columns a columnar input's documents come from; `all` keeps every column of the
+/// rows for an output that writes them ([`table_encoding`]).
+pub fn columns(config: &Config, all: bool) -> Columns {
+    Columns {
+        field: config.field.clone(),
+        id_field: config.id_field.clone(),
+        all,
+        max_bytes: config.max_line_bytes,
+        auto_id: config.auto_ids,
+    }
+}
+
+/// How `job` writes its documents: `None` as lines, else the rows of a columnar input as a
+/// table of this encoding. `-o FILE`'s extension and `--output-format` decide, else the first
+/// input's kind (looked at here; its bytes stay to be read). A usage error for a table of
+/// rows that lines cannot give, a table of a job that writes no rows, or Parquet or Arrow
+/// bytes to a terminal.
+pub fn table_encoding(
+    config: &Config,
+    job: &Job,
+    inputs: &mut [Input],
+) -> Result<Option<Encoding>> {
+    let first = match inputs.first_mut() {
+        Some(input) => {
+            let head = columnar::head(input)?;
+            columnar::Kind::of(config.format, &head)
+        }
+        None => None,
+    };
+    let by_name = config.output.as_ref().and_then(|p| {
+        match p.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "parquet" | "pq" => Some(OutputFormat::Parquet),
+            "arrow" | "arrows" | "ipc" | "feather" => Some(OutputFormat::Arrow),
+            _ => None,
+        }
+    });
+    let format = match (config.output_format, by_name, first) {
+        (OutputFormat::Auto, Some(f), _) => f,
+        (OutputFormat::Auto, None, Some(columnar::Kind::Parquet)) => OutputFormat::Parquet,
+        (OutputFormat::Auto, None, Some(_)) => OutputFormat::Arrow,
+        (OutputFormat::Auto, None, None) => OutputFormat::Lines,
+        (f, _, _) => f,
+    };
+    let rows = job.filters();
+    let table = matches!(format, OutputFormat::Parquet | OutputFormat::Arrow);
+    let name = match format {
+        OutputFormat::Parquet => "Parquet",
+        _ => "Arrow",
+    };
+    if table && !rows {
+        return Err(Error::Usage(format!(
+            "{name} output is written by the filter modes (--drop-dups, --only-dups, \
+             --annotate); this command writes lines (‹output-format› lines)"
+        )));
+    }
+    if !rows || *job == Job::Reference {
+        return Ok(None);
+    }
+    if table && first.is_none() {
+        let input = inputs.first().map_or("-", |i| i.name.as_str());
+        return Err(Error::Usage(format!(
+            "{name} output takes its rows from Parquet or Arrow input, and {input} is lines; \
+             write lines (‹output-format› lines), or give the rows as Parquet"
+        )));
+    }
+    if table && config.output.is_none() && std::io::stdout().is_terminal() {
+        return Err(Error::Usage(format!(
+            "refusing to write {name} to a terminal: give -o FILE, redirect standard output, \
+             or ‹output-format› lines for JSON"
+        )));
+    }
+    Ok(match (format, first) {
+        (OutputFormat::Parquet, _) => Some(Encoding::Parquet(config.compression)),
+        (OutputFormat::Arrow, _) => Some(Encoding::Arrow),
+        (_, Some(_)) => Some(Encoding::Jsonl),
+        (_, None) => None,
+    })
 }
 
 impl Prepared {

@@ -12,6 +12,7 @@ use super::signing::{Worker, sign};
 use crate::error::{Error, Result};
 use crate::input::{Feed, LineReader, Source};
 use crate::job::Job;
+use crate::output::table::TableWriter;
 use crate::window::Window;
 use crossbeam_channel::bounded;
 use std::io::Write;
@@ -97,14 +98,27 @@ pub(super) fn run_inner<W: Write, D: Write>(
     // Under a small `--max-memory` the channels are shorter, to fit its pipeline share.
     let fit = config.batches_in_flight();
     let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>((4 * threads + 4).min(fit));
+    let mut table = None;
     let mut reader = match source {
-        Source::Lines(inputs) => Feed::Lines(
+        Source::Lines(mut inputs) => Feed::Lines({
+            let encoding = prepare::table_encoding(config, job, &mut inputs)?;
+            table = encoding.map(|e| {
+                let annotate = job.output() == Some(crate::job::Output::Annotate);
+                TableWriter::new(
+                    e,
+                    config.output.clone(),
+                    annotate,
+                    !config.against.is_empty(),
+                    &config.field,
+                )
+            });
             LineReader::new(inputs, config.format)
+                .columns(prepare::columns(config, table.is_some()))
                 .auto_ids(config.auto_ids && config.id_field.is_none())
                 .cutting_lines_over(config.max_line_bytes)
                 .numbered_after(lines_before)
-                .recycling(recycle_rx),
-        ),
+                .recycling(recycle_rx)
+        }),
         Source::Batches(batches) => Feed::Batches(batches, 0),
     };
     let names = reader.input_names();
@@ -162,6 +176,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
                 work: work_rx,
                 worker: Worker::new(prepared, job),
             },
+            table,
         };
         let sequencer = Sequencer::new(prepared, job, out, handed);
         let result = sequencer.run(order_rx, diagnostics);

@@ -5,6 +5,7 @@
 use super::prepare::Prepared;
 use crate::config::{InputFormat, VerifyMode, Weights};
 use crate::graph::snippet;
+use crate::input::columnar::{RowProblem, Rows};
 use crate::input::{BadLine, Batch, DocId, Extractor, Part};
 use crate::job::Job;
 use crate::lsh::{LshParams, Sketch, prefix_length, sketch_of};
@@ -74,6 +75,9 @@ pub struct NodeData {
 /// Per-thread state of a signing worker: settings plus reusable scratch buffers.
 pub struct Worker {
     extractor: Extractor,
+    /// The text and id columns' names, for the bad rows of a columnar input.
+    field: String,
+    id_field: String,
     /// With no `--id-field`: the extractor for batches whose ids are the `id` field.
     by_id: Option<Extractor>,
     normalizer: Normalizer,
@@ -116,6 +120,8 @@ impl Worker {
         };
         Worker {
             extractor: extractor(config.id_field.as_deref()),
+            field: config.field.clone(),
+            id_field: config.id_field.clone().unwrap_or_default(),
             by_id: (config.auto_ids && config.id_field.is_none()).then(|| extractor(Some("id"))),
             normalizer: config.normalizer,
             shingler: prepared.shingler(config.bag),
@@ -268,6 +274,9 @@ impl Worker {
         if by_id {
             std::mem::swap(&mut self.extractor, self.by_id.as_mut().expect("checked"));
         }
+        if let Some(rows) = &batch.rows {
+            return self.process_rows(batch, rows);
+        }
         let docs = (0..batch.lines.len())
             .map(|i| match batch.lines[i].part {
                 Part::Whole => self.process(batch.content(i), format, batch.lines[i].number),
@@ -282,6 +291,39 @@ impl Worker {
             std::mem::swap(&mut self.extractor, self.by_id.as_mut().expect("checked"));
         }
         docs
+    }
+}
+
+impl Worker {
+    /// The rows of a columnar input: each text is signed as it is (no line to parse), with
+    /// the id column's value as its id.
+    fn process_rows(&mut self, batch: &Batch, rows: &Rows) -> Vec<Doc> {
+        (0..batch.lines.len())
+            .map(|i| {
+                match rows.problem(i) {
+                    Some(RowProblem::NullText) => {
+                        return Doc::Bad(BadLine::NullField(self.field.clone()));
+                    }
+                    Some(RowProblem::TooLong(n)) => return Doc::Bad(BadLine::TooLong(n)),
+                    Some(RowProblem::NullId) => {
+                        return Doc::Bad(BadLine::NullId(self.id_field.clone()));
+                    }
+                    None => {}
+                }
+                // Arrow's strings are UTF-8 already: checked when the column was read.
+                let Ok(text) = std::str::from_utf8(batch.content(i)) else {
+                    return Doc::Bad(BadLine::InvalidUtf8);
+                };
+                let id = match &rows.ids {
+                    Some(ids) => ids[i].clone().unwrap_or(DocId::Line(batch.lines[i].number)),
+                    None => DocId::Line(batch.lines[i].number),
+                };
+                if text.trim().is_empty() {
+                    return Doc::Bad(BadLine::Empty);
+                }
+                self.sign_text(text, id)
+            })
+            .collect()
     }
 }
 

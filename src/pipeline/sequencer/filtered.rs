@@ -96,9 +96,8 @@ fn emit<W: Write>(
     }
     summary.written += 1;
     if output == job::Output::Annotate {
-        let format = batch.format;
-        out.annotated(batch.content(i), format, verdict)
+        out.annotated_document(batch, i, verdict)
     } else {
-        out.line(batch.raw(i))
+        out.document(batch, i)
     }
 }

@@ -109,6 +109,8 @@ pub(super) struct Start<'c> {
     pub recycle: Sender<Vec<u8>>,
     /// The batches no worker has taken yet, and this thread's worker for them.
     pub stealer: Stealer,
+    /// The rows of a columnar input written back as a table, if the output is one.
+    pub table: Option<crate::output::table::TableWriter>,
 }
 
 impl<'c, W: Write> Sequencer<'c, W> {
@@ -130,7 +132,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
             job,
             prepared,
             names: start.names,
-            out: Output::new(out, job.format()),
+            out: match start.table {
+                Some(table) => Output::new(out, job.format()).with_table(table),
+                None => Output::new(out, job.format()),
+            },
             window,
             reference: start.reference,
             summary: Summary {
@@ -175,8 +180,16 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if self.progress {
             let _ = write!(diag, "\r\x1b[K");
         }
-        // Flush what was written even when stopping on an error, unless the pipe is closed.
-        let flushed = self.out.flush();
+        // Flush what was written even when stopping on an error, unless the pipe is closed;
+        // a table's footer is written (or its file removed) here.
+        let flushed = match (&result, self.config.state.is_some()) {
+            (Ok(()), _) => self.out.finish(),
+            (Err(_), false) => {
+                self.out.abandon();
+                Ok(())
+            }
+            (Err(_), true) => self.out.flush(),
+        };
         if self.config.state.is_some() {
             if let Some(signal) = crate::guard::stop_requested() {
                 return Err(self.stop(Stop::Signal(signal), diag));
@@ -263,6 +276,28 @@ impl<'c, W: Write> Sequencer<'c, W> {
         // What can still go out goes out (nothing, on a closed pipe or a reader that does
         // not read: a stopped write gives up at once).
         let _ = self.out.flush();
+        if self.config.state.is_none() {
+            // A table output, stopped: its rows so far with their footer.
+            let finished = self.out.finish();
+            let (what, status) = match stop {
+                Stop::Signal(signal) => (format!("interrupted (signal {signal})"), 128 + signal),
+                Stop::ClosedOutput => ("the output was closed".to_string(), 1),
+            };
+            let outcome = match finished {
+                Ok(()) => format!(
+                    "the output is a complete table of the {} rows decided before it",
+                    self.summary.written
+                ),
+                Err(e) => format!("the output could not be ended: {e}"),
+            };
+            let _ = writeln!(
+                diag,
+                "neardup: {what} after input line {}; {outcome}",
+                self.lines
+            );
+            let _ = diag.flush();
+            std::process::exit(status)
+        }
         self.pending = self.out.take_pending();
         if let Err(e) = self.save() {
             return e;
@@ -318,9 +353,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
     }
 
     fn consume<D: Write>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
-        let signals = match self.config.state {
-            Some(_) => termination_signals()?,
-            None => crossbeam_channel::never(),
+        // A table's footer must be written for what was decided to be readable: a table
+        // output stops on a signal as `--state` does.
+        let signals = match self.config.state.is_some() || self.out.is_table() {
+            true => termination_signals()?,
+            false => crossbeam_channel::never(),
         };
         // The output the stopped run before decided but could not write comes first.
         let pending = std::mem::take(&mut self.pending);
@@ -370,6 +407,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     self.document(&batch, i, doc, diag)?;
                 }
             }
+            self.out.end_batch(&batch)?;
             // A live input waiting for its next line: the lines decided so far go out now
             // (unless more batches are ready), so a crawler downstream sees each document's
             // line as it is decided, while a file or a fast pipe keeps whole buffers.
@@ -560,7 +598,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if self.passes_bad_lines() {
             match line.part {
                 Part::First => self.out.piece(batch.raw(i))?,
-                _ => self.out.line(batch.raw(i))?,
+                _ => self.out.document(batch, i)?,
             }
             self.summary.written += 1;
         }

@@ -6,10 +6,14 @@
 //! [`crate::guard`]) leaves output that ends at a line boundary. Every write error is returned,
 //! and a closed pipe surfaces as `BrokenPipe`, which the binary turns into a quiet exit.
 
+pub mod table;
+
 use crate::config::{InputFormat, PairsFormat};
 use crate::error::{Error, Result};
+use crate::input::Batch;
 use crate::input::{DocId, write_json_string};
 use std::io::Write;
+use table::TableWriter;
 
 /// What the sequencer decided about one document, as written by `--annotate`.
 #[derive(Clone, Copy, Debug)]
@@ -263,6 +267,8 @@ pub struct Output<W: Write> {
     out: LineBuffer<W>,
     scratch: Vec<u8>,
     pairs_format: PairsFormat,
+    /// Rows of a columnar input written back as a table ([`table`]), instead of lines.
+    table: Option<TableWriter>,
 }
 
 impl<W: Write> Output<W> {
@@ -272,6 +278,91 @@ impl<W: Write> Output<W> {
             out: LineBuffer::new(256 << 10, w),
             scratch: Vec::with_capacity(4096),
             pairs_format,
+            table: None,
+        }
+    }
+
+    /// Writes the rows of columnar inputs with `table` instead of lines.
+    pub fn with_table(mut self, table: TableWriter) -> Output<W> {
+        self.table = Some(table);
+        self
+    }
+
+    /// Whether rows are written as a table.
+    pub fn is_table(&self) -> bool {
+        self.table.is_some()
+    }
+
+    /// Writes document `i` of `batch` as it was read: its line, or its row (at the batch's
+    /// end, [`Output::end_batch`]).
+    pub fn document(&mut self, batch: &Batch, i: usize) -> Result<()> {
+        match self.row_table(batch)? {
+            Some(table) => {
+                table.row(i, batch.lines.len(), None);
+                Ok(())
+            }
+            None => self.line(batch.raw(i)),
+        }
+    }
+
+    /// Writes document `i` of `batch` with its verdict ([`Output::annotated`]; a row gets
+    /// the verdict's columns).
+    pub fn annotated_document(
+        &mut self,
+        batch: &Batch,
+        i: usize,
+        verdict: Verdict<'_>,
+    ) -> Result<()> {
+        match self.row_table(batch)? {
+            Some(table) => {
+                table.row(i, batch.lines.len(), Some(verdict));
+                Ok(())
+            }
+            None => self.annotated(batch.content(i), batch.format, verdict),
+        }
+    }
+
+    /// The table writer for `batch`'s rows, if the output is a table; an error for lines
+    /// when it is (a table's rows come from a columnar input).
+    fn row_table(&mut self, batch: &Batch) -> Result<Option<&mut TableWriter>> {
+        let Some(table) = &mut self.table else {
+            return Ok(None);
+        };
+        match batch.rows.as_ref().and_then(|r| r.table.as_ref()) {
+            Some(_) => Ok(Some(table)),
+            None => Err(Error::Usage(
+                "a table output (Parquet, Arrow, or rows as JSON) takes its rows from Parquet \
+             or Arrow inputs, and this input is lines: give --output-format lines, or \
+             convert the input"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The end of `batch`: its rows marked for writing go out as a table.
+    pub fn end_batch(&mut self, batch: &Batch) -> Result<()> {
+        if let (Some(table), Some(rows)) = (&mut self.table, &batch.rows)
+            && let Some(t) = &rows.table
+        {
+            table.end_batch(t, rows.string_ids)?;
+        }
+        Ok(())
+    }
+
+    /// The end of the output: a table's footer (a file renamed over its target).
+    pub fn finish(&mut self) -> Result<()> {
+        self.flush()?;
+        match &mut self.table {
+            Some(table) => table.finish(None),
+            None => Ok(()),
+        }
+    }
+
+    /// A run that failed: a table file is removed, a table on standard output gets its
+    /// footer over the rows written ([`TableWriter::abandon`]).
+    pub fn abandon(&mut self) {
+        if let Some(table) = &mut self.table {
+            table.abandon();
         }
     }
 
@@ -430,6 +521,9 @@ impl<W: Write> Output<W> {
 
     /// Flushes buffered output.
     pub fn flush(&mut self) -> Result<()> {
+        if let Some(table) = &mut self.table {
+            table.flush()?;
+        }
         self.out.flush().map_err(|e| Error::io("writing output", e))
     }
 

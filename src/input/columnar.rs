@@ -1,0 +1,759 @@
+//! Columnar inputs: Parquet files and Arrow IPC (stream or file) → batches of documents.
+//!
+//! An input is columnar when its first bytes say so (`PAR1`, `ARROW1`, or the IPC stream's
+//! continuation marker) or `--input-format parquet|arrow` says so. Its rows become a
+//! [`Batch`] as lines do: each row's text is copied into the batch's bytes (so every later
+//! stage sees a text line), and [`Rows`] carries what lines cannot: the ids of an id column,
+//! which rows' text is null, and, when the output writes rows back as a table, the rows
+//! themselves with all their columns ([`Columns::all`]).
+//!
+//! Parquet is read row group by row group with only the text and id columns decoded unless
+//! the rows are written back, in batches of at most [`MAX_BATCH_LINES`] rows and about
+//! [`BATCH_BYTES`] of text, so memory is bounded by a row group's pages in flight whatever the
+//! file's size. A Parquet file on standard input is first copied to a temporary file (Parquet
+//! is read from its footer back).
+
+use super::extract::DocId;
+use super::{BATCH_BYTES, Batch, Input, LineSpan, MAX_BATCH_LINES, Part};
+use crate::config::InputFormat;
+use crate::error::{Error, Result};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
+use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef};
+use compact_str::CompactString;
+use std::fs::File;
+use std::io::{Read, Seek};
+
+/// What kind of columnar data an input holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An Apache Parquet file.
+    Parquet,
+    /// An Arrow IPC stream (what `pyarrow.ipc.new_stream` and `polars.write_ipc_stream` write).
+    ArrowStream,
+    /// An Arrow IPC file (Feather v2).
+    ArrowFile,
+}
+
+impl Kind {
+    /// The kind the first bytes of an input say, if any: text and JSON never start with
+    /// these (the stream's marker is not UTF-8).
+    pub fn sniff(head: &[u8]) -> Option<Kind> {
+        if head.starts_with(b"PAR1") {
+            Some(Kind::Parquet)
+        } else if head.starts_with(b"ARROW1") {
+            Some(Kind::ArrowFile)
+        } else if head.starts_with(&[0xff; 4]) {
+            Some(Kind::ArrowStream)
+        } else {
+            None
+        }
+    }
+
+    /// The kind of an input read as `format` whose first bytes are `head`: `Auto` goes by
+    /// the bytes; `Parquet` and `Arrow` are taken at their word (an Arrow input is a stream
+    /// unless it starts as a file); `Text` and `Jsonl` are lines.
+    pub fn of(format: InputFormat, head: &[u8]) -> Option<Kind> {
+        match format {
+            InputFormat::Auto => Kind::sniff(head),
+            InputFormat::Parquet => Some(Kind::Parquet),
+            InputFormat::Arrow => match Kind::sniff(head) {
+                Some(Kind::ArrowFile) => Some(Kind::ArrowFile),
+                _ => Some(Kind::ArrowStream),
+            },
+            // JSON never starts with these bytes; `--field` and `--id-field` make `auto` JSON
+            // Lines, and name columns as well.
+            InputFormat::Jsonl => Kind::sniff(head),
+            InputFormat::Text => None,
+        }
+    }
+
+    /// The name used in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Parquet => "Parquet",
+            Kind::ArrowStream => "Arrow IPC stream",
+            Kind::ArrowFile => "Arrow IPC file",
+        }
+    }
+}
+
+/// Which columns a columnar input's documents come from.
+#[derive(Clone, Debug)]
+pub struct Columns {
+    /// The text column (`--field`): a name, or a dotted path into struct columns.
+    pub field: String,
+    /// The id column (`--id-field`), if any: strings or integers.
+    pub id_field: Option<String>,
+    /// Keep every column of every row ([`Rows::table`]) for an output that writes rows.
+    pub all: bool,
+    /// Texts longer than this many bytes are bad rows (`--max-line-bytes`).
+    pub max_bytes: usize,
+    /// With no `id_field`: an `id` column of text or integers is the id (said once).
+    pub auto_id: bool,
+}
+
+impl Default for Columns {
+    fn default() -> Columns {
+        Columns {
+            field: "text".to_string(),
+            id_field: None,
+            all: false,
+            max_bytes: usize::MAX,
+            auto_id: false,
+        }
+    }
+}
+
+/// What a batch of rows carries besides their texts.
+#[derive(Clone, Debug, Default)]
+pub struct Rows {
+    /// The id column's values, one per row (`None`: rows are numbered).
+    pub ids: Option<Vec<Option<DocId>>>,
+    /// Why row `i` is not a document, when it is not (a null text, an over-long text).
+    pub bad: Vec<(u32, RowProblem)>,
+    /// The rows with all their columns ([`Columns::all`]).
+    pub table: Option<RecordBatch>,
+    /// The id column holds text (not integers).
+    pub string_ids: bool,
+}
+
+impl Rows {
+    /// The problem of row `i`, if it has one.
+    pub fn problem(&self, i: usize) -> Option<RowProblem> {
+        self.bad
+            .binary_search_by_key(&(i as u32), |&(r, _)| r)
+            .ok()
+            .map(|k| self.bad[k].1)
+    }
+}
+
+/// Why a row is not a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowProblem {
+    /// The text is null.
+    NullText,
+    /// The id is null.
+    NullId,
+    /// The text is longer than the limit; its length.
+    TooLong(usize),
+}
+
+/// Reads one columnar input in batches.
+pub struct ColumnReader {
+    name: String,
+    kind: Kind,
+    batches: Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + Send>,
+    columns: Columns,
+    /// A decoded batch whose rows from the offset on are not handed out yet (a batch is
+    /// handed out in slices of about [`BATCH_BYTES`] of text).
+    pending: Option<(RecordBatch, usize)>,
+    /// Rows of each Parquet row group, to name the row group of an error.
+    row_groups: Vec<u64>,
+    rows_read: u64,
+    /// The file's size and rows, to count bytes read in proportion (`--stats`).
+    size: u64,
+    total_rows: u64,
+    schema: SchemaRef,
+    string_ids: bool,
+}
+
+impl ColumnReader {
+    /// Opens `input`, known to be of `kind`: checks that the text (and id) column exists and
+    /// holds text (ids: text or integers), naming the columns there are when it does not.
+    pub fn open(input: Input, kind: Kind, mut columns: Columns) -> Result<ColumnReader> {
+        let name = input.name.clone();
+        let bad_file = |e: &dyn std::fmt::Display| {
+            Error::Data(format!("{name}: not a readable {} file: {e}", kind.name()))
+        };
+        let reader = match kind {
+            Kind::Parquet => {
+                use parquet::arrow::ProjectionMask;
+                use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+                let file = match input.file {
+                    Some(file) => file,
+                    None => spool(input)?,
+                };
+                let size = file.metadata().map_or(0, |m| m.len());
+                let builder =
+                    ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| bad_file(&e))?;
+                let schema = builder.schema().clone();
+                auto_id(&schema, &mut columns);
+                check(&name, &schema, &columns)?;
+                let meta = builder.metadata().clone();
+                let row_groups: Vec<u64> = meta
+                    .row_groups()
+                    .iter()
+                    .map(|g| g.num_rows().max(0) as u64)
+                    .collect();
+                let mask = match columns.all {
+                    true => ProjectionMask::all(),
+                    false => {
+                        let mut wanted = vec![columns.field.as_str()];
+                        wanted.extend(columns.id_field.as_deref());
+                        projection(builder.parquet_schema(), &schema, &wanted)
+                    }
+                };
+                let reader = builder
+                    .with_projection(mask)
+                    .with_batch_size(MAX_BATCH_LINES)
+                    .build()
+                    .map_err(|e| bad_file(&e))?;
+                let total_rows = row_groups.iter().sum();
+                ColumnReader {
+                    name,
+                    kind,
+                    batches: Box::new(reader),
+                    columns,
+                    pending: None,
+                    row_groups,
+                    rows_read: 0,
+                    size,
+                    total_rows,
+                    schema,
+                    string_ids: false,
+                }
+            }
+            Kind::ArrowStream => {
+                let reader = arrow_ipc::reader::StreamReader::try_new_buffered(input, None)
+                    .map_err(|e| bad_file(&e))?;
+                let schema = reader.schema();
+                auto_id(&schema, &mut columns);
+                check(&name, &schema, &columns)?;
+                ColumnReader::of(name, kind, Box::new(reader), columns, schema)
+            }
+            Kind::ArrowFile => {
+                let file = match input.file {
+                    Some(file) => file,
+                    None => spool(input)?,
+                };
+                let size = file.metadata().map_or(0, |m| m.len());
+                let reader = arrow_ipc::reader::FileReader::try_new_buffered(file, None)
+                    .map_err(|e| bad_file(&e))?;
+                let schema = reader.schema();
+                auto_id(&schema, &mut columns);
+                check(&name, &schema, &columns)?;
+                let mut r = ColumnReader::of(name, kind, Box::new(reader), columns, schema);
+                r.size = size;
+                r
+            }
+        };
+        let mut reader = reader;
+        reader.string_ids = reader
+            .columns
+            .id_field
+            .as_deref()
+            .and_then(|p| find(reader.schema.fields(), p))
+            .is_some_and(|f| is_text(f.data_type()));
+        Ok(reader)
+    }
+
+    fn of(
+        name: String,
+        kind: Kind,
+        batches: Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + Send>,
+        columns: Columns,
+        schema: SchemaRef,
+    ) -> ColumnReader {
+        ColumnReader {
+            name,
+            kind,
+            batches,
+            columns,
+            pending: None,
+            row_groups: Vec::new(),
+            rows_read: 0,
+            size: 0,
+            total_rows: 0,
+            schema,
+            string_ids: false,
+        }
+    }
+
+    /// The input's schema (all its columns, whatever is decoded).
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The input's kind.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// Bytes of the input read so far, in proportion of its rows for a file.
+    pub fn bytes_read(&self) -> u64 {
+        match self.total_rows {
+            0 => 0,
+            n => (self.size as f64 * self.rows_read as f64 / n as f64) as u64,
+        }
+    }
+
+    /// The next batch of rows, numbered after `number` (over all inputs) and `input_line`
+    /// (within this input), or `None` at the end of the input.
+    pub fn next_batch(
+        &mut self,
+        input: u32,
+        number: &mut u64,
+        input_line: &mut u64,
+    ) -> Result<Option<Batch>> {
+        let (decoded, offset) = match self.pending.take() {
+            Some(p) => p,
+            None => match self.batches.next() {
+                None => return Ok(None),
+                Some(Ok(b)) => (b, 0),
+                Some(Err(e)) => return Err(self.failed(&e)),
+            },
+        };
+        let text = column(&decoded, &self.columns.field)
+            .ok_or_else(|| self.failed(&"the text column is missing from a batch"))?;
+        let texts =
+            Texts::of(&text).ok_or_else(|| self.failed(&"the text column changed its type"))?;
+        // A slice of about BATCH_BYTES of text (at least one row).
+        let mut end = offset;
+        let mut bytes = 0;
+        while end < decoded.num_rows() && (end == offset || bytes < BATCH_BYTES) {
+            bytes += texts.get(end).map_or(0, str::len);
+            end += 1;
+        }
+        if end < decoded.num_rows() {
+            self.pending = Some((decoded.clone(), end));
+        }
+        let rows = end - offset;
+        let mut data = Vec::with_capacity(bytes + rows);
+        let mut lines = Vec::with_capacity(rows);
+        let mut bad = Vec::new();
+        let ids = match &self.columns.id_field {
+            Some(path) => {
+                let col = column(&decoded, path)
+                    .ok_or_else(|| self.failed(&"the id column is missing from a batch"))?;
+                Some(
+                    (offset..end)
+                        .map(|r| id_of(&col, r))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or_else(|| self.failed(&"the id column changed its type"))?,
+                )
+            }
+            None => None,
+        };
+        for r in offset..end {
+            let start = data.len();
+            let i = (r - offset) as u32;
+            match texts.get(r) {
+                None => bad.push((i, RowProblem::NullText)),
+                Some(t) if t.len() > self.columns.max_bytes => {
+                    bad.push((i, RowProblem::TooLong(t.len())))
+                }
+                Some(t) => {
+                    if matches!(&ids, Some(ids) if ids[i as usize].is_none()) {
+                        bad.push((i, RowProblem::NullId));
+                    }
+                    data.extend_from_slice(t.as_bytes());
+                }
+            }
+            let content_end = data.len();
+            data.push(b'\n');
+            *number += 1;
+            *input_line += 1;
+            lines.push(LineSpan {
+                start,
+                content_end,
+                end: data.len(),
+                number: *number,
+                input,
+                input_line: *input_line,
+                part: Part::Whole,
+            });
+        }
+        let table = self.columns.all.then(|| decoded.slice(offset, rows));
+        let first = self.rows_read == 0;
+        self.rows_read += rows as u64;
+        Ok(Some(Batch {
+            data,
+            lines,
+            format: InputFormat::Text,
+            note: None,
+            idle: false,
+            ids_from_field: false,
+            ids_decided: first && self.columns.auto_id,
+            rows: Some(Box::new(Rows {
+                ids,
+                bad,
+                table,
+                string_ids: self.string_ids,
+            })),
+        }))
+    }
+
+    /// An error reading the input, with the row group it happened in.
+    fn failed(&self, e: &dyn std::fmt::Display) -> Error {
+        let mut first = 0;
+        let mut place = String::new();
+        for (g, &n) in self.row_groups.iter().enumerate() {
+            if self.rows_read < first + n {
+                place = format!(", row group {g} (rows {}–{})", first + 1, first + n);
+                break;
+            }
+            first += n;
+        }
+        Error::Data(format!(
+            "reading {}{place} after {} rows, column '{}': {e}",
+            self.name, self.rows_read, self.columns.field
+        ))
+    }
+}
+
+/// A stream holding a file that is read from its end: copied to an unlinked temporary file.
+fn spool(mut input: Input) -> Result<File> {
+    let dir = std::env::temp_dir();
+    let path = dir.join(format!("neardup-input-{}.tmp", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| Error::io(format!("copying {} to {}", input.name, dir.display()), e))?;
+    let _ = std::fs::remove_file(&path);
+    std::io::copy(&mut input, &mut file)
+        .map_err(|e| Error::io(format!("copying {} to {}", input.name, dir.display()), e))?;
+    file.rewind()
+        .map_err(|e| Error::io(format!("reading {}", input.name), e))?;
+    Ok(file)
+}
+
+/// Parquet's mask for the named columns: a column found by its whole name (dots included)
+/// is its root; otherwise the dotted path's leaves.
+fn projection(
+    parquet: &parquet::schema::types::SchemaDescriptor,
+    schema: &SchemaRef,
+    wanted: &[&str],
+) -> parquet::arrow::ProjectionMask {
+    use parquet::arrow::ProjectionMask;
+    let roots: Vec<usize> = wanted
+        .iter()
+        .filter_map(|w| schema.fields().iter().position(|f| f.name() == w))
+        .collect();
+    let dotted: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|w| !schema.fields().iter().any(|f| f.name() == w))
+        .collect();
+    if dotted.is_empty() {
+        return ProjectionMask::roots(parquet, roots);
+    }
+    let mut mask = ProjectionMask::columns(parquet, dotted);
+    if !roots.is_empty() {
+        mask.union(&ProjectionMask::roots(parquet, roots));
+    }
+    mask
+}
+
+/// The field at `path`: a top-level name as it is, else a dotted path through structs.
+fn find<'a>(fields: &'a Fields, path: &str) -> Option<&'a Field> {
+    if let Some(f) = fields.iter().find(|f| f.name() == path) {
+        return Some(f);
+    }
+    let (head, rest) = path.split_once('.')?;
+    let f = fields.iter().find(|f| f.name() == head)?;
+    match f.data_type() {
+        DataType::Struct(children) => find(children, rest),
+        _ => None,
+    }
+}
+
+/// The column at `path` of `batch` (as [`find`] resolves it).
+pub fn column(batch: &RecordBatch, path: &str) -> Option<ArrayRef> {
+    if let Some(c) = batch.column_by_name(path) {
+        return Some(c.clone());
+    }
+    let (head, rest) = path.split_once('.')?;
+    let c = batch.column_by_name(head)?;
+    let s: &StructArray = c.as_struct_opt()?;
+    struct_column(s, rest)
+}
+
+fn struct_column(s: &StructArray, path: &str) -> Option<ArrayRef> {
+    if let Some(c) = s.column_by_name(path) {
+        return Some(c.clone());
+    }
+    let (head, rest) = path.split_once('.')?;
+    let c = s.column_by_name(head)?;
+    struct_column(c.as_struct_opt()?, rest)
+}
+
+/// The columns of `fields` with their types, dotted into structs: for messages.
+pub fn describe(fields: &Fields) -> String {
+    fn walk(fields: &Fields, prefix: &str, out: &mut Vec<String>) {
+        for f in fields {
+            let name = format!("{prefix}{}", f.name());
+            match f.data_type() {
+                DataType::Struct(children) => walk(children, &format!("{name}."), out),
+                t => out.push(format!("{name} ({t})")),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(fields, "", &mut out);
+    out.join(", ")
+}
+
+/// Whether values of type `t` are texts a document can be.
+fn is_text(t: &DataType) -> bool {
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, values) => is_text(values),
+        _ => false,
+    }
+}
+
+/// Whether values of type `t` can be ids.
+fn is_id(t: &DataType) -> bool {
+    is_text(t)
+        || matches!(
+            t,
+            DataType::Int8
+                | DataType::Int16
+                | DataType::Int32
+                | DataType::Int64
+                | DataType::UInt8
+                | DataType::UInt16
+                | DataType::UInt32
+                | DataType::UInt64
+        )
+}
+
+/// [`Columns::auto_id`]: an `id` column of ids becomes the id column.
+fn auto_id(schema: &SchemaRef, columns: &mut Columns) {
+    if columns.auto_id
+        && columns.id_field.is_none()
+        && let Some(f) = find(schema.fields(), "id")
+        && is_id(f.data_type())
+    {
+        columns.id_field = Some("id".to_string());
+    } else {
+        columns.auto_id = false;
+    }
+}
+
+/// Checks the text and id columns of `schema`: a usage error naming the input and its
+/// columns when one is missing or of the wrong type.
+fn check(name: &str, schema: &SchemaRef, columns: &Columns) -> Result<()> {
+    let fields = schema.fields();
+    let mut wanted = vec![("field", columns.field.as_str(), true)];
+    wanted.extend(columns.id_field.as_deref().map(|p| ("id-field", p, false)));
+    for (flag, path, text) in wanted {
+        match find(fields, path) {
+            None => {
+                return Err(Error::Usage(format!(
+                    "{name} has no column '{path}' (‹{flag}›); its columns: {}",
+                    describe(fields)
+                )));
+            }
+            Some(f) if text && !is_text(f.data_type()) => {
+                return Err(Error::Usage(format!(
+                    "{name}: column '{path}' (‹{flag}›) holds {}, not text; its columns: {}",
+                    f.data_type(),
+                    describe(fields)
+                )));
+            }
+            Some(f) if !text && !is_id(f.data_type()) => {
+                return Err(Error::Usage(format!(
+                    "{name}: column '{path}' (‹{flag}›) holds {}, not text or integers",
+                    f.data_type()
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The texts of a string column, whatever its encoding.
+pub enum Texts<'a> {
+    /// `Utf8`.
+    Utf8(&'a arrow_array::StringArray),
+    /// `LargeUtf8`.
+    Large(&'a arrow_array::LargeStringArray),
+    /// `Utf8View`.
+    View(&'a arrow_array::StringViewArray),
+    /// Dictionary-encoded: each row's key into the values.
+    Dict(
+        &'a dyn arrow_array::AnyDictionaryArray,
+        Vec<usize>,
+        Box<Texts<'a>>,
+    ),
+}
+
+impl<'a> Texts<'a> {
+    /// The column's texts, or `None` when it does not hold text.
+    pub fn of(array: &'a ArrayRef) -> Option<Texts<'a>> {
+        Texts::of_dyn(array.as_ref())
+    }
+
+    fn of_dyn(array: &'a dyn Array) -> Option<Texts<'a>> {
+        match array.data_type() {
+            DataType::Utf8 => Some(Texts::Utf8(array.as_string::<i32>())),
+            DataType::LargeUtf8 => Some(Texts::Large(array.as_string::<i64>())),
+            DataType::Utf8View => Some(Texts::View(array.as_string_view())),
+            DataType::Dictionary(..) => {
+                let dict = array.as_any_dictionary_opt()?;
+                let values = Texts::of_dyn(dict.values().as_ref())?;
+                Some(Texts::Dict(dict, dict.normalized_keys(), Box::new(values)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Row `i`'s text, `None` when it is null.
+    pub fn get(&self, i: usize) -> Option<&'a str> {
+        match self {
+            Texts::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
+            Texts::Large(a) => a.is_valid(i).then(|| a.value(i)),
+            Texts::View(a) => a.is_valid(i).then(|| a.value(i)),
+            Texts::Dict(d, keys, values) => match d.keys().is_valid(i) {
+                true => values.get(keys[i]),
+                false => None,
+            },
+        }
+    }
+}
+
+/// Row `r`'s id: `Some(None)` when it is null, `None` when the column holds no ids.
+fn id_of(col: &ArrayRef, r: usize) -> Option<Option<DocId>> {
+    if let Some(texts) = Texts::of(col) {
+        return Some(texts.get(r).map(|s| DocId::Str(CompactString::from(s))));
+    }
+    if col.is_null(r) {
+        return Some(None);
+    }
+    let num = |v: String| Some(Some(DocId::Num(CompactString::from(v))));
+    match col.data_type() {
+        DataType::Int8 => num(col.as_primitive::<Int8Type>().value(r).to_string()),
+        DataType::Int16 => num(col.as_primitive::<Int16Type>().value(r).to_string()),
+        DataType::Int32 => num(col.as_primitive::<Int32Type>().value(r).to_string()),
+        DataType::Int64 => num(col.as_primitive::<Int64Type>().value(r).to_string()),
+        DataType::UInt8 => num(col.as_primitive::<UInt8Type>().value(r).to_string()),
+        DataType::UInt16 => num(col.as_primitive::<UInt16Type>().value(r).to_string()),
+        DataType::UInt32 => num(col.as_primitive::<UInt32Type>().value(r).to_string()),
+        DataType::UInt64 => num(col.as_primitive::<UInt64Type>().value(r).to_string()),
+        _ => None,
+    }
+}
+
+/// Reads the first bytes of an input without losing them: a file by position, a stream by
+/// reading them and putting them back in front of it.
+pub fn head(input: &mut Input) -> Result<Vec<u8>> {
+    let mut head = [0u8; 8];
+    if let Some(file) = &input.file {
+        use std::os::unix::fs::FileExt;
+        let n = file
+            .read_at(&mut head, 0)
+            .map_err(|e| Error::io(format!("reading {}", input.name), e))?;
+        return Ok(head[..n].to_vec());
+    }
+    let mut n = 0;
+    while n < head.len() {
+        match input.reader.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(format!("reading {}", input.name), e)),
+        }
+    }
+    let bytes = head[..n].to_vec();
+    let rest = std::mem::replace(&mut input.reader, Box::new(std::io::empty()));
+    input.reader = Box::new(std::io::Cursor::new(bytes.clone()).chain(rest));
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Int64Array, StringArray};
+    use std::sync::Arc;
+
+    fn batch() -> RecordBatch {
+        let text: ArrayRef = Arc::new(StringArray::from(vec![Some("a b c"), None, Some("d")]));
+        let id: ArrayRef = Arc::new(Int64Array::from(vec![Some(7), Some(8), None]));
+        let meta = StructArray::from(vec![(
+            Arc::new(Field::new("body", DataType::Utf8, true)),
+            text.clone(),
+        )]);
+        RecordBatch::try_from_iter(vec![
+            ("text", text),
+            ("id", id),
+            ("meta", Arc::new(meta) as ArrayRef),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn sniffs_by_first_bytes() {
+        assert_eq!(Kind::sniff(b"PAR1\x15\x04"), Some(Kind::Parquet));
+        assert_eq!(Kind::sniff(b"ARROW1\0\0"), Some(Kind::ArrowFile));
+        assert_eq!(
+            Kind::sniff(&[0xff, 0xff, 0xff, 0xff, 1]),
+            Some(Kind::ArrowStream)
+        );
+        assert_eq!(Kind::sniff(b"{\"text\""), None);
+        assert_eq!(Kind::of(InputFormat::Text, b"PAR1"), None);
+        assert_eq!(Kind::of(InputFormat::Arrow, b""), Some(Kind::ArrowStream));
+    }
+
+    #[test]
+    fn finds_dotted_columns_and_describes() {
+        let b = batch();
+        let body = column(&b, "meta.body").unwrap();
+        assert_eq!(Texts::of(&body).unwrap().get(0), Some("a b c"));
+        assert!(column(&b, "meta.nope").is_none());
+        assert_eq!(
+            describe(b.schema().fields()),
+            "text (Utf8), id (Int64), meta.body (Utf8)"
+        );
+    }
+
+    #[test]
+    fn ids_and_nulls() {
+        let b = batch();
+        let id = column(&b, "id").unwrap();
+        assert!(matches!(id_of(&id, 0), Some(Some(DocId::Num(s))) if s == "7"));
+        assert!(matches!(id_of(&id, 2), Some(None)));
+        let text = column(&b, "text").unwrap();
+        assert_eq!(Texts::of(&text).unwrap().get(1), None);
+    }
+
+    #[test]
+    fn refuses_missing_and_mistyped_columns() {
+        let schema = batch().schema();
+        let cols = |field: &str, id: Option<&str>| Columns {
+            field: field.into(),
+            id_field: id.map(Into::into),
+            ..Columns::default()
+        };
+        let e = check("x.parquet", &schema, &cols("body", None)).unwrap_err();
+        assert!(e.to_string().contains("no column 'body'"), "{e}");
+        assert!(e.to_string().contains("meta.body (Utf8)"), "{e}");
+        let e = check("x.parquet", &schema, &cols("id", None)).unwrap_err();
+        assert!(e.to_string().contains("holds Int64, not text"), "{e}");
+        let e = check("x.parquet", &schema, &cols("text", Some("meta"))).unwrap_err();
+        assert!(e.to_string().contains("not text or integers"), "{e}");
+        assert!(check("x.parquet", &schema, &cols("meta.body", Some("id"))).is_ok());
+    }
+
+    #[test]
+    fn dictionary_texts() {
+        use arrow_array::DictionaryArray;
+        use arrow_array::types::Int32Type;
+        let d: DictionaryArray<Int32Type> = vec![Some("x"), None, Some("y"), Some("x")]
+            .into_iter()
+            .collect();
+        let a: ArrayRef = Arc::new(d);
+        let t = Texts::of(&a).unwrap();
+        assert_eq!(
+            (0..4).map(|i| t.get(i)).collect::<Vec<_>>(),
+            vec![Some("x"), None, Some("y"), Some("x")]
+        );
+    }
+}

@@ -1,0 +1,415 @@
+//! Writing rows back as a table: the filter's kept (or dropped) rows of a columnar input with
+//! all their columns, as Parquet, an Arrow IPC stream, or JSON Lines.
+//!
+//! The sequencer marks the rows of a batch to write ([`TableWriter::row`]), with their
+//! verdict under `--annotate`; at the batch's end ([`TableWriter::end_batch`]) the marked rows
+//! are taken from the batch's table in one filter and written, with the `neardup_dup_of`,
+//! `neardup_similarity` and `neardup_exact` columns appended under `--annotate`. The schema
+//! and its metadata are the input's.
+//!
+//! A file (`-o FILE`) is written beside its target under a temporary name and renamed over it
+//! when the run ends ([`TableWriter::finish`]), also when a signal stopped the run (its rows
+//! so far, with a valid footer); a run that fails removes it ([`TableWriter::abandon`]), so the
+//! target never holds a half-written file. On standard output the footer is written over the
+//! rows written in both cases.
+
+use super::Verdict;
+pub use crate::config::Compression;
+use crate::error::{Error, Result};
+use crate::input::DocId;
+use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
+use arrow_array::{ArrayRef, BooleanArray, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// How rows are encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// Apache Parquet.
+    Parquet(Compression),
+    /// An Arrow IPC stream.
+    Arrow,
+    /// One JSON object per row.
+    Jsonl,
+}
+
+/// Parquet row groups end at this many rows or bytes of encoded data, whichever comes
+/// first: large enough for readers to skip and decode well, small enough that the group
+/// being built stays a small part of the memory budget.
+const ROW_GROUP_ROWS: usize = 128 * 1024;
+const ROW_GROUP_BYTES: usize = 64 << 20;
+
+enum Writer {
+    Parquet(parquet::arrow::ArrowWriter<Sink>),
+    Arrow(arrow_ipc::writer::StreamWriter<Sink>),
+    Jsonl(arrow_json::LineDelimitedWriter<Sink>),
+}
+
+/// Where the table goes: standard output, or a temporary file renamed over its target.
+struct Sink {
+    out: BufWriter<File>,
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// The annotation columns of the rows marked in a batch.
+#[derive(Default)]
+struct Annotations {
+    dup_of_text: Vec<Option<String>>,
+    dup_of_number: Vec<Option<i64>>,
+    similarity: Vec<Option<f64>>,
+    exact: Vec<bool>,
+    reference: Vec<Option<bool>>,
+}
+
+/// Writes the marked rows of each batch of a columnar input as a table.
+pub struct TableWriter {
+    encoding: Encoding,
+    annotate: bool,
+    /// `--against`: a `neardup_reference` column too.
+    reference: bool,
+    /// The ids are texts (an id column of strings): `neardup_dup_of` is a string column.
+    string_ids: bool,
+    /// The text column's path (`--field`, split at dots), written without a dictionary.
+    text_path: Vec<String>,
+    /// `-o FILE`: the target and the temporary file written meanwhile.
+    target: Option<(PathBuf, PathBuf)>,
+    writer: Option<Writer>,
+    schema: Option<SchemaRef>,
+    /// The rows of the current batch marked for writing.
+    marked: Vec<bool>,
+    notes: Annotations,
+    rows_written: u64,
+}
+
+impl TableWriter {
+    /// A writer of `encoding` to `path` (standard output when `None`); `annotate` appends
+    /// the verdict's columns, with `reference` one for `--against`.
+    pub fn new(
+        encoding: Encoding,
+        path: Option<PathBuf>,
+        annotate: bool,
+        reference: bool,
+        field: &str,
+    ) -> TableWriter {
+        let target = path.map(|p| {
+            let name = p
+                .file_name()
+                .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+            let temp = p.with_file_name(format!(".{name}.neardup-{}.tmp", std::process::id()));
+            (p, temp)
+        });
+        TableWriter {
+            encoding,
+            annotate,
+            reference,
+            string_ids: false,
+            text_path: field.split('.').map(str::to_string).collect(),
+            target,
+            writer: None,
+            schema: None,
+            marked: Vec::new(),
+            notes: Annotations::default(),
+            rows_written: 0,
+        }
+    }
+
+    /// Marks row `i` of the current batch of `rows` rows for writing, with its verdict
+    /// under `--annotate`.
+    pub fn row(&mut self, i: usize, rows: usize, verdict: Option<Verdict<'_>>) {
+        if self.marked.len() != rows {
+            self.marked.clear();
+            self.marked.resize(rows, false);
+        }
+        self.marked[i] = true;
+        if self.annotate {
+            let v = verdict.unwrap_or(Verdict::new_document(None));
+            let n = &mut self.notes;
+            match v.dup_of {
+                Some(DocId::Str(s)) => {
+                    self.string_ids = true;
+                    n.dup_of_text.push(Some(s.to_string()));
+                    n.dup_of_number.push(None);
+                }
+                Some(DocId::Num(s)) => {
+                    n.dup_of_text.push(Some(s.to_string()));
+                    n.dup_of_number.push(s.parse().ok());
+                }
+                Some(DocId::Line(l)) => {
+                    n.dup_of_text.push(Some(l.to_string()));
+                    n.dup_of_number.push(i64::try_from(*l).ok());
+                }
+                None => {
+                    n.dup_of_text.push(None);
+                    n.dup_of_number.push(None);
+                }
+            }
+            n.similarity
+                .push(v.dup_of.map(|_| super::printed_similarity(v.similarity)));
+            n.exact.push(v.copy);
+            n.reference.push(v.reference);
+        }
+    }
+
+    /// Writes the rows of `table` marked since the last batch.
+    pub fn end_batch(&mut self, table: &RecordBatch, string_ids: bool) -> Result<()> {
+        let marked = std::mem::take(&mut self.marked);
+        let notes = std::mem::take(&mut self.notes);
+        if self.writer.is_none() {
+            self.string_ids = string_ids;
+            self.open(table.schema())?;
+        }
+        if !marked.iter().any(|&m| m) {
+            return Ok(());
+        }
+        let mask = BooleanArray::from(marked);
+        let kept = arrow_select::filter::filter_record_batch(table, &mask)
+            .map_err(|e| Error::Internal(format!("selecting rows: {e}")))?;
+        let batch = match self.annotate {
+            true => self.annotated(kept, notes)?,
+            false => kept,
+        };
+        let rows = batch.num_rows() as u64;
+        let failed = |e: &dyn std::fmt::Display| {
+            Error::io("writing output", std::io::Error::other(e.to_string()))
+        };
+        match self.writer.as_mut().expect("opened") {
+            Writer::Parquet(w) => {
+                w.write(&batch).map_err(|e| parquet_error(&e))?;
+                if w.in_progress_size() >= ROW_GROUP_BYTES {
+                    w.flush().map_err(|e| parquet_error(&e))?;
+                }
+            }
+            Writer::Arrow(w) => w.write(&batch).map_err(|e| failed(&e))?,
+            Writer::Jsonl(w) => w.write(&batch).map_err(|e| failed(&e))?,
+        }
+        self.rows_written += rows;
+        Ok(())
+    }
+
+    /// The output's schema: the input's (with its metadata), and the annotation columns.
+    fn out_schema(&self, schema: SchemaRef) -> SchemaRef {
+        if !self.annotate {
+            return schema;
+        }
+        let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+        let dup_type = match self.string_ids {
+            true => DataType::Utf8,
+            false => DataType::Int64,
+        };
+        fields.push(Field::new("neardup_dup_of", dup_type, true));
+        fields.push(Field::new("neardup_similarity", DataType::Float64, true));
+        fields.push(Field::new("neardup_exact", DataType::Boolean, false));
+        if self.reference {
+            fields.push(Field::new("neardup_reference", DataType::Boolean, true));
+        }
+        Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
+    }
+
+    fn annotated(&self, kept: RecordBatch, notes: Annotations) -> Result<RecordBatch> {
+        let mut columns: Vec<ArrayRef> = kept.columns().to_vec();
+        let dup: ArrayRef = match self.string_ids {
+            true => {
+                let mut b = StringBuilder::new();
+                notes
+                    .dup_of_text
+                    .iter()
+                    .for_each(|v| b.append_option(v.as_deref()));
+                Arc::new(b.finish())
+            }
+            false => {
+                let mut b = Int64Builder::new();
+                notes.dup_of_number.iter().for_each(|&v| b.append_option(v));
+                Arc::new(b.finish())
+            }
+        };
+        columns.push(dup);
+        let mut b = Float64Builder::new();
+        notes.similarity.iter().for_each(|&v| b.append_option(v));
+        columns.push(Arc::new(b.finish()));
+        let mut b = BooleanBuilder::new();
+        notes.exact.iter().for_each(|&v| b.append_value(v));
+        columns.push(Arc::new(b.finish()));
+        if self.reference {
+            let mut b = BooleanBuilder::new();
+            notes.reference.iter().for_each(|&v| b.append_option(v));
+            columns.push(Arc::new(b.finish()));
+        }
+        let schema = self.schema.clone().expect("opened");
+        RecordBatch::try_new(schema, columns)
+            .map_err(|e| Error::Internal(format!("annotating rows: {e}")))
+    }
+
+    /// Opens the sink and the encoder for rows of `schema`.
+    fn open(&mut self, schema: SchemaRef) -> Result<()> {
+        let schema = self.out_schema(schema);
+        let file = match &self.target {
+            Some((target, temp)) => File::create(temp).map_err(|e| {
+                Error::io(
+                    format!("creating {} (for {})", temp.display(), target.display()),
+                    e,
+                )
+            })?,
+            None => stdout_file()?,
+        };
+        let sink = Sink {
+            out: BufWriter::with_capacity(1 << 20, file),
+        };
+        let failed = |e: &dyn std::fmt::Display| {
+            Error::io("writing output", std::io::Error::other(e.to_string()))
+        };
+        let writer = match self.encoding {
+            Encoding::Parquet(compression) => {
+                use parquet::basic::{Compression as C, GzipLevel, ZstdLevel};
+                use parquet::file::properties::WriterProperties;
+                let codec = match compression {
+                    Compression::Zstd => C::ZSTD(ZstdLevel::try_new(1).expect("a valid level")),
+                    Compression::Snappy => C::SNAPPY,
+                    Compression::Gzip => C::GZIP(GzipLevel::default()),
+                    Compression::Lz4 => C::LZ4_RAW,
+                    Compression::None => C::UNCOMPRESSED,
+                };
+                // The text column's values are long and nearly all distinct: a dictionary
+                // would be tried and dropped, and its statistics would be long strings.
+                let texts = parquet::schema::types::ColumnPath::from(self.text_path.clone());
+                let props = WriterProperties::builder()
+                    .set_compression(codec)
+                    .set_column_dictionary_enabled(texts.clone(), false)
+                    .set_column_statistics_enabled(
+                        texts,
+                        parquet::file::properties::EnabledStatistics::None,
+                    )
+                    .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+                    .set_created_by(format!("neardup {}", env!("CARGO_PKG_VERSION")))
+                    .build();
+                Writer::Parquet(
+                    parquet::arrow::ArrowWriter::try_new(sink, schema.clone(), Some(props))
+                        .map_err(|e| parquet_error(&e))?,
+                )
+            }
+            Encoding::Arrow => Writer::Arrow(
+                arrow_ipc::writer::StreamWriter::try_new(sink, &schema).map_err(|e| failed(&e))?,
+            ),
+            Encoding::Jsonl => Writer::Jsonl(arrow_json::LineDelimitedWriter::new(sink)),
+        };
+        self.writer = Some(writer);
+        self.schema = Some(schema);
+        Ok(())
+    }
+
+    /// Flushes what is written so far (an Arrow stream's or JSON's batches; a Parquet row
+    /// group stays open until it is full or the run ends).
+    pub fn flush(&mut self) -> Result<()> {
+        let failed = |e: &dyn std::fmt::Display| {
+            Error::io("writing output", std::io::Error::other(e.to_string()))
+        };
+        match &mut self.writer {
+            Some(Writer::Arrow(w)) => w.flush().map_err(|e| failed(&e)),
+            Some(Writer::Jsonl(w)) => w
+                .get_mut()
+                .flush()
+                .map_err(|e| Error::io("writing output", e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Ends the table: with no rows at all, an empty table of the input's schema (`schema`,
+    /// when known); the footer; a file renamed over its target.
+    pub fn finish(&mut self, schema: Option<SchemaRef>) -> Result<()> {
+        if self.writer.is_none() {
+            match schema {
+                Some(s) => self.open(s)?,
+                None if self.encoding == Encoding::Jsonl => self.open(Arc::new(Schema::empty()))?,
+                None => {
+                    self.abandon();
+                    return Ok(());
+                }
+            }
+        }
+        let failed = |e: &dyn std::fmt::Display| {
+            Error::io("writing output", std::io::Error::other(e.to_string()))
+        };
+        let mut sink = match self.writer.take().expect("opened") {
+            Writer::Parquet(w) => w.into_inner().map_err(|e| parquet_error(&e))?,
+            Writer::Arrow(mut w) => {
+                w.finish().map_err(|e| failed(&e))?;
+                w.into_inner().map_err(|e| failed(&e))?
+            }
+            Writer::Jsonl(mut w) => {
+                w.finish().map_err(|e| failed(&e))?;
+                w.into_inner()
+            }
+        };
+        sink.flush().map_err(|e| Error::io("writing output", e))?;
+        if let Some((target, temp)) = self.target.take() {
+            let file = sink
+                .out
+                .into_inner()
+                .map_err(|e| Error::io("writing output", e.into_error()))?;
+            file.sync_all()
+                .map_err(|e| Error::io(format!("writing {}", target.display()), e))?;
+            std::fs::rename(&temp, &target).map_err(|e| {
+                Error::io(
+                    format!("renaming {} to {}", temp.display(), target.display()),
+                    e,
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A failed run: a file is removed (its target is left as it was); on standard output
+    /// the footer is written over the rows written.
+    pub fn abandon(&mut self) {
+        match self.target.take() {
+            Some((_, temp)) => {
+                self.writer = None;
+                let _ = std::fs::remove_file(temp);
+            }
+            None => {
+                let _ = self.finish(None);
+            }
+        }
+    }
+}
+
+impl Drop for TableWriter {
+    fn drop(&mut self) {
+        // A run that ended without finishing (an error on the way out) leaves no temporary.
+        if let Some((_, temp)) = self.target.take() {
+            let _ = std::fs::remove_file(temp);
+        }
+    }
+}
+
+fn parquet_error(e: &parquet::errors::ParquetError) -> Error {
+    match e {
+        parquet::errors::ParquetError::External(inner) => {
+            Error::io("writing output", std::io::Error::other(inner.to_string()))
+        }
+        e => Error::io("writing output", std::io::Error::other(e.to_string())),
+    }
+}
+
+/// Standard output as a file of its own (a duplicate of descriptor 1), written through a
+/// buffer of the table writer's.
+fn stdout_file() -> Result<File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: dup returns a new descriptor this process owns, or -1.
+    let fd = unsafe { libc::dup(1) };
+    if fd < 0 {
+        return Err(Error::io("writing output", std::io::Error::last_os_error()));
+    }
+    // SAFETY: `fd` is a fresh descriptor owned by nothing else.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
