@@ -367,7 +367,18 @@ impl ColumnReader {
                 part: Part::Whole,
             });
         }
-        let table = self.columns.all.then(|| decoded.slice(offset, rows));
+        // The rows under the input's schema, with its metadata (Parquet's batches carry
+        // the fields only).
+        let table = match self.columns.all {
+            true => Some(
+                RecordBatch::try_new(
+                    self.schema.clone(),
+                    decoded.slice(offset, rows).columns().to_vec(),
+                )
+                .map_err(|e| self.failed(&e))?,
+            ),
+            false => None,
+        };
         let first = self.rows_read == 0;
         self.rows_read += rows as u64;
         Ok(Some(Batch {

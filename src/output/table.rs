@@ -291,6 +291,17 @@ impl TableWriter {
                     )
                     .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
                     .set_created_by(format!("neardup {}", env!("CARGO_PKG_VERSION")))
+                    // The input's key–value metadata, where readers look for it (the Arrow
+                    // schema written beside it carries it too).
+                    .set_key_value_metadata(Some(
+                        schema
+                            .metadata()
+                            .iter()
+                            .map(|(k, v)| {
+                                parquet::file::metadata::KeyValue::new(k.clone(), v.clone())
+                            })
+                            .collect(),
+                    ))
                     .build();
                 Writer::Parquet(
                     parquet::arrow::ArrowWriter::try_new(sink, schema.clone(), Some(props))

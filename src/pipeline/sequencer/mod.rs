@@ -382,11 +382,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 self.check_fields(&batch, &docs)?;
             }
             if batch.ids_decided && !self.config.quiet && *self.job != Job::Reference {
-                let _ = writeln!(
-                    diag,
-                    "neardup: ids: each line's 'id' field (‹id-field› none numbers the lines \
-                     instead)"
-                );
+                let what = match batch.rows.is_some() {
+                    true => "row's 'id' column (‹id-field› none numbers the rows",
+                    false => "line's 'id' field (‹id-field› none numbers the lines",
+                };
+                let _ = writeln!(diag, "neardup: ids: each {what} instead)");
             }
             if let Some(note) = &batch.note
                 && !self.config.quiet
