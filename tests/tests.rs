@@ -5,6 +5,7 @@ mod util;
 mod accuracy;
 mod against;
 mod bad_input;
+mod columnar;
 mod components;
 mod compressed;
 mod deduper;

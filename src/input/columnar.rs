@@ -159,6 +159,8 @@ pub struct ColumnReader {
     total_rows: u64,
     schema: SchemaRef,
     string_ids: bool,
+    /// The input had no rows and its empty batch was handed out.
+    ended: bool,
 }
 
 impl ColumnReader {
@@ -199,7 +201,7 @@ impl ColumnReader {
                 };
                 let reader = builder
                     .with_projection(mask)
-                    .with_batch_size(MAX_BATCH_LINES)
+                    .with_batch_size(MAX_BATCH_LINES / 2)
                     .build()
                     .map_err(|e| bad_file(&e))?;
                 let total_rows = row_groups.iter().sum();
@@ -215,6 +217,7 @@ impl ColumnReader {
                     total_rows,
                     schema,
                     string_ids: false,
+                    ended: false,
                 }
             }
             Kind::ArrowStream => {
@@ -270,6 +273,7 @@ impl ColumnReader {
             total_rows: 0,
             schema,
             string_ids: false,
+            ended: false,
         }
     }
 
@@ -302,6 +306,12 @@ impl ColumnReader {
         let (decoded, offset) = match self.pending.take() {
             Some(p) => p,
             None => match self.batches.next() {
+                // An input of no rows still gives its schema to a table output: one batch
+                // of no rows.
+                None if self.rows_read == 0 && self.columns.all && !self.ended => {
+                    self.ended = true;
+                    (RecordBatch::new_empty(self.schema.clone()), 0)
+                }
                 None => return Ok(None),
                 Some(Ok(b)) => (b, 0),
                 Some(Err(e)) => return Err(self.failed(&e)),

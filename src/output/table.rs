@@ -40,7 +40,7 @@ pub enum Encoding {
 /// first: large enough for readers to skip and decode well, small enough that the group
 /// being built stays a small part of the memory budget.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
-const ROW_GROUP_BYTES: usize = 64 << 20;
+const ROW_GROUP_BYTES: usize = 16 << 20;
 
 enum Writer {
     Parquet(parquet::arrow::ArrowWriter<Sink>),
@@ -387,6 +387,8 @@ impl TableWriter {
                 self.writer = None;
                 let _ = std::fs::remove_file(temp);
             }
+            // Nothing written yet: nothing to end.
+            None if self.writer.is_none() => {}
             None => {
                 let _ = self.finish(None);
             }

@@ -131,19 +131,21 @@ pub fn table_encoding(
         (OutputFormat::Auto, None, None) => OutputFormat::Lines,
         (f, _, _) => f,
     };
-    let rows = job.filters();
+    let rows = job.filters() && *job != Job::Reference;
     let table = matches!(format, OutputFormat::Parquet | OutputFormat::Arrow);
     let name = match format {
         OutputFormat::Parquet => "Parquet",
         _ => "Arrow",
     };
-    if table && !rows {
-        return Err(Error::Usage(format!(
-            "{name} output is written by the filter modes (--drop-dups, --only-dups, \
-             --annotate); this command writes lines (‹output-format› lines)"
-        )));
-    }
-    if !rows || *job == Job::Reference {
+    if !rows {
+        // A job that writes lines: a table asked for by name is a mistake.
+        let asked = config.output_format != OutputFormat::Auto || by_name.is_some();
+        if table && asked {
+            return Err(Error::Usage(format!(
+                "{name} output is written by the filter modes (--drop-dups, --only-dups, \
+                 --annotate); this command writes lines"
+            )));
+        }
         return Ok(None);
     }
     if table && first.is_none() {
