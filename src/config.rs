@@ -270,8 +270,8 @@ pub struct Config {
     pub output: Option<PathBuf>,
     /// `--output-format`: what the filter modes write.
     pub output_format: OutputFormat,
-    /// `--compression`: Parquet output's page compression.
-    pub compression: Compression,
+    /// `--compression`: Parquet output's page compression (`None`: not given, zstd).
+    pub compression: Option<Compression>,
 }
 
 /// Default number of MinHash values: 128 (see README "Choosing K").
@@ -353,7 +353,7 @@ impl Default for Config {
             report: None,
             output: None,
             output_format: OutputFormat::Auto,
-            compression: Compression::Zstd,
+            compression: None,
         }
     }
 }

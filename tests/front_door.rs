@@ -271,6 +271,19 @@ fn every_filter_flag_changes_the_output_or_is_refused() {
             Same("progress is on stderr"),
         ),
         ("field", annotate, vec!["--field", "title"], Changes),
+        ("output", annotate, vec!["-o", "/dev/null"], Changes),
+        (
+            "output-format",
+            annotate,
+            vec!["--output-format", "parquet"],
+            Refused,
+        ),
+        (
+            "compression",
+            annotate,
+            vec!["--compression", "lz4"],
+            Refused,
+        ),
         ("id-field", annotate, vec!["--id-field", "none"], Changes),
         (
             "on-bad-line",

@@ -105,9 +105,9 @@ pub struct CommonArgs {
     #[arg(long, value_enum, default_value_t = OutputFormatArg::Auto, value_name = "FORMAT", help_heading = "Output")]
     pub output_format: OutputFormatArg,
 
-    /// Parquet output's compression.
-    #[arg(long, value_enum, default_value_t = CompressionArg::Zstd, value_name = "CODEC", help_heading = "Output")]
-    pub compression: CompressionArg,
+    /// Parquet output's compression [default: zstd].
+    #[arg(long, value_enum, value_name = "CODEC", help_heading = "Output")]
+    pub compression: Option<CompressionArg>,
 
     /// Print no warnings or progress on stderr (errors are still printed).
     #[arg(short, long, help_heading = "Output")]
@@ -510,7 +510,7 @@ impl CommonArgs {
             progress: !self.no_progress,
             output: self.output,
             output_format: self.output_format.setting(),
-            compression: self.compression.setting(),
+            compression: self.compression.map(CompressionArg::setting),
             ..Config::default()
         })
     }

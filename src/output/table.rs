@@ -84,6 +84,8 @@ pub struct TableWriter {
     text_path: Vec<String>,
     /// `-o FILE`: the target and the temporary file written meanwhile.
     target: Option<(PathBuf, PathBuf)>,
+    /// `-o FILE` of a device or FIFO, written directly.
+    direct: Option<PathBuf>,
     writer: Option<Writer>,
     schema: Option<SchemaRef>,
     /// The rows of the current batch marked for writing.
@@ -102,7 +104,14 @@ impl TableWriter {
         reference: bool,
         field: &str,
     ) -> TableWriter {
-        let target = path.map(|p| {
+        // A device or a FIFO (`-o /dev/stdout`, `-o /dev/null`) is written directly: renaming
+        // a temporary over it would replace it.
+        let special = path
+            .as_ref()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .is_some_and(|m| !m.is_file());
+        let direct = path.clone().filter(|_| special);
+        let target = path.filter(|_| !special).map(|p| {
             let name = p
                 .file_name()
                 .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
@@ -116,6 +125,7 @@ impl TableWriter {
             string_ids: false,
             text_path: field.split('.').map(str::to_string).collect(),
             target,
+            direct,
             writer: None,
             schema: None,
             marked: Vec::new(),
@@ -260,7 +270,13 @@ impl TableWriter {
                     e,
                 )
             })?,
-            None => stdout_file()?,
+            None => match &self.direct {
+                Some(path) => std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| Error::io(format!("opening {}", path.display()), e))?,
+                None => stdout_file()?,
+            },
         };
         let sink = Sink {
             out: BufWriter::with_capacity(1 << 20, file),

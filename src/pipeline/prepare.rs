@@ -146,6 +146,12 @@ pub fn table_encoding(
                  --annotate); this command writes lines"
             )));
         }
+        if config.compression.is_some() {
+            return Err(Error::config(
+                "compression",
+                "compresses the filter modes' Parquet output; this command writes lines",
+            ));
+        }
         return Ok(None);
     }
     if table && first.is_none() {
@@ -161,12 +167,21 @@ pub fn table_encoding(
              or ‹output-format› lines for JSON"
         )));
     }
-    Ok(match (format, first) {
-        (OutputFormat::Parquet, _) => Some(Encoding::Parquet(config.compression)),
+    let encoding = match (format, first) {
+        (OutputFormat::Parquet, _) => {
+            Some(Encoding::Parquet(config.compression.unwrap_or_default()))
+        }
         (OutputFormat::Arrow, _) => Some(Encoding::Arrow),
         (_, Some(_)) => Some(Encoding::Jsonl),
         (_, None) => None,
-    })
+    };
+    if config.compression.is_some() && !matches!(encoding, Some(Encoding::Parquet(_))) {
+        return Err(Error::config(
+            "compression",
+            "compresses Parquet output, and this run writes lines (or an Arrow stream)",
+        ));
+    }
+    Ok(encoding)
 }
 
 impl Prepared {
