@@ -385,7 +385,7 @@ pub struct LineReader {
     /// The columns a columnar input's documents come from ([`LineReader::columns`]).
     columns: columnar::Columns,
     /// The columnar input being read, if the current input is one.
-    column_reader: Option<columnar::ColumnReader>,
+    column_reader: Option<Box<columnar::ColumnReader>>,
 }
 
 impl LineReader {
@@ -435,11 +435,11 @@ impl LineReader {
         };
         let placeholder = Input::from_reader(input.name.clone(), Box::new(io::empty()));
         let input = std::mem::replace(input, placeholder);
-        self.column_reader = Some(columnar::ColumnReader::open(
+        self.column_reader = Some(Box::new(columnar::ColumnReader::open(
             input,
             kind,
             self.columns.clone(),
-        )?);
+        )?));
         Ok(true)
     }
 
@@ -515,10 +515,12 @@ impl LineReader {
                 }
             }
             let fresh = self.carry.is_empty() && !self.in_long_line;
-            if fresh && self.current < self.inputs.len() && self.current >= self.sniffed {
-                if self.open_columnar()? {
-                    continue;
-                }
+            if fresh
+                && self.current < self.inputs.len()
+                && self.current >= self.sniffed
+                && self.open_columnar()?
+            {
+                continue;
             }
             break;
         }
