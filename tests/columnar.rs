@@ -464,6 +464,37 @@ fn every_command_reads_parquet_as_it_reads_the_same_jsonl() {
         assert_eq!(x.code, 0, "{args:?}: {}", x.stderr);
         assert_eq!(x.stdout, y.stdout, "{args:?}");
     }
+    // clusters --keep writes the survivors' rows, as the filter does on this sample.
+    let out = temp_path("survivors.parquet");
+    let run = neardup(
+        &[
+            "clusters",
+            "-q",
+            "--keep",
+            "first",
+            p,
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let survivors = read_parquet(&out);
+    assert_eq!(survivors.schema().metadata()["source"], "tests");
+    let lines = neardup(&["clusters", "-q", "--keep", "first", SAMPLE], b"");
+    let ids: Vec<i64> = lines
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            serde_json::from_slice::<serde_json::Value>(l).unwrap()["id"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(ids_of(&survivors), ids);
+    let run = neardup(&["clusters", "-q", "--output-format", "parquet", p], b"");
+    assert_eq!(run.code, 2, "{}", run.stderr);
     // --against a Parquet reference: nothing of the reference's own is kept.
     let run = neardup(&["-q", "--against", p, SAMPLE], b"");
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -575,4 +606,38 @@ fn memory_does_not_grow_with_the_file() {
         large < small * 1.25 + 16e6,
         "peak RSS {small:.0} for 20,000 rows, {large:.0} for 80,000"
     );
+}
+
+/// SIGTERM while an Arrow stream is still arriving: the Parquet file is renamed into place
+/// with a valid footer over the rows decided, and the exit status says which signal.
+#[test]
+fn a_signal_ends_the_table_with_its_footer() {
+    use std::io::Write;
+    let (ids, texts) = sample_rows();
+    let texts: Vec<Option<&str>> = texts.iter().map(|t| Some(t.as_str())).collect();
+    let batch = table(&ids, &texts);
+    let mut head = Vec::new();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut head, &batch.schema()).unwrap();
+    w.write(&batch.slice(0, 400)).unwrap();
+    w.flush().unwrap();
+    drop(w);
+    let out = temp_path("signalled.parquet");
+    let _ = std::fs::remove_file(&out);
+    let mut child = crate::util::spawn_piped(bin().args(["-q", "-o", out.to_str().unwrap()]));
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&head).unwrap();
+    stdin.flush().unwrap();
+    // The first rows are decided while the stream stays open.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    drop(stdin);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(128 + libc::SIGTERM), "{stderr}");
+    assert!(stderr.contains("interrupted (signal 15)"), "{stderr}");
+    let kept = read_parquet(&out);
+    assert!(kept.num_rows() > 0, "{stderr}");
+    let all = jsonl_ids(&[]);
+    assert_eq!(ids_of(&kept), all[..kept.num_rows()].to_vec());
 }

@@ -173,6 +173,14 @@ impl ClustersArgs {
             let policy = self.keep.as_deref().unwrap_or("first");
             return keep_survivors(plan, &keep, policy, start);
         }
+        if config.output_format != crate::config::OutputFormat::Auto || config.compression.is_some()
+        {
+            return Err(crate::error::Error::Usage(
+                "--output-format and --compression are for the rows clusters --keep writes; \
+                 without --keep, clusters writes one JSON line per document"
+                    .into(),
+            ));
+        }
         let mut report = None;
         let (summary, graph) = match &self.from_edges {
             Some(path) => {

@@ -61,7 +61,6 @@ const UNUSED: &[(&str, &[&[&str]])] = &[
         "verify-pairs",
         &[&["window", "max_candidates", "helpers"], TABLE],
     ),
-    ("clusters", &[TABLE]),
     ("explain", &[TABLE]),
     ("sample", &[TABLE]),
     ("report", &[TABLE]),

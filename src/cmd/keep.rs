@@ -1,5 +1,5 @@
 //! `neardup clusters --keep POLICY`: one survivor per group, written as its input line
-//! unchanged. The input is read twice (standard input is held in memory for the second
+//! unchanged (of Parquet or Arrow input, as its row, as the filter writes rows). The input is read twice (standard input is held in memory for the second
 //! read): once to build the groups, once to write the survivors in input order.
 
 use crate::config::{BadLinePolicy, Config, PairsFormat};
@@ -8,6 +8,7 @@ use crate::graph::DupGraph;
 use crate::graph::survivors::Keep;
 use crate::input::{Input, LineReader, Part};
 use crate::output::Output;
+use crate::output::table::TableWriter;
 use std::io::Write;
 
 /// Parses a `--keep` value: `first`, `last`, `longest`, `shortest`, `max:FIELD`,
@@ -67,12 +68,49 @@ pub fn write_survivors<W: Write>(
     kept.sort_unstable();
     // The documents' line numbers, ascending: a line that is not one was a bad line.
     let documents = &graph.lines;
-    let (mut next_doc, mut next_kept) = (0, 0);
     let pass = config.on_bad_line == BadLinePolicy::Pass;
-    // Lines only: the format of pairs does not apply.
+    // Lines (the format of pairs does not apply), or the rows of a Parquet or Arrow input
+    // as the filter writes them.
+    let mut inputs = inputs;
+    let filter = crate::job::Job::Filter(crate::job::Output::DropDups);
+    let encoding = crate::pipeline::prepare::table_encoding(config, &filter, &mut inputs)?;
     let mut out = Output::new(out, PairsFormat::Tsv);
-    let mut reader =
-        LineReader::new(inputs, config.format).cutting_lines_over(config.max_line_bytes);
+    if let Some(encoding) = encoding {
+        let table = TableWriter::new(encoding, config.output.clone(), false, false, &config.field);
+        out = out.with_table(table);
+    }
+    let mut reader = LineReader::new(inputs, config.format)
+        .cutting_lines_over(config.max_line_bytes)
+        .columns(crate::pipeline::prepare::columns(
+            config,
+            encoding.is_some(),
+        ));
+    let result = survivors_of(&mut reader, &mut out, documents, &kept, pass);
+    match &result {
+        Ok(_) => out.finish()?,
+        Err(_) => out.abandon(),
+    }
+    let written = result?;
+    if written.kept != kept.len() as u64 {
+        return Err(Error::Data(format!(
+            "the input changed between its two reads ({} of {} survivors found)",
+            written.kept,
+            kept.len()
+        )));
+    }
+    Ok(written)
+}
+
+/// The second read of [`write_survivors`]: `documents` are the documents' line numbers and
+/// `kept` the survivors', both ascending.
+fn survivors_of<W: Write>(
+    reader: &mut LineReader,
+    out: &mut Output<W>,
+    documents: &[u64],
+    kept: &[u64],
+    pass: bool,
+) -> Result<Written> {
+    let (mut next_doc, mut next_kept) = (0, 0);
     let mut written = Written::default();
     let mut passing = false;
     while let Some(batch) = reader.next_batch()? {
@@ -97,7 +135,7 @@ pub fn write_survivors<W: Write>(
                     passing = true;
                     match line.part {
                         Part::First => out.piece(batch.raw(i))?,
-                        _ => out.line(batch.raw(i))?,
+                        _ => out.document(&batch, i)?,
                     }
                 }
                 continue;
@@ -107,19 +145,12 @@ pub fn write_survivors<W: Write>(
             }
             if kept.get(next_kept) == Some(&line.number) {
                 written.kept += 1;
-                out.line(batch.raw(i))?;
+                out.document(&batch, i)?;
             } else {
                 written.dropped += 1;
             }
         }
-    }
-    out.flush()?;
-    if written.kept != kept.len() as u64 {
-        return Err(Error::Data(format!(
-            "the input changed between its two reads ({} of {} survivors found)",
-            written.kept,
-            kept.len()
-        )));
+        out.end_batch(&batch)?;
     }
     Ok(written)
 }

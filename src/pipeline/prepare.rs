@@ -138,15 +138,17 @@ pub fn table_encoding(
         _ => "Arrow",
     };
     if !rows {
-        // A job that writes lines: a table asked for by name is a mistake.
-        let asked = config.output_format != OutputFormat::Auto || by_name.is_some();
+        // A job that writes lines: a table asked for by name is a mistake (the graph
+        // commands say so themselves: `clusters --keep` writes rows).
+        let lines = matches!(job, Job::Pairs(_) | Job::Sign(_));
+        let asked = lines && (config.output_format != OutputFormat::Auto || by_name.is_some());
         if table && asked {
             return Err(Error::Usage(format!(
                 "{name} output is written by the filter modes (--drop-dups, --only-dups, \
                  --annotate); this command writes lines"
             )));
         }
-        if config.compression.is_some() {
+        if lines && config.compression.is_some() {
             return Err(Error::config(
                 "compression",
                 "compresses the filter modes' Parquet output; this command writes lines",
