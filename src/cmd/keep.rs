@@ -83,6 +83,7 @@ pub fn write_survivors<W: Write>(
         .cutting_lines_over(config.max_line_bytes)
         .columns(crate::pipeline::prepare::columns(
             config,
+            &filter,
             encoding.is_some(),
         ));
     let result = survivors_of(&mut reader, &mut out, documents, &kept, pass);

@@ -94,6 +94,9 @@ pub struct Columns {
     pub max_bytes: usize,
     /// With no `id_field`: an `id` column of text or integers is the id (said once).
     pub auto_id: bool,
+    /// Columns whose values each row carries as attributes (`--node-attr`, `--keep
+    /// max:FIELD`, `--block-by`), in order, as JSON values ([`Rows::attrs`]).
+    pub attrs: Vec<String>,
 }
 
 impl Default for Columns {
@@ -104,6 +107,7 @@ impl Default for Columns {
             all: false,
             max_bytes: usize::MAX,
             auto_id: false,
+            attrs: Vec::new(),
         }
     }
 }
@@ -119,6 +123,9 @@ pub struct Rows {
     pub table: Option<RecordBatch>,
     /// The id column holds text (not integers).
     pub string_ids: bool,
+    /// Per row, the values of [`Columns::attrs`] (`None`: null), as a JSON line's fields
+    /// would give them.
+    pub attrs: Vec<Vec<Option<serde_json::Value>>>,
 }
 
 impl Rows {
@@ -196,6 +203,7 @@ impl ColumnReader {
                     false => {
                         let mut wanted = vec![columns.field.as_str()];
                         wanted.extend(columns.id_field.as_deref());
+                        wanted.extend(columns.attrs.iter().map(String::as_str));
                         projection(builder.parquet_schema(), &schema, &wanted)
                     }
                 };
@@ -348,6 +356,16 @@ impl ColumnReader {
             }
             None => None,
         };
+        let mut attrs = Vec::new();
+        if !self.columns.attrs.is_empty() {
+            let cols = (self.columns.attrs.iter())
+                .map(|p| column(&decoded, p))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| self.failed(&"an attribute column is missing from a batch"))?;
+            attrs = (offset..end)
+                .map(|r| cols.iter().map(|c| json_value(c, r)).collect())
+                .collect();
+        }
         for r in offset..end {
             let start = data.len();
             let i = (r - offset) as u32;
@@ -404,6 +422,7 @@ impl ColumnReader {
                 bad,
                 table,
                 string_ids: self.string_ids,
+                attrs,
             })),
         }))
     }
@@ -564,6 +583,15 @@ fn check(name: &str, schema: &SchemaRef, columns: &Columns) -> Result<()> {
     let fields = schema.fields();
     let mut wanted = vec![("field", columns.field.as_str(), true)];
     wanted.extend(columns.id_field.as_deref().map(|p| ("id-field", p, false)));
+    for path in &columns.attrs {
+        if find(fields, path).is_none() {
+            return Err(Error::Usage(format!(
+                "{name} has no column '{path}' (‹block-by›, ‹node-attr› or ‹keep›); its \
+                 columns: {}",
+                describe(fields)
+            )));
+        }
+    }
     for (flag, path, text) in wanted {
         match find(fields, path) {
             None => {
@@ -637,6 +665,48 @@ impl<'a> Texts<'a> {
                 true => values.get(keys[i]),
                 false => None,
             },
+        }
+    }
+}
+
+/// Row `r`'s value in `col` as JSON: text as a string, integers, floats and booleans as
+/// themselves, anything else as Arrow displays it (dates, timestamps, decimals); `None` when
+/// null.
+fn json_value(col: &ArrayRef, r: usize) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    if col.is_null(r) {
+        return None;
+    }
+    if let Some(texts) = Texts::of(col) {
+        return texts.get(r).map(|s| Value::String(s.to_string()));
+    }
+    let int = |v: i64| Some(Value::from(v));
+    match col.data_type() {
+        DataType::Boolean => Some(Value::Bool(col.as_boolean().value(r))),
+        DataType::Int8 => int(col.as_primitive::<Int8Type>().value(r).into()),
+        DataType::Int16 => int(col.as_primitive::<Int16Type>().value(r).into()),
+        DataType::Int32 => int(col.as_primitive::<Int32Type>().value(r).into()),
+        DataType::Int64 => int(col.as_primitive::<Int64Type>().value(r)),
+        DataType::UInt8 => int(col.as_primitive::<UInt8Type>().value(r).into()),
+        DataType::UInt16 => int(col.as_primitive::<UInt16Type>().value(r).into()),
+        DataType::UInt32 => int(col.as_primitive::<UInt32Type>().value(r).into()),
+        DataType::UInt64 => Some(Value::from(col.as_primitive::<UInt64Type>().value(r))),
+        DataType::Float32 => {
+            let v = col
+                .as_primitive::<arrow_array::types::Float32Type>()
+                .value(r);
+            serde_json::Number::from_f64(f64::from(v)).map(Value::Number)
+        }
+        DataType::Float64 => {
+            let v = col
+                .as_primitive::<arrow_array::types::Float64Type>()
+                .value(r);
+            serde_json::Number::from_f64(v).map(Value::Number)
+        }
+        _ => {
+            let options = arrow_cast::display::FormatOptions::default();
+            let f = arrow_cast::display::ArrayFormatter::try_new(col.as_ref(), &options).ok()?;
+            Some(Value::String(f.value(r).to_string()))
         }
     }
 }

@@ -150,7 +150,7 @@ pub const TEXTS: &str = "texts";
 /// A [`Source`] being read.
 pub enum Feed {
     /// Its lines, by a reader.
-    Lines(LineReader),
+    Lines(Box<LineReader>),
     /// Its batches, and the bytes handed out so far.
     Batches(Box<dyn Iterator<Item = Batch> + Send>, u64),
 }

@@ -88,10 +88,19 @@ pub fn reading(config: &Config) -> Reading<'_> {
     }
 }
 
-/// The columns a columnar input's documents come from; `all` keeps every column of the
-/// rows for an output that writes them ([`table_encoding`]).
-pub fn columns(config: &Config, all: bool) -> Columns {
+/// The columns a columnar input's documents come from for `job` (its attribute columns, as
+/// the signing worker takes a line's: [`crate::pipeline::Worker`]); `all` keeps every
+/// column of the rows for an output that writes them ([`table_encoding`]).
+pub fn columns(config: &Config, job: &Job, all: bool) -> Columns {
+    let node_attrs = job
+        .graph()
+        .map(|g| g.node_attrs.clone())
+        .unwrap_or_default();
     Columns {
+        attrs: node_attrs
+            .into_iter()
+            .chain(config.block_by.clone())
+            .collect(),
         field: config.field.clone(),
         id_field: config.id_field.clone(),
         all,

@@ -100,7 +100,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
     let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>((4 * threads + 4).min(fit));
     let mut table = None;
     let mut reader = match source {
-        Source::Lines(mut inputs) => Feed::Lines({
+        Source::Lines(mut inputs) => Feed::Lines(Box::new({
             let encoding = prepare::table_encoding(config, job, &mut inputs)?;
             table = encoding.map(|e| {
                 let annotate = job.output() == Some(crate::job::Output::Annotate);
@@ -113,12 +113,12 @@ pub(super) fn run_inner<W: Write, D: Write>(
                 )
             });
             LineReader::new(inputs, config.format)
-                .columns(prepare::columns(config, table.is_some()))
+                .columns(prepare::columns(config, job, table.is_some()))
                 .auto_ids(config.auto_ids && config.id_field.is_none())
                 .cutting_lines_over(config.max_line_bytes)
                 .numbered_after(lines_before)
                 .recycling(recycle_rx)
-        }),
+        })),
         Source::Batches(batches) => Feed::Batches(batches, 0),
     };
     let names = reader.input_names();

@@ -321,6 +321,11 @@ impl Worker {
                 if text.trim().is_empty() {
                     return Doc::Bad(BadLine::Empty);
                 }
+                // The attribute columns' values, as a line's fields would give them.
+                self.attrs.clear();
+                if let Some(values) = rows.attrs.get(i) {
+                    self.attrs.extend(values.iter().cloned());
+                }
                 self.sign_text(text, id)
             })
             .collect()
