@@ -70,6 +70,18 @@ fn read_parquet(path: &Path) -> RecordBatch {
     arrow_select::concat::concat_batches(&schema, &batches).unwrap()
 }
 
+/// Runs neardup with `args` on `input` writing `-o` a Parquet file named `name`, and reads
+/// the file back.
+fn filtered(args: &[&str], input: &Path, name: &str) -> RecordBatch {
+    let out = temp_path(name);
+    let mut all = args.to_vec();
+    all.extend([input.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let run = neardup(&all, b"");
+    assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    assert!(run.stdout.is_empty(), "the table goes to -o");
+    read_parquet(&out)
+}
+
 fn ids_of(batch: &RecordBatch) -> Vec<i64> {
     let col = batch.column_by_name("id").unwrap();
     let ints = col.as_any().downcast_ref::<Int64Array>().unwrap();
@@ -105,14 +117,7 @@ fn jsonl_ids(args: &[&str]) -> Vec<i64> {
 #[test]
 fn parquet_out_keeps_the_rows_jsonl_keeps_with_every_column_and_the_schema() {
     let (input, all_ids) = sample_parquet("sample.parquet");
-    let out = temp_path("kept.parquet");
-    let run = neardup(
-        &["-q", input.to_str().unwrap(), "-o", out.to_str().unwrap()],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.is_empty());
-    let kept = read_parquet(&out);
+    let kept = filtered(&["-q"], &input, "kept.parquet");
     let source = read_parquet(&input);
     assert_eq!(
         kept.schema(),
@@ -132,23 +137,9 @@ fn parquet_out_keeps_the_rows_jsonl_keeps_with_every_column_and_the_schema() {
         assert_eq!(score.value(i), *id as f64 / 2.0);
     }
     // --only-dups writes the others; the two partition the input.
-    let dups = temp_path("dups.parquet");
-    let run = neardup(
-        &[
-            "-q",
-            "--only-dups",
-            input.to_str().unwrap(),
-            "-o",
-            dups.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(ids_of(&read_parquet(&dups)), jsonl_ids(&["--only-dups"]));
-    assert_eq!(
-        read_parquet(&dups).num_rows() + kept.num_rows(),
-        all_ids.len()
-    );
+    let dups = filtered(&["-q", "--only-dups"], &input, "dups.parquet");
+    assert_eq!(ids_of(&dups), jsonl_ids(&["--only-dups"]));
+    assert_eq!(dups.num_rows() + kept.num_rows(), all_ids.len());
 }
 
 #[test]
@@ -169,19 +160,7 @@ fn parquet_to_stdout_and_stdin_and_the_same_at_any_thread_count() {
 #[test]
 fn annotate_adds_typed_columns() {
     let (input, _) = sample_parquet("annotate.parquet");
-    let out = temp_path("annotated.parquet");
-    let run = neardup(
-        &[
-            "-q",
-            "--annotate",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let t = read_parquet(&out);
+    let t = filtered(&["-q", "--annotate"], &input, "annotated.parquet");
     let schema = t.schema();
     assert_eq!(
         schema
