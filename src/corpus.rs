@@ -56,6 +56,7 @@ pub fn for_each_document(
             all: false,
             max_bytes: reading.max_line_bytes,
             auto_id: reading.auto_ids,
+            one_schema: false,
             attrs: Vec::new(),
         });
     let mut bad = 0;

@@ -695,3 +695,89 @@ fn attribute_columns_act_as_json_fields() {
         run.stderr
     );
 }
+
+/// Edges of a table output: an input of no rows gives an empty table of its schema; files
+/// of other columns cannot make one table (refused, the target left as it was); a text over
+/// --max-line-bytes is a bad row; the id column is said once for several files.
+#[test]
+fn empty_inputs_other_schemas_and_long_texts() {
+    let empty = temp_path("empty.parquet");
+    write_parquet(&empty, &table(&[], &[]), 10);
+    let t = filtered(&["-q"], &empty, "empty-out.parquet");
+    assert_eq!(t.num_rows(), 0);
+    assert_eq!(t.schema(), read_parquet(&empty).schema());
+
+    let a = temp_path("schema-a.parquet");
+    write_parquet(
+        &a,
+        &table(&[1, 2], &[Some("a b c d e f"), Some("g h i j k l")]),
+        10,
+    );
+    let other = RecordBatch::try_from_iter(vec![
+        ("id", Arc::new(Int64Array::from(vec![3])) as ArrayRef),
+        (
+            "text",
+            Arc::new(StringArray::from(vec!["m n o p q r"])) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let b = temp_path("schema-b.parquet");
+    write_parquet(&b, &other, 10);
+    let out = temp_path("schema-out.parquet");
+    std::fs::write(&out, b"before").unwrap();
+    let (pa, pb, o) = (
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let run = neardup(&[pa, pb, "-o", o], b"");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("has other columns than"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        b"before",
+        "the target is left as it was"
+    );
+    assert_eq!(
+        run.stderr.matches("neardup: ids:").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    // As lines, the two files are one stream.
+    let run = neardup(&["-q", "--output-format", "lines", pa, pb], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.iter().filter(|&&b| b == b'\n').count(), 3);
+
+    let long = "word ".repeat(400);
+    let c = temp_path("long.parquet");
+    write_parquet(
+        &c,
+        &table(&[1, 2], &[Some(long.as_str()), Some("a b c d e f")]),
+        10,
+    );
+    let out = temp_path("long-out.parquet");
+    let run = neardup(
+        &[
+            "--max-line-bytes",
+            "1000",
+            "--on-bad-line",
+            "skip",
+            c.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("long.parquet:1: line of 2000 bytes"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(ids_of(&read_parquet(&out)), vec![2]);
+}

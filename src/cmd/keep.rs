@@ -8,7 +8,7 @@ use crate::graph::DupGraph;
 use crate::graph::survivors::Keep;
 use crate::input::{Input, LineReader, Part};
 use crate::output::Output;
-use crate::output::table::TableWriter;
+use crate::output::table::{Encoding, TableWriter};
 use std::io::Write;
 
 /// Parses a `--keep` value: `first`, `last`, `longest`, `shortest`, `max:FIELD`,
@@ -81,11 +81,10 @@ pub fn write_survivors<W: Write>(
     }
     let mut reader = LineReader::new(inputs, config.format)
         .cutting_lines_over(config.max_line_bytes)
-        .columns(crate::pipeline::prepare::columns(
-            config,
-            &filter,
-            encoding.is_some(),
-        ));
+        .columns(crate::input::columnar::Columns {
+            one_schema: encoding.is_some_and(|e| e != Encoding::Jsonl),
+            ..crate::pipeline::prepare::columns(config, &filter, encoding.is_some())
+        });
     let result = survivors_of(&mut reader, &mut out, documents, &kept, pass);
     match &result {
         Ok(_) => out.finish()?,

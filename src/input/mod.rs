@@ -386,6 +386,9 @@ pub struct LineReader {
     columns: columnar::Columns,
     /// The columnar input being read, if the current input is one.
     column_reader: Option<Box<columnar::ColumnReader>>,
+    /// The first columnar input's name and schema (the others' must match it when rows
+    /// are written back).
+    first_schema: Option<(String, arrow_schema::SchemaRef)>,
 }
 
 impl LineReader {
@@ -411,6 +414,7 @@ impl LineReader {
             sniffed: 0,
             columns: columnar::Columns::default(),
             column_reader: None,
+            first_schema: None,
         }
     }
 
@@ -435,11 +439,25 @@ impl LineReader {
         };
         let placeholder = Input::from_reader(input.name.clone(), Box::new(io::empty()));
         let input = std::mem::replace(input, placeholder);
-        self.column_reader = Some(Box::new(columnar::ColumnReader::open(
-            input,
-            kind,
-            self.columns.clone(),
-        )?));
+        let reader = columnar::ColumnReader::open(input, kind, self.columns.clone())?;
+        // Rows written back as one table must share one schema.
+        let name = &self.inputs[self.current].name;
+        match &self.first_schema {
+            Some((first, schema))
+                if self.columns.one_schema && schema.fields() != reader.schema().fields() =>
+            {
+                return Err(Error::Usage(format!(
+                    "{name} has other columns than {first}, and the output is one table of \
+                     their rows: {name}: {}; {first}: {} (write lines with ‹output-format› \
+                     lines, or give the files one schema)",
+                    columnar::describe(reader.schema().fields()),
+                    columnar::describe(schema.fields()),
+                )));
+            }
+            Some(_) => {}
+            None => self.first_schema = Some((name.clone(), reader.schema().clone())),
+        }
+        self.column_reader = Some(Box::new(reader));
         Ok(true)
     }
 
@@ -449,7 +467,14 @@ impl LineReader {
         let reader = self.column_reader.as_mut().expect("a columnar input");
         let input = self.current as u32;
         match reader.next_batch(input, &mut self.number, &mut self.input_line)? {
-            Some(batch) => Ok(Some(batch)),
+            Some(mut batch) => {
+                // The id column is said once for the run, not once per input.
+                batch.ids_decided &= self.ids != Some(true);
+                if batch.ids_decided {
+                    self.ids = Some(true);
+                }
+                Ok(Some(batch))
+            }
             None => {
                 self.bytes_read += reader.bytes_read();
                 self.column_reader = None;

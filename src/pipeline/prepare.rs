@@ -106,6 +106,7 @@ pub fn columns(config: &Config, job: &Job, all: bool) -> Columns {
         all,
         max_bytes: config.max_line_bytes,
         auto_id: config.auto_ids,
+        one_schema: false,
     }
 }
 

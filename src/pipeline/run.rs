@@ -12,7 +12,7 @@ use super::signing::{Worker, sign};
 use crate::error::{Error, Result};
 use crate::input::{Feed, LineReader, Source};
 use crate::job::Job;
-use crate::output::table::TableWriter;
+use crate::output::table::{Encoding, TableWriter};
 use crate::window::Window;
 use crossbeam_channel::bounded;
 use std::io::Write;
@@ -113,7 +113,13 @@ pub(super) fn run_inner<W: Write, D: Write>(
                 )
             });
             LineReader::new(inputs, config.format)
-                .columns(prepare::columns(config, job, table.is_some()))
+                .columns(crate::input::columnar::Columns {
+                    // Parquet, an Arrow stream and annotated rows are one table.
+                    one_schema: encoding.is_some_and(|e| e != Encoding::Jsonl)
+                        || (encoding.is_some()
+                            && job.output() == Some(crate::job::Output::Annotate)),
+                    ..prepare::columns(config, job, table.is_some())
+                })
                 .auto_ids(config.auto_ids && config.id_field.is_none())
                 .cutting_lines_over(config.max_line_bytes)
                 .numbered_after(lines_before)

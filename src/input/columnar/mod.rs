@@ -94,6 +94,9 @@ pub struct Columns {
     pub max_bytes: usize,
     /// With no `id_field`: an `id` column of text or integers is the id (said once).
     pub auto_id: bool,
+    /// Every input must have the first one's columns: the rows are written back as one
+    /// table (Parquet, Arrow, or annotated).
+    pub one_schema: bool,
     /// Columns whose values each row carries as attributes (`--node-attr`, `--keep
     /// max:FIELD`, `--block-by`), in order, as JSON values ([`Rows::attrs`]).
     pub attrs: Vec<String>,
@@ -107,6 +110,7 @@ impl Default for Columns {
             all: false,
             max_bytes: usize::MAX,
             auto_id: false,
+            one_schema: false,
             attrs: Vec::new(),
         }
     }
