@@ -781,3 +781,27 @@ fn empty_inputs_other_schemas_and_long_texts() {
     );
     assert_eq!(ids_of(&read_parquet(&out)), vec![2]);
 }
+
+/// A reader that stops early (`| head`) ends a table output quietly with status 0, as it ends
+/// lines.
+#[test]
+fn a_closed_pipe_is_a_quiet_success() {
+    use std::io::Read;
+    let (input, _) = sample_parquet("pipe.parquet");
+    for args in [vec!["-q"], vec!["-q", "--output-format", "lines"]] {
+        let mut child = crate::util::spawn_piped(bin().args(&args).arg(&input));
+        drop(child.stdin.take());
+        let mut first = [0u8; 16];
+        child
+            .stdout
+            .as_mut()
+            .unwrap()
+            .read_exact(&mut first)
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}

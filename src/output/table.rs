@@ -147,7 +147,6 @@ impl TableWriter {
             let n = &mut self.notes;
             match v.dup_of {
                 Some(DocId::Str(s)) => {
-                    self.string_ids = true;
                     n.dup_of_text.push(Some(s.to_string()));
                     n.dup_of_number.push(None);
                 }
@@ -176,7 +175,8 @@ impl TableWriter {
         let marked = std::mem::take(&mut self.marked);
         let notes = std::mem::take(&mut self.notes);
         if self.writer.is_none() {
-            self.string_ids = string_ids;
+            // A reference's ids may be of another kind than the input's: text then.
+            self.string_ids = string_ids || self.reference;
             self.open(table.schema())?;
         }
         if !marked.iter().any(|&m| m) {
@@ -190,9 +190,6 @@ impl TableWriter {
             false => kept,
         };
         let rows = batch.num_rows() as u64;
-        let failed = |e: &dyn std::fmt::Display| {
-            Error::io("writing output", std::io::Error::other(e.to_string()))
-        };
         match self.writer.as_mut().expect("opened") {
             Writer::Parquet(w) => {
                 w.write(&batch).map_err(|e| parquet_error(&e))?;
@@ -200,8 +197,8 @@ impl TableWriter {
                     w.flush().map_err(|e| parquet_error(&e))?;
                 }
             }
-            Writer::Arrow(w) => w.write(&batch).map_err(|e| failed(&e))?,
-            Writer::Jsonl(w) => w.write(&batch).map_err(|e| failed(&e))?,
+            Writer::Arrow(w) => w.write(&batch).map_err(|e| arrow_error(&e))?,
+            Writer::Jsonl(w) => w.write(&batch).map_err(|e| arrow_error(&e))?,
         }
         self.rows_written += rows;
         Ok(())
@@ -281,9 +278,6 @@ impl TableWriter {
         let sink = Sink {
             out: BufWriter::with_capacity(1 << 20, file),
         };
-        let failed = |e: &dyn std::fmt::Display| {
-            Error::io("writing output", std::io::Error::other(e.to_string()))
-        };
         let writer = match self.encoding {
             Encoding::Parquet(compression) => {
                 use parquet::basic::{Compression as C, GzipLevel, ZstdLevel};
@@ -325,7 +319,8 @@ impl TableWriter {
                 )
             }
             Encoding::Arrow => Writer::Arrow(
-                arrow_ipc::writer::StreamWriter::try_new(sink, &schema).map_err(|e| failed(&e))?,
+                arrow_ipc::writer::StreamWriter::try_new(sink, &schema)
+                    .map_err(|e| arrow_error(&e))?,
             ),
             Encoding::Jsonl => Writer::Jsonl(arrow_json::LineDelimitedWriter::new(sink)),
         };
@@ -337,11 +332,8 @@ impl TableWriter {
     /// Flushes what is written so far (an Arrow stream's or JSON's batches; a Parquet row
     /// group stays open until it is full or the run ends).
     pub fn flush(&mut self) -> Result<()> {
-        let failed = |e: &dyn std::fmt::Display| {
-            Error::io("writing output", std::io::Error::other(e.to_string()))
-        };
         match &mut self.writer {
-            Some(Writer::Arrow(w)) => w.flush().map_err(|e| failed(&e)),
+            Some(Writer::Arrow(w)) => w.flush().map_err(|e| arrow_error(&e)),
             Some(Writer::Jsonl(w)) => w
                 .get_mut()
                 .flush()
@@ -363,17 +355,14 @@ impl TableWriter {
                 }
             }
         }
-        let failed = |e: &dyn std::fmt::Display| {
-            Error::io("writing output", std::io::Error::other(e.to_string()))
-        };
         let mut sink = match self.writer.take().expect("opened") {
             Writer::Parquet(w) => w.into_inner().map_err(|e| parquet_error(&e))?,
             Writer::Arrow(mut w) => {
-                w.finish().map_err(|e| failed(&e))?;
-                w.into_inner().map_err(|e| failed(&e))?
+                w.finish().map_err(|e| arrow_error(&e))?;
+                w.into_inner().map_err(|e| arrow_error(&e))?
             }
             Writer::Jsonl(mut w) => {
-                w.finish().map_err(|e| failed(&e))?;
+                w.finish().map_err(|e| arrow_error(&e))?;
                 w.into_inner()
             }
         };
@@ -421,13 +410,33 @@ impl Drop for TableWriter {
     }
 }
 
+/// A Parquet writer's error as the output's I/O error, keeping the kind of an I/O error
+/// inside it (a closed pipe stays a closed pipe: a quiet exit).
 fn parquet_error(e: &parquet::errors::ParquetError) -> Error {
-    match e {
-        parquet::errors::ParquetError::External(inner) => {
-            Error::io("writing output", std::io::Error::other(inner.to_string()))
-        }
-        e => Error::io("writing output", std::io::Error::other(e.to_string())),
-    }
+    let kind = match e {
+        parquet::errors::ParquetError::External(inner) => inner
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind),
+        _ => None,
+    };
+    output_error(kind, e)
+}
+
+/// An Arrow writer's error as the output's I/O error, keeping the kind of an I/O error.
+fn arrow_error(e: &arrow_schema::ArrowError) -> Error {
+    let kind = match e {
+        arrow_schema::ArrowError::IoError(_, inner) => Some(inner.kind()),
+        _ => None,
+    };
+    output_error(kind, e)
+}
+
+fn output_error(kind: Option<std::io::ErrorKind>, e: &dyn std::fmt::Display) -> Error {
+    let source = match kind {
+        Some(kind) => std::io::Error::new(kind, e.to_string()),
+        None => std::io::Error::other(e.to_string()),
+    };
+    Error::io("writing output", source)
 }
 
 /// Standard output as a file of its own (a duplicate of descriptor 1), written through a
