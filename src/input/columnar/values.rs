@@ -26,7 +26,7 @@ pub(super) fn find<'a>(fields: &'a Fields, path: &str) -> Option<&'a Field> {
     }
 }
 
-/// The column at `path` of `batch` (as [`find`] resolves it).
+/// The column at `path` of `batch` (a top-level name as it is, else a dotted path through structs).
 pub fn column(batch: &RecordBatch, path: &str) -> Option<ArrayRef> {
     if let Some(c) = batch.column_by_name(path) {
         return Some(c.clone());
