@@ -145,7 +145,7 @@ fn against_is_the_brute_force_answer_with_and_without_the_inputs_own_duplicates(
 fn a_saved_state_is_a_reference_too_and_stays_unchanged() {
     let (reference, input) = reference_and_input();
     let state = temp_path("against-state.bin");
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let state_arg = state.to_str().unwrap();
     // The state holds the reference's kept documents: the same reference as those lines.
     let kept = neardup(&["--state", state_arg], &text(&reference))
@@ -153,7 +153,7 @@ fn a_saved_state_is_a_reference_too_and_stays_unchanged() {
         .lines();
     let kept_path = temp_path("against-kept.txt");
     std::fs::write(&kept_path, text(&kept)).unwrap();
-    let saved = std::fs::read(&state).unwrap();
+    let saved = crate::util::state_files(&state);
     for only in [&[][..], &["--against-only"][..]] {
         let from_state = neardup(
             &[&["--against", state_arg][..], only].concat(),
@@ -167,9 +167,8 @@ fn a_saved_state_is_a_reference_too_and_stays_unchanged() {
         assert_eq!(from_state.out(), from_file.out());
         assert!(from_state.lines().len() < input.len());
     }
-    assert_eq!(
-        std::fs::read(&state).unwrap(),
-        saved,
+    assert!(
+        crate::util::state_files(&state) == saved,
         "the state is only read"
     );
 
@@ -223,7 +222,7 @@ fn output_is_the_same_on_any_thread_count_and_reference_bad_lines_are_skipped() 
 #[test]
 fn against_is_for_the_filter_modes_and_needs_matching_settings() {
     let state = temp_path("against-settings.bin");
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let arg = state.to_str().unwrap();
     neardup(&["--state", arg], b"one two three four five six\n").ok();
     let other = neardup(&["--against", arg, "-t", "0.5"], b"x\n");

@@ -513,7 +513,7 @@ fn split_runs_with_state_equal_one_run() {
     write_parquet(&a, &table(&ids[..half], &texts[..half]), 100);
     write_parquet(&b, &table(&ids[half..], &texts[half..]), 100);
     let state = temp_path("parquet.state");
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let s = state.to_str().unwrap();
     let (oa, ob) = (temp_path("state-oa.parquet"), temp_path("state-ob.parquet"));
     for (input, out) in [(&a, &oa), (&b, &ob)] {

@@ -190,8 +190,8 @@ fn state_is_the_command_line_s() {
     let mut outcomes = d.add_many(first).unwrap();
     d.save(None).unwrap();
     assert_eq!(
-        std::fs::read(&own_state).unwrap(),
-        std::fs::read(&cli_state).unwrap()
+        crate::util::state_bytes(&own_state),
+        crate::util::state_bytes(&cli_state)
     );
     // Resumed, the rest is decided as in one run.
     let mut resumed = deduper(&["-t", "0.5", "--state", own_state.to_str().unwrap()], 2);
@@ -220,7 +220,7 @@ fn a_state_s_idf_table_is_checked_as_the_command_line_checks_it() {
     std::fs::write(&idf_a, neardup(&["idf"], &head).ok().stdout).unwrap();
     std::fs::write(&idf_b, neardup(&["idf"], &sample).ok().stdout).unwrap();
     let state = temp_path("resume-idf.state");
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let (idf_a, idf_b, state) = (
         idf_a.to_str().unwrap(),
         idf_b.to_str().unwrap(),

@@ -196,7 +196,7 @@ enum Effect {
 fn every_filter_flag_changes_the_output_or_is_refused() {
     use Effect::*;
     let state = crate::util::temp_path("flags.ndstate");
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let idf = crate::util::temp_path("flags.idf");
     let made = crate::util::bin()
         .args(["idf", SAMPLE])

@@ -238,7 +238,7 @@ fn a_closed_output_saves_the_state() {
     let data = distinct(20_000);
     let input = file_of("closed.txt", &data);
     let state = temp_path("closed.ndstate");
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let (child, out, _) = started(&["--state", state.to_str().unwrap(), &input], 1000);
     drop(out);
     let output = child.wait_with_output().unwrap();
@@ -267,7 +267,7 @@ fn a_signal_while_the_output_is_blocked_saves_at_once() {
     let data = distinct(30_000);
     let input = file_of("blocked.txt", &data);
     let state = temp_path("blocked.ndstate");
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let (mut child, mut out, mut got) =
         started(&["--state", state.to_str().unwrap(), &input], 4096);
     // Let the pipe fill and the writer block.
@@ -303,7 +303,7 @@ fn a_signal_to_the_process_group_saves_the_state() {
     for round in 0..3 {
         let state = temp_path(&format!("group{round}.ndstate"));
         let err = temp_path(&format!("group{round}.err"));
-        let _ = std::fs::remove_file(&state);
+        crate::util::remove_state(&state);
         let script = format!(
             "while IFS= read -r l; do printf '%s\\n' \"$l\"; sleep 0.002; done < {input} \
              | {} --state {} 2> {} | cat > /dev/null",
@@ -373,7 +373,7 @@ fn a_full_file_system_leaves_whole_lines() {
 #[test]
 fn one_run_at_a_time_writes_a_state_file() {
     let state = temp_path("locked.ndstate");
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let mut first = spawn_piped(bin().args(["--state", state.to_str().unwrap()]));
     let mut stdin = first.stdin.take().unwrap();
     stdin.write_all(b"one document here\n").unwrap();
@@ -409,7 +409,7 @@ fn split_runs_equal_one_run_under_a_budget() {
     .ok();
     assert!(first.stats()["evictions"].as_u64().unwrap() > 0);
     let state = temp_path("budget.ndstate");
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let with_state = [&args[..], &["--state", state.to_str().unwrap()]].concat();
     let at = data
         .split_inclusive(|&b| b == b'\n')

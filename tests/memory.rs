@@ -124,7 +124,7 @@ fn state_works_with_a_spilled_window() {
         .stdout,
     );
     assert!(resumed == whole, "resumed runs differ from one run");
-    std::fs::remove_file(&state).unwrap();
+    crate::util::remove_state(&state);
     assert_eq!(entries(&dir), 0);
     std::fs::remove_dir_all(&dir).unwrap();
 }

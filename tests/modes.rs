@@ -820,7 +820,7 @@ fn parallel_verification_equals_one_thread() {
             for threads in ["1", "4"] {
                 let state =
                     crate::util::temp_path(&format!("par-{}-{window}-{threads}", mode.join("")));
-                let _ = std::fs::remove_file(&state);
+                crate::util::remove_state(&state);
                 let args = [
                     mode,
                     &[
@@ -838,7 +838,7 @@ fn parallel_verification_equals_one_thread() {
                 ]
                 .concat();
                 let run = neardup(&args, input.as_bytes()).ok();
-                outputs.push((run.stdout, std::fs::read(&state).expect("state saved")));
+                outputs.push((run.stdout, crate::util::state_bytes(&state)));
             }
             assert!(!outputs[0].0.is_empty(), "{mode:?} --window {window}");
             assert!(

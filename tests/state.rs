@@ -33,7 +33,7 @@ fn whole_and_split_of(
 ) -> (Vec<u8>, Vec<u8>) {
     let whole = neardup(args, data).ok().stdout;
     let state = temp_path(name);
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let with_state = [args, &["--state", state.to_str().unwrap()]].concat();
     let mut split = Vec::new();
     let mut done = 0;
@@ -123,7 +123,7 @@ fn checkpoints_and_the_final_save_agree() {
     let a = temp_path("ckpt-a");
     let b = temp_path("ckpt-b");
     for p in [&a, &b] {
-        let _ = std::fs::remove_file(p);
+        crate::util::remove_state(p);
     }
     neardup(&["--state", a.to_str().unwrap()], &sample_bytes()).ok();
     neardup(
@@ -131,7 +131,10 @@ fn checkpoints_and_the_final_save_agree() {
         &sample_bytes(),
     )
     .ok();
-    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert!(
+        crate::util::state_bytes(&a) == crate::util::state_bytes(&b),
+        "a checkpointed save differs from the final one"
+    );
     let run = neardup(&["--checkpoint-every", "10"], b"x\n");
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("needs --state"), "{}", run.stderr);
@@ -140,7 +143,7 @@ fn checkpoints_and_the_final_save_agree() {
 #[test]
 fn conflicting_settings_and_bad_files_are_usage_errors() {
     let state = temp_path("conflict.ndstate");
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let s = state.to_str().unwrap();
     let (head, _) = halves(300);
     neardup(&["--state", s], &head).ok();
@@ -185,23 +188,81 @@ fn conflicting_settings_and_bad_files_are_usage_errors() {
     let run = neardup(&["graph", "--state", s], b"x\n");
     assert_eq!(run.code, 2, "graph commands have no --state");
 
-    let good = std::fs::read(&state).unwrap();
+    // A file that is not a state, empty or not.
     let broken = temp_path("broken.ndstate");
     let b = broken.to_str().unwrap();
-    let mut cases: Vec<Vec<u8>> = vec![Vec::new(), b"not a state".to_vec()];
-    cases.extend([9, 20, good.len() / 2, good.len() - 1].map(|n| good[..n].to_vec()));
-    for at in [0, 10, 14, 30, good.len() / 3, good.len() - 3] {
-        let mut g = good.clone();
-        g[at] ^= 0x04;
-        cases.push(g);
-    }
-    for bytes in cases {
-        std::fs::write(&broken, &bytes).unwrap();
+    for bytes in [&b""[..], b"not a state", b"NDSTATE\0\x07"] {
+        crate::util::remove_state(&broken);
+        std::fs::write(&broken, bytes).unwrap();
         let run = neardup(&["--state", b], b"a b c d e f\n");
         assert_eq!(run.code, 2, "{}", run.stderr);
         assert!(run.stderr.contains("--state"), "{}", run.stderr);
-        assert!(!run.stderr.contains("panick"), "{}", run.stderr);
         assert!(run.stdout.is_empty());
+    }
+    // An index whose manifest or tables were cut or changed anywhere: refused before any
+    // input is read.
+    let named = |prefix: &str| {
+        std::fs::read_dir(&state)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .find(|n| n.starts_with(prefix))
+            .unwrap()
+    };
+    let (tables, records_file) = (named("tables."), named("records."));
+    for file in ["manifest", tables.as_str()] {
+        let good = std::fs::read(state.join(file)).unwrap();
+        let mut cases: Vec<Vec<u8>> = vec![Vec::new()];
+        cases.extend([9, 20, good.len() / 2, good.len() - 1].map(|n| good[..n].to_vec()));
+        for at in [0, 10, 14, 30, good.len() / 3, good.len() - 3] {
+            let mut g = good.clone();
+            g[at] ^= 0x04;
+            cases.push(g);
+        }
+        for bytes in cases {
+            crate::util::remove_state(&broken);
+            copy_dir(&state, &broken);
+            std::fs::write(broken.join(file), &bytes).unwrap();
+            let run = neardup(&["--state", b], b"a b c d e f\n");
+            assert_eq!(run.code, 2, "{file}: {}", run.stderr);
+            assert!(run.stderr.contains("--state"), "{}", run.stderr);
+            assert!(!run.stderr.contains("panick"), "{}", run.stderr);
+            assert!(run.stdout.is_empty());
+        }
+    }
+    // Records cut short are refused at once; a record changed in place is found when it is
+    // read back (the run stops with an error naming the index), never used.
+    let records = std::fs::read(state.join(&records_file)).unwrap();
+    crate::util::remove_state(&broken);
+    copy_dir(&state, &broken);
+    std::fs::write(broken.join(&records_file), &records[..records.len() / 2]).unwrap();
+    let run = neardup(&["--state", b], b"a b c d e f\n");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("truncated"), "{}", run.stderr);
+    let mut flipped = records.clone();
+    for at in (100..flipped.len()).step_by(97) {
+        flipped[at] ^= 0x10;
+    }
+    crate::util::remove_state(&broken);
+    copy_dir(&state, &broken);
+    std::fs::write(broken.join(&records_file), &flipped).unwrap();
+    let run = neardup(&["--state", b], &tail_of(300));
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("damaged"), "{}", run.stderr);
+    assert!(!run.stderr.contains("panick"), "{}", run.stderr);
+}
+
+/// The lines after the first `n` of the sample: documents that meet the saved ones.
+fn tail_of(n: usize) -> Vec<u8> {
+    let (_, tail) = halves(n);
+    tail
+}
+
+/// Copies the files of directory `from` into a new directory `to`.
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
     }
 }
 
@@ -209,7 +270,7 @@ fn conflicting_settings_and_bad_files_are_usage_errors() {
 fn sigterm_saves_what_was_written() {
     let whole = neardup(&["--annotate"], &sample_bytes()).ok().lines();
     let state = temp_path("signal.ndstate");
-    let _ = std::fs::remove_file(&state);
+    crate::util::remove_state(&state);
     let (head, tail) = halves(400);
     let mut child = spawn_piped(
         bin()
@@ -258,7 +319,7 @@ fn kill_9_at_any_moment_resumes_without_repeated_lines() {
     for (trial, delay_ms) in [30u64, 80, 130, 180, 230, 300].into_iter().enumerate() {
         let state = temp_path(&format!("kill9-{trial}.state"));
         let out_path = temp_path(&format!("kill9-{trial}.out"));
-        let _ = std::fs::remove_file(&state);
+        crate::util::remove_state(&state);
         let args = [
             "--id-field",
             "id",
@@ -328,7 +389,7 @@ fn kill_9_at_any_moment_resumes_without_repeated_lines() {
             "trial {trial} (killed at {delay_ms} ms, line {n}): output differs"
         );
         stops.push((n, written.split_inclusive(|&b| b == b'\n').count() - m));
-        let _ = std::fs::remove_file(&state);
+        crate::util::remove_state(&state);
         let _ = std::fs::remove_file(&out_path);
     }
     // Some kills landed mid-stream, after a checkpoint (the input is fed over half a

@@ -150,3 +150,58 @@ pub fn with_rlimit(
         })
     }
 }
+
+/// Removes a `--state` path, an index directory or an old single file, if there is one.
+pub fn remove_state(path: &std::path::Path) {
+    let _ = std::fs::remove_dir_all(path);
+    let _ = std::fs::remove_file(path);
+}
+
+/// What a saved state holds, to compare two saves: for an index directory, what
+/// `neardup state info --check --json` says of its documents (not of its files, whose layout
+/// depends on when the saves were made); a file's bytes.
+pub fn state_bytes(path: &std::path::Path) -> Vec<u8> {
+    if !path.is_dir() {
+        return std::fs::read(path).unwrap();
+    }
+    let out = bin()
+        .args(["state", "info", "--check", "--json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "records_bytes",
+        "tables_bytes",
+        "garbage_bytes",
+        "ram_bytes_when_opened",
+        "index",
+    ] {
+        v.as_object_mut().unwrap().remove(key);
+    }
+    v.to_string().into_bytes()
+}
+
+/// Every file of a saved state, to check that nothing changed it.
+pub fn state_files(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    if !path.is_dir() {
+        return vec![(String::new(), std::fs::read(path).unwrap())];
+    }
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(path)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}

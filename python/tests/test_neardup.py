@@ -25,6 +25,12 @@ def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run([COMMAND, *args], capture_output=True, check=check)
 
 
+def held(state) -> dict:
+    """What a saved index holds (`neardup state info --check`), not how its files are laid out."""
+    info = json.loads(cli("state", "info", "--check", "--json", str(state)).stdout)
+    return {k: v for k, v in info.items() if not k.endswith("_bytes") and k != "index"}
+
+
 @pytest.fixture(scope="module")
 def sample():
     lines = SAMPLE.read_bytes().splitlines(keepends=True)
@@ -251,7 +257,7 @@ def test_state_resumes_and_is_the_command_line_s(tmp_path, sample):
     cli("--id-field", "id", "-t", "0.5", "--state", str(cli_state), str(first))
     with neardup.Deduper(0.5, state=state) as d:
         outcomes = d.add_many(texts[:500], ids[:500])
-    assert state.read_bytes() == cli_state.read_bytes()
+    assert held(state) == held(cli_state)
     with neardup.Deduper(0.5, state=state) as d:
         assert d.stats()["docs_read"] == 500
         outcomes += d.add_many(texts[500:], ids[500:])

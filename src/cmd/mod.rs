@@ -15,6 +15,7 @@
 //! | `report` | [`report`] |
 //! | `sample` | [`sample`] |
 //! | `sign` | [`sign`] |
+//! | `state` | [`state`] |
 //! | `verify-pairs` | [`verify_pairs`] |
 //!
 //! Shared by them: the flags most commands take and their conversion into settings
@@ -35,6 +36,7 @@ mod plot;
 pub mod report;
 pub mod sample;
 pub mod sign;
+pub mod state;
 pub mod tune;
 mod util;
 mod values;
@@ -147,6 +149,10 @@ pub enum Command {
     /// weights), in input order, as --pairs does: A TAB B TAB SIMILARITY (or JSON with
     /// --pairs-format jsonl), ready for 'neardup clusters --from-edges'.
     VerifyPairs(verify_pairs::VerifyPairsArgs),
+    /// Look at or compact a --state index directory: 'neardup state info DIR' prints what it
+    /// holds ('--check' reads every record back), 'neardup state compact DIR' rewrites it
+    /// without the records of evicted documents.
+    State(state::StateArgs),
 }
 
 impl Args {
@@ -171,6 +177,7 @@ impl Args {
             Some(Command::Report(a)) => a.common.output.as_ref(),
             Some(Command::Sign(a)) => a.common.output.as_ref(),
             Some(Command::VerifyPairs(a)) => a.common.output.as_ref(),
+            Some(Command::State(_)) => None,
         };
         if let Some(path) = output {
             util::redirect_stdout(path)?;
@@ -187,6 +194,7 @@ impl Args {
             Some(Command::Report(a)) => a.run(),
             Some(Command::Sign(a)) => a.run(),
             Some(Command::VerifyPairs(a)) => a.run(),
+            Some(Command::State(a)) => a.run(),
         }
     }
 }

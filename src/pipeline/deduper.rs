@@ -252,7 +252,7 @@ impl Deduper {
     /// default the `--state` file), as `--state` does: a later `Deduper` or command line with
     /// the same settings and `--state` resumes from it, or takes it as an `--against`
     /// reference.
-    pub fn save(&self, path: Option<&Path>) -> Result<()> {
+    pub fn save(&mut self, path: Option<&Path>) -> Result<()> {
         let path = path
             .or(self.prepared.config.state.as_deref())
             .ok_or_else(|| {
@@ -261,9 +261,8 @@ impl Deduper {
         crate::state::save(
             path,
             &crate::state::settings(&self.prepared.config, &self.job, &self.prepared.shingling()),
-            &self.window,
-            self.summary.docs_read,
-            self.summary.written,
+            &mut self.window,
+            (self.summary.docs_read, self.summary.written),
             self.prepared.idf.as_deref(),
             &[],
         )

@@ -1,8 +1,10 @@
 //! `--against`: the reference documents an input is filtered against, loaded into a window
 //! of their own before the input is read. Corpus files (any input format, compressed or not)
 //! go through the pipeline and are signed as the input will be; saved `--state` files
-//! (recognised by their first bytes) are loaded as they were saved, and their settings must
-//! match the run's. The window is unbounded and never changes afterwards: nothing is evicted
+//! (recognised by their first bytes) and index directories are loaded as they were saved,
+//! and their settings must match the run's. An index directory given alone is the
+//! reference window itself, opened read-only: its tables are read, its records stay on disk,
+//! nothing is re-signed, and any number of runs can share it. The window is unbounded and never changes afterwards: nothing is evicted
 //! from it, nothing of the input enters it, and the files are only read.
 
 use super::prepare::Prepared;
@@ -61,8 +63,9 @@ pub(super) fn load(
     // Saved documents follow the corpus ones, numbered on (only the order of their numbers
     // is used, to break ties between equally similar matches).
     let mut seq = window.newest_seq();
+    let alone = states.len() == 1 && reference.config.inputs.is_empty();
     for path in states {
-        let saved = crate::state::load(
+        let saved = crate::state::open_to_read(
             &path,
             &reference.config,
             &Job::Reference,
@@ -88,6 +91,9 @@ pub(super) fn load(
                 ),
             ));
         }
+        if alone {
+            return Ok(saved.window);
+        }
         let spill = |e| Error::spill(e, 0);
         for (_, entry) in saved.window.into_entries().map_err(spill)? {
             seq += 1;
@@ -97,8 +103,11 @@ pub(super) fn load(
     Ok(window)
 }
 
-/// True when `path` starts as a `--state` file does.
+/// True when `path` starts as a `--state` file does, or is an index directory.
 fn is_state_file(path: &Path) -> Result<bool> {
+    if path.is_dir() {
+        return Ok(true);
+    }
     let name = path.display();
     let file = std::fs::File::open(path).map_err(|e| Error::io(format!("opening {name}"), e))?;
     let mut head = Vec::with_capacity(8);

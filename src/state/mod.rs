@@ -1,4 +1,4 @@
-//! `--state FILE`: the window saved between runs, so a restarted stream keeps deduplicating
+//! `--state PATH`: the window saved between runs, so a restarted stream keeps deduplicating
 //! against what it already saw.
 //!
 //! A state holds everything the sequencer needs to continue as if the stream had never
@@ -9,60 +9,24 @@
 //! family keys of the documents to come), the order of its limited buckets (which their
 //! refreshes shaped), and the settings that shaped all of it.
 //!
-//! ```text
-//! "NDSTATE\0" | u32 version | u32 len, settings (UTF-8) | u64 lines | u64 written
-//!   | u64 len, IDF table (the `neardup idf` file format; 0 = none)
-//!   | u64 documents | documents… | u64 xxh3-64 of every byte before it
-//! document: u64 seq | id (u8 0 + u64 line | u8 1 string | u8 2 number; strings u32 len + UTF-8)
-//!   | u32 n + n × u32 shingle fingerprints | u32 n + n × f32 weights | f64 total weight
-//!   | u32 n + UTF-8 text | u32 n + n × u32 signature | u32 n + n × u64 band keys
-//!   | u8 0, or u8 1 (in the exact-copy index) | u128 hash of the normalised text
-//!   | 4 × u64 sketch (version 4 on; see `crate::lsh::Sketch`)
-//! version 5 on, after the documents: u64 len, the family summaries
-//!   (`crate::window::Family::write_to`)
-//! version 6 on, then: u64 len, the limited buckets' order: u32 n + n × (u8 table | u32 key
-//!   top bits | u32 protected | u32 m + m × u32 member, as its place among the documents
-//!   above, from 0) (`crate::window::SavedBucket`)
-//! version 7 on, after `written`: u64 the window's capacity | u8 why it evicts (0 it does not
-//!   or `--window`, 1 memory, 2 memory refused, 3 disk) | u64 len, the output decided but not
-//!   written when the run stopped (a closed pipe, a signal), written first on resume
-//! ```
-//! All integers are little-endian. Saving writes a temporary file beside the target, fsyncs
-//! it, renames it over the target and fsyncs the directory: a crash while saving leaves the
-//! previous state intact. Loading checks the magic, version, every length against the bytes
-//! left (a corrupted length cannot make it allocate more than the file holds), UTF-8, and
-//! finally the checksum before anything is used; every failure is a usage error naming the
-//! file and the reason.
-
+//! It is saved as an index directory ([`index`]): the records appended, the window's tables
+//! and a manifest written last, so that a save costs what changed and an open costs the
+//! tables, not the records. Single-file states of earlier versions ([`file`]) still load and
+//! become index directories at their first save.
+mod file;
+pub mod index;
 mod lock;
 
+pub use file::has_magic;
 pub use lock::Lock;
 
 use crate::config::{Config, VerifyMode, Weights};
 use crate::error::{Error, Result};
-use crate::input::DocId;
 use crate::job::Job;
 use crate::weights::IdfTable;
-use crate::window::{Entry, Family, Limit, SavedBucket, UNKNOWN_SKETCH, Window, WindowSettings};
+use crate::window::{Limit, Window, WindowSettings};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use xxhash_rust::xxh3::Xxh3;
-
-const MAGIC: &[u8; 8] = b"NDSTATE\0";
-const VERSION: u32 = 7;
-/// The version before the window's capacity and the unwritten output were kept; still read.
-const VERSION_WITHOUT_CAPACITY: u32 = 6;
-/// The version before the order of the limited buckets was kept; still read (the buckets get
-/// the order of the documents' insertion).
-const VERSION_WITHOUT_BUCKET_ORDER: u32 = 5;
-/// The version before the family summaries were kept; still read (the summaries start empty).
-const VERSION_WITHOUT_FAMILY: u32 = 4;
-/// The version before each document's sketch was kept; still read (its documents rank as
-/// [`crate::window::UNKNOWN_SKETCH`]).
-const VERSION_WITHOUT_SKETCH: u32 = 3;
-/// The version before the output line count (`written`) was kept either; still read.
-const VERSION_WITHOUT_WRITTEN: u32 = 2;
 
 /// A loaded state: the window and where the stream stopped.
 pub struct Saved {
@@ -187,150 +151,94 @@ fn temporary_path(path: &Path) -> Result<(PathBuf, PathBuf)> {
     Ok((dir, tmp))
 }
 
-/// Writes the state atomically to `path` (temporary file, fsync, rename, fsync directory),
-/// recording the run's [`settings`].
+/// Saves the state at `path`, recording the run's [`settings`]: as an index directory
+/// ([`index`]: only what changed since the last save is written), made if missing. A state
+/// file of an earlier version at `path` becomes an index directory there (said on stderr);
+/// a crash while converting leaves the file (moved to `.FILE.old` until the directory is in
+/// place), which [`load`] then reads.
 pub fn save(
     path: &Path,
     settings: &str,
-    window: &Window,
-    lines: u64,
-    written: u64,
-    idf: Option<&IdfTable>,
-    pending: &[u8],
-) -> Result<()> {
-    let name = path.display().to_string();
-    let io = |what: &str, e| Error::io(format!("{what} {name}"), e);
-    let (dir, tmp) = temporary_path(path)?;
-    let result = (|| -> std::io::Result<()> {
-        let file = File::create(&tmp)?;
-        let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));
-        write_body(&mut w, settings, window, (lines, written), idf, pending)?;
-        let sum = w.hash.digest();
-        let mut inner = w.inner;
-        inner.write_all(&sum.to_le_bytes())?;
-        let file = inner.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        // The rename is durable only once the directory is synced (not possible everywhere).
-        if let Ok(d) = File::open(&dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io("saving state to", e));
-    }
-    Ok(())
-}
-
-fn write_body<W: Write>(
-    w: &mut Hashing<W>,
-    settings: &str,
-    window: &Window,
+    window: &mut Window,
     (lines, written): (u64, u64),
     idf: Option<&IdfTable>,
     pending: &[u8],
-) -> std::io::Result<()> {
-    w.put(MAGIC)?;
-    w.put(&VERSION.to_le_bytes())?;
-    w.put(&(settings.len() as u32).to_le_bytes())?;
-    w.put(settings.as_bytes())?;
-    w.put(&lines.to_le_bytes())?;
-    w.put(&written.to_le_bytes())?;
-    w.put(&(window.capacity() as u64).to_le_bytes())?;
-    w.put(&[match window.limited() {
+) -> Result<()> {
+    let progress = index::Progress {
+        settings,
+        lines,
+        written,
+        idf,
+        pending,
+    };
+    let old = old_file(path)?;
+    let Some(old) = old else {
+        return index::save(path, window, &progress);
+    };
+    let (dir, tmp) = temporary_path(path)?;
+    let building = tmp.with_extension(format!("index{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&building);
+    index::save(&building, window, &progress)?;
+    let io = |e| {
+        Error::io(
+            format!("converting {} to an index directory", path.display()),
+            e,
+        )
+    };
+    if old != path {
+        // An earlier conversion moved the file aside and stopped.
+    } else {
+        std::fs::rename(path, aside(path)?).map_err(io)?;
+    }
+    std::fs::rename(&building, path).map_err(io)?;
+    window.index_moved(path);
+    if let Ok(d) = File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    let _ = std::fs::remove_file(aside(path)?);
+    eprintln!(
+        "neardup: {}: the state file is now an index directory (version {})",
+        path.display(),
+        index::VERSION
+    );
+    Ok(())
+}
+
+/// Where a state file being converted waits until its index directory is in place.
+fn aside(path: &Path) -> Result<PathBuf> {
+    let (dir, _) = temporary_path(path)?;
+    let file_name = path.file_name().unwrap_or_default().to_string_lossy();
+    Ok(dir.join(format!(".{file_name}.old")))
+}
+
+/// The single-file state (version 2–7) at `path`, or the one a stopped conversion moved
+/// aside; `None` when `path` is an index directory or nothing.
+fn old_file(path: &Path) -> Result<Option<PathBuf>> {
+    if path.is_file() {
+        return Ok(Some(path.to_path_buf()));
+    }
+    let aside = aside(path)?;
+    Ok((!path.exists() && aside.is_file()).then_some(aside))
+}
+
+/// The byte a manifest or state file keeps for why the window evicts.
+fn limit_byte(limit: Option<Limit>) -> u8 {
+    match limit {
         None => 0,
         Some(Limit::Memory) => 1,
         Some(Limit::Refused) => 2,
         Some(Limit::Disk) => 3,
-    }])?;
-    w.put(&(pending.len() as u64).to_le_bytes())?;
-    w.put(pending)?;
-    let mut idf_bytes = Vec::new();
-    if let Some(table) = idf {
-        table.write_to(&mut idf_bytes)?;
-    }
-    w.put(&(idf_bytes.len() as u64).to_le_bytes())?;
-    w.put(&idf_bytes)?;
-    w.put(&(window.len() as u64).to_le_bytes())?;
-    let mut buf = Vec::with_capacity(1 << 16);
-    let mut e = Entry::default();
-    for held in window.oldest_first() {
-        window.load(held, &mut e)?;
-        let seq = held.seq;
-        buf.clear();
-        buf.extend_from_slice(&seq.to_le_bytes());
-        match &e.id {
-            DocId::Line(n) => {
-                buf.push(0);
-                buf.extend_from_slice(&n.to_le_bytes());
-            }
-            DocId::Str(s) | DocId::Num(s) => {
-                buf.push(if matches!(e.id, DocId::Str(_)) { 1 } else { 2 });
-                put_bytes(&mut buf, s.as_bytes());
-            }
-        }
-        put_items(&mut buf, &e.shingles, u32::to_le_bytes);
-        put_items(&mut buf, &e.weights, f32::to_le_bytes);
-        buf.extend_from_slice(&e.total_weight.to_le_bytes());
-        put_bytes(&mut buf, e.text.as_bytes());
-        put_items(&mut buf, &e.signature, u32::to_le_bytes);
-        put_items(&mut buf, &e.band_keys, u64::to_le_bytes);
-        buf.push(u8::from(e.copy_key.is_some()));
-        buf.extend_from_slice(&e.text_hash.to_le_bytes());
-        for word in e.sketch {
-            buf.extend_from_slice(&word.to_le_bytes());
-        }
-        w.put(&buf)?;
-    }
-    let mut family = Vec::new();
-    window.family().write_to(&mut family);
-    w.put(&(family.len() as u64).to_le_bytes())?;
-    w.put(&family)?;
-    let mut order = Vec::new();
-    window.write_bucket_order(&mut order);
-    w.put(&(order.len() as u64).to_le_bytes())?;
-    w.put(&order)?;
-    Ok(())
-}
-
-/// A u32 count, then each item little-endian.
-fn put_items<T: Copy, const N: usize>(buf: &mut Vec<u8>, items: &[T], to_le: fn(T) -> [u8; N]) {
-    buf.extend_from_slice(&(items.len() as u32).to_le_bytes());
-    for &v in items {
-        buf.extend_from_slice(&to_le(v));
     }
 }
 
-fn put_bytes(buf: &mut Vec<u8>, bytes: &[u8]) {
-    buf.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-    buf.extend_from_slice(bytes);
-}
-
-/// A writer that hashes what passes through it.
-struct Hashing<W> {
-    inner: W,
-    hash: Xxh3,
-}
-
-impl<W: Write> Hashing<W> {
-    fn new(inner: W) -> Self {
-        Hashing {
-            inner,
-            hash: Xxh3::new(),
-        }
+/// What [`limit_byte`] wrote.
+fn limit_of(byte: u8) -> Option<Limit> {
+    match byte {
+        1 => Some(Limit::Memory),
+        2 => Some(Limit::Refused),
+        3 => Some(Limit::Disk),
+        _ => None,
     }
-
-    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.hash.update(bytes);
-        self.inner.write_all(bytes)
-    }
-}
-
-/// True when `head` (a file's first bytes) begins as a state file does.
-pub fn has_magic(head: &[u8]) -> bool {
-    head.starts_with(MAGIC)
 }
 
 /// Loads the state at `path` for `job` run with `config` into a window made with `window`:
@@ -344,152 +252,37 @@ pub fn load(
     shingling: &str,
     window: WindowSettings,
 ) -> Result<Option<Saved>> {
-    let name = path.display().to_string();
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(format!("opening {name}"), e)),
-    };
-    let len = file
-        .metadata()
-        .map_err(|e| Error::io(format!("reading {name}"), e))?
-        .len();
-    let bad = |why: String| Error::config("state", format!("{name}: {why}"));
-    if len < 8 + 4 + 8 {
-        // A short file that starts as ours was cut; anything else is not ours at all.
-        let mut head = [0u8; 8];
-        let ours = std::io::Read::read_exact(&mut &file, &mut head).is_ok() && &head == MAGIC;
-        return Err(bad(if ours {
-            "truncated: the file ends inside its header".into()
-        } else {
-            "not a neardup state file (made by 'neardup ‹state›')".into()
-        }));
-    }
-    let mut r = Reader {
-        inner: BufReader::with_capacity(1 << 20, file),
-        hash: Xxh3::new(),
-        left: len - 8,
-        name: &name,
-    };
-    if &r.array::<8>()? != MAGIC {
-        return Err(bad(
-            "not a neardup state file (made by 'neardup ‹state›')".into()
-        ));
-    }
-    let version = u32::from_le_bytes(r.array()?);
-    if !(VERSION_WITHOUT_WRITTEN..=VERSION).contains(&version) {
-        return Err(bad(format!(
-            "state file version {version}; this neardup reads version {VERSION}"
-        )));
-    }
-    let saved_settings = r.string()?;
-    let lines = r.u64()?;
-    let written = match version {
-        VERSION_WITHOUT_WRITTEN => None,
-        _ => Some(r.u64()?),
-    };
-    // A window that evicted for want of memory or disk keeps the capacity it settled on, so
-    // that a resumed run holds what one run would (a new count under the budget would
-    // differ: the loaded window's tables are sized at once, not grown).
-    let mut limit = None;
-    let mut pending = Vec::new();
-    if version > VERSION_WITHOUT_CAPACITY {
-        let capacity = r.u64()?;
-        let why = match r.array::<1>()?[0] {
-            1 => Some(Limit::Memory),
-            2 => Some(Limit::Refused),
-            3 => Some(Limit::Disk),
-            _ => None,
-        };
-        if let Some(why) = why
-            && window.capacity == 0
-        {
-            limit = Some((usize::try_from(capacity).unwrap_or(usize::MAX).max(1), why));
-        }
-        let len = r.u64()?;
-        pending = r.bytes(len, 1)?;
-    }
-    let idf_len = r.u64()?;
-    let idf_bytes = r.bytes(idf_len, 1)?;
-    let count = r.u64()?;
-    // Everything is read before the checksum is known, but nothing is used before it is
-    // checked. Each document takes at least 40 bytes, so a corrupt count fails here.
-    if count > r.left / 40 {
-        return Err(bad("document count does not match the file length".into()));
-    }
-    // Documents go into the window as they are read (holding them all first would cost
-    // their whole size in RAM); it is dropped if the checks below fail.
-    let keep = match window.capacity {
-        0 => count as usize,
-        n => n.min(count as usize),
-    };
-    let mut window = Window::with_settings(window);
-    if let Some((capacity, why)) = limit {
-        window.resume_limit(capacity, why);
-    }
-    window.reserve(keep, keep * config.lsh.bands);
-    // The documents' sequence numbers in the file's order (the buckets' order names them).
-    let mut documents = Vec::with_capacity(keep);
-    for _ in 0..count {
-        let (seq, entry) = r.entry(version <= VERSION_WITHOUT_SKETCH)?;
-        documents.push(seq);
-        window
-            .insert(seq, entry)
-            .map_err(|e| Error::io(format!("loading {name} into the window"), e))?;
-    }
-    if version > VERSION_WITHOUT_FAMILY {
-        let len = r.u64()?;
-        let bytes = r.bytes(len, 1)?;
-        let family = Family::read_from(&bytes)
-            .ok_or_else(|| bad("the family summaries are malformed".into()))?;
-        window.set_family(family);
-    }
-    let order = match version > VERSION_WITHOUT_BUCKET_ORDER {
-        true => {
-            let len = r.u64()?;
-            let bytes = r.bytes(len, 1)?;
-            SavedBucket::read_all(&bytes, &documents)
-                .ok_or_else(|| bad("the order of the buckets is malformed".into()))?
-        }
-        false => Vec::new(),
-    };
-    if r.left != 0 {
-        return Err(bad("trailing bytes after the last document".into()));
-    }
-    let computed = r.hash.digest();
-    let mut sum = [0u8; 8];
-    r.inner
-        .read_exact(&mut sum)
-        .map_err(|e| Error::io(format!("reading {name}"), e))?;
-    if u64::from_le_bytes(sum) != computed {
-        return Err(bad(
-            "checksum mismatch: the file is truncated or corrupted".into()
-        ));
-    }
-    let expected = settings(config, job, shingling);
-    if *saved_settings != *expected {
-        return Err(conflict(&name, &saved_settings, &expected));
-    }
-    window.restore_buckets(&order);
-    let idf = if idf_bytes.is_empty() {
-        None
-    } else {
-        Some(IdfTable::read_from(
-            &idf_bytes[..],
-            &format!("{name} (IDF table)"),
-        )?)
-    };
-    if config.weights == Weights::TfIdf && idf.is_none() {
-        return Err(bad("the state has no IDF table".into()));
-    }
+    open(path, config, job, shingling, window, true)
+}
 
-    Ok(Some(Saved {
-        lines,
-        written,
-        idf,
-        window,
-        pending,
-    }))
+/// [`load`], for a run that only reads the state (`--against`): an index directory is
+/// opened read-only and nothing in it is changed, so many runs can share it, also while
+/// one run saves it.
+pub fn open_to_read(
+    path: &Path,
+    config: &Config,
+    job: &Job,
+    shingling: &str,
+    window: WindowSettings,
+) -> Result<Option<Saved>> {
+    open(path, config, job, shingling, window, false)
+}
+
+fn open(
+    path: &Path,
+    config: &Config,
+    job: &Job,
+    shingling: &str,
+    window: WindowSettings,
+    writable: bool,
+) -> Result<Option<Saved>> {
+    match old_file(path)? {
+        Some(file) => file::load_file(&file, config, job, shingling, window),
+        None => {
+            let expected = settings(config, job, shingling);
+            Ok(index::open(path, &expected, config, window, writable)?.map(|(saved, _)| saved))
+        }
+    }
 }
 
 /// The error for a state made with other settings: names only the words that differ.
@@ -512,143 +305,13 @@ fn conflict(name: &str, saved: &str, current: &str) -> Error {
     )
 }
 
-/// Reads the state file, hashing every byte and never past the checksum.
-struct Reader<'a, R> {
-    inner: R,
-    hash: Xxh3,
-    /// Bytes left before the checksum.
-    left: u64,
-    name: &'a str,
-}
-
-impl<R: Read> Reader<'_, R> {
-    fn truncated(&self) -> Error {
-        Error::config(
-            "state",
-            format!(
-                "{}: truncated or corrupted (a length runs past the end)",
-                self.name
-            ),
-        )
-    }
-
-    fn fill(&mut self, buf: &mut [u8]) -> Result<()> {
-        if buf.len() as u64 > self.left {
-            return Err(self.truncated());
-        }
-        self.inner
-            .read_exact(buf)
-            .map_err(|e| Error::io(format!("reading {}", self.name), e))?;
-        self.left -= buf.len() as u64;
-        self.hash.update(buf);
-        Ok(())
-    }
-
-    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let mut a = [0u8; N];
-        self.fill(&mut a)?;
-        Ok(a)
-    }
-
-    fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.array()?))
-    }
-
-    fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.array()?))
-    }
-
-    /// `n` items of `size` bytes, refused before allocating when they cannot fit.
-    fn bytes(&mut self, n: u64, size: u64) -> Result<Vec<u8>> {
-        let total = n.checked_mul(size).ok_or_else(|| self.truncated())?;
-        if total > self.left {
-            return Err(self.truncated());
-        }
-        let mut v = vec![0u8; total as usize];
-        self.fill(&mut v)?;
-        Ok(v)
-    }
-
-    fn string(&mut self) -> Result<Box<str>> {
-        let n = self.u32()?;
-        let v = self.bytes(n.into(), 1)?;
-        String::from_utf8(v)
-            .map(String::into_boxed_str)
-            .map_err(|_| {
-                Error::config(
-                    "state",
-                    format!("{}: corrupted (a string is not UTF-8)", self.name),
-                )
-            })
-    }
-
-    /// What [`put_items`] wrote.
-    fn items<T, const N: usize>(&mut self, from_le: fn([u8; N]) -> T) -> Result<Vec<T>> {
-        let n = self.u32()?;
-        let v = self.bytes(n.into(), N as u64)?;
-        Ok(v.chunks_exact(N)
-            .map(|c| from_le(c.try_into().expect("N bytes")))
-            .collect())
-    }
-
-    fn entry(&mut self, without_sketch: bool) -> Result<(u64, Entry)> {
-        let seq = self.u64()?;
-        let id = match self.array::<1>()?[0] {
-            0 => DocId::Line(self.u64()?),
-            1 => DocId::Str(self.string()?.into()),
-            2 => DocId::Num(self.string()?.into()),
-            t => {
-                return Err(Error::config(
-                    "state",
-                    format!("{}: corrupted (id tag {t})", self.name),
-                ));
-            }
-        };
-        let shingles = self.items(u32::from_le_bytes)?;
-        let weights = self.items(f32::from_le_bytes)?;
-        let total_weight = f64::from_le_bytes(self.array()?);
-        let text = self.string()?.into();
-        let signature = self.items(u32::from_le_bytes)?;
-        let band_keys = self.items(u64::from_le_bytes)?;
-        let indexed = match self.array::<1>()?[0] {
-            t @ (0 | 1) => t == 1,
-            t => {
-                return Err(Error::config(
-                    "state",
-                    format!("{}: corrupted (exact tag {t})", self.name),
-                ));
-            }
-        };
-        let text_hash = u128::from_le_bytes(self.array()?);
-        let copy_key = indexed.then_some(text_hash);
-        let mut sketch = UNKNOWN_SKETCH;
-        if !without_sketch {
-            for word in &mut sketch {
-                *word = u64::from_le_bytes(self.array()?);
-            }
-        }
-        Ok((
-            seq,
-            Entry {
-                id,
-                shingles,
-                weights,
-                total_weight,
-                text,
-                signature,
-                band_keys,
-                copy_key,
-                text_hash,
-                sketch,
-            },
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::file::save_file;
     use super::*;
     use crate::config::Settings;
+    use crate::input::DocId;
+    use crate::window::Entry;
 
     const SHINGLING: &str = "words:5 seed:1 lowercase:true";
 
@@ -709,7 +372,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("rt.ndstate");
         let mut w = window();
-        save(&path, &recorded(), &w, 77, 70, None, b"pending\n").expect("saved");
+        save_file(&path, &recorded(), &w, 77, 70, None, b"pending\n").expect("saved");
         let mut saved = load(
             &path,
             &config(),
@@ -823,7 +486,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("neardup-state2-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("s.ndstate");
-        save(&path, &recorded(), &window(), 1, 1, None, &[]).expect("saved");
+        save_file(&path, &recorded(), &window(), 1, 1, None, &[]).expect("saved");
         let other = Config {
             num_perm: 64,
             ..Config::default()

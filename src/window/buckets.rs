@@ -494,6 +494,103 @@ impl Buckets {
         }
     }
 
+    /// Writes the table as it is (`super::image`).
+    pub(super) fn write_image<W: std::io::Write>(
+        &self,
+        put: &mut super::image::Put<'_, W>,
+    ) -> std::io::Result<()> {
+        put.u64(self.keys as u64)?;
+        put.u64(self.cells.len() as u64)?;
+        put.all(self.cells.0.iter().flat_map(|l| l.0.iter()), |b, c| {
+            b.extend_from_slice(&c.top.to_le_bytes());
+            b.extend_from_slice(&c.value.to_le_bytes());
+        })?;
+        put.u64(self.lists.len() as u64)?;
+        for (list, &protected) in self.lists.iter().zip(&self.protected) {
+            put.u32(protected)?;
+            put.u32(list.len() as u32)?;
+            put.all(list.iter().copied(), |b, v| {
+                b.extend_from_slice(&v.to_le_bytes())
+            })?;
+        }
+        put.u32s(&self.spare)
+    }
+
+    /// What [`Buckets::write_image`] wrote, for a window of `slots` slots, keeping at most
+    /// `limit` members a bucket from now on. Every slot and list number is checked.
+    pub(super) fn read_image<R: std::io::Read>(
+        get: &mut super::image::Get<'_, R>,
+        limit: usize,
+        slots: usize,
+    ) -> std::io::Result<Buckets> {
+        use super::image::{damaged, le32};
+        let keys = get.count(0)?;
+        let cells = get.count(CELL_BYTES as u64)?;
+        if cells < LINE_CELLS || !cells.is_multiple_of(LINE_CELLS) || cells > 1 << 32 {
+            return Err(damaged("a bucket table's size"));
+        }
+        let mut table = Table::new(cells);
+        let (mut i, mut used, mut lists_named) = (0usize, 0usize, 0usize);
+        get.all(cells, CELL_BYTES, |b| {
+            let c = Cell {
+                top: le32(b),
+                value: le32(&b[4..]),
+            };
+            if c.value != EMPTY {
+                used += 1;
+                if c.value & MANY != 0 {
+                    lists_named = lists_named.max((c.value & !MANY) as usize + 1);
+                } else if c.value as usize >= slots {
+                    return Err(damaged("a bucket's slot"));
+                }
+            }
+            table[i] = c;
+            i += 1;
+            Ok(())
+        })?;
+        if used != keys || keys * LOAD_DEN > cells * LOAD_NUM {
+            return Err(damaged("a bucket table's keys"));
+        }
+        let n = get.count(8)?;
+        if lists_named > n {
+            return Err(damaged("a bucket's list"));
+        }
+        let (mut lists, mut protected, mut listed) = (Vec::with_capacity(n), Vec::new(), 0);
+        protected.reserve(n);
+        for _ in 0..n {
+            let p = get.u32()?;
+            let m = get.u32()? as u64;
+            let mut list = Vec::with_capacity(m as usize);
+            if m * 4 > get.left() {
+                return Err(damaged("a bucket's list"));
+            }
+            get.all(m as usize, 4, |b| {
+                let slot = le32(b);
+                if slot as usize >= slots {
+                    return Err(damaged("a bucket's slot"));
+                }
+                list.push(slot);
+                Ok(())
+            })?;
+            listed += list.len();
+            protected.push(p.min(list.len() as u32));
+            lists.push(list);
+        }
+        let spare = get.u32s()?;
+        if spare.iter().any(|&s| s as usize >= n) {
+            return Err(damaged("a spare list"));
+        }
+        Ok(Buckets {
+            cells: table,
+            keys,
+            lists,
+            protected,
+            spare,
+            listed,
+            limit,
+        })
+    }
+
     /// Approximate bytes held (cells and lists).
     /// Bytes its keys and members use at the tables' average load (two thirds full), not
     /// what is allocated: what they cost per document whatever the table's size.

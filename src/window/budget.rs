@@ -178,6 +178,7 @@ impl Window {
         let slots = self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.seqs.capacity() * 8
             + self.sketches.capacity() * std::mem::size_of::<Sketch>()
+            + self.sums.capacity() * 4
             + self.free.capacity() * 4
             + self.marks.marks.capacity() * 4;
         let bucket_bytes: usize = self.buckets.iter().map(Buckets::approx_bytes).sum();
@@ -191,7 +192,7 @@ impl Window {
         if self.len == 0 {
             return 0;
         }
-        let per_slot = std::mem::size_of::<Slot>() + 8 + std::mem::size_of::<Sketch>() + 4;
+        let per_slot = std::mem::size_of::<Slot>() + 8 + std::mem::size_of::<Sketch>() + 4 + 4;
         let keys: usize = self.buckets.iter().map(Buckets::used_bytes).sum();
         let records = self.store.live_bytes().min(self.store.ram_records());
         ((per_slot * self.len + keys + self.copies.used_bytes()) as u64 + records) / self.len as u64

@@ -69,6 +69,7 @@ impl Window {
             slot.offset = place.offset;
             slot.len = place.len;
             self.store.freed(old);
+            self.sums[h.slot as usize] = 0;
         }
         if self.store.needs_compaction() {
             self.compact()?;

@@ -27,6 +27,7 @@ mod buckets;
 mod budget;
 mod chunked;
 mod family;
+mod image;
 mod keying;
 mod lookup;
 mod marks;
@@ -121,6 +122,9 @@ pub struct Window {
     seqs: Vec<u64>,
     /// Each slot's sketch, which ranks it as a candidate without reading its record.
     sketches: Vec<Sketch>,
+    /// Each slot's record checksum ([`store::record_sum`]; 0 until an index save computes
+    /// it): a record read back from an index file is checked against it.
+    sums: Vec<u32>,
     free: Vec<u32>,
     /// The most recently inserted or matched document.
     newest: u32,
@@ -210,6 +214,7 @@ impl Window {
             slots: Chunked::default(),
             seqs: Vec::new(),
             sketches: Vec::new(),
+            sums: Vec::new(),
             free: Vec::new(),
             newest: NIL,
             oldest: NIL,
@@ -242,6 +247,7 @@ impl Window {
         self.slots.reserve(docs);
         self.seqs.reserve(docs);
         self.sketches.reserve(docs);
+        self.sums.reserve(docs);
     }
 
     /// Number of documents held.
@@ -327,7 +333,10 @@ impl Window {
     pub fn view<'a>(&'a self, held: Held, scratch: &'a mut Vec<u64>) -> io::Result<View<'a>> {
         debug_assert_eq!(self.seqs[held.slot as usize], held.seq, "stale handle");
         let place = self.slots[held.slot as usize].place();
-        View::parse(self.store.get(place, scratch)?)
+        View::parse(
+            self.store
+                .get(place, scratch, self.sums[held.slot as usize])?,
+        )
     }
 
     /// A held document's whole entry, into `into` (its buffers reused).
@@ -467,6 +476,7 @@ impl Window {
                 });
                 self.seqs.push(0);
                 self.sketches.push([0; 4]);
+                self.sums.push(0);
                 slot
             }
         }
@@ -501,6 +511,7 @@ impl Window {
         };
         self.seqs[slot as usize] = seq;
         self.sketches[slot as usize] = entry.sketch;
+        self.sums[slot as usize] = 0;
         {
             let s = &mut self.slots[slot as usize];
             s.offset = place.offset;
@@ -528,7 +539,8 @@ impl Window {
         let place = self.slots[slot as usize].place();
         let mut keys = std::mem::take(&mut self.keys);
         let copy_key = {
-            let view = View::parse(self.store.get(place, &mut self.words)?)?;
+            let sum = self.sums[slot as usize];
+            let view = View::parse(self.store.get(place, &mut self.words, sum)?)?;
             keys.clear();
             keys.extend_from_slice(view.band_keys);
             view.copy_key()

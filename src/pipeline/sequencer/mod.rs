@@ -342,9 +342,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
         crate::state::save(
             path,
             &crate::state::settings(self.config, self.job, &self.prepared.shingling()),
-            &self.window,
-            self.lines,
-            self.written_before + self.summary.written,
+            &mut self.window,
+            (self.lines, self.written_before + self.summary.written),
             self.prepared.idf.as_deref(),
             &self.pending,
         )?;

@@ -1,0 +1,545 @@
+//! `--state DIR`: the saved window as an index directory that is opened, not reloaded, and
+//! saved by appending.
+//!
+//! ```text
+//! DIR/records.R   the held documents' records (the window's store): appended to, never
+//!                 overwritten below what the manifest names; a compaction writes the held
+//!                 ones to records.R+1
+//! DIR/tables.T    the window's tables (crate::window image: slots, recency, buckets, copy
+//!                 index, family summaries), written whole at each save
+//! DIR/manifest    "NDINDEX\0" | u32 version | u32 len, settings | u64 lines | u64 written
+//!                 | u64 capacity | u8 why it evicts | u64 len, pending output | u64 len, IDF
+//!                 table | u64 R | u64 records end | u64 garbage | u64 T | u64 tables length
+//!                 | u64 xxh3-64 of the tables | u64 documents | u64 xxh3-64 of all before
+//! ```
+//! A save appends the records added since the last one and syncs them, writes a new
+//! `tables.T+1` and syncs it, then replaces the manifest atomically (temporary file, sync,
+//! rename, sync of the directory) and only then removes the files it no longer names. A
+//! crash at any point leaves a manifest naming complete files; a writer opening the index
+//! cuts what a crashed run appended after the records' end and removes unnamed files.
+//! Opening reads the manifest and the tables (checked against their checksum) and leaves
+//! the records in their file, read when a candidate needs one.
+
+use super::{Saved, conflict, limit_byte, limit_of};
+use crate::config::{Config, Weights};
+use crate::error::{Error, Result};
+use crate::weights::IdfTable;
+use crate::window::{Limit, Store, Window, WindowSettings, store::records_path};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
+
+const MAGIC: &[u8; 8] = b"NDINDEX\0";
+/// Index versions follow the state file's (7 was the last single file).
+pub const VERSION: u32 = 8;
+const MANIFEST: &str = "manifest";
+
+/// What a manifest says.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    pub settings: String,
+    pub lines: u64,
+    pub written: u64,
+    pub capacity: u64,
+    pub limit: Option<Limit>,
+    pub pending: Vec<u8>,
+    pub idf: Vec<u8>,
+    pub records: u64,
+    pub records_end: u64,
+    pub garbage: u64,
+    pub tables: u64,
+    pub tables_len: u64,
+    pub tables_sum: u64,
+    pub documents: u64,
+}
+
+fn tables_path(dir: &Path, generation: u64) -> PathBuf {
+    dir.join(format!("tables.{generation}"))
+}
+
+/// Reads and checks `DIR/manifest`; `None` when there is none.
+pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
+    let path = dir.join(MANIFEST);
+    let name = dir.display().to_string();
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(format!("reading {}", path.display()), e)),
+    };
+    let bad = |why: &str| Error::config("state", format!("{name}: {why}"));
+    if !bytes.starts_with(MAGIC) {
+        return Err(bad("its manifest is not a neardup index manifest"));
+    }
+    if bytes.len() < 8 + 4 + 8 {
+        return Err(bad("its manifest is truncated"));
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    if xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() != sum {
+        return Err(bad(
+            "checksum mismatch in its manifest: truncated or corrupted",
+        ));
+    }
+    let mut b = &body[8..];
+    let version = u32::from_le_bytes(take(&mut b)?);
+    if version != VERSION {
+        return Err(bad(&format!(
+            "index version {version}; this neardup reads version {VERSION}"
+        )));
+    }
+    let u64_of = |b: &mut &[u8]| take::<8>(b).map(u64::from_le_bytes);
+    let n = u32::from_le_bytes(take(&mut b)?) as usize;
+    let settings = String::from_utf8(bytes_of(&mut b, n)?.to_vec())
+        .map_err(|_| bad("its manifest is corrupted (settings not UTF-8)"))?;
+    let lines = u64_of(&mut b)?;
+    let written = u64_of(&mut b)?;
+    let capacity = u64_of(&mut b)?;
+    let limit = limit_of(take::<1>(&mut b)?[0]);
+    let n = u64_of(&mut b)? as usize;
+    let pending = bytes_of(&mut b, n)?.to_vec();
+    let n = u64_of(&mut b)? as usize;
+    let idf = bytes_of(&mut b, n)?.to_vec();
+    let m = Manifest {
+        settings,
+        lines,
+        written,
+        capacity,
+        limit,
+        pending,
+        idf,
+        records: u64_of(&mut b)?,
+        records_end: u64_of(&mut b)?,
+        garbage: u64_of(&mut b)?,
+        tables: u64_of(&mut b)?,
+        tables_len: u64_of(&mut b)?,
+        tables_sum: u64_of(&mut b)?,
+        documents: u64_of(&mut b)?,
+    };
+    if !b.is_empty() {
+        return Err(bad("its manifest is corrupted (trailing bytes)"));
+    }
+    Ok(Some(m))
+}
+
+fn truncated() -> Error {
+    Error::config("state", "an index manifest is truncated or corrupted")
+}
+
+fn take<const N: usize>(b: &mut &[u8]) -> Result<[u8; N]> {
+    let (head, rest) = b.split_first_chunk::<N>().ok_or_else(truncated)?;
+    *b = rest;
+    Ok(*head)
+}
+
+fn bytes_of<'a>(b: &mut &'a [u8], n: usize) -> Result<&'a [u8]> {
+    if n > b.len() {
+        return Err(truncated());
+    }
+    let (head, rest) = b.split_at(n);
+    *b = rest;
+    Ok(head)
+}
+
+fn write_manifest(dir: &Path, m: &Manifest) -> std::io::Result<()> {
+    let mut b = Vec::with_capacity(256 + m.pending.len() + m.idf.len());
+    b.extend_from_slice(MAGIC);
+    b.extend_from_slice(&VERSION.to_le_bytes());
+    b.extend_from_slice(&(m.settings.len() as u32).to_le_bytes());
+    b.extend_from_slice(m.settings.as_bytes());
+    for v in [m.lines, m.written, m.capacity] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    b.push(limit_byte(m.limit));
+    b.extend_from_slice(&(m.pending.len() as u64).to_le_bytes());
+    b.extend_from_slice(&m.pending);
+    b.extend_from_slice(&(m.idf.len() as u64).to_le_bytes());
+    b.extend_from_slice(&m.idf);
+    for v in [
+        m.records,
+        m.records_end,
+        m.garbage,
+        m.tables,
+        m.tables_len,
+        m.tables_sum,
+        m.documents,
+    ] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    let sum = xxhash_rust::xxh3::xxh3_64(&b);
+    b.extend_from_slice(&sum.to_le_bytes());
+    let tmp = dir.join(format!(".{MANIFEST}.tmp{}", std::process::id()));
+    let result = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(&b)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, dir.join(MANIFEST))?;
+        sync_dir(dir);
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Makes renames and new files in `dir` durable (not possible everywhere).
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// A writer that hashes and counts what passes through it.
+struct Hashing<W> {
+    inner: W,
+    hash: Xxh3,
+    len: u64,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A reader that hashes what passes through it.
+struct Hashed<R> {
+    inner: R,
+    hash: Xxh3,
+}
+
+impl<R: Read> Read for Hashed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// What a save records besides the window.
+pub struct Progress<'a> {
+    pub settings: &'a str,
+    pub lines: u64,
+    pub written: u64,
+    pub idf: Option<&'a IdfTable>,
+    pub pending: &'a [u8],
+}
+
+/// Saves `window` as the index in `dir` (made if missing): appends its new records, writes
+/// its tables and then the manifest; removes the files the manifest no longer names.
+pub fn save(dir: &Path, window: &mut Window, p: &Progress) -> Result<()> {
+    let name = dir.display().to_string();
+    let io = |e| Error::io(format!("saving state to {name}"), e);
+    match std::fs::create_dir(dir) {
+        Ok(()) => sync_dir(
+            dir.parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new(".")),
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(io(e)),
+    }
+    let old = read_manifest(dir).ok().flatten();
+    let next = |g: Option<u64>| g.map_or(1, |g| g + 1);
+    let (records, records_end, garbage) = window
+        .sync_index(dir, next(old.as_ref().map(|m| m.records)))
+        .map_err(io)?;
+    let tables = next(old.as_ref().map(|m| m.tables).max(largest(dir, "tables.")));
+    let path = tables_path(dir, tables);
+    let (tables_len, tables_sum) = (|| -> std::io::Result<(u64, u64)> {
+        let file = File::create(&path)?;
+        let mut w = Hashing {
+            inner: BufWriter::with_capacity(1 << 20, file),
+            hash: Xxh3::new(),
+            len: 0,
+        };
+        window.write_image(&mut w)?;
+        let (len, sum) = (w.len, w.hash.digest());
+        let file = w.inner.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        Ok((len, sum))
+    })()
+    .map_err(|e| {
+        let _ = std::fs::remove_file(&path);
+        io(e)
+    })?;
+    let mut idf = Vec::new();
+    if let Some(table) = p.idf {
+        table.write_to(&mut idf).map_err(io)?;
+    }
+    let manifest = Manifest {
+        settings: p.settings.to_string(),
+        lines: p.lines,
+        written: p.written,
+        capacity: window.capacity() as u64,
+        limit: window.limited(),
+        pending: p.pending.to_vec(),
+        idf,
+        records,
+        records_end,
+        garbage,
+        tables,
+        tables_len,
+        tables_sum,
+        documents: window.len() as u64,
+    };
+    write_manifest(dir, &manifest).map_err(io)?;
+    window.index_committed();
+    remove_unnamed(dir, &manifest);
+    Ok(())
+}
+
+/// The largest generation of the files named `prefix`N in `dir`.
+fn largest(dir: &Path, prefix: &str) -> Option<u64> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.strip_prefix(prefix)?.parse().ok())
+        .max()
+}
+
+/// Removes the records and tables files `m` does not name, and dead saves' temporaries
+/// (what a crash left: a writer's own files are always named by the manifest it saved).
+fn remove_unnamed(dir: &Path, m: &Manifest) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let keep = [
+        format!("records.{}", m.records),
+        format!("tables.{}", m.tables),
+    ];
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let ours = name.starts_with("records.")
+            || name.starts_with("tables.")
+            || name.starts_with(&format!(".{MANIFEST}.tmp"));
+        if ours && !keep.iter().any(|k| k == name) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Opens the index in `dir` for a run with `config` whose settings are `expected` (`None`
+/// when `dir` holds no manifest): the manifest and tables are read and checked, the records
+/// stay in their file. `writable`: the run will save the index (it holds the lock: what a
+/// crash left is cleaned); else it only reads it (`--against`) and never changes a file.
+pub fn open(
+    dir: &Path,
+    expected: &str,
+    config: &Config,
+    window: WindowSettings,
+    writable: bool,
+) -> Result<Option<(Saved, Manifest)>> {
+    let name = dir.display().to_string();
+    let Some((m, opened)) = open_window(dir, Some(expected), window, writable)? else {
+        return Ok(None);
+    };
+    let idf = match m.idf.is_empty() {
+        true => None,
+        false => Some(IdfTable::read_from(
+            &m.idf[..],
+            &format!("{name} (IDF table)"),
+        )?),
+    };
+    if config.weights == Weights::TfIdf && idf.is_none() {
+        return Err(Error::config(
+            "state",
+            format!("{name}: the index has no IDF table"),
+        ));
+    }
+    let saved = Saved {
+        lines: m.lines,
+        written: Some(m.written),
+        idf,
+        window: opened,
+        pending: m.pending.clone(),
+    };
+    Ok(Some((saved, m)))
+}
+
+/// The manifest and window of the index in `dir` (`None` without a manifest), its settings
+/// checked against `expected` when given.
+fn open_window(
+    dir: &Path,
+    expected: Option<&str>,
+    window: WindowSettings,
+    writable: bool,
+) -> Result<Option<(Manifest, Window)>> {
+    let name = dir.display().to_string();
+    // A reader may find the files of the manifest it read replaced by a writer's save
+    // in between: it reads the new manifest.
+    let mut tries = 0;
+    loop {
+        let Some(m) = read_manifest(dir)? else {
+            return Ok(None);
+        };
+        if let Some(expected) = expected
+            && m.settings != expected
+        {
+            return Err(conflict(&name, &m.settings, expected));
+        }
+        let records = records_path(dir, m.records);
+        let tables = tables_path(dir, m.tables);
+        let opened = File::options()
+            .read(true)
+            .write(writable)
+            .open(&records)
+            .and_then(|r| File::open(&tables).map(|t| (r, t)));
+        let (records_file, tables_file) = match opened {
+            Ok(files) => files,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !writable && tries < 5 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                continue;
+            }
+            Err(e) => return Err(Error::io(format!("opening the index {name}"), e)),
+        };
+        let bad = |why: String| Error::config("state", format!("{name}: {why}"));
+        let lens = (
+            records_file.metadata().map(|m| m.len()),
+            tables_file.metadata().map(|m| m.len()),
+        );
+        match lens {
+            (Ok(r), Ok(t)) if r >= m.records_end && t == m.tables_len => {}
+            (Ok(_), Ok(_)) => {
+                return Err(bad(
+                    "its records or tables are shorter than its manifest says (truncated)".into(),
+                ));
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                return Err(Error::io(format!("reading the index {name}"), e));
+            }
+        }
+        if writable {
+            remove_unnamed(dir, &m);
+        }
+        let store = Store::open_index(
+            window.store.clone(),
+            dir,
+            m.records,
+            records_file,
+            (m.records_end, m.garbage),
+            writable,
+        )
+        .map_err(|e| Error::io(format!("opening the index {name}"), e))?;
+        let capacity = window.capacity;
+        let mut reader = Hashed {
+            inner: BufReader::with_capacity(1 << 20, tables_file),
+            hash: Xxh3::new(),
+        };
+        let opened = Window::read_image(window, store, m.records_end, &mut reader, m.tables_len);
+        // Tables that stop reading early are damaged, or were cut: the checksum says which.
+        let drained = std::io::copy(&mut reader, &mut std::io::sink());
+        if drained.is_err() || reader.hash.digest() != m.tables_sum {
+            return Err(bad(
+                "checksum mismatch in its tables: truncated or corrupted".into(),
+            ));
+        }
+        let mut opened = opened.map_err(|e| bad(e.to_string()))?;
+        if let Some(why) = m.limit
+            && capacity == 0
+        {
+            let capacity = usize::try_from(m.capacity).unwrap_or(usize::MAX).max(1);
+            opened.resume_limit(capacity, why);
+        }
+        return Ok(Some((m, opened)));
+    }
+}
+
+/// What `neardup state info` says of an index.
+#[derive(Debug)]
+pub struct Info {
+    /// Its manifest.
+    pub manifest: Manifest,
+    /// Bytes of its records file (held and evicted records, and what a run appended after
+    /// the last save).
+    pub records_bytes: u64,
+    /// Bytes of its tables file.
+    pub tables_bytes: u64,
+    /// RAM its window takes once opened (tables; the records stay on disk).
+    pub ram_bytes: usize,
+    /// With `check`: a digest of the held documents (their sequence numbers and records, in
+    /// recency order), after every record was read back and checked against its checksum.
+    /// Two indexes with the same digest hold the same documents.
+    pub digest: Option<u64>,
+}
+
+/// Reads the index in `dir` without changing it; with `check`, every record too.
+pub fn info(dir: &Path, check: bool) -> Result<Info> {
+    let name = dir.display().to_string();
+    let Some((m, window)) = open_window(dir, None, WindowSettings::default(), false)? else {
+        return Err(Error::config(
+            "state",
+            format!("{name} is not an index directory (it has no manifest)"),
+        ));
+    };
+    let size = |p: PathBuf| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let digest = match check {
+        false => None,
+        true => {
+            let mut hash = Xxh3::new();
+            let mut entry = crate::window::Entry::default();
+            for held in window.oldest_first() {
+                window
+                    .load(held, &mut entry)
+                    .map_err(|e| Error::config("state", format!("{name}: {e}")))?;
+                hash.update(&held.seq.to_le_bytes());
+                hash.update(format!("{entry:?}").as_bytes());
+            }
+            Some(hash.digest())
+        }
+    };
+    Ok(Info {
+        records_bytes: size(records_path(dir, m.records)),
+        tables_bytes: size(tables_path(dir, m.tables)),
+        ram_bytes: window.ram_bytes(),
+        manifest: m,
+        digest,
+    })
+}
+
+/// Rewrites the index in `dir` without the records of evicted documents (the lock must be
+/// held): returns the records file's bytes before and after.
+pub fn compact(dir: &Path) -> Result<(u64, u64)> {
+    let name = dir.display().to_string();
+    let Some((m, mut window)) = open_window(dir, None, WindowSettings::default(), true)? else {
+        return Err(Error::config(
+            "state",
+            format!("{name} is not an index directory (it has no manifest)"),
+        ));
+    };
+    let before = std::fs::metadata(records_path(dir, m.records))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    window
+        .compact_index()
+        .map_err(|e| Error::io(format!("compacting {name}"), e))?;
+    let idf = match m.idf.is_empty() {
+        true => None,
+        false => Some(IdfTable::read_from(
+            &m.idf[..],
+            &format!("{name} (IDF table)"),
+        )?),
+    };
+    save(
+        dir,
+        &mut window,
+        &Progress {
+            settings: &m.settings,
+            lines: m.lines,
+            written: m.written,
+            idf: idf.as_ref(),
+            pending: &m.pending,
+        },
+    )?;
+    let after = read_manifest(dir)?.map_or(0, |m| m.records_end);
+    Ok((before, after))
+}

@@ -1,0 +1,405 @@
+//! The window's image: its tables (slots, recency list, bucket tables, copy index, family
+//! summaries) written as they are, so that a saved index is opened by reading them back in
+//! one pass instead of re-inserting every document (`--state DIR`, [`crate::state`]). The
+//! records are not part of it: they stay in the store's file, which the image's slots point
+//! into.
+//!
+//! ```text
+//! u64 slots | slots × (u64 offset | u32 len | u32 newer | u32 older) | slots × u64 seq
+//!   | slots × 4 × u64 sketch | slots × u32 record checksum | u64 n + n × u32 free slot | u32 newest | u32 oldest
+//!   | u64 held | u64 evictions | u64 bands | u32 tables | tables × bucket table
+//!   | bucket table (the copy index) | u64 n + n bytes, the family summaries
+//! bucket table: u64 keys | u64 cells + cells × (u32 top | u32 value) | u64 lists
+//!   + lists × (u32 protected | u32 m + m × u32 slot) | u64 n + n × u32 spare list
+//! ```
+//! Little-endian. Reading checks every count against the bytes left and every slot number
+//! against the slots, so a damaged image is an error, never a panic or an allocation larger
+//! than the file.
+
+use super::{Buckets, Chunked, Family, NIL, SHARDS, Slot, Window, WindowSettings};
+use crate::lsh::Sketch;
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+/// Items converted per write or read.
+const PIECE: usize = 8192;
+
+/// Writes little-endian items in pieces (one `write_all` per [`PIECE`] items).
+pub(super) struct Put<'a, W: Write> {
+    w: &'a mut W,
+    buf: Vec<u8>,
+}
+
+impl<'a, W: Write> Put<'a, W> {
+    pub(super) fn new(w: &'a mut W) -> Self {
+        Put {
+            w,
+            buf: Vec::with_capacity(PIECE * 8),
+        }
+    }
+
+    pub(super) fn u64(&mut self, v: u64) -> io::Result<()> {
+        self.w.write_all(&v.to_le_bytes())
+    }
+
+    pub(super) fn u32(&mut self, v: u32) -> io::Result<()> {
+        self.w.write_all(&v.to_le_bytes())
+    }
+
+    /// `items`, each as the bytes `each` appends.
+    pub(super) fn all<T: Copy>(
+        &mut self,
+        items: impl IntoIterator<Item = T>,
+        mut each: impl FnMut(&mut Vec<u8>, T),
+    ) -> io::Result<()> {
+        self.buf.clear();
+        for item in items {
+            each(&mut self.buf, item);
+            if self.buf.len() >= PIECE * 8 {
+                self.w.write_all(&self.buf)?;
+                self.buf.clear();
+            }
+        }
+        self.w.write_all(&self.buf)
+    }
+
+    /// A u64 count, then the u32s.
+    pub(super) fn u32s(&mut self, items: &[u32]) -> io::Result<()> {
+        self.u64(items.len() as u64)?;
+        self.all(items.iter().copied(), |b, v| {
+            b.extend_from_slice(&v.to_le_bytes())
+        })
+    }
+}
+
+/// Reads what [`Put`] wrote, never past `left` bytes.
+pub(super) struct Get<'a, R: Read> {
+    r: &'a mut R,
+    left: u64,
+    buf: Vec<u8>,
+}
+
+/// The error of a damaged image.
+pub(super) fn damaged(what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("the window's tables are damaged ({what})"),
+    )
+}
+
+impl<'a, R: Read> Get<'a, R> {
+    pub(super) fn new(r: &'a mut R, left: u64) -> Self {
+        Get {
+            r,
+            left,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Bytes not read yet.
+    pub(super) fn left(&self) -> u64 {
+        self.left
+    }
+
+    fn fill(&mut self, n: usize) -> io::Result<()> {
+        if n as u64 > self.left {
+            return Err(damaged("a count runs past the end"));
+        }
+        self.buf.resize(n, 0);
+        self.r.read_exact(&mut self.buf)?;
+        self.left -= n as u64;
+        Ok(())
+    }
+
+    pub(super) fn u64(&mut self) -> io::Result<u64> {
+        self.fill(8)?;
+        Ok(u64::from_le_bytes(
+            self.buf[..8].try_into().expect("8 bytes"),
+        ))
+    }
+
+    pub(super) fn u32(&mut self) -> io::Result<u32> {
+        self.fill(4)?;
+        Ok(u32::from_le_bytes(
+            self.buf[..4].try_into().expect("4 bytes"),
+        ))
+    }
+
+    /// A count of items of `size` bytes each, refused when they cannot fit in what is left.
+    pub(super) fn count(&mut self, size: u64) -> io::Result<usize> {
+        let n = self.u64()?;
+        if n.saturating_mul(size) > self.left {
+            return Err(damaged("a count runs past the end"));
+        }
+        Ok(n as usize)
+    }
+
+    /// `n` items of `size` bytes, each made by `each` from its bytes.
+    pub(super) fn all(
+        &mut self,
+        n: usize,
+        size: usize,
+        mut each: impl FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut done = 0;
+        while done < n {
+            let k = (n - done).min(PIECE);
+            self.fill(k * size)?;
+            let buf = std::mem::take(&mut self.buf);
+            for item in buf.chunks_exact(size) {
+                each(item)?;
+            }
+            self.buf = buf;
+            done += k;
+        }
+        Ok(())
+    }
+
+    /// What [`Put::u32s`] wrote.
+    pub(super) fn u32s(&mut self) -> io::Result<Vec<u32>> {
+        let n = self.count(4)?;
+        let mut v = Vec::with_capacity(n);
+        self.all(n, 4, |b| {
+            v.push(le32(b));
+            Ok(())
+        })?;
+        Ok(v)
+    }
+}
+
+/// The u32 at the start of `b`.
+pub(super) fn le32(b: &[u8]) -> u32 {
+    u32::from_le_bytes(b[..4].try_into().expect("4 bytes"))
+}
+
+/// The u64 at the start of `b`.
+fn le64(b: &[u8]) -> u64 {
+    u64::from_le_bytes(b[..8].try_into().expect("8 bytes"))
+}
+
+impl Window {
+    /// Writes the window's tables (not its records: the store keeps those).
+    pub fn write_image<W: Write>(&self, w: &mut W) -> io::Result<()> {
+        let mut put = Put::new(w);
+        let n = self.slots.len();
+        put.u64(n as u64)?;
+        put.all(0..n, |b, i| {
+            let s = self.slots[i];
+            let (offset, len, newer, older) = (s.offset, s.len, s.newer, s.older);
+            b.extend_from_slice(&offset.to_le_bytes());
+            b.extend_from_slice(&len.to_le_bytes());
+            b.extend_from_slice(&newer.to_le_bytes());
+            b.extend_from_slice(&older.to_le_bytes());
+        })?;
+        put.all(self.seqs[..n].iter().copied(), |b, s| {
+            b.extend_from_slice(&s.to_le_bytes())
+        })?;
+        put.all(self.sketches[..n].iter(), |b, s| {
+            for word in s {
+                b.extend_from_slice(&word.to_le_bytes());
+            }
+        })?;
+        put.all(self.sums[..n].iter().copied(), |b, s| {
+            b.extend_from_slice(&s.to_le_bytes())
+        })?;
+        put.u32s(&self.free)?;
+        put.u32(self.newest)?;
+        put.u32(self.oldest)?;
+        put.u64(self.len as u64)?;
+        put.u64(self.evictions)?;
+        put.u64(self.bands as u64)?;
+        put.u32(self.buckets.len() as u32)?;
+        for table in &self.buckets {
+            table.write_image(&mut put)?;
+        }
+        self.copies.write_image(&mut put)?;
+        let mut family = Vec::new();
+        self.family.write_to(&mut family);
+        put.u64(family.len() as u64)?;
+        put.w.write_all(&family)
+    }
+
+    /// The window `settings` describe holding what [`Window::write_image`] wrote, its
+    /// records in `store` (whose bytes end at `records_end`). `left` bounds what is read.
+    /// A window with a smaller capacity than the image's documents keeps the most recently
+    /// used ones.
+    pub fn read_image<R: Read>(
+        settings: WindowSettings,
+        store: super::Store,
+        records_end: u64,
+        r: &mut R,
+        left: u64,
+    ) -> io::Result<Window> {
+        let bucket_limit = settings.bucket_limit;
+        let mut w = Window::with_settings(settings);
+        w.store = store;
+        let mut get = Get::new(r, left);
+        let n = get.count(20)?;
+        if n > super::buckets::MAX_SLOT as usize {
+            return Err(damaged("too many slots"));
+        }
+        let mut slots = Chunked::default();
+        slots.reserve(n);
+        get.all(n, 20, |b| {
+            let slot = Slot {
+                offset: le64(b),
+                len: le32(&b[8..]),
+                newer: le32(&b[12..]),
+                older: le32(&b[16..]),
+            };
+            let (offset, len) = (slot.offset, slot.len);
+            // A free slot (length 0) keeps the offset of the record it had.
+            if len > 0 && offset.saturating_add(u64::from(len)) > records_end {
+                return Err(damaged("a record lies past the records' end"));
+            }
+            slots.push(slot);
+            Ok(())
+        })?;
+        let mut seqs = Vec::with_capacity(n);
+        get.all(n, 8, |b| {
+            seqs.push(le64(b));
+            Ok(())
+        })?;
+        let mut sketches: Vec<Sketch> = Vec::with_capacity(n);
+        get.all(n, 32, |b| {
+            sketches.push([le64(b), le64(&b[8..]), le64(&b[16..]), le64(&b[24..])]);
+            Ok(())
+        })?;
+        let mut sums = Vec::with_capacity(n);
+        get.all(n, 4, |b| {
+            sums.push(le32(b));
+            Ok(())
+        })?;
+        let free = get.u32s()?;
+        let (newest, oldest) = (get.u32()?, get.u32()?);
+        let held = get.u64()? as usize;
+        let evictions = get.u64()?;
+        let bands = get.u64()? as usize;
+        let tables = get.u32()? as usize;
+        if tables != SHARDS {
+            return Err(damaged("the number of bucket tables"));
+        }
+        let mut buckets = Vec::with_capacity(SHARDS);
+        for _ in 0..SHARDS {
+            buckets.push(Buckets::read_image(&mut get, bucket_limit, n)?);
+        }
+        let copies = Buckets::read_image(&mut get, 0, n)?;
+        let family_len = get.count(1)?;
+        let mut family = Vec::with_capacity(family_len);
+        get.all(family_len, 1, |b| {
+            family.push(b[0]);
+            Ok(())
+        })?;
+        let family = Family::read_from(&family).ok_or_else(|| damaged("family summaries"))?;
+        if get.left() != 0 {
+            return Err(damaged("bytes after the tables"));
+        }
+        w.slots = slots;
+        w.seqs = seqs;
+        w.sketches = sketches;
+        w.sums = sums;
+        w.free = free;
+        w.newest = newest;
+        w.oldest = oldest;
+        w.len = held;
+        w.evictions = evictions;
+        w.bands = bands;
+        w.buckets = buckets;
+        w.copies = copies;
+        w.family = family;
+        w.check_links()?;
+        if w.capacity > 0 {
+            while w.len > w.capacity {
+                w.evict_oldest()?;
+            }
+        }
+        Ok(w)
+    }
+
+    /// Checks that the recency list runs through exactly the held slots and that every free
+    /// slot is empty: what eviction and the iterators rely on.
+    fn check_links(&self) -> io::Result<()> {
+        let n = self.slots.len() as u32;
+        let valid = |s: u32| s == NIL || s < n;
+        if !valid(self.newest) || !valid(self.oldest) {
+            return Err(damaged("the recency list's ends"));
+        }
+        let mut seen = 0usize;
+        let (mut slot, mut prev) = (self.oldest, NIL);
+        while slot != NIL {
+            let s = self.slots[slot as usize];
+            let (newer, older, len) = (s.newer, s.older, s.len);
+            if seen >= self.len || older != prev || !valid(newer) || len == 0 {
+                return Err(damaged("the recency list"));
+            }
+            seen += 1;
+            prev = slot;
+            slot = newer;
+        }
+        if seen != self.len || prev != self.newest {
+            return Err(damaged("the recency list's length"));
+        }
+        let free_ok = self
+            .free
+            .iter()
+            .all(|&f| f < n && self.slots[f as usize].len == 0);
+        if !free_ok || self.free.len() + self.len > n as usize {
+            return Err(damaged("the free slots"));
+        }
+        Ok(())
+    }
+}
+
+impl Window {
+    /// Makes the window's records an index's in `dir` ([`super::Store::persist`]) unless
+    /// they are already, then writes what is only in RAM and syncs it: the records'
+    /// generation, end and garbage, which the manifest names.
+    pub fn sync_index(&mut self, dir: &Path, generation: u64) -> io::Result<(u64, u64, u64)> {
+        self.sum_records()?;
+        if self.store.index_dir() != Some(dir) {
+            let mut held = self.oldest_first().map(|h| h.slot).collect::<Vec<_>>();
+            held.sort_unstable_by_key(|&s| self.slots[s as usize].offset);
+            let mut places: Vec<_> = held
+                .iter()
+                .map(|&s| self.slots[s as usize].place())
+                .collect();
+            self.store.persist(dir, generation, &mut places)?;
+            for (&s, place) in held.iter().zip(&places) {
+                self.slots[s as usize].offset = place.offset;
+            }
+        }
+        self.store.sync()
+    }
+
+    /// Computes the checksum of every held record that has none yet (those added since the
+    /// last save), before they are saved.
+    fn sum_records(&mut self) -> io::Result<()> {
+        let mut scratch = Vec::new();
+        let mut slot = self.oldest;
+        while slot != NIL {
+            let s = self.slots[slot as usize];
+            if self.sums[slot as usize] == 0 {
+                let record = self.store.get(s.place(), &mut scratch, 0)?;
+                self.sums[slot as usize] = super::store::record_sum(record);
+            }
+            slot = s.newer;
+        }
+        Ok(())
+    }
+
+    /// A manifest naming what [`Window::sync_index`] returned is saved.
+    pub fn index_committed(&mut self) {
+        self.store.committed();
+    }
+
+    /// Moves the held records over the evicted ones now (an index's: into its next
+    /// generation), whatever the garbage.
+    pub fn compact_index(&mut self) -> io::Result<()> {
+        self.compact()
+    }
+
+    /// The index directory was renamed to `dir`.
+    pub fn index_moved(&mut self, dir: &Path) {
+        self.store.moved_index(dir);
+    }
+}
