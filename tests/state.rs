@@ -400,3 +400,149 @@ fn kill_9_at_any_moment_resumes_without_repeated_lines() {
         "{stops:?}"
     );
 }
+
+/// The files a save of `dir` leaves behind, as a crash at each point of the next save would
+/// (records appended after the manifest's end, the next tables written but no manifest, a
+/// manifest half written, a compaction's next records file): the next run resumes from the
+/// last complete save, as one run, and removes what the manifest does not name.
+#[test]
+fn a_crash_at_any_point_of_a_save_leaves_the_last_save() {
+    let args = ["--annotate", "-t", "0.6"];
+    let whole = neardup(&args, &sample_bytes()).ok().stdout;
+    let (head, tail) = halves(500);
+    let state = temp_path("crashed");
+    let with_state = |s: &std::path::Path| {
+        [&args[..], &["--state", s.to_str().unwrap()]]
+            .concat()
+            .iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>()
+    };
+    let name = |prefix: &str| {
+        std::fs::read_dir(&state)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .find(|n| n.starts_with(prefix))
+            .unwrap()
+    };
+    let generation = |n: String| n.rsplit('.').next().unwrap().parse::<u64>().unwrap();
+    let crashes: [&dyn Fn(&std::path::Path); 4] = [
+        &|dir| {
+            let records = dir.join(name("records."));
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(records)
+                .unwrap();
+            f.write_all(&[0xAB; 5000]).unwrap();
+        },
+        &|dir| {
+            let t = generation(name("tables.")) + 1;
+            std::fs::write(dir.join(format!("tables.{t}")), [1u8; 3000]).unwrap();
+        },
+        &|dir| std::fs::write(dir.join(".manifest.tmp4999999"), b"NDINDEX\0\x08").unwrap(),
+        &|dir| {
+            let r = generation(name("records.")) + 1;
+            std::fs::write(dir.join(format!("records.{r}")), [2u8; 777]).unwrap();
+        },
+    ];
+    for (i, crash) in crashes.iter().enumerate() {
+        crate::util::remove_state(&state);
+        let a = with_state(&state);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let mut out = neardup(&a, &head).ok().stdout;
+        crash(&state);
+        out.extend(neardup(&a, &tail).ok().stdout);
+        assert!(
+            out == whole,
+            "crash {i}: the resumed output differs from one run"
+        );
+        let left: Vec<String> = std::fs::read_dir(&state)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            left.len(),
+            3,
+            "crash {i}: only the saved files are left: {left:?}"
+        );
+    }
+}
+
+/// Runs that only read an index (`--against DIR`) share it, several at once and while a
+/// writer saves it again and again: each gives the answer of the index it opened, and the
+/// writer's saves are not disturbed.
+#[test]
+fn many_readers_share_an_index_while_it_is_saved() {
+    let (head, tail) = halves(400);
+    let state = temp_path("shared");
+    crate::util::remove_state(&state);
+    let s = state.to_str().unwrap();
+    neardup(&["--state", s], &head).ok();
+    let expected = neardup(&["--against", s, "--against-only"], &tail)
+        .ok()
+        .stdout;
+    // The writer adds the tail's documents, saving every 20 of them.
+    let mut writer =
+        spawn_piped(bin().args(["--state", s, "--checkpoint-every", "20", "--line-buffered"]));
+    let mut stdin = writer.stdin.take().unwrap();
+    let readers: Vec<_> = (0..4)
+        .map(|_| spawn_piped(bin().args(["--against", s, "--against-only", "-"])))
+        .collect();
+    let mut outputs = Vec::new();
+    for mut r in readers {
+        let mut input = r.stdin.take().unwrap();
+        let fed = tail.clone();
+        let feeding = std::thread::spawn(move || input.write_all(&fed));
+        // Meanwhile the writer goes on saving.
+        for line in tail.split_inclusive(|&b| b == b'\n').take(60) {
+            stdin.write_all(line).unwrap();
+        }
+        stdin.flush().unwrap();
+        feeding.join().unwrap().unwrap();
+        let out = r.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        outputs.push(out.stdout);
+    }
+    drop(stdin);
+    let w = writer.wait_with_output().unwrap();
+    assert!(w.status.success(), "{}", String::from_utf8_lossy(&w.stderr));
+    // A reader opened the index as it was at one of the writer's saves: with the head's
+    // documents only it drops what the expected answer drops; having seen some of the tail
+    // too it drops those as well. So its output is the expected one with lines left out.
+    let lines = |b: &[u8]| {
+        b.split(|&c| c == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect::<Vec<_>>()
+    };
+    let want = lines(&expected);
+    for out in &outputs {
+        let mut rest = want.iter();
+        for line in lines(out) {
+            assert!(
+                rest.any(|w| *w == line),
+                "a reader wrote a line the index should drop"
+            );
+        }
+    }
+    // The index the writer left holds what one run over the same lines would.
+    let one = temp_path("shared-one");
+    crate::util::remove_state(&one);
+    let fed: usize = tail
+        .split_inclusive(|&b| b == b'\n')
+        .take(60)
+        .map(<[u8]>::len)
+        .sum();
+    let mut all = head.clone();
+    for _ in 0..4 {
+        all.extend(&tail[..fed]);
+    }
+    neardup(&["--state", one.to_str().unwrap()], &all).ok();
+    assert!(
+        crate::util::state_bytes(&state) == crate::util::state_bytes(&one),
+        "the writer's index differs from one run's"
+    );
+}
