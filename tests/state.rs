@@ -546,3 +546,47 @@ fn many_readers_share_an_index_while_it_is_saved() {
         "the writer's index differs from one run's"
     );
 }
+
+/// A single-file state saved by an earlier version (7, by the build before the index, over
+/// the sample's first 300 lines) resumes as it did, and its first save turns it into an
+/// index directory at the same path, said once; a conversion that stopped after moving the
+/// file aside resumes from the file.
+#[test]
+fn an_old_state_file_resumes_and_becomes_an_index() {
+    let args = ["--annotate", "-t", "0.6"];
+    let whole = neardup(&args, &sample_bytes()).ok().stdout;
+    let (head, tail) = halves(300);
+    let first = neardup(&args, &head).ok().stdout;
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/state-v7.ndstate");
+    for aside in [false, true] {
+        let state = temp_path(&format!("old-{aside}.ndstate"));
+        crate::util::remove_state(&state);
+        let copy = match aside {
+            false => state.clone(),
+            true => state.with_file_name(format!(".old-{aside}.ndstate.old")),
+        };
+        std::fs::copy(fixture, &copy).unwrap();
+        let with_state = [&args[..], &["--state", state.to_str().unwrap()]].concat();
+        let run = neardup(&with_state, &tail).ok();
+        assert!(
+            [first.clone(), run.stdout].concat() == whole,
+            "resumed from the old file (aside: {aside}), the output differs from one run"
+        );
+        assert!(
+            run.stderr.contains("is now an index directory"),
+            "{}",
+            run.stderr
+        );
+        let moved = state.with_file_name(format!(".old-{aside}.ndstate.old"));
+        assert!(
+            state.is_dir() && !moved.exists(),
+            "the file became the index"
+        );
+        let again = neardup(&with_state, b"").ok();
+        assert!(
+            !again.stderr.contains("index directory"),
+            "said once: {}",
+            again.stderr
+        );
+    }
+}
