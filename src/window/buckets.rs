@@ -56,6 +56,13 @@ const LINE_CELLS: usize = 8;
 #[repr(C, align(64))]
 struct Line([Cell; LINE_CELLS]);
 
+// SAFETY: `Line` is `repr(C)`: eight `Cell`s, each `repr(C)` of two u32 (8 bytes, no padding),
+// 64 bytes in all at alignment 64, so no padding either; any bit pattern is a value. The
+// window's image writes the cells as they are.
+unsafe impl bytemuck::Zeroable for Line {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Line {}
+
 /// The cells, indexed one by one.
 #[derive(Debug)]
 struct Table(Box<[Line]>);
@@ -501,17 +508,12 @@ impl Buckets {
     ) -> std::io::Result<()> {
         put.u64(self.keys as u64)?;
         put.u64(self.cells.len() as u64)?;
-        put.all(self.cells.0.iter().flat_map(|l| l.0.iter()), |b, c| {
-            b.extend_from_slice(&c.top.to_le_bytes());
-            b.extend_from_slice(&c.value.to_le_bytes());
-        })?;
+        put.raw(bytemuck::cast_slice(&self.cells.0))?;
         put.u64(self.lists.len() as u64)?;
         for (list, &protected) in self.lists.iter().zip(&self.protected) {
             put.u32(protected)?;
             put.u32(list.len() as u32)?;
-            put.all(list.iter().copied(), |b, v| {
-                b.extend_from_slice(&v.to_le_bytes())
-            })?;
+            put.raw(bytemuck::cast_slice(list))?;
         }
         put.u32s(&self.spare)
     }
@@ -523,19 +525,16 @@ impl Buckets {
         limit: usize,
         slots: usize,
     ) -> std::io::Result<Buckets> {
-        use super::image::{damaged, le32};
+        use super::image::damaged;
         let keys = get.count(0)?;
         let cells = get.count(CELL_BYTES as u64)?;
         if cells < LINE_CELLS || !cells.is_multiple_of(LINE_CELLS) || cells > 1 << 32 {
             return Err(damaged("a bucket table's size"));
         }
         let mut table = Table::new(cells);
-        let (mut i, mut used, mut lists_named) = (0usize, 0usize, 0usize);
-        get.all(cells, CELL_BYTES, |b| {
-            let c = Cell {
-                top: le32(b),
-                value: le32(&b[4..]),
-            };
+        get.raw(bytemuck::cast_slice_mut(&mut table.0))?;
+        let (mut used, mut lists_named) = (0usize, 0usize);
+        for c in table.0.iter().flat_map(|l| l.0.iter()) {
             if c.value != EMPTY {
                 used += 1;
                 if c.value & MANY != 0 {
@@ -544,10 +543,7 @@ impl Buckets {
                     return Err(damaged("a bucket's slot"));
                 }
             }
-            table[i] = c;
-            i += 1;
-            Ok(())
-        })?;
+        }
         if used != keys || keys * LOAD_DEN > cells * LOAD_NUM {
             return Err(damaged("a bucket table's keys"));
         }
@@ -560,18 +556,14 @@ impl Buckets {
         for _ in 0..n {
             let p = get.u32()?;
             let m = get.u32()? as u64;
-            let mut list = Vec::with_capacity(m as usize);
             if m * 4 > get.left() {
                 return Err(damaged("a bucket's list"));
             }
-            get.all(m as usize, 4, |b| {
-                let slot = le32(b);
-                if slot as usize >= slots {
-                    return Err(damaged("a bucket's slot"));
-                }
-                list.push(slot);
-                Ok(())
-            })?;
+            let mut list = vec![0u32; m as usize];
+            get.raw(bytemuck::cast_slice_mut(&mut list))?;
+            if list.iter().any(|&slot| slot as usize >= slots) {
+                return Err(damaged("a bucket's slot"));
+            }
             listed += list.len();
             protected.push(p.min(list.len() as u32));
             lists.push(list);

@@ -39,6 +39,11 @@ impl<T> Chunked<T> {
         self.len += 1;
     }
 
+    /// The items, chunk by chunk.
+    pub(super) fn chunks(&self) -> impl Iterator<Item = &[T]> {
+        self.chunks.iter().map(Vec::as_slice)
+    }
+
     /// Allocates the chunks for `additional` more items.
     pub(super) fn reserve(&mut self, additional: usize) {
         let chunks = (self.len + additional).div_ceil(CHUNK);

@@ -12,7 +12,7 @@
 //! bucket table: u64 keys | u64 cells + cells × (u32 top | u32 value) | u64 lists
 //!   + lists × (u32 protected | u32 m + m × u32 slot) | u64 n + n × u32 spare list
 //! ```
-//! Little-endian. Reading checks every count against the bytes left and every slot number
+//! Little-endian (numbers as they are in memory: the records assume it too). Reading checks every count against the bytes left and every slot number
 //! against the slots, so a damaged image is an error, never a panic or an allocation larger
 //! than the file.
 
@@ -63,6 +63,12 @@ impl<'a, W: Write> Put<'a, W> {
         self.w.write_all(&self.buf)
     }
 
+    /// Bytes as they are (items in memory order: the image is little-endian, as the
+    /// records are).
+    pub(super) fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.w.write_all(bytes)
+    }
+
     /// A u64 count, then the u32s.
     pub(super) fn u32s(&mut self, items: &[u32]) -> io::Result<()> {
         self.u64(items.len() as u64)?;
@@ -108,6 +114,16 @@ impl<'a, R: Read> Get<'a, R> {
         self.buf.resize(n, 0);
         self.r.read_exact(&mut self.buf)?;
         self.left -= n as u64;
+        Ok(())
+    }
+
+    /// Fills `out` with the next bytes (what [`Put::raw`] wrote).
+    pub(super) fn raw(&mut self, out: &mut [u8]) -> io::Result<()> {
+        if out.len() as u64 > self.left {
+            return Err(damaged("a count runs past the end"));
+        }
+        self.r.read_exact(out)?;
+        self.left -= out.len() as u64;
         Ok(())
     }
 
@@ -172,36 +188,18 @@ pub(super) fn le32(b: &[u8]) -> u32 {
     u32::from_le_bytes(b[..4].try_into().expect("4 bytes"))
 }
 
-/// The u64 at the start of `b`.
-fn le64(b: &[u8]) -> u64 {
-    u64::from_le_bytes(b[..8].try_into().expect("8 bytes"))
-}
-
 impl Window {
     /// Writes the window's tables (not its records: the store keeps those).
     pub fn write_image<W: Write>(&self, w: &mut W) -> io::Result<()> {
         let mut put = Put::new(w);
         let n = self.slots.len();
         put.u64(n as u64)?;
-        put.all(0..n, |b, i| {
-            let s = self.slots[i];
-            let (offset, len, newer, older) = (s.offset, s.len, s.newer, s.older);
-            b.extend_from_slice(&offset.to_le_bytes());
-            b.extend_from_slice(&len.to_le_bytes());
-            b.extend_from_slice(&newer.to_le_bytes());
-            b.extend_from_slice(&older.to_le_bytes());
-        })?;
-        put.all(self.seqs[..n].iter().copied(), |b, s| {
-            b.extend_from_slice(&s.to_le_bytes())
-        })?;
-        put.all(self.sketches[..n].iter(), |b, s| {
-            for word in s {
-                b.extend_from_slice(&word.to_le_bytes());
-            }
-        })?;
-        put.all(self.sums[..n].iter().copied(), |b, s| {
-            b.extend_from_slice(&s.to_le_bytes())
-        })?;
+        for chunk in self.slots.chunks() {
+            put.raw(bytemuck::cast_slice(chunk))?;
+        }
+        put.raw(bytemuck::cast_slice(&self.seqs[..n]))?;
+        put.raw(bytemuck::cast_slice(&self.sketches[..n]))?;
+        put.raw(bytemuck::cast_slice(&self.sums[..n]))?;
         put.u32s(&self.free)?;
         put.u32(self.newest)?;
         put.u32(self.oldest)?;
@@ -240,36 +238,29 @@ impl Window {
         }
         let mut slots = Chunked::default();
         slots.reserve(n);
-        get.all(n, 20, |b| {
-            let slot = Slot {
-                offset: le64(b),
-                len: le32(&b[8..]),
-                newer: le32(&b[12..]),
-                older: le32(&b[16..]),
-            };
-            let (offset, len) = (slot.offset, slot.len);
-            // A free slot (length 0) keeps the offset of the record it had.
-            if len > 0 && offset.saturating_add(u64::from(len)) > records_end {
-                return Err(damaged("a record lies past the records' end"));
+        let mut piece = Vec::new();
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(super::chunked::CHUNK);
+            piece.clear();
+            piece.resize(k, Slot::default());
+            get.raw(bytemuck::cast_slice_mut(&mut piece))?;
+            for &slot in &piece {
+                let (offset, len) = (slot.offset, slot.len);
+                // A free slot (length 0) keeps the offset of the record it had.
+                if len > 0 && offset.saturating_add(u64::from(len)) > records_end {
+                    return Err(damaged("a record lies past the records' end"));
+                }
+                slots.push(slot);
             }
-            slots.push(slot);
-            Ok(())
-        })?;
-        let mut seqs = Vec::with_capacity(n);
-        get.all(n, 8, |b| {
-            seqs.push(le64(b));
-            Ok(())
-        })?;
-        let mut sketches: Vec<Sketch> = Vec::with_capacity(n);
-        get.all(n, 32, |b| {
-            sketches.push([le64(b), le64(&b[8..]), le64(&b[16..]), le64(&b[24..])]);
-            Ok(())
-        })?;
-        let mut sums = Vec::with_capacity(n);
-        get.all(n, 4, |b| {
-            sums.push(le32(b));
-            Ok(())
-        })?;
+            left -= k;
+        }
+        let mut seqs = vec![0u64; n];
+        get.raw(bytemuck::cast_slice_mut(&mut seqs))?;
+        let mut sketches: Vec<Sketch> = vec![[0; 4]; n];
+        get.raw(bytemuck::cast_slice_mut(&mut sketches))?;
+        let mut sums = vec![0u32; n];
+        get.raw(bytemuck::cast_slice_mut(&mut sums))?;
         let free = get.u32s()?;
         let (newest, oldest) = (get.u32()?, get.u32()?);
         let held = get.u64()? as usize;

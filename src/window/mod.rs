@@ -78,7 +78,7 @@ const NIL: u32 = u32::MAX;
 
 /// A slot: where a document's record is, and its neighbours in the recency list (20 bytes:
 /// the record itself is in the store).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 #[repr(C, packed(4))]
 struct Slot {
     /// The record (length 0: the slot is free).
@@ -89,6 +89,12 @@ struct Slot {
     /// Towards the least recent document.
     older: u32,
 }
+
+// SAFETY: `Slot` is `repr(C, packed(4))` of plain numbers (8 + 4 × 3 = 20 bytes): no
+// padding, any bit pattern is a value. The window's image writes slots as they are.
+unsafe impl bytemuck::Zeroable for Slot {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Slot {}
 
 impl Slot {
     fn place(&self) -> Place {
