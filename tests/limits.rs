@@ -453,3 +453,31 @@ fn a_live_pipe_gets_each_line_as_it_is_decided() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// An index saved without a budget, opened under one its documents do not fit: the run keeps
+/// the most recently used documents that fit, about as many as one run under that budget
+/// holds, and the index it saves holds those.
+#[test]
+fn an_index_larger_than_the_budget_keeps_what_fits() {
+    let data = distinct(60_000);
+    let budget = ["--max-memory", "12M", "--spill-dir", "none"];
+    let one = neardup(&[&["-q", "--stats"][..], &budget].concat(), &data).ok();
+    let held = one.stats()["window_docs"].as_u64().unwrap();
+    let state = temp_path("big-index");
+    crate::util::remove_state(&state);
+    let s = state.to_str().unwrap();
+    neardup(&["-q", "--state", s], &data).ok();
+    let run = neardup(
+        &[&["-q", "--stats", "--state", s][..], &budget].concat(),
+        b"",
+    )
+    .ok();
+    let fitted = run.stats()["window_docs"].as_u64().unwrap();
+    assert!(
+        fitted < 60_000 && fitted.abs_diff(held) * 10 < held,
+        "{fitted} documents kept, one run under the budget holds {held}"
+    );
+    let info = bin().args(["state", "info", "--json", s]).output().unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(info["documents"].as_u64(), Some(fitted));
+}

@@ -229,6 +229,7 @@ impl Window {
         left: u64,
     ) -> io::Result<Window> {
         let bucket_limit = settings.bucket_limit;
+        let budget = settings.clone();
         let mut w = Window::with_settings(settings);
         w.store = store;
         let mut get = Get::new(r, left);
@@ -304,7 +305,30 @@ impl Window {
                 w.evict_oldest()?;
             }
         }
-        Ok(w)
+        w.fit_budget(budget)
+    }
+
+    /// A window opened under a memory budget (`settings.budget`) its documents do not fit:
+    /// the most recently used ones that do, in a window made with `settings` (the others
+    /// are evicted as they are inserted, oldest first, as one run under that budget would
+    /// have done; a limited bucket's order is then the insertion order). The tables are
+    /// built anew, the records read back: this costs what loading a whole state did, and
+    /// happens only when the budget is below what the index holds. A window the budget
+    /// itself limited fits and is kept as it is.
+    fn fit_budget(self, settings: WindowSettings) -> io::Result<Window> {
+        let budget = settings.budget as u64;
+        if budget == 0 || self.ram_bytes_per_doc() * self.len as u64 <= budget {
+            return Ok(self);
+        }
+        let mut fitted = Window::with_settings(settings);
+        fitted.family = self.family.clone();
+        fitted.bands = self.bands;
+        let mut entry = super::Entry::default();
+        for held in self.oldest_first() {
+            self.load(held, &mut entry)?;
+            fitted.insert(held.seq, std::mem::take(&mut entry))?;
+        }
+        Ok(fitted)
     }
 
     /// Checks that the recency list runs through exactly the held slots and that every free
