@@ -39,7 +39,6 @@ rounds() { # rounds N -> path of a rounds corpus of at least N documents
 src=$(rounds $((n + 1000)))
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-index.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-head -n "$n" "$src" > "$work/base.jsonl"
 sed -n "$((n + 1)),$((n + 1000))p" "$src" > "$work/new.jsonl"
 
 run() { # run LABEL BIN ARGS... -> one line: seconds, open/save seconds, peak RSS, exit
@@ -65,7 +64,7 @@ for build in ${old:+old} new; do
   state=$work/state-$build
   [ "$build" = old ] && state=$work/state-$build.ndstate
   echo "## $build build ($bin): index of $n documents"
-  run "building it" "$bin" --state "$state" "$work/base.jsonl"
+  run "building it" "$bin" --state "$state" <(head -n "$n" "$src")
   echo "index on disk: $(size "$state") bytes"
   for i in 1 2 3; do
     run "1,000 documents, run $i" "$bin" --state "$state" "$work/new.jsonl"
