@@ -35,9 +35,9 @@
 //! finally the checksum before anything is used; every failure is a usage error naming the
 //! file and the reason.
 
-use super::{Saved, conflict, limit_of, settings};
+use super::saved::{Saved, conflict, limit_of, settings};
 #[cfg(test)]
-use super::{limit_byte, temporary_path};
+use super::saved::{limit_byte, temporary_path};
 use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
 use crate::input::DocId;

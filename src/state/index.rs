@@ -20,7 +20,7 @@
 //! Opening reads the manifest and the tables (checked against their checksum) and leaves
 //! the records in their file, read when a candidate needs one.
 
-use super::{Saved, conflict, limit_byte, limit_of};
+use super::saved::{Saved, conflict, limit_byte, limit_of};
 use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
 use crate::weights::IdfTable;

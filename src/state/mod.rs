@@ -16,69 +16,20 @@
 mod file;
 pub mod index;
 mod lock;
+mod saved;
 
 pub use file::has_magic;
 pub use lock::Lock;
+use saved::temporary_path;
+pub use saved::{Saved, settings};
 
-use crate::config::{Config, VerifyMode, Weights};
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::job::Job;
 use crate::weights::IdfTable;
-use crate::window::{Limit, Window, WindowSettings};
+use crate::window::{Window, WindowSettings};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-
-/// A loaded state: the window and where the stream stopped.
-pub struct Saved {
-    /// Input lines consumed by the runs that made the state; the next line is `lines + 1`.
-    pub lines: u64,
-    /// Output lines the runs that made the state had written when it was saved (`None`
-    /// from a state of version 2): after a crash, the output's first `written` lines are
-    /// the ones that go with this state.
-    pub written: Option<u64>,
-    /// The frozen IDF table, when the state was made with `--weights tfidf`.
-    pub idf: Option<IdfTable>,
-    /// The window, as it was.
-    pub window: Window,
-    /// Output the run decided but could not write before it stopped (its pipe closed, a
-    /// signal while the reader did not read): the resumed run writes it first.
-    pub pending: Vec<u8>,
-}
-
-/// Everything that shapes what the window holds, as `key:value` words: shingling, weights,
-/// K, bands × rows, what verification keeps, the exact join (whose keys depend on the
-/// threshold), blocking, and whether the exact-copy index is kept (not in `--pairs`).
-/// `shingling` is [`crate::weights::settings_of`] the run's shingler; `job` says whether
-/// copies are dropped without a comparison.
-pub fn settings(config: &Config, job: &Job, shingling: &str) -> String {
-    let weights = match config.weights {
-        Weights::Set if config.bag => "tf",
-        Weights::Set => "set",
-        Weights::Tf => "tf",
-        Weights::TfIdf => "tfidf",
-    };
-    let verify = match config.verify {
-        VerifyMode::Jaccard => "jaccard",
-        VerifyMode::None => "none",
-        VerifyMode::Stages => "stages",
-    };
-    let mut s = format!(
-        "{} weights:{weights} k:{} bands:{}x{} verify:{verify} texts:{} block_by:{} copies:{}",
-        shingling,
-        config.num_perm,
-        config.lsh.bands,
-        config.lsh.rows,
-        !config.text_stages.is_empty(),
-        config.block_by.as_deref().unwrap_or("-"),
-        job.drops_copies(),
-    );
-    if config.all_pairs {
-        s.push_str(&format!(" exact:{}", config.threshold));
-    } else {
-        s.push_str(" exact:no");
-    }
-    s
-}
 
 /// Checks, before any input is read, that a state can be saved at `path`: a save creates a
 /// temporary file beside it, so one is created and removed now. A run that would fail only
@@ -131,24 +82,6 @@ fn remove_stale_temporaries(path: &Path, dir: &Path) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
-}
-
-/// The directory of `path` and the temporary file a save writes there.
-fn temporary_path(path: &Path) -> Result<(PathBuf, PathBuf)> {
-    let name = path.display().to_string();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| Error::config("state", format!("{name} is not a file name")))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        file_name.to_string_lossy(),
-        std::process::id()
-    ));
-    Ok((dir, tmp))
 }
 
 /// Saves the state at `path`, recording the run's [`settings`]: as an index directory
@@ -221,26 +154,6 @@ fn old_file(path: &Path) -> Result<Option<PathBuf>> {
     Ok((!path.exists() && aside.is_file()).then_some(aside))
 }
 
-/// The byte a manifest or state file keeps for why the window evicts.
-fn limit_byte(limit: Option<Limit>) -> u8 {
-    match limit {
-        None => 0,
-        Some(Limit::Memory) => 1,
-        Some(Limit::Refused) => 2,
-        Some(Limit::Disk) => 3,
-    }
-}
-
-/// What [`limit_byte`] wrote.
-fn limit_of(byte: u8) -> Option<Limit> {
-    match byte {
-        1 => Some(Limit::Memory),
-        2 => Some(Limit::Refused),
-        3 => Some(Limit::Disk),
-        _ => None,
-    }
-}
-
 /// Loads the state at `path` for `job` run with `config` into a window made with `window`:
 /// `None` when the file does not exist. A window smaller than the saved one keeps the most
 /// recently used documents. Conflicting settings, a truncated or corrupted file are usage
@@ -283,26 +196,6 @@ fn open(
             Ok(index::open(path, &expected, config, window, writable)?.map(|(saved, _)| saved))
         }
     }
-}
-
-/// The error for a state made with other settings: names only the words that differ.
-fn conflict(name: &str, saved: &str, current: &str) -> Error {
-    let only = |a: &str, b: &str| {
-        a.split(' ')
-            .filter(|w| !b.split(' ').any(|x| x == *w))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    Error::config(
-        "state",
-        format!(
-            "{name} was made with other settings ({}) than this run ({}); use the same \
-             settings or another state file{}",
-            only(saved, current),
-            only(current, saved),
-            crate::weights::old_words_hint(saved, current)
-        ),
-    )
 }
 
 #[cfg(test)]

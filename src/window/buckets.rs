@@ -504,7 +504,7 @@ impl Buckets {
     /// Writes the table as it is (`super::image`).
     pub(super) fn write_image<W: std::io::Write>(
         &self,
-        put: &mut super::image::Put<'_, W>,
+        put: &mut super::codec::Put<'_, W>,
     ) -> std::io::Result<()> {
         put.u64(self.keys as u64)?;
         put.u64(self.cells.len() as u64)?;
@@ -521,11 +521,11 @@ impl Buckets {
     /// What [`Buckets::write_image`] wrote, for a window of `slots` slots, keeping at most
     /// `limit` members a bucket from now on. Every slot and list number is checked.
     pub(super) fn read_image<R: std::io::Read>(
-        get: &mut super::image::Get<'_, R>,
+        get: &mut super::codec::Get<'_, R>,
         limit: usize,
         slots: usize,
     ) -> std::io::Result<Buckets> {
-        use super::image::damaged;
+        use super::codec::damaged;
         let keys = get.count(0)?;
         let cells = get.count(CELL_BYTES as u64)?;
         if cells < LINE_CELLS || !cells.is_multiple_of(LINE_CELLS) || cells > 1 << 32 {

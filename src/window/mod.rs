@@ -26,6 +26,7 @@ mod bucket_order;
 mod buckets;
 mod budget;
 mod chunked;
+mod codec;
 mod family;
 mod image;
 mod keying;
