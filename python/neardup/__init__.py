@@ -284,7 +284,7 @@ class Deduper:
     rather than the first one verified; what is kept is the same.
 
     ``against`` (a file or a list of files: corpora in any input format, or saved
-    ``--state`` files) drops documents that match a reference document too;
+    ``--state`` indexes) drops documents that match a reference document too;
     ``against_only=True`` compares with the reference only.
 
     A text with no words after normalisation (or None, a missing value) is not a document:
@@ -292,8 +292,9 @@ class Deduper:
     ``"skip"`` ``add`` returns ``Skipped``, and under ``"fail"`` it raises
     ``BadDocumentError``.
 
-    ``state`` (a file) resumes the window saved there by ``save`` or by ``neardup --state``,
-    if the file exists; ``save()`` writes it, and so does leaving a ``with`` block. The
+    ``state`` (an index directory) resumes the window saved there by ``save`` or by
+    ``neardup --state``, if there is one; ``save()`` writes it (appending what was added since
+    the last save), and so does leaving a ``with`` block. The
     settings that shape the window must be the saved ones (else ``ValueError``).
 
     With ``weights="tfidf"``, give ``idf`` (a file from ``neardup idf``) or ``idf_warmup=N``:
@@ -414,9 +415,9 @@ class Deduper:
 
     def save(self, path: str | os.PathLike[str] | None = None) -> None:
         """Saves the window (the kept documents it holds, their signatures and fingerprints),
-        the IDF table and the count of documents added to ``path``, or to the ``state`` file:
-        the file ``neardup --state`` writes, which a later ``Deduper(state=...)`` or command
-        line resumes, or ``against`` takes as a reference."""
+        the IDF table and the count of documents added to ``path``, or to the ``state``
+        directory: the index ``neardup --state`` writes, which a later ``Deduper(state=...)``
+        or command line resumes, or ``against`` takes as a reference."""
         self._inner.save(None if path is None else os.fspath(path))
 
     def add(self, text: str | None, id: Id | None = None) -> Outcome:

@@ -38,19 +38,33 @@ const MANIFEST: &str = "manifest";
 /// What a manifest says.
 #[derive(Debug, Clone)]
 pub struct Manifest {
+    /// What shaped the window ([`super::settings`]).
     pub settings: String,
+    /// Input lines consumed by the runs that made it.
     pub lines: u64,
+    /// Output lines those runs wrote (with the pending ones).
     pub written: u64,
+    /// The window's capacity (0: none).
     pub capacity: u64,
+    /// Why the window evicts, when no `--window` said so.
     pub limit: Option<Limit>,
+    /// Output decided but not written when the run stopped.
     pub pending: Vec<u8>,
+    /// The IDF table of `--weights tfidf` (empty: none).
     pub idf: Vec<u8>,
+    /// The records file's generation (`records.R`).
     pub records: u64,
+    /// Where the saved records end in it.
     pub records_end: u64,
+    /// Bytes of evicted documents' records below that end.
     pub garbage: u64,
+    /// The tables file's generation (`tables.T`).
     pub tables: u64,
+    /// Its length.
     pub tables_len: u64,
+    /// Its xxh3-64.
     pub tables_sum: u64,
+    /// Documents held.
     pub documents: u64,
 }
 
@@ -225,10 +239,15 @@ impl<R: Read> Read for Hashed<R> {
 
 /// What a save records besides the window.
 pub struct Progress<'a> {
+    /// What shaped the window ([`super::settings`]).
     pub settings: &'a str,
+    /// Input lines consumed so far.
     pub lines: u64,
+    /// Output lines written so far (with the pending ones).
     pub written: u64,
+    /// The frozen IDF table of `--weights tfidf`.
     pub idf: Option<&'a IdfTable>,
+    /// Output decided but not written.
     pub pending: &'a [u8],
 }
 
@@ -337,32 +356,33 @@ pub fn open(
     config: &Config,
     window: WindowSettings,
     writable: bool,
-) -> Result<Option<(Saved, Manifest)>> {
+) -> Result<Option<Saved>> {
     let name = dir.display().to_string();
     let Some((m, opened)) = open_window(dir, Some(expected), window, writable)? else {
         return Ok(None);
     };
-    let idf = match m.idf.is_empty() {
-        true => None,
-        false => Some(IdfTable::read_from(
-            &m.idf[..],
-            &format!("{name} (IDF table)"),
-        )?),
-    };
+    let idf = idf_of(&m, &name)?;
     if config.weights == Weights::TfIdf && idf.is_none() {
         return Err(Error::config(
             "state",
             format!("{name}: the index has no IDF table"),
         ));
     }
-    let saved = Saved {
+    Ok(Some(Saved {
         lines: m.lines,
         written: Some(m.written),
         idf,
         window: opened,
-        pending: m.pending.clone(),
-    };
-    Ok(Some((saved, m)))
+        pending: m.pending,
+    }))
+}
+
+/// The IDF table a manifest holds, if any.
+fn idf_of(m: &Manifest, name: &str) -> Result<Option<IdfTable>> {
+    match m.idf.is_empty() {
+        true => Ok(None),
+        false => IdfTable::read_from(&m.idf[..], &format!("{name} (IDF table)")).map(Some),
+    }
 }
 
 /// The manifest and window of the index in `dir` (`None` without a manifest), its settings
@@ -522,13 +542,7 @@ pub fn compact(dir: &Path) -> Result<(u64, u64)> {
     window
         .compact_index()
         .map_err(|e| Error::io(format!("compacting {name}"), e))?;
-    let idf = match m.idf.is_empty() {
-        true => None,
-        false => Some(IdfTable::read_from(
-            &m.idf[..],
-            &format!("{name} (IDF table)"),
-        )?),
-    };
+    let idf = idf_of(&m, &name)?;
     save(
         dir,
         &mut window,

@@ -193,7 +193,7 @@ fn open(
         Some(file) => file::load_file(&file, config, job, shingling, window),
         None => {
             let expected = settings(config, job, shingling);
-            Ok(index::open(path, &expected, config, window, writable)?.map(|(saved, _)| saved))
+            index::open(path, &expected, config, window, writable)
         }
     }
 }
