@@ -595,3 +595,82 @@ fn an_old_state_file_resumes_and_becomes_an_index() {
         );
     }
 }
+
+/// `neardup state info` says what an index holds (the documents `--stats` counted, the lines
+/// read and written); `state compact` drops the records of evicted documents without
+/// changing what the index holds or what a resumed run writes.
+#[test]
+fn state_info_and_compact() {
+    let (head, tail) = halves(600);
+    let state = temp_path("compacted");
+    crate::util::remove_state(&state);
+    let s = state.to_str().unwrap();
+    let args = ["--window", "50", "--stats", "--state", s];
+    // Two runs: the second evicts documents the first saved, whose records stay in the
+    // index's file as garbage.
+    let (a, b) = halves_of(&head, 300);
+    let mut first = neardup(&args, &a).ok();
+    let second = neardup(&args, &b).ok();
+    first.stdout.extend(second.stdout.iter());
+    let info = |check: bool| {
+        let mut a = vec!["state", "info", "--json"];
+        if check {
+            a.push("--check");
+        }
+        let out = bin().args(&a).arg(&state).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let before = info(true);
+    assert_eq!(before["documents"], second.stats()["window_docs"]);
+    assert_eq!(before["lines_read"], 600);
+    assert!(before["garbage_bytes"].as_u64().unwrap() > 0, "{before}");
+    let text = bin().args(["state", "info"]).arg(&state).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("documents:      50"), "{text}");
+
+    let out = bin()
+        .args(["state", "compact"])
+        .arg(&state)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = info(true);
+    assert_eq!(after["garbage_bytes"], 0);
+    assert!(after["records_bytes"].as_u64() < before["records_bytes"].as_u64());
+    for key in [
+        "digest",
+        "documents",
+        "lines_read",
+        "lines_written",
+        "settings",
+    ] {
+        assert_eq!(after[key], before[key], "{key}");
+    }
+    let resumed = neardup(&args, &tail).ok().stdout;
+    let whole = neardup(&args[..2], &sample_bytes()).ok().stdout;
+    assert!(
+        [first.stdout, resumed].concat() == whole,
+        "compacted, the resume differs"
+    );
+
+    // Not an index: a usage error that says what it is.
+    let old = temp_path("old-info.ndstate");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/state-v7.ndstate"),
+        &old,
+    )
+    .unwrap();
+    let out = bin().args(["state", "info"]).arg(&old).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("single-file state"), "{err}");
+}

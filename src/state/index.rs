@@ -494,13 +494,13 @@ pub struct Info {
 
 /// Reads the index in `dir` without changing it; with `check`, every record too.
 pub fn info(dir: &Path, check: bool) -> Result<Info> {
-    let name = dir.display().to_string();
+    if !dir.is_dir() {
+        return Err(not_an_index(dir));
+    }
     let Some((m, window)) = open_window(dir, None, WindowSettings::default(), false)? else {
-        return Err(Error::config(
-            "state",
-            format!("{name} is not an index directory (it has no manifest)"),
-        ));
+        return Err(not_an_index(dir));
     };
+    let name = dir.display().to_string();
     let size = |p: PathBuf| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     let digest = match check {
         false => None,
@@ -526,16 +526,37 @@ pub fn info(dir: &Path, check: bool) -> Result<Info> {
     })
 }
 
+/// The error for a path that holds no index: a single-file state of an earlier version, or
+/// anything else.
+fn not_an_index(path: &Path) -> Error {
+    let mut head = [0u8; 8];
+    let old = File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && super::has_magic(&head);
+    let name = path.display();
+    Error::config(
+        "state",
+        match old {
+            true => format!(
+                "{name} is a single-file state of an earlier version: a run with --state \
+                 {name} turns it into an index"
+            ),
+            false => format!("{name} is not an index directory (it has no manifest)"),
+        },
+    )
+}
+
 /// Rewrites the index in `dir` without the records of evicted documents (the lock must be
 /// held): returns the records file's bytes before and after.
 pub fn compact(dir: &Path) -> Result<(u64, u64)> {
-    let name = dir.display().to_string();
+    if !dir.is_dir() {
+        return Err(not_an_index(dir));
+    }
     let Some((m, mut window)) = open_window(dir, None, WindowSettings::default(), true)? else {
-        return Err(Error::config(
-            "state",
-            format!("{name} is not an index directory (it has no manifest)"),
-        ));
+        return Err(not_an_index(dir));
     };
+    let name = dir.display().to_string();
     let before = std::fs::metadata(records_path(dir, m.records))
         .map(|m| m.len())
         .unwrap_or(0);
