@@ -61,6 +61,9 @@ pub fn window_settings(config: &Config, job: &Job) -> WindowSettings {
                 Some(_) => config.max_disk,
                 None => 0,
             },
+            // The window of a run that saves an index spills into it (unless it may not
+            // spill at all): its records are then written once.
+            index: config.state.clone().filter(|_| config.spill_dir.is_some()),
         },
         budget: config.window_budget(),
     }

@@ -296,7 +296,14 @@ pub(super) fn load_file(
         0 => count as usize,
         n => n.min(count as usize),
     };
-    let mut window = Window::with_settings(window);
+    // Its records are spilled, not written to an index: the path is this file.
+    let mut window = Window::with_settings(WindowSettings {
+        store: crate::window::StoreSettings {
+            index: None,
+            ..window.store
+        },
+        ..window
+    });
     if let Some((capacity, why)) = limit {
         window.resume_limit(capacity, why);
     }

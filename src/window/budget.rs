@@ -232,6 +232,7 @@ mod tests {
                 dir: Some(dir),
                 ram: 0,
                 disk: 0,
+                index: None,
             },
             0,
         );
@@ -277,6 +278,7 @@ mod tests {
                 dir: Some(std::env::temp_dir()),
                 ram: 0,
                 disk,
+                index: None,
             },
             0,
         );

@@ -154,7 +154,15 @@ impl Window {
         if budget == 0 || self.ram_bytes_per_doc() * self.len as u64 <= budget {
             return Ok(self);
         }
-        let mut fitted = Window::with_settings(settings);
+        // Its records go to a spill file (the index's own are the ones being read), and
+        // into the index at the next save.
+        let mut fitted = Window::with_settings(WindowSettings {
+            store: super::StoreSettings {
+                index: None,
+                ..settings.store
+            },
+            ..settings
+        });
         fitted.family = self.family.clone();
         fitted.bands = self.bands;
         let mut entry = super::Entry::default();

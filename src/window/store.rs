@@ -40,6 +40,10 @@ pub struct StoreSettings {
     pub ram: usize,
     /// Bytes the spill file may reach (0: no limit but the disk's).
     pub disk: u64,
+    /// The `--state` index directory whose records file the store spills to, instead of a
+    /// spill file in `dir` (which must be set too): the records a save will need are then
+    /// written once, not spilled and then copied into the index.
+    pub index: Option<PathBuf>,
 }
 
 impl Default for StoreSettings {
@@ -49,6 +53,7 @@ impl Default for StoreSettings {
             dir: None,
             ram: usize::MAX,
             disk: 0,
+            index: None,
         }
     }
 }
@@ -121,6 +126,16 @@ impl Store {
     /// An empty store; nothing is created on disk until the RAM share is full.
     pub fn new(settings: StoreSettings) -> Store {
         let segment = (settings.ram / 4).clamp(MIN_SEGMENT, MAX_SEGMENT);
+        let index = match (&settings.index, &settings.dir) {
+            (Some(dir), Some(_)) => Some(Index {
+                dir: dir.clone(),
+                generation: 1,
+                committed: None,
+                written: 0,
+                writable: true,
+            }),
+            _ => None,
+        };
         Store {
             segment,
             base_ram: settings.ram,
@@ -131,7 +146,7 @@ impl Store {
             end: 0,
             garbage: 0,
             spare: None,
-            index: None,
+            index,
         }
     }
 
@@ -188,6 +203,9 @@ impl Store {
     /// For an index: writes what is only in RAM to the file and syncs it; returns the
     /// records' generation, end and garbage (what a manifest names). A reader is not saved.
     pub fn sync(&mut self) -> io::Result<(u64, u64, u64)> {
+        if self.index.as_ref().is_some_and(|i| i.writable) {
+            self.spill_file()?;
+        }
         let (file, index) = match (&self.file, &mut self.index) {
             (Some(file), Some(index)) if index.writable => (file, index),
             _ => return Err(io::Error::other("only an index opened to write is saved")),
@@ -393,12 +411,37 @@ impl Store {
     /// The spill file, created (and unlinked) on first use.
     fn spill_file(&mut self) -> io::Result<&File> {
         if self.file.is_none() {
-            let dir = self
-                .settings
-                .dir
-                .as_deref()
-                .expect("only a spilling store spills");
-            self.file = Some(create_unlinked(dir)?);
+            self.file = Some(match &mut self.index {
+                // A new records file of the index, made with its directory, under a
+                // generation no file there has yet: it never touches one a manifest names.
+                Some(index) => {
+                    std::fs::create_dir_all(&index.dir)?;
+                    let last = std::fs::read_dir(&index.dir)?
+                        .flatten()
+                        .filter_map(|e| {
+                            e.file_name()
+                                .to_str()?
+                                .strip_prefix("records.")?
+                                .parse()
+                                .ok()
+                        })
+                        .max();
+                    index.generation = last.map_or(1, |g: u64| g + 1);
+                    File::options()
+                        .read(true)
+                        .write(true)
+                        .create_new(true)
+                        .open(records_path(&index.dir, index.generation))?
+                }
+                None => {
+                    let dir = self
+                        .settings
+                        .dir
+                        .as_deref()
+                        .expect("only a spilling store spills");
+                    create_unlinked(dir)?
+                }
+            });
         }
         Ok(self.file.as_ref().expect("just created"))
     }
@@ -713,6 +756,7 @@ mod tests {
                 dir: spill.then(|| dir.clone()),
                 ram,
                 disk: 0,
+                index: None,
             });
             let records = records();
             let places: Vec<Place> = records.iter().map(|r| store.append(r).unwrap()).collect();
@@ -740,6 +784,7 @@ mod tests {
             dir: Some(std::env::temp_dir()),
             ram: 0,
             disk: 1,
+            index: None,
         });
         let record = vec![7u8; MIN_SEGMENT];
         store.append(&record).unwrap();
@@ -758,6 +803,7 @@ mod tests {
                 dir: spill.then(|| dir.clone()),
                 ram,
                 disk: 0,
+                index: None,
             });
             let records = records();
             let mut held: Vec<(usize, Place)> = records
