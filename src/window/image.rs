@@ -22,6 +22,12 @@ use crate::lsh::Sketch;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
+// SAFETY: `Slot` is `repr(C, packed(4))` of plain numbers (8 + 4 × 3 = 20 bytes): no
+// padding, any bit pattern is a value. The image writes slots as they are.
+unsafe impl bytemuck::Zeroable for Slot {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Slot {}
+
 impl Window {
     /// Writes the window's tables (not its records: the store keeps those).
     pub fn write_image<W: Write>(&self, w: &mut W) -> io::Result<()> {

@@ -91,12 +91,6 @@ struct Slot {
     older: u32,
 }
 
-// SAFETY: `Slot` is `repr(C, packed(4))` of plain numbers (8 + 4 × 3 = 20 bytes): no
-// padding, any bit pattern is a value. The window's image writes slots as they are.
-unsafe impl bytemuck::Zeroable for Slot {}
-// SAFETY: as above.
-unsafe impl bytemuck::Pod for Slot {}
-
 impl Slot {
     fn place(&self) -> Place {
         Place {
