@@ -36,7 +36,7 @@ impl Window {
                     protected,
                     members: members
                         .iter()
-                        .map(|&slot| self.seqs[slot as usize])
+                        .map(|&slot| self.slots[slot as usize].seq)
                         .collect(),
                 });
             }

@@ -3,7 +3,6 @@
 //! compaction that keeps the spill file within a few times the held records.
 
 use super::{Buckets, NIL, Slot, Window, buckets, shard};
-use crate::lsh::Sketch;
 use std::io;
 
 /// Why the window stopped growing and began to evict (said once on stderr by its owner).
@@ -113,18 +112,13 @@ impl Window {
             + garbage
     }
 
-    /// What one more document may add to the window's RAM, at most: its slot, sequence
-    /// number (8), sketch (32) and query mark (4), its copy-index cell and a share of bucket
-    /// lists (40),
-    /// and its bucket cells in tables 3/8 full (emptier than the 8/15 of a table just grown).
+    /// What one more document may add to the window's RAM, at most: its slot (with its
+    /// sequence number and sketch) and query mark (4), its copy-index cell and a share of
+    /// bucket lists (40), and its bucket cells in tables 3/8 full (emptier than the 8/15 of a
+    /// table just grown).
     fn bytes_per_doc_ceiling(&self) -> usize {
         let keys = self.buckets_keys_per_doc();
-        std::mem::size_of::<Slot>()
-            + 8
-            + std::mem::size_of::<Sketch>()
-            + 4
-            + 40
-            + keys * buckets::CELL_BYTES * 8 / 3
+        std::mem::size_of::<Slot>() + 4 + 40 + keys * buckets::CELL_BYTES * 8 / 3
     }
 
     fn buckets_keys_per_doc(&self) -> usize {
@@ -176,9 +170,6 @@ impl Window {
     /// Bytes of RAM held by the indexes, the slots and the store's RAM part.
     pub fn ram_bytes(&self) -> usize {
         let slots = self.slots.capacity() * std::mem::size_of::<Slot>()
-            + self.seqs.capacity() * 8
-            + self.sketches.capacity() * std::mem::size_of::<Sketch>()
-            + self.sums.capacity() * 4
             + self.free.capacity() * 4
             + self.marks.marks.capacity() * 4;
         let bucket_bytes: usize = self.buckets.iter().map(Buckets::approx_bytes).sum();
@@ -192,7 +183,8 @@ impl Window {
         if self.len == 0 {
             return 0;
         }
-        let per_slot = std::mem::size_of::<Slot>() + 8 + std::mem::size_of::<Sketch>() + 4 + 4;
+        // The slot and its mark.
+        let per_slot = std::mem::size_of::<Slot>() + 4;
         let keys: usize = self.buckets.iter().map(Buckets::used_bytes).sum();
         let records = self.store.live_bytes().min(self.store.ram_records());
         ((per_slot * self.len + keys + self.copies.used_bytes()) as u64 + records) / self.len as u64

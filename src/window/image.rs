@@ -22,11 +22,25 @@ use crate::lsh::Sketch;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-// SAFETY: `Slot` is `repr(C, packed(4))` of plain numbers (8 + 4 × 3 = 20 bytes): no
-// padding, any bit pattern is a value. The image writes slots as they are.
-unsafe impl bytemuck::Zeroable for Slot {}
+/// A slot's place and links as the image keeps them (20 bytes); the sequence numbers,
+/// sketches and checksums follow as arrays of their own.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, packed(4))]
+struct SlotImage {
+    offset: u64,
+    len: u32,
+    newer: u32,
+    older: u32,
+}
+
+// SAFETY: `SlotImage` is `repr(C, packed(4))` of plain numbers (8 + 4 × 3 = 20 bytes): no
+// padding, any bit pattern is a value.
+unsafe impl bytemuck::Zeroable for SlotImage {}
 // SAFETY: as above.
-unsafe impl bytemuck::Pod for Slot {}
+unsafe impl bytemuck::Pod for SlotImage {}
+
+/// Slots written or read per piece (the image's arrays are converted a piece at a time).
+const PIECE: usize = super::chunked::CHUNK;
 
 impl Window {
     /// Writes the window's tables (not its records: the store keeps those).
@@ -34,12 +48,36 @@ impl Window {
         let mut put = Put::new(w);
         let n = self.slots.len();
         put.u64(n as u64)?;
+        // Each array of the layout in turn, a chunk of slots at a time.
+        let mut images = Vec::with_capacity(PIECE);
         for chunk in self.slots.chunks() {
-            put.raw(bytemuck::cast_slice(chunk))?;
+            images.clear();
+            images.extend(chunk.iter().map(|s| SlotImage {
+                offset: s.offset,
+                len: s.len,
+                newer: s.newer,
+                older: s.older,
+            }));
+            put.raw(bytemuck::cast_slice(&images))?;
         }
-        put.raw(bytemuck::cast_slice(&self.seqs[..n]))?;
-        put.raw(bytemuck::cast_slice(&self.sketches[..n]))?;
-        put.raw(bytemuck::cast_slice(&self.sums[..n]))?;
+        let mut seqs = Vec::with_capacity(PIECE);
+        for chunk in self.slots.chunks() {
+            seqs.clear();
+            seqs.extend(chunk.iter().map(|s| s.seq));
+            put.raw(bytemuck::cast_slice(&seqs))?;
+        }
+        let mut sketches: Vec<Sketch> = Vec::with_capacity(PIECE);
+        for chunk in self.slots.chunks() {
+            sketches.clear();
+            sketches.extend(chunk.iter().map(|s| s.sketch));
+            put.raw(bytemuck::cast_slice(&sketches))?;
+        }
+        let mut sums = Vec::with_capacity(PIECE);
+        for chunk in self.slots.chunks() {
+            sums.clear();
+            sums.extend(chunk.iter().map(|s| s.sum));
+            put.raw(bytemuck::cast_slice(&sums))?;
+        }
         put.u32s(&self.free)?;
         put.u32(self.newest)?;
         put.u32(self.oldest)?;
@@ -82,26 +120,51 @@ impl Window {
         let mut piece = Vec::new();
         let mut left = n;
         while left > 0 {
-            let k = left.min(super::chunked::CHUNK);
+            let k = left.min(PIECE);
             piece.clear();
-            piece.resize(k, Slot::default());
+            piece.resize(k, SlotImage::default());
             get.raw(bytemuck::cast_slice_mut(&mut piece))?;
-            for &slot in &piece {
-                let (offset, len) = (slot.offset, slot.len);
+            for &image in &piece {
+                let (offset, len) = (image.offset, image.len);
                 // A free slot (length 0) keeps the offset of the record it had.
                 if len > 0 && offset.saturating_add(u64::from(len)) > records_end {
                     return Err(damaged("a record lies past the records' end"));
                 }
-                slots.push(slot);
+                slots.push(Slot {
+                    offset,
+                    len,
+                    newer: image.newer,
+                    older: image.older,
+                    ..Slot::default()
+                });
             }
             left -= k;
         }
-        let mut seqs = vec![0u64; n];
-        get.raw(bytemuck::cast_slice_mut(&mut seqs))?;
-        let mut sketches: Vec<Sketch> = vec![[0; 4]; n];
-        get.raw(bytemuck::cast_slice_mut(&mut sketches))?;
-        let mut sums = vec![0u32; n];
-        get.raw(bytemuck::cast_slice_mut(&mut sums))?;
+        // The sequence numbers, sketches and checksums, into the slots a piece at a time.
+        let mut seqs = vec![0u64; PIECE];
+        for start in (0..n).step_by(PIECE) {
+            let piece = &mut seqs[..PIECE.min(n - start)];
+            get.raw(bytemuck::cast_slice_mut(piece))?;
+            for (i, &seq) in piece.iter().enumerate() {
+                slots[start + i].seq = seq;
+            }
+        }
+        let mut sketches: Vec<Sketch> = vec![[0; 4]; PIECE];
+        for start in (0..n).step_by(PIECE) {
+            let piece = &mut sketches[..PIECE.min(n - start)];
+            get.raw(bytemuck::cast_slice_mut(piece))?;
+            for (i, &sketch) in piece.iter().enumerate() {
+                slots[start + i].sketch = sketch;
+            }
+        }
+        let mut sums = vec![0u32; PIECE];
+        for start in (0..n).step_by(PIECE) {
+            let piece = &mut sums[..PIECE.min(n - start)];
+            get.raw(bytemuck::cast_slice_mut(piece))?;
+            for (i, &sum) in piece.iter().enumerate() {
+                slots[start + i].sum = sum;
+            }
+        }
         let free = get.u32s()?;
         let (newest, oldest) = (get.u32()?, get.u32()?);
         let held = get.u64()? as usize;
@@ -127,9 +190,6 @@ impl Window {
             return Err(damaged("bytes after the tables"));
         }
         w.slots = slots;
-        w.seqs = seqs;
-        w.sketches = sketches;
-        w.sums = sums;
         w.free = free;
         w.newest = newest;
         w.oldest = oldest;
@@ -241,9 +301,9 @@ impl Window {
         let mut slot = self.oldest;
         while slot != NIL {
             let s = self.slots[slot as usize];
-            if self.sums[slot as usize] == 0 {
+            if s.sum == 0 {
                 let record = self.store.get(s.place(), &mut scratch, 0)?;
-                self.sums[slot as usize] = super::store::record_sum(record);
+                self.slots[slot as usize].sum = super::store::record_sum(record);
             }
             slot = s.newer;
         }

@@ -68,8 +68,8 @@ impl Window {
             let old = slot.place();
             slot.offset = place.offset;
             slot.len = place.len;
+            slot.sum = 0;
             self.store.freed(old);
-            self.sums[h.slot as usize] = 0;
         }
         if self.store.needs_compaction() {
             self.compact()?;

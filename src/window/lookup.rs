@@ -170,11 +170,10 @@ impl Window {
         const AHEAD: usize = 48;
         for k in 0..ranked.len() {
             if let Some(&(_, ahead)) = ranked.get(k + AHEAD) {
-                crate::prefetch::prefetch(&self.sketches[ahead.slot as usize]);
-                crate::prefetch::prefetch(&self.seqs[ahead.slot as usize]);
+                crate::prefetch::prefetch(&self.slots[ahead.slot as usize]);
             }
             let slot = ranked[k].1.slot;
-            ranked[k].1.seq = self.seqs[slot as usize];
+            ranked[k].1.seq = self.slots[slot as usize].seq;
             let held = ranked[k].1;
             ranked[k].0 = self.rank(&held, sketch, &self.marks);
         }
@@ -186,7 +185,7 @@ impl Window {
     fn rank(&self, held: &Held, sketch: &Sketch, marks: &Marks) -> Rank {
         rank_of(
             marks.shares_family_key(held.slot),
-            sketch_agreement(sketch, &self.sketches[held.slot as usize]),
+            sketch_agreement(sketch, &self.slots[held.slot as usize].sketch),
             marks.shared_bands(held.slot),
             held.seq,
         )
@@ -233,7 +232,7 @@ impl Window {
                 if *mark >> 8 != query {
                     *mark = query << 8 | hit;
                     found(Held {
-                        seq: self.seqs[slot as usize],
+                        seq: self.slots[slot as usize].seq,
                         slot,
                     });
                 } else if hit == FAMILY {
@@ -261,7 +260,7 @@ impl Window {
                 let mark = &mut marks.marks[slot as usize];
                 if *mark >> 8 != query {
                     *mark = query << 8;
-                    let seq = self.seqs[slot as usize];
+                    let seq = self.slots[slot as usize].seq;
                     if seq < before {
                         out.push(Held { seq, slot });
                     }

@@ -77,11 +77,17 @@ const PREFETCH_LINES: usize = 8;
 /// No slot (ends of the recency list).
 const NIL: u32 = u32::MAX;
 
-/// A slot: where a document's record is, and its neighbours in the recency list (20 bytes:
-/// the record itself is in the store).
+/// A slot: what ranking a candidate reads (its sketch and sequence number), where its record
+/// is, its neighbours in the recency list and the record's checksum, in one cache line. A
+/// template family gives a query hundreds of candidates spread over the whole window: each
+/// is one line to load, not one in each of four arrays (the record itself is in the store).
 #[derive(Clone, Copy, Debug, Default)]
-#[repr(C, packed(4))]
+#[repr(C, align(64))]
 struct Slot {
+    /// The sketch, which ranks the document as a candidate without reading its record.
+    sketch: Sketch,
+    /// The document's sequence number.
+    seq: u64,
     /// The record (length 0: the slot is free).
     offset: u64,
     len: u32,
@@ -89,7 +95,12 @@ struct Slot {
     newer: u32,
     /// Towards the least recent document.
     older: u32,
+    /// The record's checksum ([`store::record_sum`]; 0 until an index save computes it): a
+    /// record read back from an index file is checked against it.
+    sum: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 64);
 
 impl Slot {
     fn place(&self) -> Place {
@@ -118,14 +129,6 @@ pub type Tables = Vec<(usize, Buckets)>;
 pub struct Window {
     capacity: usize,
     slots: Chunked<Slot>,
-    /// Each slot's sequence number, apart from the slots so that sorting candidates reads
-    /// one dense array.
-    seqs: Vec<u64>,
-    /// Each slot's sketch, which ranks it as a candidate without reading its record.
-    sketches: Vec<Sketch>,
-    /// Each slot's record checksum ([`store::record_sum`]; 0 until an index save computes
-    /// it): a record read back from an index file is checked against it.
-    sums: Vec<u32>,
     free: Vec<u32>,
     /// The most recently inserted or matched document.
     newest: u32,
@@ -213,9 +216,6 @@ impl Window {
         Window {
             capacity: 0,
             slots: Chunked::default(),
-            seqs: Vec::new(),
-            sketches: Vec::new(),
-            sums: Vec::new(),
             free: Vec::new(),
             newest: NIL,
             oldest: NIL,
@@ -246,9 +246,6 @@ impl Window {
         }
         self.copies.reserve(docs);
         self.slots.reserve(docs);
-        self.seqs.reserve(docs);
-        self.sketches.reserve(docs);
-        self.sums.reserve(docs);
     }
 
     /// Number of documents held.
@@ -278,7 +275,7 @@ impl Window {
 
     fn held(&self, slot: u32) -> Held {
         Held {
-            seq: self.seqs[slot as usize],
+            seq: self.slots[slot as usize].seq,
             slot,
         }
     }
@@ -301,7 +298,7 @@ impl Window {
     pub fn newest_seq(&self) -> u64 {
         match self.newest {
             NIL => 0,
-            slot => self.seqs[slot as usize],
+            slot => self.slots[slot as usize].seq,
         }
     }
 
@@ -332,17 +329,14 @@ impl Window {
     /// A held document's record, read in place when it is in RAM (else into `scratch`),
     /// without changing its recency.
     pub fn view<'a>(&'a self, held: Held, scratch: &'a mut Vec<u64>) -> io::Result<View<'a>> {
-        debug_assert_eq!(self.seqs[held.slot as usize], held.seq, "stale handle");
-        let place = self.slots[held.slot as usize].place();
-        View::parse(
-            self.store
-                .get(place, scratch, self.sums[held.slot as usize])?,
-        )
+        let slot = &self.slots[held.slot as usize];
+        debug_assert_eq!(slot.seq, held.seq, "stale handle");
+        View::parse(self.store.get(slot.place(), scratch, slot.sum)?)
     }
 
     /// A held document's whole entry, into `into` (its buffers reused).
     pub fn load(&self, held: Held, into: &mut Entry) -> io::Result<()> {
-        into.sketch = self.sketches[held.slot as usize];
+        into.sketch = self.slots[held.slot as usize].sketch;
         self.view(held, &mut Vec::new())?.to_entry(into)
     }
 
@@ -470,14 +464,10 @@ impl Window {
                     .filter(|&s| s < buckets::MAX_SLOT)
                     .expect("fewer than 2^31 documents in the window");
                 self.slots.push(Slot {
-                    offset: 0,
-                    len: 0,
                     newer: NIL,
                     older: NIL,
+                    ..Slot::default()
                 });
-                self.seqs.push(0);
-                self.sketches.push([0; 4]);
-                self.sums.push(0);
                 slot
             }
         }
@@ -510,11 +500,11 @@ impl Window {
                 return Err(e);
             }
         };
-        self.seqs[slot as usize] = seq;
-        self.sketches[slot as usize] = entry.sketch;
-        self.sums[slot as usize] = 0;
         {
             let s = &mut self.slots[slot as usize];
+            s.seq = seq;
+            s.sketch = entry.sketch;
+            s.sum = 0;
             s.offset = place.offset;
             s.len = place.len;
         }
@@ -540,7 +530,7 @@ impl Window {
         let place = self.slots[slot as usize].place();
         let mut keys = std::mem::take(&mut self.keys);
         let copy_key = {
-            let sum = self.sums[slot as usize];
+            let sum = self.slots[slot as usize].sum;
             let view = View::parse(self.store.get(place, &mut self.words, sum)?)?;
             keys.clear();
             keys.extend_from_slice(view.band_keys);
@@ -566,7 +556,7 @@ impl Window {
     #[cfg(test)]
     pub(crate) fn find_seq(&self, seq: u64) -> Option<Held> {
         (0..self.slots.len() as u32)
-            .find(|&slot| self.slots[slot as usize].len > 0 && self.seqs[slot as usize] == seq)
+            .find(|&slot| self.slots[slot as usize].len > 0 && self.slots[slot as usize].seq == seq)
             .map(|slot| self.held(slot))
     }
 }
