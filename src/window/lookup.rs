@@ -278,6 +278,13 @@ impl Window {
             self.buckets[shard(key)].prefetch(key);
         }
     }
+
+    /// Asks the CPU to start loading where [`Window::find_copy`] looks up `text_hash` (call
+    /// it one document ahead, like [`Window::prefetch_buckets`]).
+    #[inline]
+    pub fn prefetch_copy(&self, text_hash: u128) {
+        self.copies.prefetch(text_hash as u64);
+    }
 }
 
 /// Puts the `limit` lowest-ranked of `ranked` first, in order; returns how many that is.

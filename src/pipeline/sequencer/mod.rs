@@ -402,6 +402,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 while let Some((i, doc)) = docs.next() {
                     if let Some((_, Doc::Good(next))) = docs.peek() {
                         self.window.prefetch_buckets(&next.band_keys);
+                        self.window.prefetch_copy(next.text_hash);
                     }
                     self.document(&batch, i, doc, diag)?;
                 }
