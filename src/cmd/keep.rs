@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::graph::DupGraph;
 use crate::graph::survivors::Keep;
 use crate::input::{Input, LineReader, Part};
-use crate::output::Output;
+use crate::output::Results;
 use crate::output::table::{Encoding, TableWriter};
 use std::io::Write;
 
@@ -74,7 +74,7 @@ pub fn write_survivors<W: Write>(
     let mut inputs = inputs;
     let filter = crate::job::Job::Filter(crate::job::Output::DropDups);
     let encoding = crate::pipeline::prepare::table_encoding(config, &filter, &mut inputs)?;
-    let mut out = Output::new(out, PairsFormat::Tsv);
+    let mut out = Results::new(out, PairsFormat::Tsv);
     if let Some(encoding) = encoding {
         let table = TableWriter::new(encoding, config.output.clone(), false, false, &config.field);
         out = out.with_table(table);
@@ -105,7 +105,7 @@ pub fn write_survivors<W: Write>(
 /// `kept` the survivors', both ascending.
 fn survivors_of<W: Write>(
     reader: &mut LineReader,
-    out: &mut Output<W>,
+    out: &mut Results<W>,
     documents: &[u64],
     kept: &[u64],
     pass: bool,

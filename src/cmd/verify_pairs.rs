@@ -25,7 +25,7 @@ use crate::config::{Config, InputFormat, PairsFormat, Settings};
 use crate::error::{Error, Result};
 use crate::input::{DocId, Input, LineReader, raw_id};
 use crate::job::Job;
-use crate::output::Output;
+use crate::output::Results;
 use crate::pipeline::{Doc, Prepared, Signed, Worker};
 use std::io::Write;
 use std::path::PathBuf;
@@ -181,7 +181,7 @@ fn verify_pairs<W: Write, D: Write>(
     let mut held: std::collections::HashMap<DocId, Signed> = std::collections::HashMap::new();
     let mut reader = LineReader::new(inputs, InputFormat::Jsonl).cutting_lines_over(limit);
     let names = reader.input_names();
-    let mut out = Output::new(out, format);
+    let mut out = Results::new(out, format);
     let mut counts = Counts::default();
     let mut bad = crate::pipeline::bad_lines(config);
     let verifier = crate::pipeline::verifier(config);

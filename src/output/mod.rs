@@ -1,6 +1,6 @@
 //! Writing results: input lines unchanged, annotated JSON lines, or pairs.
 //!
-//! One [`Output`] owns stdout (one writer thread, so writes never tear). It is block-buffered
+//! One [`Results`] owns stdout (one writer thread, so writes never tear). It is block-buffered
 //! unless `--line-buffered` asks for a flush after every batch, and a buffer goes out only up
 //! to its last whole line ([`LineBuffer`]), so that a run stopped at any point (out of memory:
 //! [`crate::guard`]) leaves output that ends at a line boundary. Every write error is returned,
@@ -263,7 +263,7 @@ impl<W: Write> Drop for LineBuffer<W> {
 }
 
 /// The buffered result writer.
-pub struct Output<W: Write> {
+pub struct Results<W: Write> {
     out: LineBuffer<W>,
     scratch: Vec<u8>,
     pairs_format: PairsFormat,
@@ -271,10 +271,10 @@ pub struct Output<W: Write> {
     table: Option<TableWriter>,
 }
 
-impl<W: Write> Output<W> {
+impl<W: Write> Results<W> {
     /// Wraps `w` in a 256 KiB buffer.
-    pub fn new(w: W, pairs_format: PairsFormat) -> Output<W> {
-        Output {
+    pub fn new(w: W, pairs_format: PairsFormat) -> Results<W> {
+        Results {
             out: LineBuffer::new(256 << 10, w),
             scratch: Vec::with_capacity(4096),
             pairs_format,
@@ -283,7 +283,7 @@ impl<W: Write> Output<W> {
     }
 
     /// Writes the rows of columnar inputs with `table` instead of lines.
-    pub fn with_table(mut self, table: TableWriter) -> Output<W> {
+    pub fn with_table(mut self, table: TableWriter) -> Results<W> {
         self.table = Some(table);
         self
     }
@@ -294,7 +294,7 @@ impl<W: Write> Output<W> {
     }
 
     /// Writes document `i` of `batch` as it was read: its line, or its row (at the batch's
-    /// end, [`Output::end_batch`]).
+    /// end, [`Results::end_batch`]).
     pub fn document(&mut self, batch: &Batch, i: usize) -> Result<()> {
         match self.row_table(batch)? {
             Some(table) => {
@@ -305,7 +305,7 @@ impl<W: Write> Output<W> {
         }
     }
 
-    /// Writes document `i` of `batch` with its verdict ([`Output::annotated`]; a row gets
+    /// Writes document `i` of `batch` with its verdict ([`Results::annotated`]; a row gets
     /// the verdict's columns).
     pub fn annotated_document(
         &mut self,
@@ -616,7 +616,7 @@ mod tests {
     use super::*;
 
     fn annotate(content: &str, format: InputFormat, dup: Option<&DocId>) -> String {
-        let mut o = Output::new(Vec::new(), PairsFormat::Tsv);
+        let mut o = Results::new(Vec::new(), PairsFormat::Tsv);
         o.annotated(
             content.as_bytes(),
             format,
@@ -694,10 +694,10 @@ mod tests {
 
     #[test]
     fn pairs_formats() {
-        let mut o = Output::new(Vec::new(), PairsFormat::Jsonl);
+        let mut o = Results::new(Vec::new(), PairsFormat::Jsonl);
         o.pair(&DocId::Line(1), &DocId::Str("b".into()), 1.0)
             .unwrap();
-        let mut t = Output::new(Vec::new(), PairsFormat::Tsv);
+        let mut t = Results::new(Vec::new(), PairsFormat::Tsv);
         t.pair(&DocId::Line(1), &DocId::Num("2.5".into()), 0.81234)
             .unwrap();
         assert_eq!(
@@ -709,7 +709,7 @@ mod tests {
 
     #[test]
     fn lines_are_written_unchanged() {
-        let mut o = Output::new(Vec::new(), PairsFormat::Tsv);
+        let mut o = Results::new(Vec::new(), PairsFormat::Tsv);
         o.line(b"a\r\n").unwrap();
         o.line(b"no newline").unwrap();
         assert_eq!(o.out.into_inner().unwrap(), b"a\r\nno newline\n");

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What looking up and verifying one document found.
-pub(super) struct Outcome {
+pub(super) struct Checked {
     /// Candidates checked.
     pub candidates: u64,
     /// The candidates that passed (earlier document, similarity), in sequence order.
@@ -22,7 +22,7 @@ struct Run {
     /// Its number (its first document is `number × DOCS_PER_TAKE`).
     number: usize,
     /// One outcome per document.
-    outcomes: Vec<Outcome>,
+    outcomes: Vec<Checked>,
 }
 
 /// The candidates of each of `docs` (held, in sequence order) among the held documents with
@@ -33,7 +33,7 @@ fn check_docs(
     window: &Window,
     docs: &[(Held, Entry)],
     marks: &mut Marks,
-) -> std::io::Result<Vec<Outcome>> {
+) -> std::io::Result<Vec<Checked>> {
     let mut out = Vec::with_capacity(docs.len());
     let mut candidates = Vec::new();
     let verifier = super::prepare::verifier(config);
@@ -48,7 +48,7 @@ fn check_docs(
                 matches.push((earlier, similarity));
             }
         })?;
-        out.push(Outcome {
+        out.push(Checked {
             candidates: candidates.len() as u64,
             matches,
         });
@@ -183,7 +183,7 @@ pub(super) fn look_up_and_verify(
     docs: Arc<[(Held, Entry)]>,
     marks: &mut Marks,
     helpers: Option<&Helpers>,
-) -> Result<Vec<Outcome>> {
+) -> Result<Vec<Checked>> {
     let spill = |e| Error::spill(e, docs.first().map_or(0, |d| d.0.seq));
     let helpers = match helpers {
         Some(h) if docs.len() >= PARALLEL_DOCS => h,
@@ -192,7 +192,7 @@ pub(super) fn look_up_and_verify(
     let mut failed = None;
     let runs = docs.len().div_ceil(DOCS_PER_TAKE);
     let next = Arc::new(AtomicUsize::new(0));
-    let mut by_run: Vec<Vec<Outcome>> = (0..runs).map(|_| Vec::new()).collect();
+    let mut by_run: Vec<Vec<Checked>> = (0..runs).map(|_| Vec::new()).collect();
     lend(
         window,
         helpers,

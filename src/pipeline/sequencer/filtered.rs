@@ -8,7 +8,7 @@ use super::Sequencer;
 use crate::error::{Error, Result};
 use crate::input::Batch;
 use crate::job;
-use crate::output::{Output, Verdict};
+use crate::output::{Results, Verdict};
 use crate::report::Matched;
 use std::io::Write;
 
@@ -78,7 +78,7 @@ impl<W: Write> Sequencer<'_, W> {
 
 /// Writes one document's line as the filter's `output` says.
 fn emit<W: Write>(
-    out: &mut Output<W>,
+    out: &mut Results<W>,
     summary: &mut Summary,
     output: job::Output,
     batch: &Batch,

@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::graph::GraphBuilder;
 use crate::input::{BadLine, BadLines, Batch, Part};
 use crate::job::{self, Job};
-use crate::output::Output;
+use crate::output::Results;
 use crate::state::Saved;
 use crate::window::{Held, Marks, Window};
 use crossbeam_channel::{Receiver, Sender, bounded};
@@ -46,7 +46,7 @@ pub(super) struct Sequencer<'c, W: Write> {
     /// The run's tables, saved with the window by `--state`.
     prepared: &'c Prepared,
     names: &'c [String],
-    out: Output<W>,
+    out: Results<W>,
     window: Window,
     /// `--against`: the reference documents, never changed.
     reference: Option<Window>,
@@ -133,8 +133,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             prepared,
             names: start.names,
             out: match start.table {
-                Some(table) => Output::new(out, job.format()).with_table(table),
-                None => Output::new(out, job.format()),
+                Some(table) => Results::new(out, job.format()).with_table(table),
+                None => Results::new(out, job.format()),
             },
             window,
             reference: start.reference,
