@@ -85,3 +85,69 @@ fn readme_names_every_flag() {
         assert!(readme.contains(&flag), "README.md does not mention {flag}");
     }
 }
+
+/// The source files under `dir` (relative to the crate root), sorted.
+fn source_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            source_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// DESIGN.md's map of the code (the text block under "## Layout") names every source file:
+/// a file at the top of `src/` by its path, a file in a folder by its name, with the folder
+/// named too (`src/window/` and `store/index.rs`); a folder's `mod.rs` by the folder. A file
+/// added, moved or renamed without the map fails here.
+#[test]
+fn the_design_map_names_every_source_file() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let design = std::fs::read_to_string(root.join("DESIGN.md")).unwrap();
+    let layout = design
+        .split_once("## Layout")
+        .and_then(|(_, rest)| rest.split_once("```text"))
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(map, _)| map)
+        .expect("DESIGN.md has a text block under '## Layout'");
+    let mut files = Vec::new();
+    source_files(&root.join("src"), &mut files);
+    let mut missing = Vec::new();
+    for file in &files {
+        let relative = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let parts: Vec<&str> = relative.split('/').collect();
+        let named = match parts.as_slice() {
+            ["src", _] => layout.contains(relative.as_str()),
+            ["src", folder, inner @ ..] => {
+                let name = inner.last().unwrap();
+                let inside = inner.join("/");
+                let folder_named = layout.contains(&format!("src/{folder}/"));
+                let file_named = if *name == "mod.rs" {
+                    // A folder's mod.rs: the folder (or, nested, its name) is enough.
+                    inner.len() == 1 || layout.contains(&format!("{}/", inner[inner.len() - 2]))
+                } else {
+                    layout.contains(inside.as_str()) || layout.contains(*name)
+                };
+                folder_named && file_named
+            }
+            _ => true,
+        };
+        if !named {
+            missing.push(relative);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "DESIGN.md's map (## Layout) does not name: {missing:?}"
+    );
+}
