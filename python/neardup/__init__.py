@@ -355,11 +355,12 @@ class Deduper:
         )
         self._options["against"] = against or None
         # Defaults are left to the command line (some flags exclude others: ngram and
-        # char_ngram), so only what differs is passed.
+        # char_ngram), so only what differs from its defaults is passed.
+        defaults = _cli_defaults()
         settings = {
             k: v
             for k, v in self._options.items()
-            if k != "most_similar" and _DEDUPER_DEFAULTS.get(k, None) != v
+            if k != "most_similar" and not _is_default(k, v, defaults)
         }
         argv = _argv("Deduper", settings)
         if most_similar:
@@ -480,18 +481,21 @@ class Deduper:
         return json.loads(self._inner.stats())
 
 
-# The defaults `Deduper`'s signature shows, which are the command line's.
-_DEDUPER_DEFAULTS: dict[str, object] = {
-    "threshold": 0.8,
-    "ngram": 5,
-    "window": 0,
-    "weights": "set",
-    "idf_warmup": 0,
-    "against_only": False,
-    "on_bad_line": "pass",
-    "threads": 0,
-    "max_candidates": 48,
-}
+def _cli_defaults(command: str | None = None) -> dict[str, str]:
+    """The command line's default of each keyword that has one, as it would be written
+    (``"0.8"``, ``"false"`` for a switch): the defaults live there alone, and the signatures
+    that show them are checked against them (python/tests)."""
+    return {
+        name.replace("-", "_"): value for name, value in _neardup.defaults(command)
+    }
+
+
+def _is_default(name: str, value: object, defaults: dict[str, str]) -> bool:
+    """Whether keyword ``name`` set to ``value`` says what the command line does without
+    it (None and False leave a flag out anyway)."""
+    if value is None or value is False:
+        return True
+    return value is not True and defaults.get(name) == _value(value)
 
 
 def _unpickle(options: dict[str, object]) -> Deduper:

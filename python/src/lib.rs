@@ -39,6 +39,14 @@ fn options(command: Option<&str>) -> Vec<String> {
     cmd::long_flags(command)
 }
 
+/// The default of each flag of the filter (`command` None) or a command that has one:
+/// `(long flag, value as the command line takes it)`.
+#[pyfunction]
+#[pyo3(signature = (command=None))]
+fn defaults(command: Option<&str>) -> Vec<(String, String)> {
+    cmd::flag_defaults(command)
+}
+
 /// Whether the engine reads `texts` from Arrow buffers (an object that exports an Arrow
 /// column) rather than item by item: for tests and for users who wonder.
 #[pyfunction]
@@ -64,6 +72,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(options, m)?)?;
+    m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(reads_arrow, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -315,3 +315,27 @@ def test_examples(example):
 
 def test_the_module_docstring_example():
     assert doctest.testmod(neardup).failed == 0
+
+
+def test_deduper_signature_shows_the_command_lines_defaults():
+    """The defaults Deduper's signature shows are the command line's, which alone decide
+    (a keyword equal to its flag's default is left out of the command line)."""
+    import inspect
+
+    cli = neardup._cli_defaults()
+    shown = {
+        name: p.default
+        for name, p in inspect.signature(neardup.Deduper).parameters.items()
+        if p.default is not inspect.Parameter.empty and p.default is not None
+    }
+    assert "threshold" in shown and "max_candidates" in shown
+    for name, default in shown.items():
+        if name == "most_similar":  # --annotate: a mode, not a setting
+            continue
+        if isinstance(default, bool):
+            assert cli.get(name) == str(default).lower(), name
+        else:
+            assert cli.get(name) == str(default), name
+        assert neardup._is_default(name, default, cli)
+    assert not neardup._is_default("threshold", 0.9, cli)
+    assert not neardup._is_default("against_only", True, cli)

@@ -249,17 +249,42 @@ where
     }
 }
 
+/// The filter's (`command` None) or a command's command-line definition.
+fn definition(command: Option<&str>) -> clap::Command {
+    use clap::CommandFactory;
+    let root = Args::command();
+    match command {
+        Some(name) => root.find_subcommand(name).cloned().unwrap_or(root),
+        None => root,
+    }
+}
+
 /// The long flags (without `--`) the filter (`command` None) or a command takes: what the
 /// Python module names when a keyword is unknown.
 pub fn long_flags(command: Option<&str>) -> Vec<String> {
-    use clap::CommandFactory;
-    let root = Args::command();
-    let cmd = match command {
-        Some(name) => root.find_subcommand(name).cloned().unwrap_or(root),
-        None => root,
-    };
-    cmd.get_arguments()
+    definition(command)
+        .get_arguments()
         .filter_map(|a| a.get_long().map(str::to_string))
+        .collect()
+}
+
+/// The default of each flag of the filter (`command` None) or a command that has one, as
+/// the command line would be given it: `(long flag, value)`, `false` for a switch. The Python
+/// module leaves out a keyword whose value is its flag's default, so the defaults live here
+/// alone.
+pub fn flag_defaults(command: Option<&str>) -> Vec<(String, String)> {
+    let mut definition = definition(command);
+    // Built, so that switches show their implied default ("false") too.
+    definition.build();
+    definition
+        .get_arguments()
+        .filter_map(|a| {
+            let long = a.get_long()?;
+            match a.get_default_values() {
+                [value] => Some((long.to_string(), value.to_string_lossy().into_owned())),
+                _ => None,
+            }
+        })
         .collect()
 }
 
@@ -312,6 +337,27 @@ mod tests {
     #[test]
     fn verify_app() {
         Args::command().debug_assert();
+    }
+
+    /// The defaults listed are the ones a command line without the flag runs with.
+    #[test]
+    fn flag_defaults_are_what_a_bare_command_line_gets() {
+        let defaults: std::collections::HashMap<String, String> =
+            flag_defaults(None).into_iter().collect();
+        let (settings, _) = filter_settings(&["neardup"]);
+        assert_eq!(defaults["threshold"], settings.threshold.to_string());
+        let n: usize = defaults["ngram"].parse().unwrap();
+        assert_eq!(settings.shingle, crate::config::ShingleKind::Words(n));
+        assert_eq!(
+            defaults["max-candidates"],
+            settings.max_candidates.to_string()
+        );
+        assert_eq!(defaults["against-only"], "false");
+        assert_eq!(defaults["on-bad-line"], "pass");
+        // A flag without a default is not listed; a command's own flags are.
+        assert!(!defaults.contains_key("idf"));
+        let graph: Vec<_> = flag_defaults(Some("graph"));
+        assert!(graph.iter().any(|(flag, _)| flag == "format"), "{graph:?}");
     }
 
     /// The filter's settings and job from a command line.
