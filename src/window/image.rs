@@ -42,6 +42,39 @@ unsafe impl bytemuck::Pod for SlotImage {}
 /// Slots written or read per piece (the image's arrays are converted a piece at a time).
 const PIECE: usize = super::chunked::CHUNK;
 
+/// Writes one field of every slot as an array, a chunk of slots at a time.
+fn put_field<W: Write, T: bytemuck::Pod>(
+    put: &mut Put<'_, W>,
+    slots: &Chunked<Slot>,
+    field: impl Fn(&Slot) -> T,
+) -> io::Result<()> {
+    let mut piece = Vec::with_capacity(PIECE);
+    for chunk in slots.chunks() {
+        piece.clear();
+        piece.extend(chunk.iter().map(&field));
+        put.raw(bytemuck::cast_slice(&piece))?;
+    }
+    Ok(())
+}
+
+/// Reads what [`put_field`] wrote into the slots, with `set`.
+fn get_field<R: Read, T: bytemuck::Pod>(
+    get: &mut Get<'_, R>,
+    slots: &mut Chunked<Slot>,
+    set: impl Fn(&mut Slot, T),
+) -> io::Result<()> {
+    let n = slots.len();
+    let mut piece = vec![T::zeroed(); PIECE.min(n)];
+    for start in (0..n).step_by(PIECE) {
+        let piece = &mut piece[..PIECE.min(n - start)];
+        get.raw(bytemuck::cast_slice_mut(piece))?;
+        for (i, &value) in piece.iter().enumerate() {
+            set(&mut slots[start + i], value);
+        }
+    }
+    Ok(())
+}
+
 impl Window {
     /// Writes the window's tables (not its records: the store keeps those).
     pub fn write_image<W: Write>(&self, w: &mut W) -> io::Result<()> {
@@ -60,24 +93,9 @@ impl Window {
             }));
             put.raw(bytemuck::cast_slice(&images))?;
         }
-        let mut seqs = Vec::with_capacity(PIECE);
-        for chunk in self.slots.chunks() {
-            seqs.clear();
-            seqs.extend(chunk.iter().map(|s| s.seq));
-            put.raw(bytemuck::cast_slice(&seqs))?;
-        }
-        let mut sketches: Vec<Sketch> = Vec::with_capacity(PIECE);
-        for chunk in self.slots.chunks() {
-            sketches.clear();
-            sketches.extend(chunk.iter().map(|s| s.sketch));
-            put.raw(bytemuck::cast_slice(&sketches))?;
-        }
-        let mut sums = Vec::with_capacity(PIECE);
-        for chunk in self.slots.chunks() {
-            sums.clear();
-            sums.extend(chunk.iter().map(|s| s.sum));
-            put.raw(bytemuck::cast_slice(&sums))?;
-        }
+        put_field(&mut put, &self.slots, |s| s.seq)?;
+        put_field(&mut put, &self.slots, |s| s.sketch)?;
+        put_field(&mut put, &self.slots, |s| s.sum)?;
         put.u32s(&self.free)?;
         put.u32(self.newest)?;
         put.u32(self.oldest)?;
@@ -141,30 +159,9 @@ impl Window {
             left -= k;
         }
         // The sequence numbers, sketches and checksums, into the slots a piece at a time.
-        let mut seqs = vec![0u64; PIECE];
-        for start in (0..n).step_by(PIECE) {
-            let piece = &mut seqs[..PIECE.min(n - start)];
-            get.raw(bytemuck::cast_slice_mut(piece))?;
-            for (i, &seq) in piece.iter().enumerate() {
-                slots[start + i].seq = seq;
-            }
-        }
-        let mut sketches: Vec<Sketch> = vec![[0; 4]; PIECE];
-        for start in (0..n).step_by(PIECE) {
-            let piece = &mut sketches[..PIECE.min(n - start)];
-            get.raw(bytemuck::cast_slice_mut(piece))?;
-            for (i, &sketch) in piece.iter().enumerate() {
-                slots[start + i].sketch = sketch;
-            }
-        }
-        let mut sums = vec![0u32; PIECE];
-        for start in (0..n).step_by(PIECE) {
-            let piece = &mut sums[..PIECE.min(n - start)];
-            get.raw(bytemuck::cast_slice_mut(piece))?;
-            for (i, &sum) in piece.iter().enumerate() {
-                slots[start + i].sum = sum;
-            }
-        }
+        get_field(&mut get, &mut slots, |s, seq: u64| s.seq = seq)?;
+        get_field(&mut get, &mut slots, |s, sketch: Sketch| s.sketch = sketch)?;
+        get_field(&mut get, &mut slots, |s, sum: u32| s.sum = sum)?;
         let free = get.u32s()?;
         let (newest, oldest) = (get.u32()?, get.u32()?);
         let held = get.u64()? as usize;
