@@ -174,8 +174,7 @@ fn exact_join_equals_brute_force_on_random_corpora() {
             .enumerate()
             .map(|(i, d)| serde_json::json!({"id": i + 1, "text": d}).to_string() + "\n")
             .collect();
-        let path =
-            std::env::temp_dir().join(format!("neardup-exact-{}-{seed}.jsonl", std::process::id()));
+        let path = crate::util::temp_path(&format!("exact-{seed}.jsonl"));
         std::fs::write(&path, &jsonl).unwrap();
         let rel = path.to_str().unwrap();
         let sets: Vec<(u64, BTreeSet<u64>)> = {

@@ -271,7 +271,7 @@ fn reasons_name_what_is_wrong() {
         "{}",
         run.stderr
     );
-    let dir = std::env::temp_dir().join(format!("neardup-reasons-{}", std::process::id()));
+    let dir = crate::util::temp_path("reasons");
     std::fs::create_dir_all(&dir).unwrap();
     let foreign = dir.join("foreign.state");
     std::fs::write(&foreign, b"hello").unwrap();

@@ -253,7 +253,7 @@ fn the_bound_on_one_template_family_drops_nearly_the_exact_greedy_answer() {
         "bounded {bounded} of exact {exact}"
     );
     // `tune` reports the same counts, from the sample (here all of it) in input order.
-    let path = std::env::temp_dir().join(format!("neardup-family-{}.txt", std::process::id()));
+    let path = crate::util::temp_path("family.txt");
     std::fs::write(&path, &input).unwrap();
     let tune = neardup(
         &[

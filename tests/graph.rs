@@ -559,7 +559,7 @@ fn groups(run: &crate::util::Run) -> BTreeSet<BTreeSet<String>> {
 /// the documents, for several engine settings.
 #[test]
 fn a_join_of_sign_keys_verified_by_verify_pairs_gives_the_same_clusters() {
-    let idf = std::env::temp_dir().join(format!("neardup-join-{}.idf", std::process::id()));
+    let idf = crate::util::temp_path("join.idf");
     std::fs::write(&idf, neardup(&["idf", SAMPLE], b"").ok().stdout).unwrap();
     let idf_flag = ["--weights", "tfidf", "--idf", idf.to_str().unwrap()];
     let settings: Vec<Vec<&str>> = vec![
@@ -619,7 +619,7 @@ fn a_join_of_sign_keys_verified_by_verify_pairs_gives_the_same_clusters() {
         }
         let named = neardup(&with(&["verify-pairs"]), held.as_bytes()).ok();
         assert_eq!(named.stdout, edges.stdout, "{flags:?}");
-        let path = std::env::temp_dir().join(format!("neardup-join-{}.tsv", std::process::id()));
+        let path = crate::util::temp_path("join.tsv");
         std::fs::write(&path, &edges.stdout).unwrap();
         let from_edges = ["clusters", "--from-edges", path.to_str().unwrap()];
         let joined = neardup(&from_edges, b"").ok();
@@ -663,7 +663,7 @@ fn a_join_of_sign_keys_verified_by_verify_pairs_gives_the_same_clusters() {
 #[test]
 fn clusters_from_an_edge_list_match_clusters_from_documents() {
     let pairs = neardup(&["--pairs", "-t", "0.5", "--id-field", "id", SAMPLE], b"").ok();
-    let path = std::env::temp_dir().join(format!("neardup-edges-{}.tsv", std::process::id()));
+    let path = crate::util::temp_path("edges.tsv");
     std::fs::write(&path, &pairs.stdout).unwrap();
     for by in ["components", "cliques"] {
         let docs = neardup(

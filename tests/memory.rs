@@ -9,7 +9,7 @@ const SAMPLE: &str = "tests/data/reuters-sample.jsonl";
 
 /// A fresh, empty directory for spill files.
 fn spill_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("neardup-test-{name}-{}", std::process::id()));
+    let dir = crate::util::temp_path(&format!("test-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create spill dir");
     dir
@@ -186,7 +186,7 @@ fn running_out_of_memory_stops_at_a_whole_line() {
             .as_bytes(),
         );
     }
-    let path = std::env::temp_dir().join(format!("neardup-oom-{}.txt", std::process::id()));
+    let path = crate::util::temp_path("oom.txt");
     std::fs::write(&path, &input).unwrap();
     let full = neardup(&["--spill-dir", "none", path.to_str().unwrap()], b"")
         .ok()

@@ -361,7 +361,7 @@ fn jsonl_fields_and_ids() {
 
 #[test]
 fn multiple_inputs_and_stdin() {
-    let dir = std::env::temp_dir().join(format!("neardup-multi-{}", std::process::id()));
+    let dir = crate::util::temp_path("multi");
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("a.txt");
     std::fs::write(&f, "one two three four five six\nno trailing newline here").unwrap();
@@ -420,7 +420,7 @@ fn tune_prices_the_bandings_on_a_corpus() {
 
 #[test]
 fn tune_prints_the_banding_and_plots_it() {
-    let plot = std::env::temp_dir().join(format!("neardup-tune-{}.svg", std::process::id()));
+    let plot = crate::util::temp_path("tune.svg");
     let run = neardup(
         &[
             "tune",
@@ -551,7 +551,7 @@ fn stopword_shingles_and_custom_lists() {
         "navigation text adds no spot signature"
     );
     assert_ne!(words.lines(), spot.lines());
-    let list = std::env::temp_dir().join(format!("neardup-stop-{}.txt", std::process::id()));
+    let list = crate::util::temp_path("stop.txt");
     std::fs::write(&list, "the\nthat\n").unwrap();
     let custom = neardup(
         &[
@@ -567,7 +567,7 @@ fn stopword_shingles_and_custom_lists() {
     assert_eq!(custom.lines().len(), 1);
     // An IDF file records the list: another list is refused.
     let idf = neardup(&["idf", "--shingle", "stopword", SAMPLE], b"").ok();
-    let path = std::env::temp_dir().join(format!("neardup-stop-{}.idf", std::process::id()));
+    let path = crate::util::temp_path("stop.idf");
     std::fs::write(&path, &idf.stdout).unwrap();
     let refused = neardup(
         &[
@@ -608,7 +608,7 @@ fn stopword_shingles_and_custom_lists() {
 
 #[test]
 fn hist_samples_and_bins_every_pair() {
-    let plot = std::env::temp_dir().join(format!("neardup-hist-{}.svg", std::process::id()));
+    let plot = crate::util::temp_path("hist.svg");
     let args = [
         "hist",
         "--sample",

@@ -121,11 +121,51 @@ impl Words {
     }
 }
 
-/// A path in this test run's temporary directory.
+/// A path in this test run's temporary directory, which is removed when the run exits (kept
+/// when `NEARDUP_TEST_KEEP` is set, to look at after a failure) so that runs do not fill the
+/// disk; directories left by runs that were killed are removed by the next run.
 pub fn temp_path(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("neardup-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        remove_stale_runs();
+        let dir = run_dir(std::process::id());
+        std::fs::create_dir_all(&dir).unwrap();
+        if std::env::var_os("NEARDUP_TEST_KEEP").is_none() {
+            // SAFETY: registers a plain function to run at exit, once.
+            unsafe { libc::atexit(remove_run_dir) };
+        }
+        dir
+    });
     dir.join(name)
+}
+
+fn run_dir(pid: u32) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("neardup-tests-{pid}"))
+}
+
+extern "C" fn remove_run_dir() {
+    let _ = std::fs::remove_dir_all(run_dir(std::process::id()));
+}
+
+/// Removes the directories of earlier runs whose process is gone.
+fn remove_stale_runs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("neardup-tests-"))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let alive = std::path::Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && std::env::var_os("NEARDUP_TEST_KEEP").is_none() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Sets the child's resource limit `resource` (`libc::RLIMIT_AS`, `RLIMIT_FSIZE`, …) to
