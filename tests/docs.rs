@@ -151,3 +151,82 @@ fn the_design_map_names_every_source_file() {
         "DESIGN.md's map (## Layout) does not name: {missing:?}"
     );
 }
+
+/// The README's option table gives each flag the default the command line has
+/// ([`neardup::cmd::flag_defaults`]): its value first in the default column (a switch: `off`).
+#[test]
+fn readme_option_table_gives_the_command_lines_defaults() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let options = readme
+        .split_once("## Options")
+        .and_then(|(_, rest)| rest.split_once("\n## "))
+        .map(|(section, _)| section)
+        .expect("README.md has an Options section");
+    let defaults: std::collections::HashMap<String, String> =
+        neardup::cmd::flag_defaults(None).into_iter().collect();
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for row in options.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let (flags, default) = (cells[0], cells.get(1).copied().unwrap_or_default());
+        let longs: Vec<&str> = flags
+            .split('`')
+            .filter_map(|f| f.split_whitespace().next()?.strip_prefix("--"))
+            .collect();
+        // A row of several flags (modes, `--bands B`, `--rows R`) describes them together.
+        let [long] = longs.as_slice() else { continue };
+        let Some(value) = defaults.get(*long) else {
+            continue;
+        };
+        let default = default.replace('`', "");
+        let expected = if value == "false" {
+            "off"
+        } else {
+            value.as_str()
+        };
+        checked += 1;
+        if !default.starts_with(expected) {
+            wrong.push(format!(
+                "--{long}: README says {default:?}, --help {value:?}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert!(checked > 30, "only {checked} flags checked");
+}
+
+/// The README stays a user's page (issue 50: at most 30 KB); the details go to docs/guide.md.
+#[test]
+fn readme_stays_short_and_its_guide_links_resolve() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.len() <= 30 * 1024,
+        "README.md is {} bytes",
+        readme.len()
+    );
+    let guide = std::fs::read_to_string(root.join("docs/guide.md")).unwrap();
+    // GitHub's anchors: the heading lower-cased, without punctuation, spaces as hyphens.
+    let anchors: Vec<String> = guide
+        .lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .map(|h| {
+            h.to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-')
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect()
+        })
+        .collect();
+    let mut links = 0;
+    for part in readme.split("docs/guide.md#").skip(1) {
+        let anchor: String = part.chars().take_while(|&c| c != ')').collect();
+        assert!(
+            anchors.contains(&anchor),
+            "README links to a missing #{anchor}: {anchors:?}"
+        );
+        links += 1;
+    }
+    assert!(links >= 8, "{links} links into docs/guide.md");
+}
