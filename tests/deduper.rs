@@ -144,6 +144,29 @@ fn empty_documents_follow_the_bad_line_policy() {
     );
 }
 
+/// `written` counts what the command line writes, in every mode and bad-line policy.
+#[test]
+fn written_counts_the_bad_lines_the_command_line_writes() {
+    let docs = [
+        ("a b c d e f g", None),
+        ("  ", None),
+        ("a b c d e f g", None),
+        ("h i j k l m n", None),
+    ];
+    let input = b"a b c d e f g\n  \na b c d e f g\nh i j k l m n\n";
+    for mode in ["--drop-dups", "--only-dups", "--annotate"] {
+        for policy in ["pass", "skip"] {
+            let args = [mode, "--on-bad-line", policy];
+            let mut d = deduper(&args, 1);
+            d.add_many(&docs).unwrap();
+            let run = neardup(&[&args[..], &["--stats", "-q"]].concat(), input).ok();
+            let stats: Value = serde_json::from_str(run.stderr.lines().last().unwrap()).unwrap();
+            assert_eq!(stats["written"], d.summary().written, "{args:?}");
+            assert_eq!(run.lines().len() as u64, d.summary().written, "{args:?}");
+        }
+    }
+}
+
 #[test]
 fn settings_are_the_command_line_s() {
     let e = neardup::cmd::parse(["neardup", "--threshold", "2"])

@@ -469,11 +469,13 @@ impl Deduper {
             Doc::Bad(reason) => {
                 self.summary.bad_lines += 1;
                 return match config.on_bad_line {
-                    BadLinePolicy::Pass => {
+                    // Passed through where lines are written back (`--drop-dups`,
+                    // `--annotate`); `--only-dups` lists duplicates, which a bad line is not.
+                    BadLinePolicy::Pass if self.output != Output::OnlyDups => {
                         self.summary.written += 1;
                         Ok(Outcome::Bad(reason))
                     }
-                    BadLinePolicy::Skip | BadLinePolicy::Fail => Ok(Outcome::Bad(reason)),
+                    _ => Ok(Outcome::Bad(reason)),
                 };
             }
         };
