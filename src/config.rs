@@ -19,6 +19,11 @@ pub enum PairsFormat {
     Jsonl,
 }
 
+crate::choices!(PairsFormat {
+    "tsv" => Tsv: "id_a TAB id_b TAB similarity",
+    "jsonl" => Jsonl: "{\"id_a\":…,\"id_b\":…,\"similarity\":…}",
+});
+
 /// How input lines are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
@@ -36,6 +41,14 @@ pub enum InputFormat {
     Arrow,
 }
 
+crate::choices!(InputFormat {
+    "auto" => Auto: "Detect from the first non-empty lines",
+    "text" => Text: "One document per line",
+    "jsonl" => Jsonl: "One JSON object per line",
+    "parquet" => Parquet: "Apache Parquet (also recognised by its first bytes under auto)",
+    "arrow" => Arrow: "An Arrow IPC stream or file (also recognised by its first bytes under auto)",
+});
+
 /// What the filter modes write (`--output-format`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum OutputFormat {
@@ -50,6 +63,13 @@ pub enum OutputFormat {
     /// The rows as an Arrow IPC stream.
     Arrow,
 }
+
+crate::choices!(OutputFormat {
+    "auto" => Auto: "By -o FILE's extension (.parquet, .arrow), else as the input: Parquet or Arrow rows as a table of their kind, lines as lines",
+    "lines" => Lines: "Lines as read; Parquet or Arrow rows as JSON objects, one per line",
+    "parquet" => Parquet: "Apache Parquet: the rows with all their columns and the input's schema",
+    "arrow" => Arrow: "An Arrow IPC stream: the rows with all their columns",
+});
 
 /// Parquet's page compression (`--compression`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -66,6 +86,14 @@ pub enum Compression {
     /// None.
     None,
 }
+
+crate::choices!(Compression {
+    "zstd" => Zstd: "Zstandard (level 1)",
+    "snappy" => Snappy: "Snappy",
+    "gzip" => Gzip: "gzip",
+    "lz4" => Lz4: "LZ4",
+    "none" => None: "None",
+});
 
 /// How inputs are decompressed (`--decompress`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -86,6 +114,15 @@ pub enum Decompress {
     Bzip2,
 }
 
+crate::choices!(Decompress {
+    "auto" => Auto: "By the first bytes",
+    "none" => None: "Read as it is",
+    "gzip" => Gzip: "gzip",
+    "zstd" => Zstd: "Zstandard",
+    "xz" => Xz: "xz",
+    "bzip2" => Bzip2: "bzip2",
+});
+
 /// What happens to a line that cannot be read as a document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BadLinePolicy {
@@ -96,6 +133,12 @@ pub enum BadLinePolicy {
     /// Stop with exit code 1.
     Fail,
 }
+
+crate::choices!(BadLinePolicy {
+    "pass" => Pass: "Write through unchanged",
+    "skip" => Skip: "Leave out",
+    "fail" => Fail: "Stop with exit status 1",
+});
 
 /// When the sequencer shares a batch's lookups and verification with helper threads
 /// (`--helpers`; only with more than one thread, and only for a batch that cannot evict).
@@ -111,6 +154,12 @@ pub enum HelperPolicy {
     /// Never.
     Never,
 }
+
+crate::choices!(HelperPolicy {
+    "auto" => Auto: "When signed batches queue up behind the sequencer",
+    "always" => Always: "On every batch",
+    "never" => Never: "Never",
+});
 
 /// How a candidate pair is confirmed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,6 +182,12 @@ pub enum Weights {
     /// `tf · idf`: weighted Jaccard of TF-IDF vectors.
     TfIdf,
 }
+
+crate::choices!(Weights {
+    "set" => Set: "Every distinct shingle weighs 1",
+    "tf" => Tf: "Shingle counts",
+    "tfidf" => TfIdf: "Counts times inverse document frequency",
+});
 
 /// A verification stage on the normalised texts of a pair, with its bound
 /// (`--verify edit|cosine|lcs`; the measures are in [`crate::verify::text`]).

@@ -54,6 +54,7 @@
 
 #![warn(missing_docs)]
 
+pub mod choice;
 pub mod cmd;
 pub mod config;
 pub(crate) mod corpus;

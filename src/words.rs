@@ -23,6 +23,11 @@ pub enum Words {
     Spaces,
 }
 
+crate::choices!(Words {
+    "unicode" => Unicode: "Runs between white space; each character of a script written without spaces is a word of its own",
+    "spaces" => Spaces: "Runs between white space only",
+});
+
 impl Words {
     /// The words of `text` (white space separates them; under [`Words::Unicode`] a word of
     /// its own and its marks are one too). On a normalised text these are its tokens, so

@@ -2,14 +2,11 @@
 //! grouping) and their conversion into a [`Config`]. The only place besides the command
 //! files that knows clap; the engine never sees these types.
 
-pub use super::values::{
-    BadLineArg, CompressionArg, DecompressArg, FormatArg, HelpersArg, NgramArg, OutputFormatArg,
-    PairsFormatArg, ShingleArg, VerifyArg, WeightsArg, WordsArg, check_similarity, parse_size,
-};
+pub use super::values::{NgramArg, ShingleArg, VerifyArg, check_similarity, choice, parse_size};
 use crate::config::{
-    BadLinePolicy, Config, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM,
-    DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, HelperPolicy, InputFormat, ShingleKind,
-    TextStage, VerifyMode, Weights,
+    BadLinePolicy, Compression, Config, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, Decompress, HelperPolicy,
+    InputFormat, OutputFormat, ShingleKind, TextStage, VerifyMode, Weights,
 };
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
@@ -50,8 +47,8 @@ pub struct CommandInput {
 
     /// Input format: auto is JSON Lines when most of the first non-empty lines start with '{'
     /// (and always with --field or --id-field).
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
-    pub input_format: FormatArg,
+    #[arg(long, value_parser = choice::<InputFormat>(), default_value_t = InputFormat::Auto, value_name = "FORMAT", help_heading = "Input")]
+    pub input_format: InputFormat,
 }
 
 /// Edge pruning and size limits for `graph` and `clusters`.
@@ -102,12 +99,12 @@ pub struct CommonArgs {
     /// What the filter modes write: auto goes by -o FILE's extension (.parquet, .arrow),
     /// else by the input (Parquet or Arrow rows as a table of their kind, lines as lines);
     /// lines writes Parquet or Arrow rows as JSON objects.
-    #[arg(long, value_enum, default_value_t = OutputFormatArg::Auto, value_name = "FORMAT", help_heading = "Output")]
-    pub output_format: OutputFormatArg,
+    #[arg(long, value_parser = choice::<OutputFormat>(), default_value_t = OutputFormat::Auto, value_name = "FORMAT", help_heading = "Output")]
+    pub output_format: OutputFormat,
 
     /// Parquet output's compression [default: zstd].
-    #[arg(long, value_enum, value_name = "CODEC", help_heading = "Output")]
-    pub compression: Option<CompressionArg>,
+    #[arg(long, value_parser = choice::<Compression>(), value_name = "CODEC", help_heading = "Output")]
+    pub compression: Option<Compression>,
 
     /// Print no warnings or progress on stderr (errors are still printed).
     #[arg(short, long, help_heading = "Output")]
@@ -138,8 +135,8 @@ pub struct CommonArgs {
     /// pass: write it through unchanged (in --drop-dups and --annotate; it is never a
     /// duplicate); skip: leave it out; fail: stop with exit status 1. Every bad line is
     /// counted; the first 10 are reported on stderr with their line numbers.
-    #[arg(long, value_enum, default_value_t = BadLineArg::Pass, value_name = "POLICY", help_heading = "Input")]
-    pub on_bad_line: BadLineArg,
+    #[arg(long, value_parser = choice::<BadLinePolicy>(), default_value_t = BadLinePolicy::Pass, value_name = "POLICY", help_heading = "Input")]
+    pub on_bad_line: BadLinePolicy,
 
     /// Lines longer than this many bytes are bad lines.
     #[arg(long, default_value_t = DEFAULT_MAX_LINE_BYTES, value_name = "BYTES", help_heading = "Input")]
@@ -147,8 +144,8 @@ pub struct CommonArgs {
 
     /// How inputs are decompressed: auto recognises gzip, zstd and xz by their first bytes
     /// and bzip2 by its header and first block; none reads every input as it is.
-    #[arg(long, value_enum, default_value_t = DecompressArg::Auto, value_name = "HOW", help_heading = "Input")]
-    pub decompress: DecompressArg,
+    #[arg(long, value_parser = choice::<Decompress>(), default_value_t = Decompress::Auto, value_name = "HOW", help_heading = "Input")]
+    pub decompress: Decompress,
 
     /// Remove HTML tags and decode HTML entities before tokenising.
     #[arg(long, help_heading = "Normalisation")]
@@ -170,8 +167,8 @@ pub struct CommonArgs {
     /// Japanese, Thai, Lao, Khmer, Myanmar and other scripts written without spaces is a word
     /// of its own) or spaces (runs between white space only, as earlier versions did; a
     /// Chinese sentence is then one word).
-    #[arg(long, value_enum, default_value_t = WordsArg::Unicode, value_name = "WORDS", help_heading = "Normalisation")]
-    pub words: WordsArg,
+    #[arg(long, value_parser = choice::<Words>(), default_value_t = Words::Unicode, value_name = "WORDS", help_heading = "Normalisation")]
+    pub words: Words,
 
     /// Shingle length in words (hist: a range such as 1..7).
     #[arg(short = 'n', long, default_value_t = NgramArg(DEFAULT_NGRAM, DEFAULT_NGRAM), value_name = "N", help_heading = "Similarity")]
@@ -193,8 +190,8 @@ pub struct CommonArgs {
 
     /// Shingle weights: set (each distinct shingle weighs 1), tf (counts: weighted Jaccard of
     /// shingle counts, the same as --bag) or tfidf (tf x idf; needs --idf or --idf-warmup).
-    #[arg(long, value_enum, default_value_t = WeightsArg::Set, value_name = "WEIGHTS", help_heading = "Similarity")]
-    pub weights: WeightsArg,
+    #[arg(long, value_parser = choice::<Weights>(), default_value_t = Weights::Set, value_name = "WEIGHTS", help_heading = "Similarity")]
+    pub weights: Weights,
 
     /// Document frequencies for --weights tfidf, from 'neardup idf'.
     #[arg(
@@ -361,12 +358,12 @@ pub struct CommonArgs {
     /// output is the same.
     #[arg(
         long,
-        value_enum,
-        default_value_t = HelpersArg::Auto,
+        value_parser = choice::<HelperPolicy>(),
+        default_value_t = HelperPolicy::Auto,
         value_name = "WHEN",
         help_heading = "Performance"
     )]
-    pub helpers: HelpersArg,
+    pub helpers: HelperPolicy,
 }
 
 impl CommonArgs {
@@ -419,10 +416,7 @@ impl CommonArgs {
             nfkc: !self.no_nfkc,
             strip_html: self.strip_html,
             strip_punct: self.strip_punct,
-            words: match self.words {
-                WordsArg::Unicode => Words::Unicode,
-                WordsArg::Spaces => Words::Spaces,
-            },
+            words: self.words,
         };
         let shingle = match (self.shingle, self.char_ngram) {
             (ShingleArg::Words | ShingleArg::Chars, Some(n)) => ShingleKind::Chars(n),
@@ -443,13 +437,7 @@ impl CommonArgs {
         };
         Ok(Config {
             inputs: input.files,
-            format: match input.input_format {
-                FormatArg::Auto => InputFormat::Auto,
-                FormatArg::Text => InputFormat::Text,
-                FormatArg::Jsonl => InputFormat::Jsonl,
-                FormatArg::Parquet => InputFormat::Parquet,
-                FormatArg::Arrow => InputFormat::Arrow,
-            },
+            format: input.input_format,
             field: self.field,
             auto_ids: self.id_field.is_none(),
             id_field: self.id_field.filter(|f| f != "none"),
@@ -457,11 +445,7 @@ impl CommonArgs {
             shingle,
             stopwords_path: self.stopwords,
             bag: self.bag,
-            weights: match self.weights {
-                WeightsArg::Set => Weights::Set,
-                WeightsArg::Tf => Weights::Tf,
-                WeightsArg::Tfidf => Weights::TfIdf,
-            },
+            weights: self.weights,
             idf_path: self.idf,
             block_by: self.block_by,
             all_pairs: self.exact,
@@ -492,25 +476,17 @@ impl CommonArgs {
             max_candidates: self.max_candidates,
             verify,
             text_stages: confirm,
-            on_bad_line: match self.on_bad_line {
-                BadLineArg::Pass => BadLinePolicy::Pass,
-                BadLineArg::Skip => BadLinePolicy::Skip,
-                BadLineArg::Fail => BadLinePolicy::Fail,
-            },
+            on_bad_line: self.on_bad_line,
             max_line_bytes: self.max_line_bytes,
-            decompress: self.decompress.setting(),
+            decompress: self.decompress,
             threads: self.threads,
-            helpers: match self.helpers {
-                HelpersArg::Auto => HelperPolicy::Auto,
-                HelpersArg::Always => HelperPolicy::Always,
-                HelpersArg::Never => HelperPolicy::Never,
-            },
+            helpers: self.helpers,
             stats: self.stats,
             quiet: self.quiet,
             progress: !self.no_progress,
             output: self.output,
-            output_format: self.output_format.setting(),
-            compression: self.compression.map(CompressionArg::setting),
+            output_format: self.output_format,
+            compression: self.compression,
             ..Config::default()
         })
     }

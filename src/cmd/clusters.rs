@@ -1,24 +1,15 @@
 //! `neardup clusters`: one JSON line per document with its group (connected component or
 //! clique cluster), from the documents or from an edge list computed elsewhere.
 
-use super::args::{CommandInput, CommonArgs, GroupingArgs};
+use super::args::{CommandInput, CommonArgs, GroupingArgs, choice};
 use crate::config::{Config, Settings};
 use crate::error::Result;
+use crate::export::ClustersFormat;
 use crate::graph::{ClusterBy, ClusterOptions};
 use crate::input::Input;
 use crate::job::GraphJob;
 use crate::pipeline::{self, Prepared};
-use clap::ValueEnum;
 use std::path::PathBuf;
-
-/// `clusters --format` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ClustersFormatArg {
-    /// One JSON object per document.
-    Jsonl,
-    /// ID TAB CLUSTER TAB SIZE [TAB COMPONENT].
-    Tsv,
-}
 
 /// Arguments of `neardup clusters`.
 #[derive(clap::Args, Debug)]
@@ -29,13 +20,13 @@ pub struct ClustersArgs {
 
     /// How documents are grouped: connected components, or disjoint cliques (greedily, the
     /// largest clique of the remaining documents first).
-    #[arg(long, value_enum, default_value_t = ByArg::Components, value_name = "METHOD", help_heading = "Output")]
-    pub by: ByArg,
+    #[arg(long, value_parser = choice::<ClusterBy>(), default_value_t = ClusterBy::Components, value_name = "METHOD", help_heading = "Output")]
+    pub by: ClusterBy,
 
     /// Output: jsonl ({"id":…,"cluster":N,"size":S}, and "component" with --by cliques) or
     /// tsv (ID TAB CLUSTER TAB SIZE [TAB COMPONENT]).
-    #[arg(long, value_enum, default_value_t = ClustersFormatArg::Jsonl, value_name = "FORMAT", help_heading = "Output")]
-    pub format: ClustersFormatArg,
+    #[arg(long, value_parser = choice::<ClustersFormat>(), default_value_t = ClustersFormat::Jsonl, value_name = "FORMAT", help_heading = "Output")]
+    pub format: ClustersFormat,
 
     /// Group an edge list computed elsewhere (ID_A TAB ID_B [TAB SIMILARITY] per line, as
     /// --pairs writes it; '-' for standard input) instead of documents: one line per id, in
@@ -76,24 +67,6 @@ pub struct ClustersArgs {
     pub common: CommonArgs,
 }
 
-/// `clusters --by` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ByArg {
-    /// Connected components.
-    Components,
-    /// Disjoint cliques.
-    Cliques,
-}
-
-impl From<ByArg> for ClusterBy {
-    fn from(arg: ByArg) -> ClusterBy {
-        match arg {
-            ByArg::Components => ClusterBy::Components,
-            ByArg::Cliques => ClusterBy::Cliques,
-        }
-    }
-}
-
 /// What `clusters` runs: the settings (validated, unless `C` says otherwise while they are
 /// being made), the graph it collects and how it groups it.
 #[derive(Clone, Debug)]
@@ -125,7 +98,7 @@ impl ClustersArgs {
     /// validated.
     fn plan(&self) -> Result<ClustersPlan<Config>> {
         let mut grouping = self.grouping.options()?;
-        let by = self.by.into();
+        let by = self.by;
         // Components print no clique unless --max-cluster splits them; only --stats (without
         // --keep) prints the components' edges, diameters, weakest edges and cliques. When
         // nothing but the components is printed, no pair inside one is verified.
@@ -210,11 +183,13 @@ impl ClustersArgs {
             }
         };
         let clustering = super::util::cluster(&config, &graph, by, grouping)?;
-        let format = match self.format {
-            ClustersFormatArg::Jsonl => crate::export::ClustersFormat::Jsonl,
-            ClustersFormatArg::Tsv => crate::export::ClustersFormat::Tsv,
-        };
-        crate::export::write_clusters(&graph, &clustering, by, format, std::io::stdout().lock())?;
+        crate::export::write_clusters(
+            &graph,
+            &clustering,
+            by,
+            self.format,
+            std::io::stdout().lock(),
+        )?;
         let stats = super::util::graph_stats(&config, summary.as_ref(), &graph, &clustering, start);
         if let (Some(mut collector), Some(path)) = (report, &config.report) {
             let about = super::util::groups_about(by, None);

@@ -1,9 +1,10 @@
 //! The default command: the stream filter (`--drop-dups`, `--only-dups`, `--annotate`,
 //! `--pairs`).
 
-use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
+use super::args::{CommandInput, CommonArgs, choice};
 use super::values::parse_pairs_format;
 use crate::config::{Config, Settings};
+use crate::config::{InputFormat, PairsFormat};
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::job::{Job, Output};
@@ -50,7 +51,7 @@ pub struct FilterArgs {
     /// Output format of --pairs: tsv or jsonl (the other modes write input lines, or JSON
     /// with --annotate). The input's format is --input-format.
     #[arg(long, visible_alias = "pairs-format", value_parser = parse_pairs_format, value_name = "FORMAT", help_heading = "Output")]
-    pub format: Option<PairsFormatArg>,
+    pub format: Option<PairsFormat>,
 
     /// Flush the output after every batch of lines. Not needed for a live input: whenever it
     /// pauses, what is decided so far is flushed.
@@ -59,8 +60,8 @@ pub struct FilterArgs {
 
     /// Input format: auto is JSON Lines when most of the first non-empty lines start with '{'
     /// (and always with --field or --id-field).
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT", help_heading = "Input")]
-    pub input_format: FormatArg,
+    #[arg(long, value_parser = choice::<InputFormat>(), default_value_t = InputFormat::Auto, value_name = "FORMAT", help_heading = "Input")]
+    pub input_format: InputFormat,
 
     /// Drop (or annotate) input documents that are near duplicates of a document in FILE: a
     /// corpus file (any input format, compressed or not) or a saved --state file. The
@@ -102,7 +103,7 @@ impl FilterArgs {
         } else if self.annotate {
             Job::Filter(Output::Annotate)
         } else if self.pairs {
-            Job::Pairs(self.format.unwrap_or(PairsFormatArg::Tsv).into())
+            Job::Pairs(self.format.unwrap_or(PairsFormat::Tsv))
         } else {
             Job::Filter(Output::DropDups)
         };

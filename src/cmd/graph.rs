@@ -1,7 +1,7 @@
 //! `neardup graph`: the similarity graph (documents as nodes, verified pairs as weighted
 //! edges) with its components and clique clusters, as GraphML, TSV, JSON or DOT.
 
-use super::args::{CommandInput, CommonArgs, GroupingArgs};
+use super::args::{CommandInput, CommonArgs, GroupingArgs, choice};
 use crate::config::Config;
 use crate::config::DEFAULT_SNIPPET_CHARS;
 use crate::error::Result;
@@ -10,7 +10,6 @@ use crate::graph::ClusterBy;
 use crate::input::Input;
 use crate::job::GraphJob;
 use crate::pipeline::{self, Prepared};
-use clap::ValueEnum;
 use std::path::PathBuf;
 
 /// Arguments of `neardup graph`.
@@ -23,8 +22,8 @@ pub struct GraphArgs {
     /// Output format: graphml (Gephi, networkx, igraph), tsv (id_a id_b similarity), json
     /// (nodes, edges and groups with their diameter and weakest edge), dot (Graphviz, one
     /// box per component).
-    #[arg(long, value_enum, default_value_t = GraphFormatArg::Graphml, value_name = "FORMAT", help_heading = "Output")]
-    pub format: GraphFormatArg,
+    #[arg(long, value_parser = choice::<GraphFormat>(), default_value_t = GraphFormat::Graphml, value_name = "FORMAT", help_heading = "Output")]
+    pub format: GraphFormat,
 
     /// Also write documents that have no edge.
     #[arg(long, help_heading = "Output")]
@@ -54,30 +53,6 @@ pub struct GraphArgs {
     pub common: CommonArgs,
 }
 
-/// `graph --format` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum GraphFormatArg {
-    /// GraphML with typed keys (Gephi, networkx, igraph).
-    Graphml,
-    /// id_a TAB id_b TAB similarity.
-    Tsv,
-    /// Nodes, edges and groups in one JSON document.
-    Json,
-    /// Graphviz DOT.
-    Dot,
-}
-
-impl From<GraphFormatArg> for GraphFormat {
-    fn from(arg: GraphFormatArg) -> GraphFormat {
-        match arg {
-            GraphFormatArg::Graphml => GraphFormat::Graphml,
-            GraphFormatArg::Tsv => GraphFormat::Tsv,
-            GraphFormatArg::Json => GraphFormat::Json,
-            GraphFormatArg::Dot => GraphFormat::Dot,
-        }
-    }
-}
-
 impl GraphArgs {
     /// Builds the graph of the inputs and writes it to standard output.
     pub fn run(self) -> Result<()> {
@@ -86,10 +61,8 @@ impl GraphArgs {
         let stats = self.common.stats;
         // Compute only what the format (or --stats) prints: GraphML and JSON label each node
         // with its clique cluster, JSON and DOT describe each component.
-        grouping.cliques =
-            stats || matches!(self.format, GraphFormatArg::Graphml | GraphFormatArg::Json);
-        grouping.summaries =
-            stats || matches!(self.format, GraphFormatArg::Json | GraphFormatArg::Dot);
+        grouping.cliques = stats || matches!(self.format, GraphFormat::Graphml | GraphFormat::Json);
+        grouping.summaries = stats || matches!(self.format, GraphFormat::Json | GraphFormat::Dot);
         let export = ExportOptions {
             all_nodes: self.all_nodes,
             attr_names: self.node_attr.clone(),
@@ -116,7 +89,7 @@ impl GraphArgs {
         )?;
         let clustering = super::util::cluster(&config, &graph, ClusterBy::Components, grouping)?;
         let out = std::io::stdout().lock();
-        crate::export::write_graph(&graph, &clustering, self.format.into(), &export, out)?;
+        crate::export::write_graph(&graph, &clustering, self.format, &export, out)?;
         let stats = super::util::graph_stats(&config, Some(&summary), &graph, &clustering, start);
         if let (Some(mut collector), Some(path)) = (report, &config.report) {
             let about = super::util::groups_about(ClusterBy::Components, None);

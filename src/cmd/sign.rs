@@ -1,7 +1,8 @@
 //! `neardup sign`: each document's LSH band keys (and signature), for a join done
 //! elsewhere (Spark, MapReduce); `verify-pairs` checks the pairs that join finds.
 
-use super::args::{CommandInput, CommonArgs, PairsFormatArg};
+use super::args::{CommandInput, CommonArgs, choice};
+use crate::config::PairsFormat;
 use crate::config::{Settings, VerifyMode};
 use crate::error::{Error, Result};
 use crate::job::{Job, SignJob};
@@ -15,8 +16,8 @@ pub struct SignArgs {
     pub input: CommandInput,
 
     /// Output: tsv (a line per band) or jsonl (an object per document).
-    #[arg(long, value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
-    pub format: PairsFormatArg,
+    #[arg(long, value_parser = choice::<PairsFormat>(), default_value_t = PairsFormat::Tsv, value_name = "FORMAT", help_heading = "Output")]
+    pub format: PairsFormat,
 
     /// Also write the K MinHash values of each document.
     #[arg(long, help_heading = "Output")]
@@ -48,7 +49,7 @@ impl SignArgs {
     /// Writes the keys of every document to standard output, in input order.
     pub fn run(self) -> Result<()> {
         let job = Job::Sign(SignJob {
-            format: self.format.into(),
+            format: self.format,
             values: self.signature,
         });
         super::filter::run_prepared(&Prepared::new(self.config()?)?, &job)

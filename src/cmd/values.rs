@@ -2,74 +2,57 @@
 //! similarities: what clap parses and `--help` lists, before [`super::args`] turns them into
 //! engine settings.
 
+use crate::choice::Choice;
 use crate::config::PairsFormat;
 use crate::error::{Error, Result};
 use clap::ValueEnum;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use std::marker::PhantomData;
 
-/// `--decompress` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum DecompressArg {
-    /// By the first bytes.
-    Auto,
-    /// Read as it is.
-    None,
-    /// gzip.
-    Gzip,
-    /// Zstandard.
-    Zstd,
-    /// xz.
-    Xz,
-    /// bzip2.
-    Bzip2,
+/// The parser of an enumerated setting's flag: the engine's own enum `T` as the value, its
+/// names ([`Choice::CHOICES`]) as what `--help` lists and what clap checks, suggests from
+/// and names in its messages.
+pub fn choice<T: Choice>() -> ChoiceParser<T> {
+    ChoiceParser(PhantomData)
 }
 
-impl DecompressArg {
-    /// The setting.
-    pub fn setting(self) -> crate::config::Decompress {
-        use crate::config::Decompress as D;
-        match self {
-            DecompressArg::Auto => D::Auto,
-            DecompressArg::None => D::None,
-            DecompressArg::Gzip => D::Gzip,
-            DecompressArg::Zstd => D::Zstd,
-            DecompressArg::Xz => D::Xz,
-            DecompressArg::Bzip2 => D::Bzip2,
-        }
+/// See [`choice`].
+#[derive(Clone, Copy, Debug)]
+pub struct ChoiceParser<T>(PhantomData<T>);
+
+impl<T: Choice> ChoiceParser<T> {
+    fn values() -> impl Iterator<Item = PossibleValue> {
+        T::CHOICES
+            .iter()
+            .map(|&(name, _, help)| PossibleValue::new(name).help(help))
     }
 }
 
-/// `--helpers` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum HelpersArg {
-    /// When signed batches queue up behind the sequencer.
-    Auto,
-    /// On every batch.
-    Always,
-    /// Never.
-    Never,
-}
+impl<T: Choice> TypedValueParser for ChoiceParser<T> {
+    type Value = T;
 
-/// `--format` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum FormatArg {
-    /// Detect from the first non-empty lines.
-    Auto,
-    /// One document per line.
-    Text,
-    /// One JSON object per line.
-    Jsonl,
-    /// Apache Parquet (also recognised by its first bytes under auto).
-    Parquet,
-    /// An Arrow IPC stream or file (also recognised by its first bytes under auto).
-    Arrow,
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<T, clap::Error> {
+        let name = PossibleValuesParser::new(Self::values()).parse_ref(cmd, arg, value)?;
+        // The parser took only the names of `T::CHOICES`.
+        Ok(T::from_name(&name).expect("a listed name"))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(Self::values()))
+    }
 }
 
 /// The filter's `--format` (the output's, for `--pairs`): `tsv` or `jsonl`. An input format
 /// (`text`, `auto`) is refused pointing to `--input-format`, which it used to be.
-pub fn parse_pairs_format(text: &str) -> std::result::Result<PairsFormatArg, String> {
+pub fn parse_pairs_format(text: &str) -> std::result::Result<PairsFormat, String> {
     match text {
-        "tsv" => Ok(PairsFormatArg::Tsv),
-        "jsonl" => Ok(PairsFormatArg::Jsonl),
+        "tsv" => Ok(PairsFormat::Tsv),
+        "jsonl" => Ok(PairsFormat::Jsonl),
         "text" | "auto" => Err(format!(
             "--format is the output's format (tsv or jsonl, for --pairs); the input's format \
              is --input-format {text}"
@@ -80,35 +63,6 @@ pub fn parse_pairs_format(text: &str) -> std::result::Result<PairsFormatArg, Str
                 .into(),
         ),
     }
-}
-
-/// `--pairs-format` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum PairsFormatArg {
-    /// id_a TAB id_b TAB similarity.
-    Tsv,
-    /// {"id_a":…,"id_b":…,"similarity":…}.
-    Jsonl,
-}
-
-impl From<PairsFormatArg> for PairsFormat {
-    fn from(arg: PairsFormatArg) -> PairsFormat {
-        match arg {
-            PairsFormatArg::Tsv => PairsFormat::Tsv,
-            PairsFormatArg::Jsonl => PairsFormat::Jsonl,
-        }
-    }
-}
-
-/// `--on-bad-line` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum BadLineArg {
-    /// Write through unchanged.
-    Pass,
-    /// Leave out.
-    Skip,
-    /// Stop with exit status 1.
-    Fail,
 }
 
 /// `--verify` values.
@@ -161,16 +115,6 @@ impl std::fmt::Display for NgramArg {
     }
 }
 
-/// `--words` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum WordsArg {
-    /// Runs between white space; each character of a script written without spaces is a
-    /// word of its own.
-    Unicode,
-    /// Runs between white space only.
-    Spaces,
-}
-
 /// `--shingle` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ShingleArg {
@@ -180,17 +124,6 @@ pub enum ShingleArg {
     Chars,
     /// Spot signatures anchored at stop words.
     Stopword,
-}
-
-/// `--weights` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum WeightsArg {
-    /// Every distinct shingle weighs 1.
-    Set,
-    /// Shingle counts.
-    Tf,
-    /// Counts times inverse document frequency.
-    Tfidf,
 }
 
 /// A size such as `512M`, `8G`, `1.5G` or `1048576` (K, M, G and T are powers of 1024; a
@@ -226,61 +159,5 @@ pub fn check_similarity(setting: &'static str, value: f64) -> Result<f64> {
         Ok(value)
     } else {
         Err(Error::config(setting, format!("{value} is not in [0, 1]")))
-    }
-}
-
-/// `--output-format` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum OutputFormatArg {
-    /// By -o FILE's extension (.parquet, .arrow), else as the input: Parquet or Arrow rows as
-    /// a table of their kind, lines as lines.
-    Auto,
-    /// Lines as read; Parquet or Arrow rows as JSON objects, one per line.
-    Lines,
-    /// Apache Parquet: the rows with all their columns and the input's schema.
-    Parquet,
-    /// An Arrow IPC stream: the rows with all their columns.
-    Arrow,
-}
-
-impl OutputFormatArg {
-    /// The setting.
-    pub fn setting(self) -> crate::config::OutputFormat {
-        use crate::config::OutputFormat;
-        match self {
-            OutputFormatArg::Auto => OutputFormat::Auto,
-            OutputFormatArg::Lines => OutputFormat::Lines,
-            OutputFormatArg::Parquet => OutputFormat::Parquet,
-            OutputFormatArg::Arrow => OutputFormat::Arrow,
-        }
-    }
-}
-
-/// `--compression` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum CompressionArg {
-    /// Zstandard (level 1).
-    Zstd,
-    /// Snappy.
-    Snappy,
-    /// gzip.
-    Gzip,
-    /// LZ4.
-    Lz4,
-    /// None.
-    None,
-}
-
-impl CompressionArg {
-    /// The setting.
-    pub fn setting(self) -> crate::config::Compression {
-        use crate::config::Compression;
-        match self {
-            CompressionArg::Zstd => Compression::Zstd,
-            CompressionArg::Snappy => Compression::Snappy,
-            CompressionArg::Gzip => Compression::Gzip,
-            CompressionArg::Lz4 => Compression::Lz4,
-            CompressionArg::None => Compression::None,
-        }
     }
 }

@@ -20,7 +20,7 @@
 //! a named document not given before, longer than twice `--max-line-bytes`) are reported with
 //! their line number and skipped, or end the run under `--on-bad-line fail`.
 
-use super::args::{CommandInput, CommonArgs, FormatArg, PairsFormatArg};
+use super::args::{CommandInput, CommonArgs, choice};
 use crate::config::{Config, InputFormat, PairsFormat, Settings};
 use crate::error::{Error, Result};
 use crate::input::{DocId, Input, LineReader, raw_id};
@@ -38,8 +38,8 @@ pub struct VerifyPairsArgs {
     pub files: Vec<PathBuf>,
 
     /// Output: tsv (A TAB B TAB SIMILARITY) or jsonl.
-    #[arg(long = "format", visible_alias = "pairs-format", value_enum, default_value_t = PairsFormatArg::Tsv, value_name = "FORMAT", help_heading = "Output")]
-    pub pairs_format: PairsFormatArg,
+    #[arg(long = "format", visible_alias = "pairs-format", value_parser = choice::<PairsFormat>(), default_value_t = PairsFormat::Tsv, value_name = "FORMAT", help_heading = "Output")]
+    pub pairs_format: PairsFormat,
 
     /// Settings shared by every command.
     #[command(flatten)]
@@ -55,10 +55,10 @@ impl VerifyPairsArgs {
                 "verify-pairs needs the IDF table of the run that signed: use --idf FILE",
             ));
         }
-        let format = self.pairs_format.into();
+        let format = self.pairs_format;
         let config = self.common.config(CommandInput {
             files: self.files,
-            input_format: FormatArg::Jsonl,
+            input_format: InputFormat::Jsonl,
         })?;
         if config.all_pairs {
             return Err(Error::config(

@@ -31,6 +31,13 @@ pub enum GraphFormat {
     Dot,
 }
 
+crate::choices!(GraphFormat {
+    "graphml" => Graphml: "GraphML with typed keys (Gephi, networkx, igraph)",
+    "tsv" => Tsv: "id_a TAB id_b TAB similarity",
+    "json" => Json: "Nodes, edges and groups in one JSON document",
+    "dot" => Dot: "Graphviz DOT",
+});
+
 /// What to write besides the edges.
 #[derive(Clone, Debug, Default)]
 pub struct ExportOptions {
@@ -69,6 +76,11 @@ pub enum ClustersFormat {
     /// `ID TAB CLUSTER TAB SIZE` (and `TAB COMPONENT` for cliques).
     Tsv,
 }
+
+crate::choices!(ClustersFormat {
+    "jsonl" => Jsonl: "One JSON object per document",
+    "tsv" => Tsv: "ID TAB CLUSTER TAB SIZE [TAB COMPONENT]",
+});
 
 /// Writes one line per document, in input order: its id, cluster number and size (and
 /// component when clustering by cliques), as JSON or TSV.

@@ -243,6 +243,11 @@ pub enum ClusterBy {
     Cliques,
 }
 
+crate::choices!(ClusterBy {
+    "components" => Components: "Connected components",
+    "cliques" => Cliques: "Disjoint cliques",
+});
+
 /// Settings of the grouping stage.
 #[derive(Clone, Copy, Debug)]
 pub struct ClusterOptions {
