@@ -459,9 +459,7 @@ impl CommonArgs {
             window: self.window,
             max_memory: match self.max_memory {
                 Some(bytes) => usize::try_from(bytes).unwrap_or(usize::MAX),
-                None => default_limit
-                    .as_ref()
-                    .map_or(0, |l| usize::try_from(l.bytes / 2).unwrap_or(usize::MAX)),
+                None => crate::config::default_max_memory(default_limit.as_ref()),
             },
             memory_limit: default_limit,
             spill_dir: match self.spill_dir {

@@ -367,6 +367,15 @@ mod tests {
         args.filter.settings(args.common).unwrap()
     }
 
+    /// `Config::default()` is a bare command line's settings, so that a program using the
+    /// library gets the defaults the binary has (memory limit, spill directory, ids …).
+    #[test]
+    fn config_default_is_a_bare_command_line() {
+        let (cli, _) = filter_settings(&["neardup"]);
+        let library = crate::Config::default().validate().unwrap();
+        assert_eq!(format!("{library:#?}"), format!("{cli:#?}"));
+    }
+
     #[test]
     fn modes_are_exclusive() {
         assert!(Args::try_parse_from(["neardup", "--drop-dups", "--pairs"]).is_err());
