@@ -1,5 +1,5 @@
 //! Enumerated settings as users spell them (`--weights tfidf`, `weights="tfidf"`): one table
-//! per setting, written beside its enum with [`choices!`](crate::choices), from which the
+//! per setting, written beside its enum with `choices!`, from which the
 //! command line takes its values, their help and its messages (`cmd::values::choice`). The
 //! engine's enums are the flags' values: no copy of them in the command line to keep in step,
 //! and no argument parser in the engine.
@@ -27,7 +27,8 @@ pub trait Choice: Copy + PartialEq + Send + Sync + 'static {
     }
 }
 
-/// Implements [`Choice`] (and `Display`, as the name) for an enum of unit variants:
+/// Implements [`Choice`] (and `Display`, as the name) for an enum of unit variants
+/// (`crate::choice::choices!`, beside the enum):
 ///
 /// ```ignore
 /// choices!(Weights {
@@ -35,7 +36,6 @@ pub trait Choice: Copy + PartialEq + Send + Sync + 'static {
 ///     "tf" => Tf: "Shingle counts.",
 /// });
 /// ```
-#[macro_export]
 macro_rules! choices {
     ($ty:ident { $($name:literal => $variant:ident: $help:literal,)+ }) => {
         impl $crate::choice::Choice for $ty {
@@ -50,6 +50,7 @@ macro_rules! choices {
         }
     };
 }
+pub(crate) use choices;
 
 #[cfg(test)]
 mod tests {
@@ -61,7 +62,7 @@ mod tests {
         Pear,
     }
 
-    crate::choices!(Fruit {
+    super::choices!(Fruit {
         "apple" => Apple: "Round.",
         "pear" => Pear: "Not round.",
     });

@@ -19,7 +19,7 @@ pub enum PairsFormat {
     Jsonl,
 }
 
-crate::choices!(PairsFormat {
+crate::choice::choices!(PairsFormat {
     "tsv" => Tsv: "id_a TAB id_b TAB similarity",
     "jsonl" => Jsonl: "{\"id_a\":…,\"id_b\":…,\"similarity\":…}",
 });
@@ -41,7 +41,7 @@ pub enum InputFormat {
     Arrow,
 }
 
-crate::choices!(InputFormat {
+crate::choice::choices!(InputFormat {
     "auto" => Auto: "Detect from the first non-empty lines",
     "text" => Text: "One document per line",
     "jsonl" => Jsonl: "One JSON object per line",
@@ -64,7 +64,7 @@ pub enum OutputFormat {
     Arrow,
 }
 
-crate::choices!(OutputFormat {
+crate::choice::choices!(OutputFormat {
     "auto" => Auto: "By -o FILE's extension (.parquet, .arrow), else as the input: Parquet or Arrow rows as a table of their kind, lines as lines",
     "lines" => Lines: "Lines as read; Parquet or Arrow rows as JSON objects, one per line",
     "parquet" => Parquet: "Apache Parquet: the rows with all their columns and the input's schema",
@@ -87,7 +87,7 @@ pub enum Compression {
     None,
 }
 
-crate::choices!(Compression {
+crate::choice::choices!(Compression {
     "zstd" => Zstd: "Zstandard (level 1)",
     "snappy" => Snappy: "Snappy",
     "gzip" => Gzip: "gzip",
@@ -114,7 +114,7 @@ pub enum Decompress {
     Bzip2,
 }
 
-crate::choices!(Decompress {
+crate::choice::choices!(Decompress {
     "auto" => Auto: "By the first bytes",
     "none" => None: "Read as it is",
     "gzip" => Gzip: "gzip",
@@ -134,7 +134,7 @@ pub enum BadLinePolicy {
     Fail,
 }
 
-crate::choices!(BadLinePolicy {
+crate::choice::choices!(BadLinePolicy {
     "pass" => Pass: "Write through unchanged",
     "skip" => Skip: "Leave out",
     "fail" => Fail: "Stop with exit status 1",
@@ -155,7 +155,7 @@ pub enum HelperPolicy {
     Never,
 }
 
-crate::choices!(HelperPolicy {
+crate::choice::choices!(HelperPolicy {
     "auto" => Auto: "When signed batches queue up behind the sequencer",
     "always" => Always: "On every batch",
     "never" => Never: "Never",
@@ -183,7 +183,7 @@ pub enum Weights {
     TfIdf,
 }
 
-crate::choices!(Weights {
+crate::choice::choices!(Weights {
     "set" => Set: "Every distinct shingle weighs 1",
     "tf" => Tf: "Shingle counts",
     "tfidf" => TfIdf: "Counts times inverse document frequency",

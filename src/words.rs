@@ -23,7 +23,7 @@ pub enum Words {
     Spaces,
 }
 
-crate::choices!(Words {
+crate::choice::choices!(Words {
     "unicode" => Unicode: "Runs between white space; each character of a script written without spaces is a word of its own",
     "spaces" => Spaces: "Runs between white space only",
 });

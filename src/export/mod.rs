@@ -31,7 +31,7 @@ pub enum GraphFormat {
     Dot,
 }
 
-crate::choices!(GraphFormat {
+crate::choice::choices!(GraphFormat {
     "graphml" => Graphml: "GraphML with typed keys (Gephi, networkx, igraph)",
     "tsv" => Tsv: "id_a TAB id_b TAB similarity",
     "json" => Json: "Nodes, edges and groups in one JSON document",
@@ -77,7 +77,7 @@ pub enum ClustersFormat {
     Tsv,
 }
 
-crate::choices!(ClustersFormat {
+crate::choice::choices!(ClustersFormat {
     "jsonl" => Jsonl: "One JSON object per document",
     "tsv" => Tsv: "ID TAB CLUSTER TAB SIZE [TAB COMPONENT]",
 });

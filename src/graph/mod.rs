@@ -243,7 +243,7 @@ pub enum ClusterBy {
     Cliques,
 }
 
-crate::choices!(ClusterBy {
+crate::choice::choices!(ClusterBy {
     "components" => Components: "Connected components",
     "cliques" => Cliques: "Disjoint cliques",
 });

@@ -23,7 +23,7 @@
 //!   (`crate::window::Family::write_to`)
 //! version 6 on, then: u64 len, the limited buckets' order: u32 n + n × (u8 table | u32 key
 //!   top bits | u32 protected | u32 m + m × u32 member, as its place among the documents
-//!   above, from 0) (`crate::window::SavedBucket`)
+//!   above, from 0) (`crate::window::bucket_order::SavedBucket`)
 //! version 7 on, after `written`: u64 the window's capacity | u8 why it evicts (0 it does not
 //!   or `--window`, 1 memory, 2 memory refused, 3 disk) | u64 len, the output decided but not
 //!   written when the run stopped (a closed pipe, a signal), written first on resume
@@ -43,7 +43,8 @@ use crate::error::{Error, Result};
 use crate::input::DocId;
 use crate::job::Job;
 use crate::weights::IdfTable;
-use crate::window::{Entry, Family, SavedBucket, UNKNOWN_SKETCH, Window, WindowSettings};
+use crate::window::bucket_order::SavedBucket;
+use crate::window::{Entry, Family, UNKNOWN_SKETCH, Window, WindowSettings};
 use std::fs::File;
 use std::io::{BufReader, Read};
 #[cfg(test)]

@@ -2,20 +2,9 @@
 //! checks before it grows, and when a limit is reached, the eviction it turns to; and the
 //! compaction that keeps the spill file within a few times the held records.
 
+use super::limit::Limit;
 use super::{Buckets, NIL, Slot, Window, buckets, shard};
 use std::io;
-
-/// Why the window stopped growing and began to evict (said once on stderr by its owner).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Limit {
-    /// Its RAM reached the memory budget (`--max-memory`).
-    Memory,
-    /// The system refused the memory for a bigger bucket table (below the budget: a
-    /// `ulimit`, a container's limit, other processes).
-    Refused,
-    /// The spill file reached its limit (`--max-disk`).
-    Disk,
-}
 
 /// Inserts between two checks of the memory budget.
 const BUDGET_CHECK: usize = 64;

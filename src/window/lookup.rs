@@ -2,28 +2,9 @@
 //! sequence order or ranked by estimated similarity.
 
 use super::marks::{BANDS, FAMILY};
+use super::rank::{Rank, rank_of};
 use super::{Held, Marks, Window, shard};
 use crate::lsh::{Sketch, sketch_agreement};
-
-/// The order of [`Window::ranked_candidates`], packed in one word so that selecting and
-/// sorting hundreds of candidates compares integers: a document sharing a family key first
-/// (it lacks what the query lacks, see the `family` module), then the sketch agreeing most
-/// with the query's (the estimated similarity), then more shared keys (family keys for a
-/// document sharing one, else LSH bands), then the earlier. Lower ranks come first.
-pub type Rank = u64;
-
-/// Bits of a [`Rank`] below the bands: the sequence number (documents past 2^48 share the
-/// last value, which only ties them).
-const SEQ_BITS: u32 = 48;
-
-/// The [`Rank`] of a candidate.
-#[inline]
-fn rank_of(family: bool, agreement: u32, bands: u8, seq: u64) -> Rank {
-    let family = u64::from(!family) << 63;
-    let agreement = u64::from(255 - agreement.min(255)) << 55;
-    let bands = u64::from(BANDS as u8 - bands.min(BANDS as u8)) << SEQ_BITS;
-    family | agreement | bands | seq.min((1 << SEQ_BITS) - 1)
-}
 
 /// Members of a family key's bucket a query looks at (the newest).
 const FAMILY_REACH: usize = 64;

@@ -22,7 +22,7 @@
 //! Candidates come back sorted by sequence number, so the order in which they are verified,
 //! and therefore the output, never depends on hash-map iteration order or slot reuse.
 
-mod bucket_order;
+pub mod bucket_order;
 mod buckets;
 mod budget;
 mod chunked;
@@ -30,8 +30,10 @@ mod codec;
 mod family;
 mod image;
 mod keying;
+mod limit;
 mod lookup;
 mod marks;
+mod rank;
 mod recency;
 mod record;
 pub mod store;
@@ -40,15 +42,14 @@ use crate::input::DocId;
 use crate::lsh::Sketch;
 use crate::prefetch::prefetch;
 
-pub use bucket_order::SavedBucket;
 use buckets::Buckets;
-pub use budget::Limit;
 use chunked::Chunked;
 pub use family::Family;
-pub use lookup::Rank;
+pub use limit::Limit;
 pub use marks::Marks;
 #[cfg(test)]
 use marks::QUERIES;
+pub use rank::Rank;
 pub use record::{Entry, UNKNOWN_SKETCH, View};
 use std::io;
 pub use store::{Place, Store, StoreSettings, check_spill_dir};
