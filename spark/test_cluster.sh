@@ -17,6 +17,10 @@ spark_venv
 corpus=tests/data/reuters-sample.jsonl
 work=$(mktemp -d)
 trap 'cluster_stop; rm -rf "$work"' EXIT
+# Spark's scratch (the files shipped with --files, shuffle blocks) inside $work, removed with
+# it: by default it stays in /tmp, about 250 MB a run with a debug build of neardup.
+export SPARK_LOCAL_DIRS="$work/spark-local"
+mkdir -p "$SPARK_LOCAL_DIRS"
 cluster_start "$work/cluster"
 # The binary and an IDF table reach the executors by --files, named by their file names.
 "$neardup" idf "$corpus" > "$work/sample.idf"

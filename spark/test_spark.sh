@@ -14,6 +14,10 @@ spark_venv
 corpus=tests/data/reuters-sample.jsonl
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Spark's scratch (the files shipped with --files, shuffle blocks) inside $work, removed with
+# it: by default it stays in /tmp, about 250 MB a run with a debug build of neardup.
+export SPARK_LOCAL_DIRS="$work/spark-local"
+mkdir -p "$SPARK_LOCAL_DIRS"
 "$neardup" idf "$corpus" > "$work/sample.idf"
 
 # check NAME IDFIELD [ENGINE FLAGS...]: the job on $input (format $input_format) against

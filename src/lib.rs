@@ -23,7 +23,7 @@
 //! | writing lines, annotations, pairs | `output` |
 //! | `--state`: the window saved between runs | `state` |
 //! | threads and ordering: prepare, sign, sequence, help | [`pipeline`] |
-//! | the commands and their flags | [`cmd`] |
+//! | the commands and their flags | [`cmd`] (the enumerated values' names: [`choice`]) |
 //! | out of memory: stop at a whole output line, exit 1 | [`guard`] |
 //!
 //! Modules named without a link are internal to the crate. Internals are described in
