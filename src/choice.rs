@@ -18,13 +18,9 @@ pub trait Choice: Copy + PartialEq + Send + Sync + 'static {
             .map(|&(_, value, _)| value)
     }
 
-    /// The name users give this value.
-    fn name(self) -> &'static str {
-        Self::CHOICES
-            .iter()
-            .find(|(_, v, _)| *v == self)
-            .map_or("?", |&(name, _, _)| name)
-    }
+    /// The name users give this value (`choices!` writes it as a `match`, so a variant
+    /// missing from the table does not compile).
+    fn name(self) -> &'static str;
 }
 
 /// Implements [`Choice`] (and `Display`, as the name) for an enum of unit variants
@@ -32,8 +28,8 @@ pub trait Choice: Copy + PartialEq + Send + Sync + 'static {
 ///
 /// ```ignore
 /// choices!(Weights {
-///     "set" => Set: "Every distinct shingle weighs 1.",
-///     "tf" => Tf: "Shingle counts.",
+///     "set" => Set: "Every distinct shingle weighs 1",
+///     "tf" => Tf: "Shingle counts",
 /// });
 /// ```
 macro_rules! choices {
@@ -41,6 +37,12 @@ macro_rules! choices {
         impl $crate::choice::Choice for $ty {
             const CHOICES: &'static [(&'static str, Self, &'static str)] =
                 &[$(($name, $ty::$variant, $help)),+];
+
+            fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name,)+
+                }
+            }
         }
 
         impl std::fmt::Display for $ty {
@@ -63,8 +65,8 @@ mod tests {
     }
 
     super::choices!(Fruit {
-        "apple" => Apple: "Round.",
-        "pear" => Pear: "Not round.",
+        "apple" => Apple: "Round",
+        "pear" => Pear: "Not round",
     });
 
     #[test]
