@@ -10,7 +10,7 @@
 //! next one in order is not ready. At most [`AHEAD`] chunks per thread are signed ahead of the decisions, so
 //! the memory a batch needs beyond its texts is bounded.
 
-use super::filter::{Decision, Filtering, Scratch, filter, window_of};
+use super::decision::{Decision, Filtering, Scratch, filter, window_of};
 use super::ordered::{self, Slot, Task};
 use super::prepare::Prepared;
 use super::signing::{Doc, Worker};

@@ -24,15 +24,15 @@
 //! | `ordered` | the ordered executor: tasks with result slots, consumed in order, the consumer signing while it waits (the binary's and `Deduper`'s) |
 //! | `run` | the ordered pipeline's threads, and loading the `--against` reference |
 //! | `sequencer` | the in-order loop; each job's consumer: `sequencer/filtered.rs` (the filter's verdicts), `sequencer/pairs.rs` (pairs, graphs), sign and reference in `sequencer/mod.rs` |
-//! | `filter` | the filter modes' decision for one document (the sequencer's and `Deduper`'s) |
+//! | `decision` | the filter modes' decision for one document (the sequencer's and `Deduper`'s) |
 //! | `deduper` | [`Deduper`]: that decision in process, one document or a batch at a time |
 //! | `components` | the sequencer's union–find when only components are wanted |
 //! | `helpers` | threads sharing a batch's lookups and verification with the sequencer |
 //! | [`summary`] | the counts `--stats` prints |
 
 mod components;
+mod decision;
 mod deduper;
-mod filter;
 mod helpers;
 mod ordered;
 pub mod prepare;

@@ -1,7 +1,7 @@
 //! The consumer of the filter job (`--drop-dups`, `--only-dups`, `--annotate`): the decision
 //! ([`super::super::filter`]), then the line written, or not, as the output says.
 
-use super::super::filter::{Decision, Filtering, filter, window_of};
+use super::super::decision::{Decision, Filtering, filter, window_of};
 use super::super::signing::Signed;
 use super::super::summary::Summary;
 use super::Sequencer;

@@ -8,7 +8,7 @@ mod filtered;
 mod pairs;
 
 use super::components::Components;
-use super::filter::{Scratch, into_entry};
+use super::decision::{Scratch, into_entry};
 use super::helpers::Helpers;
 use super::ordered::{self, Task};
 use super::prepare::Prepared;
@@ -53,7 +53,7 @@ pub(super) struct Sequencer<'c, W: Write> {
     summary: Summary,
     candidates: Vec<Held>,
     matches: Vec<(Held, f64)>,
-    /// The filter modes' lookups ([`filter`]).
+    /// The filter modes' lookups (`decision::filter`).
     scratch: Scratch,
     graph: Option<GraphBuilder>,
     /// [`job::GraphJob::components_over`]: the components so far.

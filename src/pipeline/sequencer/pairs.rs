@@ -3,7 +3,7 @@
 //! on all threads, and its pairs written or added to the graph; with only components wanted,
 //! a union–find joins documents instead ([`super::super::components`]).
 
-use super::super::filter::into_entry;
+use super::super::decision::into_entry;
 use super::super::helpers::{index_batch, look_up_and_verify};
 use super::super::signing::{Doc, NodeData, Signed};
 use super::Sequencer;
