@@ -149,6 +149,9 @@ extern "C" fn remove_run_dir() {
 
 /// Removes the directories of earlier runs whose process is gone.
 fn remove_stale_runs() {
+    if std::env::var_os("NEARDUP_TEST_KEEP").is_some() {
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
     };
@@ -161,8 +164,7 @@ fn remove_stale_runs() {
         else {
             continue;
         };
-        let alive = std::path::Path::new(&format!("/proc/{pid}")).exists();
-        if !alive && std::env::var_os("NEARDUP_TEST_KEEP").is_none() {
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
