@@ -358,17 +358,12 @@ const BATCH_COST: usize = 4 << 20;
 /// Default limit on a line's length: 64 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 
-/// `--max-memory`'s default: half of the tightest limit the system sets (`limit`, from
-/// [`crate::limits::memory_limit`]), or none.
-pub fn default_max_memory(limit: Option<&crate::limits::MemoryLimit>) -> usize {
-    limit.map_or(0, |l| usize::try_from(l.bytes / 2).unwrap_or(usize::MAX))
-}
-
 /// The command line's defaults (a bare `neardup`'s settings, a test checks), so that a
 /// program using the library runs as the binary does: within half of the system's memory
 /// limit, with a spill file in the temporary directory, taking JSON Lines' own ids.
 impl Default for Config {
     fn default() -> Config {
+        // `--max-memory`'s default: half of the tightest limit the system sets.
         let memory_limit = crate::limits::memory_limit();
         Config {
             inputs: Vec::new(),
@@ -388,7 +383,9 @@ impl Default for Config {
             lsh: LshParams { bands: 16, rows: 6 },
             window: 0,
             decompress: Decompress::Auto,
-            max_memory: default_max_memory(memory_limit.as_ref()),
+            max_memory: memory_limit
+                .as_ref()
+                .map_or(0, |l| usize::try_from(l.bytes / 2).unwrap_or(usize::MAX)),
             memory_limit,
             spill_dir: Some(std::env::temp_dir()),
             spill_cache: None,

@@ -430,10 +430,17 @@ impl CommonArgs {
                 ));
             }
         };
-        // `--max-memory`'s default: half of the tightest limit the system sets.
-        let default_limit = match self.max_memory {
-            Some(_) => None,
-            None => crate::limits::memory_limit(),
+        // What a flag left out means: `Config::default()`, the one place the defaults are
+        // computed (the memory limit is probed there, once).
+        let defaults = Config::default();
+        let (max_memory, memory_limit) = match self.max_memory {
+            Some(bytes) => (usize::try_from(bytes).unwrap_or(usize::MAX), None),
+            None => (defaults.max_memory, defaults.memory_limit.clone()),
+        };
+        let spill_dir = match self.spill_dir {
+            Some(dir) if dir.as_os_str() == "none" => None,
+            Some(dir) => Some(dir),
+            None => defaults.spill_dir.clone(),
         };
         Ok(Config {
             inputs: input.files,
@@ -457,16 +464,9 @@ impl CommonArgs {
             rows: self.rows,
             recall: self.recall,
             window: self.window,
-            max_memory: match self.max_memory {
-                Some(bytes) => usize::try_from(bytes).unwrap_or(usize::MAX),
-                None => crate::config::default_max_memory(default_limit.as_ref()),
-            },
-            memory_limit: default_limit,
-            spill_dir: match self.spill_dir {
-                Some(dir) if dir.as_os_str() == "none" => None,
-                Some(dir) => Some(dir),
-                None => Some(std::env::temp_dir()),
-            },
+            max_memory,
+            memory_limit,
+            spill_dir,
             spill_cache: self
                 .spill_cache
                 .map(|b| usize::try_from(b).unwrap_or(usize::MAX)),
@@ -485,7 +485,7 @@ impl CommonArgs {
             output: self.output,
             output_format: self.output_format,
             compression: self.compression,
-            ..Config::default()
+            ..defaults
         })
     }
 }
