@@ -230,3 +230,58 @@ fn readme_stays_short_and_its_guide_links_resolve() {
     }
     assert!(links >= 8, "{links} links into docs/guide.md");
 }
+
+/// The man page describes each shared flag ([`neardup::cmd::flags::defs::FLAGS`]) under the
+/// section of its `--help` heading, and gives the default of each that has one.
+#[test]
+fn man_page_gives_each_shared_flag_under_its_heading_with_its_default() {
+    let man =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/man/neardup.1")).unwrap();
+    let plain = |text: &str| {
+        text.replace("\\-", "-")
+            .replace("\\fB", "")
+            .replace("\\fI", "")
+            .replace("\\fR", "")
+    };
+    // Each `.TP` entry: its section, its first line (the flags) and its text.
+    let mut entries = Vec::new();
+    let mut section = String::new();
+    let mut after_tp = false;
+    for block in man.split("\n.") {
+        if let Some(name) = block.strip_prefix("SH ") {
+            section = name.lines().next().unwrap_or_default().trim().to_string();
+        } else if after_tp {
+            let (head, text) = block.split_once('\n').unwrap_or((block, ""));
+            entries.push((section.clone(), plain(head), plain(text)));
+        }
+        after_tp = block.trim_end() == "TP";
+    }
+    let mut wrong = Vec::new();
+    for flag in neardup::cmd::flags::defs::FLAGS {
+        let long = format!("--{}", flag.long);
+        let Some((section, _, text)) = entries.iter().find(|(_, head, _)| {
+            head.split(|c: char| c.is_whitespace() || c == '"' || c == ',')
+                .any(|w| w == long)
+        }) else {
+            wrong.push(format!("{long}: no entry"));
+            continue;
+        };
+        let heading = flag.heading.to_uppercase();
+        if !section.starts_with(&heading) {
+            wrong.push(format!(
+                "{long}: under {section}, --help lists it under {heading}"
+            ));
+        }
+        if let neardup::cmd::flags::flag::Value::One {
+            default: Some(default),
+            ..
+        } = flag.value
+        {
+            let default = default();
+            if !text.to_lowercase().contains("default") || !text.contains(&default) {
+                wrong.push(format!("{long}: the default {default} is not given"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "man/neardup.1: {wrong:#?}");
+}

@@ -57,31 +57,13 @@ __all__ = [
 Id = str | int
 Outcome = Match | Skipped | None
 
-# Command-line options about files, formats and output: the API takes texts and returns
-# values instead.
-_COMMAND_LINE_ONLY = {
-    "files",
-    "drop_dups",
-    "only_dups",
-    "annotate",
-    "pairs",
-    "pairs_format",
-    "line_buffered",
-    "stats",
-    "no_progress",
-    "format",
-    "input_format",
-    "field",
-    "id_field",
-    "max_line_bytes",
-    "checkpoint_every",
-    "block_by",
-    "node_attr",
-    "keep",
-    "from_edges",
-    "help",
-    "version",
-}
+def _command_line_only(command: str | None) -> set[str]:
+    """The flags the API refuses by name (about files, formats and output: it takes texts
+    and returns values instead), as keywords: each flag's definition says so."""
+    names = set(_neardup.command_line_only(None)) | set(
+        _neardup.command_line_only(command)
+    )
+    return {name.replace("-", "_") for name in names}
 
 
 def _flag(name: str) -> str:
@@ -104,10 +86,11 @@ def _argv(
 ) -> list[str]:
     """The command line of keyword arguments (None and False leave a flag out); each value
     is joined to its flag (``--threshold=-0.1``) so that no value is read as a flag."""
-    known = _known(command) - _COMMAND_LINE_ONLY
+    refused = _command_line_only(command)
+    known = _known(command) - refused
     argv: list[str] = []
     for name, value in options.items():
-        if name in _COMMAND_LINE_ONLY:
+        if name in refused:
             raise TypeError(
                 f"{caller}() takes texts and returns values: {_flag(name)} is for the "
                 "neardup command"

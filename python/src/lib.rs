@@ -39,6 +39,14 @@ fn options(command: Option<&str>) -> Vec<String> {
     cmd::long_flags(command)
 }
 
+/// The flags of the filter (`command` None) or a command that the API refuses by name:
+/// those about files, formats and printing.
+#[pyfunction]
+#[pyo3(signature = (command=None))]
+fn command_line_only(command: Option<&str>) -> Vec<String> {
+    cmd::command_line_only(command)
+}
+
 /// The default of each flag of the filter (`command` None) or a command that has one:
 /// `(long flag, value as the command line takes it)`.
 #[pyfunction]
@@ -72,6 +80,7 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(options, m)?)?;
+    m.add_function(wrap_pyfunction!(command_line_only, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(reads_arrow, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

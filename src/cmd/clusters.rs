@@ -102,7 +102,7 @@ impl ClustersArgs {
         // Components print no clique unless --max-cluster splits them; only --stats (without
         // --keep) prints the components' edges, diameters, weakest edges and cliques. When
         // nothing but the components is printed, no pair inside one is verified.
-        let stats = self.common.stats && self.keep.is_none();
+        let stats = self.common.stats() && self.keep.is_none();
         grouping.cliques = by == ClusterBy::Cliques || grouping.max_cluster > 0 || stats;
         grouping.summaries = stats;
         let config = Config {

@@ -58,7 +58,7 @@ impl GraphArgs {
     pub fn run(self) -> Result<()> {
         let start = std::time::Instant::now();
         let mut grouping = self.grouping.options()?;
-        let stats = self.common.stats;
+        let stats = self.common.stats();
         // Compute only what the format (or --stats) prints: GraphML and JSON label each node
         // with its clique cluster, JSON and DOT describe each component.
         grouping.cliques = stats || matches!(self.format, GraphFormat::Graphml | GraphFormat::Json);

@@ -42,7 +42,7 @@ impl HistArgs {
     /// Samples the inputs and prints the histograms (and writes the plot).
     pub fn run(self) -> Result<()> {
         let size = self.sample.documents()?;
-        let ngrams = self.common.ngram.0..=self.common.ngram.1;
+        let ngrams = self.common.ngram().0..=self.common.ngram().1;
         let config = self
             .common
             .config_with_ngram_range(self.input)?

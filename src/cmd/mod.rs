@@ -27,7 +27,7 @@ pub mod args;
 pub mod clusters;
 pub mod explain;
 pub mod filter;
-mod flags;
+pub mod flags;
 pub mod graph;
 pub mod hist;
 pub mod idf;
@@ -167,20 +167,20 @@ impl Args {
         // filter decides itself, as it may write a table instead).
         let output = match &self.command {
             None => None,
-            Some(Command::Graph(a)) => a.common.output.as_ref(),
-            Some(Command::Clusters(a)) => a.common.output.as_ref(),
-            Some(Command::Explain(a)) => a.common.output.as_ref(),
-            Some(Command::Idf(a)) => a.common.output.as_ref(),
-            Some(Command::Tune(a)) => a.common.output.as_ref(),
-            Some(Command::Hist(a)) => a.common.output.as_ref(),
-            Some(Command::Sample(a)) => a.common.output.as_ref(),
-            Some(Command::Report(a)) => a.common.output.as_ref(),
-            Some(Command::Sign(a)) => a.common.output.as_ref(),
-            Some(Command::VerifyPairs(a)) => a.common.output.as_ref(),
+            Some(Command::Graph(a)) => a.common.output(),
+            Some(Command::Clusters(a)) => a.common.output(),
+            Some(Command::Explain(a)) => a.common.output(),
+            Some(Command::Idf(a)) => a.common.output(),
+            Some(Command::Tune(a)) => a.common.output(),
+            Some(Command::Hist(a)) => a.common.output(),
+            Some(Command::Sample(a)) => a.common.output(),
+            Some(Command::Report(a)) => a.common.output(),
+            Some(Command::Sign(a)) => a.common.output(),
+            Some(Command::VerifyPairs(a)) => a.common.output(),
             Some(Command::State(_)) => None,
         };
         if let Some(path) = output {
-            util::redirect_stdout(path)?;
+            util::redirect_stdout(&path)?;
         }
         match self.command {
             None => self.filter.run(common),
@@ -265,6 +265,50 @@ pub fn long_flags(command: Option<&str>) -> Vec<String> {
     definition(command)
         .get_arguments()
         .filter_map(|a| a.get_long().map(str::to_string))
+        .collect()
+}
+
+/// The command's own flags (not the shared ones) that are about files, formats and
+/// printing. A shared flag says whether the API takes it in its definition
+/// ([`flags::flag::Flag::python`]).
+const OWN_COMMAND_LINE_ONLY: &[&str] = &[
+    "files",
+    "drop-dups",
+    "only-dups",
+    "annotate",
+    "pairs",
+    "format",
+    "line-buffered",
+    "input-format",
+    "checkpoint-every",
+    "node-attr",
+    "keep",
+    "from-edges",
+    "help",
+    "version",
+];
+
+/// The flags of the filter (`command` None) or a command that the Python API refuses by
+/// name (it takes texts and returns values instead): their ids, `files` for the input files.
+pub fn command_line_only(command: Option<&str>) -> Vec<String> {
+    let mut definition = definition(command);
+    // Built, so that `--help` and `--version` are there too.
+    definition.build();
+    definition
+        .get_arguments()
+        .filter(|a| {
+            let name = a.get_long().unwrap_or(a.get_id().as_str());
+            match flags::defs::flag(name) {
+                Some(flag) => !flag.python,
+                None => OWN_COMMAND_LINE_ONLY.contains(&name),
+            }
+        })
+        // With a flag's other names (`--pairs-format` of `--format`).
+        .flat_map(|a| {
+            a.get_long_and_visible_aliases()
+                .unwrap_or_else(|| vec![a.get_id().as_str()])
+        })
+        .map(str::to_string)
         .collect()
 }
 
@@ -358,6 +402,105 @@ mod tests {
         assert!(!defaults.contains_key("idf"));
         let graph: Vec<_> = flag_defaults(Some("graph"));
         assert!(graph.iter().any(|(flag, _)| flag == "format"), "{graph:?}");
+    }
+
+    /// The flags the Python API refuses by name, over the filter and every command: those
+    /// about files, formats and printing (the list the module kept by hand before the flag
+    /// table said it per flag).
+    #[test]
+    fn the_python_api_refuses_the_command_line_only_flags() {
+        let mut all: Vec<String> = [
+            None,
+            Some("graph"),
+            Some("clusters"),
+            Some("sign"),
+            Some("verify-pairs"),
+        ]
+        .into_iter()
+        .flat_map(command_line_only)
+        .collect();
+        all.sort();
+        all.dedup();
+        let expected = [
+            "annotate",
+            "block-by",
+            "checkpoint-every",
+            "drop-dups",
+            "field",
+            "files",
+            "format",
+            "from-edges",
+            "help",
+            "id-field",
+            "input-format",
+            "keep",
+            "line-buffered",
+            "max-line-bytes",
+            "no-progress",
+            "node-attr",
+            "only-dups",
+            "pairs",
+            "pairs-format",
+            "stats",
+            "version",
+        ];
+        assert_eq!(all, expected);
+    }
+
+    /// Every shared flag given alone (a switch on, a value other than its default) reaches
+    /// the settings: the type its parser gives is the one `CommonArgs` reads it as, and the
+    /// value is not lost on the way.
+    #[test]
+    fn every_shared_flag_given_alone_reaches_the_settings() {
+        use flags::flag::Value;
+        let input = || args::CommandInput {
+            files: Vec::new(),
+            input_format: crate::config::InputFormat::Auto,
+        };
+        let config_of = |argv: &[&str]| {
+            let args = Args::try_parse_from(argv).unwrap();
+            format!("{:?}", args.common.config(input()).unwrap())
+        };
+        for flag in flags::defs::FLAGS {
+            // The text stages' bounds mean something with their stages only.
+            let context: &[&str] = match flag.long {
+                "max-edit" | "min-cosine" | "min-lcs" => &["--verify=jaccard,edit,cosine,lcs"],
+                _ => &[],
+            };
+            let value = match (flag.long, flag.value) {
+                (_, Value::Switch) => None,
+                ("output" | "stopwords" | "idf" | "spill-dir", _) => Some("/nonexistent/x"),
+                ("field" | "id-field" | "block-by", _) => Some("meta.name"),
+                ("ngram" | "char-ngram" | "bands" | "rows" | "idf-warmup" | "window", _) => {
+                    Some("3")
+                }
+                ("max-memory" | "spill-cache" | "max-disk", _) => Some("3M"),
+                ("threshold" | "max-edit" | "min-cosine" | "min-lcs" | "recall", _) => Some("0.5"),
+                ("num-perm" | "seed" | "max-line-bytes" | "max-candidates" | "threads", _) => {
+                    Some("64")
+                }
+                ("output-format", _) => Some("lines"),
+                ("compression", _) => Some("snappy"),
+                ("on-bad-line", _) => Some("skip"),
+                ("decompress", _) => Some("none"),
+                ("words", _) => Some("spaces"),
+                ("shingle", _) => Some("chars"),
+                ("weights", _) => Some("tf"),
+                ("verify", _) => Some("jaccard,edit"),
+                ("helpers", _) => Some("never"),
+                (long, _) => panic!("--{long}: give it a value here"),
+            };
+            let given = match value {
+                Some(value) => format!("--{}={value}", flag.long),
+                None => format!("--{}", flag.long),
+            };
+            let bare = [&["neardup"], context].concat();
+            assert_ne!(
+                config_of(&[&bare[..], &[given.as_str()]].concat()),
+                config_of(&bare),
+                "{given} changed nothing"
+            );
+        }
     }
 
     /// The filter's settings and job from a command line.

@@ -49,7 +49,7 @@ pub struct VerifyPairsArgs {
 impl VerifyPairsArgs {
     /// The validated settings.
     fn config(self) -> Result<(Settings, PairsFormat)> {
-        if self.common.idf_warmup > 0 {
+        if self.common.idf_warmup() > 0 {
             return Err(Error::config(
                 "idf-warmup",
                 "verify-pairs needs the IDF table of the run that signed: use --idf FILE",

@@ -1,0 +1,139 @@
+//! What a shared flag is ([`Flag`]: its name, value, default, help, group) and the clap
+//! argument it becomes. The flags themselves are in [`super::defs`].
+
+use clap::builder::ValueParser;
+use clap::{Arg, ArgAction};
+
+/// One shared flag.
+#[derive(Clone, Copy)]
+pub struct Flag {
+    /// The long name (`--max-memory`), also the flag's id in clap's matches.
+    pub long: &'static str,
+    /// The one-letter name, if any.
+    pub short: Option<char>,
+    /// The commands that take it: those whose [`super::defs::uses`] lists this group.
+    pub group: Group,
+    /// The section of `--help` it is listed in.
+    pub heading: &'static str,
+    /// A switch, or the value it takes.
+    pub value: Value,
+    /// Whether the Python API takes it as a keyword (`max_memory="1G"`); false for what is
+    /// about files, formats and printing, which the API replaces by arguments and values.
+    pub python: bool,
+    /// A value may start with '-' (a similarity given as -0.1 is then refused by its range,
+    /// not taken for a flag).
+    pub negative: bool,
+    /// Another flag it cannot be given with.
+    pub conflicts: Option<&'static str>,
+    /// `-h`'s line.
+    pub help: &'static str,
+    /// `--help`'s text, when it says more than `help`.
+    pub long_help: Option<&'static str>,
+}
+
+/// What a flag takes.
+#[derive(Clone, Copy)]
+pub enum Value {
+    /// Nothing: given, it is on.
+    Switch,
+    /// One value (the last one given counts).
+    One {
+        /// The value's name in `--help` (`SIZE`).
+        name: &'static str,
+        /// What a left-out flag means, as the command line would give it; None: the flag is
+        /// optional (its absence means something of its own, said in its help).
+        default: Option<fn() -> String>,
+        /// The parser, which also gives the value's type.
+        parse: fn() -> ValueParser,
+    },
+    /// A comma-separated list; repeating the flag adds to it.
+    List {
+        /// The value's name in `--help`.
+        name: &'static str,
+        /// The list a left-out flag means.
+        default: &'static [&'static str],
+        /// The parser of one item.
+        parse: fn() -> ValueParser,
+    },
+}
+
+/// The groups of shared flags: the unit a command takes or leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// Where the output goes and what is printed.
+    Output,
+    /// A table output's format (the filter modes' Parquet or Arrow rows).
+    Table,
+    /// Reading lines: fields, bad lines, decompression.
+    Input,
+    /// Text normalisation.
+    Text,
+    /// What a shingle is, and the hashing seed.
+    Shingles,
+    /// Shingle weights.
+    Weights,
+    /// Comparing only documents of the same block.
+    Block,
+    /// The exact check of a candidate.
+    Verify,
+    /// MinHash and LSH.
+    Sketch,
+    /// How many documents are held.
+    Window,
+    /// RAM and the spill file.
+    Memory,
+    /// The bound on candidates verified per document.
+    Candidates,
+    /// Worker threads.
+    Threads,
+    /// Helper threads of the sequencer.
+    Helpers,
+}
+
+impl Flag {
+    /// The clap argument; `hidden` from `--help` (a command that does not use it).
+    pub fn arg(&self, hidden: bool) -> Arg {
+        let mut arg = Arg::new(self.long)
+            .long(self.long)
+            .help(self.help)
+            .help_heading(self.heading)
+            .hide(hidden);
+        if let Some(c) = self.short {
+            arg = arg.short(c);
+        }
+        if let Some(text) = self.long_help {
+            arg = arg.long_help(text);
+        }
+        if let Some(other) = self.conflicts {
+            arg = arg.conflicts_with(other);
+        }
+        arg = match self.value {
+            Value::Switch => arg.action(ArgAction::SetTrue),
+            Value::One {
+                name,
+                default,
+                parse,
+            } => {
+                let arg = arg
+                    .action(ArgAction::Set)
+                    .value_name(name)
+                    .value_parser(parse());
+                match default {
+                    Some(default) => arg.default_value(default()),
+                    None => arg,
+                }
+            }
+            Value::List {
+                name,
+                default,
+                parse,
+            } => arg
+                .action(ArgAction::Append)
+                .value_name(name)
+                .value_delimiter(',')
+                .value_parser(parse())
+                .default_values(default),
+        };
+        arg.allow_negative_numbers(self.negative)
+    }
+}
