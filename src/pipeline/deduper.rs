@@ -423,15 +423,8 @@ impl Deduper {
     /// `--idf-warmup N`: learns the table from the first N documents, as the command line
     /// does from its first N lines.
     fn learn_idf<T: DocText>(&mut self, docs: &[(T, Option<DocId>)]) {
-        let n = self.prepared.config.idf_warmup;
-        let shingler = self.prepared.shingler(false);
         // A missing value is a document with no words, as an empty text is.
-        let texts = docs
-            .iter()
-            .take(n)
-            .map(|(text, _)| text.text().unwrap_or(""));
-        let table = crate::weights::learn(&self.prepared.config.normalizer, &shingler, texts);
-        self.prepared.idf = Some(Arc::new(table));
+        self.prepared.learn_idf(docs.iter().map(|(text, _)| text.text()));
         self.start_workers();
     }
 

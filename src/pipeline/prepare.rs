@@ -259,6 +259,17 @@ impl Prepared {
 }
 
 impl Prepared {
+    /// `‹idf-warmup› N` over documents a program holds: the table is learnt from the first
+    /// N of `texts` (None: a document that is not one, which counts among the N and adds
+    /// nothing), the rule of [`Prepared::with_idf`]'s lines, for [`Source::Batches`] and the
+    /// in-process [`super::Deduper`].
+    pub(super) fn learn_idf<'a>(&mut self, texts: impl IntoIterator<Item = Option<&'a str>>) {
+        let n = self.config.idf_warmup;
+        let texts = texts.into_iter().take(n).flatten();
+        let table = crate::weights::learn(&self.config.normalizer, &self.shingler(false), texts);
+        self.idf = Some(Arc::new(table));
+    }
+
     /// [`Prepared::with_idf`] for a program's own batches ([`Source::Batches`]): the table is
     /// learnt from the first `‹idf-warmup›` texts (those within `‹max-line-bytes›`, as the
     /// lines read are), which the returned batches replay.
@@ -278,14 +289,14 @@ impl Prepared {
             taken.push(batch);
         }
         let limit = self.config.max_line_bytes;
+        // A text over the limit, or not UTF-8, is a bad line when signed: it counts among
+        // the first N and adds nothing, as a bad line of a file does.
         let texts = taken
             .iter()
             .flat_map(|b| (0..b.lines.len()).map(move |i| b.content(i)))
-            .take(n)
-            .filter(|text| text.len() <= limit)
-            .filter_map(|text| std::str::from_utf8(text).ok());
-        let table = crate::weights::learn(&self.config.normalizer, &self.shingler(false), texts);
-        self.idf = Some(Arc::new(table));
+            .map(|text| (text.len() <= limit).then(|| std::str::from_utf8(text).ok()))
+            .map(Option::flatten);
+        self.learn_idf(texts);
         (self, Box::new(taken.into_iter().chain(batches)))
     }
 }
