@@ -117,6 +117,64 @@ fn names_the_match_annotate_names() {
     }
 }
 
+/// With `--idf-warmup`, the `--against` reference is signed with the table the first batch
+/// teaches, as the command line signs it (it used to be signed before the table existed,
+/// without weights, and near duplicates of it were missed).
+#[test]
+fn an_against_reference_is_signed_with_the_learnt_idf_table() {
+    // The first 20 documents with words added: near duplicates, not copies, whose
+    // similarity depends on the weights.
+    let edited: String = documents()
+        .iter()
+        .take(20)
+        .enumerate()
+        .map(|(i, (text, _))| {
+            let line =
+                serde_json::json!({ "id": format!("r{i}"), "text": format!("{text} in brief") });
+            format!("{line}\n")
+        })
+        .collect();
+    let reference = temp_path("deduper-reference.jsonl");
+    std::fs::write(&reference, edited).unwrap();
+    let reference = reference.to_str().unwrap();
+    let args = [
+        "--weights",
+        "tfidf",
+        "--idf-warmup",
+        "300",
+        "-t",
+        "0.5",
+        "--against",
+        reference,
+    ];
+    let cli = neardup(
+        &[&["--annotate", "--id-field", "id", SAMPLE][..], &args].concat(),
+        b"",
+    )
+    .ok();
+    let outcomes = outcomes(&[&["--annotate"][..], &args].concat(), 2, true);
+    let lines = String::from_utf8(cli.stdout).unwrap();
+    let mut near = 0;
+    for (line, outcome) in lines.lines().zip(&outcomes) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let annotation = &v["neardup"];
+        match outcome {
+            Outcome::Duplicate(m) => {
+                assert_eq!(
+                    annotation["reference"],
+                    Value::Bool(m.in_reference),
+                    "{line}"
+                );
+                let s = annotation["similarity"].as_f64().unwrap();
+                assert!((s - m.similarity).abs() < 1e-3, "{line}: {}", m.similarity);
+                near += usize::from(m.in_reference && !m.exact);
+            }
+            _ => assert_eq!(annotation["dup_of"], Value::Null, "{line}"),
+        }
+    }
+    assert!(near > 0, "no near duplicate of the reference");
+}
+
 #[test]
 fn empty_documents_follow_the_bad_line_policy() {
     let docs = [

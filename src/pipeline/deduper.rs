@@ -143,9 +143,9 @@ pub struct Deduper {
 impl Deduper {
     /// A filter writing `output` with the settings of `config` (validated;
     /// [`Output::Annotate`] names the most similar match, the others the first found). Its
-    /// inputs and output are not used; the `--against` files are loaded now, and an `--idf`
-    /// table; with `--idf-warmup N` the table is learnt from the first N documents of the
-    /// first [`Deduper::add_many`]. With `--state FILE`, a window saved there (by
+    /// inputs and output are not used; an `--idf` table and the `--against` files are loaded
+    /// now, or, with `--idf-warmup N`, the table is learnt from the first N documents of the
+    /// first [`Deduper::add_many`] and the reference is signed with it then. With `--state FILE`, a window saved there (by
     /// [`Deduper::save`] or by the command line) is resumed when the file exists, under the
     /// same checks as the command line's.
     pub fn new(config: Settings, output: Output) -> Result<Deduper> {
@@ -164,17 +164,7 @@ impl Deduper {
         }
         super::prepare::check_spill_dir(&prepared.config, &job)?;
         let saved = super::prepare::load_state(&mut prepared, &job)?;
-        // What the command line would write on stderr becomes warnings for the caller.
-        let mut said = Vec::new();
-        let reference = match prepared.config.against.is_empty() {
-            true => None,
-            false => Some(super::run::load_reference(&prepared, &mut said, false)?),
-        };
-        let mut warnings: Vec<String> = String::from_utf8_lossy(&said)
-            .lines()
-            .map(|l| l.trim_start_matches("neardup: ").to_string())
-            .filter(|l| !l.is_empty())
-            .collect();
+        let mut warnings = Vec::new();
         if let Some(warning) = prepared.config.banding_warning()
             && !prepared.config.quiet
         {
@@ -190,7 +180,7 @@ impl Deduper {
         };
         let mut deduper = Deduper {
             window,
-            reference,
+            reference: None,
             workers: Vec::new(),
             scratch: Scratch::default(),
             summary: Summary {
@@ -210,7 +200,10 @@ impl Deduper {
             let config = &deduper.prepared.config;
             crate::report::Collector::new(config.threshold, config.seed)
         });
+        // The reference is signed with the run's IDF table, as the command line signs it:
+        // with `--idf-warmup`, once the first batch has taught it.
         if deduper.idf_known() {
+            deduper.load_reference()?;
             deduper.start_workers();
         }
         Ok(deduper)
@@ -327,8 +320,13 @@ impl Deduper {
             return Ok(Vec::new());
         }
         let start = Instant::now();
-        if self.workers.is_empty() {
-            self.learn_idf(docs);
+        if self.workers.is_empty()
+            && let Err(error) = self.learn_idf(docs)
+        {
+            return Err(BatchError {
+                decided: Vec::new(),
+                error,
+            });
         }
         let first = self.summary.docs_read + 1;
         let chunks: Vec<_> = docs.chunks(CHUNK).collect();
@@ -422,10 +420,34 @@ impl Deduper {
 
     /// `--idf-warmup N`: learns the table from the first N documents, as the command line
     /// does from its first N lines.
-    fn learn_idf<T: DocText>(&mut self, docs: &[(T, Option<DocId>)]) {
+    fn learn_idf<T: DocText>(&mut self, docs: &[(T, Option<DocId>)]) -> Result<()> {
         // A missing value is a document with no words, as an empty text is.
-        self.prepared.learn_idf(docs.iter().map(|(text, _)| text.text()));
+        self.prepared
+            .learn_idf(docs.iter().map(|(text, _)| text.text()));
+        self.load_reference()?;
         self.start_workers();
+        Ok(())
+    }
+
+    /// Loads the `--against` reference, if any; what the command line would write on stderr
+    /// meanwhile becomes warnings for the caller.
+    fn load_reference(&mut self) -> Result<()> {
+        if self.prepared.config.against.is_empty() {
+            return Ok(());
+        }
+        let mut said = Vec::new();
+        self.reference = Some(super::run::load_reference(
+            &self.prepared,
+            &mut said,
+            false,
+        )?);
+        self.warnings.extend(
+            String::from_utf8_lossy(&said)
+                .lines()
+                .map(|l| l.trim_start_matches("neardup: ").to_string())
+                .filter(|l| !l.is_empty()),
+        );
+        Ok(())
     }
 
     /// Writes the `--report` page of the documents added so far to `path`, or to the
