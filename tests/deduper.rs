@@ -117,20 +117,74 @@ fn names_the_match_annotate_names() {
     }
 }
 
+/// The first 20 documents with words added, with ids `r0`, `r1`, …: near duplicates of
+/// them, not copies, whose similarity depends on the weights.
+fn edited_reference() -> Vec<(String, Option<DocId>)> {
+    documents()
+        .into_iter()
+        .take(20)
+        .enumerate()
+        .map(|(i, (text, _))| {
+            (
+                format!("{text} in brief"),
+                Some(DocId::Str(format!("r{i}").into())),
+            )
+        })
+        .collect()
+}
+
+/// Reference texts handed over ([`Deduper::add_reference`]) are the reference a file of them
+/// is: the same matches, with and without `--idf-warmup`, alone or not.
+#[test]
+fn reference_texts_are_a_reference_file_s_documents() {
+    let reference = edited_reference();
+    let file = temp_path("deduper-reference-texts.jsonl");
+    let lines: String = reference
+        .iter()
+        .map(|(text, id)| {
+            let id = id.as_ref().unwrap().to_string();
+            format!("{}\n", serde_json::json!({ "id": id, "text": text }))
+        })
+        .collect();
+    std::fs::write(&file, lines).unwrap();
+    let file = file.to_str().unwrap();
+    let docs = documents();
+    for args in [
+        &["-t", "0.5"][..],
+        &["--weights", "tfidf", "--idf-warmup", "300", "-t", "0.5"],
+    ] {
+        let mut from_file = deduper(&[args, &["--against", file]].concat(), 2);
+        let mut from_texts = deduper(args, 2);
+        from_texts.add_reference(&reference).unwrap();
+        let expected = from_file.add_many(&docs).unwrap();
+        assert_eq!(from_texts.add_many(&docs).unwrap(), expected, "{args:?}");
+        assert!(
+            expected
+                .iter()
+                .any(|o| matches!(o, Outcome::Duplicate(m) if m.in_reference && !m.exact)),
+            "{args:?}: no near duplicate of the reference"
+        );
+        let mut alone = deduper(&[args, &["--against", file, "--against-only"]].concat(), 2);
+        let mut alone_texts = deduper(args, 2);
+        alone_texts.add_reference(&reference).unwrap();
+        alone_texts.compare_with_reference_only();
+        assert_eq!(
+            alone_texts.add_many(&docs).unwrap(),
+            alone.add_many(&docs).unwrap(),
+            "{args:?} against only"
+        );
+    }
+}
+
 /// With `--idf-warmup`, the `--against` reference is signed with the table the first batch
 /// teaches, as the command line signs it (it used to be signed before the table existed,
 /// without weights, and near duplicates of it were missed).
 #[test]
 fn an_against_reference_is_signed_with_the_learnt_idf_table() {
-    // The first 20 documents with words added: near duplicates, not copies, whose
-    // similarity depends on the weights.
-    let edited: String = documents()
-        .iter()
-        .take(20)
-        .enumerate()
-        .map(|(i, (text, _))| {
-            let line =
-                serde_json::json!({ "id": format!("r{i}"), "text": format!("{text} in brief") });
+    let edited: String = edited_reference()
+        .into_iter()
+        .map(|(text, id)| {
+            let line = serde_json::json!({ "id": id.unwrap().to_string(), "text": text });
             format!("{line}\n")
         })
         .collect();

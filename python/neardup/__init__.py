@@ -31,10 +31,8 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import os
 import re
-import tempfile
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
@@ -238,23 +236,6 @@ def _pandas_texts(series: Any) -> Any:
     return series.to_numpy(dtype=object, na_value=None)
 
 
-def _reference_file(texts: Iterable[Any], ids: Iterable[Any] | None) -> str:
-    """In-memory reference texts (and ids) written to a temporary JSON Lines file for
-    ``--against``; the caller removes it once the reference is loaded."""
-    handle, path = tempfile.mkstemp(prefix="neardup-against-", suffix=".jsonl")
-    with os.fdopen(handle, "w", encoding="utf-8") as f:
-        id_list = None if ids is None else iter(ids)
-        for text in texts:
-            if isinstance(text, float) and math.isnan(text):
-                text = None
-            row: dict[str, object] = {"text": text}
-            if id_list is not None:
-                value = next(id_list)
-                row["id"] = value.__index__() if hasattr(value, "__index__") else value
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return path
-
-
 class Deduper:
     """A streaming filter: each document added is compared with the documents kept so far.
 
@@ -345,24 +326,19 @@ class Deduper:
             for k, v in self._options.items()
             if k != "most_similar" and not _is_default(k, v, defaults)
         }
+        # A reference of texts alone: --against-only is the engine's to apply (the command
+        # line's flag needs a file).
+        only_texts = against_texts is not None and not against and against_only
+        if only_texts:
+            settings.pop("against_only", None)
         argv = _argv("Deduper", settings)
         if most_similar:
             argv.append("--annotate")
-        reference = None
-        if against_texts is not None:
-            if isinstance(against_texts, (str, bytes)):
-                raise TypeError(
-                    "against_texts must be an iterable of texts, not one str"
-                )
-            reference = _reference_file(against_texts, against_ids)
-            argv.append(f"--against={reference}")
-            if against_ids is not None:
-                argv.append("--id-field=id")
-        try:
-            self._inner = _engine(_neardup.Deduper, argv)
-        finally:
-            if reference is not None:
-                os.remove(reference)
+        if against_texts is not None and isinstance(against_texts, (str, bytes)):
+            raise TypeError("against_texts must be an iterable of texts, not one str")
+        self._inner = _engine(
+            _neardup.Deduper, argv, against_texts, against_ids, only_texts
+        )
         self._state = state
 
     def __repr__(self) -> str:

@@ -106,6 +106,48 @@ impl PyDeduper {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// `against_texts` (and `against_ids`) into the reference, a slice at a time, as
+    /// `add_many` reads a batch.
+    fn add_reference(
+        &self,
+        py: Python<'_>,
+        texts: &Bound<'_, PyAny>,
+        ids: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let mut reader = Reader::new(texts, ids)?;
+        loop {
+            let first = reader.read();
+            let (slice, read_error) = reader.next_slice(SLICE);
+            if !slice.is_empty() {
+                check_headroom(slice.len(), first)?;
+                let docs = slice.docs();
+                if let Err(e) = py.detach(|| self.lock().add_reference(&docs)) {
+                    return Err(match e {
+                        Error::BadLine { reason, .. } => {
+                            let row = self.lock().reference_texts() as usize - 1;
+                            BadDocumentError::new_err(match slice.missing(row - first) {
+                                Some(kind) => {
+                                    format!("against_texts row {row} is a missing value ({kind})")
+                                }
+                                None => format!("against_texts row {row}: {reason}"),
+                            })
+                        }
+                        e => py_err(e),
+                    });
+                }
+            }
+            if let Some(e) = read_error {
+                let note = format!("neardup: reading row {} of against_texts", reader.read());
+                let _ = e.value(py).call_method1("add_note", (note,));
+                return Err(e);
+            }
+            py.check_signals()?;
+            if slice.len() < SLICE {
+                return Ok(());
+            }
+        }
+    }
+
     /// Says the bad rows of a call as one `NeardupWarning` (unless `quiet`): what each is
     /// and what was done with it.
     fn say_bad(&self, py: Python<'_>, bad: &BadRows) -> PyResult<()> {
@@ -129,7 +171,14 @@ impl PyDeduper {
 #[pymethods]
 impl PyDeduper {
     #[new]
-    fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
+    #[pyo3(signature = (argv, against_texts=None, against_ids=None, against_only=false))]
+    fn new(
+        py: Python<'_>,
+        argv: Vec<String>,
+        against_texts: Option<&Bound<'_, PyAny>>,
+        against_ids: Option<&Bound<'_, PyAny>>,
+        against_only: bool,
+    ) -> PyResult<Self> {
         let (config, job) = cmd::parse(with_program(argv))
             .and_then(|args| args.filter_settings())
             .map_err(py_err)?;
@@ -142,6 +191,12 @@ impl PyDeduper {
             policy,
             quiet,
         };
+        if let Some(texts) = against_texts {
+            deduper.add_reference(py, texts, against_ids)?;
+        }
+        if against_only {
+            deduper.lock().compare_with_reference_only();
+        }
         deduper.warn(py)?;
         Ok(deduper)
     }

@@ -124,6 +124,34 @@ def test_against_texts_in_memory():
     assert d.add(text(3)) is None
 
 
+def test_against_texts_are_read_in_memory_with_every_setting(monkeypatch):
+    # No temporary file: the reference goes to the engine as the batches do.
+    import tempfile
+
+    def no_files(*args, **kwargs):
+        raise AssertionError("a temporary file was made")
+
+    monkeypatch.setattr(tempfile, "mkstemp", no_files)
+    base = "the quick brown fox jumps over the lazy dog by the river bank today and then"
+    reference = [base + " runs home fast", None, base + " sleeps"]
+    docs = [base + " runs home quickly", "a text about something else entirely here"]
+    # Signed with the table the first batch teaches, as the command line signs a file.
+    d = neardup.Deduper(
+        weights="tfidf", idf_warmup=2, threshold=0.5, against_texts=reference
+    )
+    with pytest.warns(neardup.NeardupWarning, match="1 reference text"):
+        first, second = d.add_many(docs)
+    assert first.in_reference and first.dup_of == 0 and not first.exact
+    assert second is None
+    # Compared with the reference alone: a copy of an earlier document is kept.
+    d = neardup.Deduper(against_texts=[base + " sleeps"], against_only=True)
+    assert d.add_many([docs[1], docs[1], base + " sleeps"])[:2] == [None, None]
+    assert d.add(base + " sleeps").in_reference
+    # A text that is not a document, under on_bad_line="fail": named by its row.
+    with pytest.raises(neardup.BadDocumentError, match="against_texts row 1"):
+        neardup.Deduper(against_texts=reference, on_bad_line="fail")
+
+
 AD = (
     "Senior Rust engineer wanted in Berlin for our search team: hybrid work, four days a "
     "week, a friendly team and a good salary"

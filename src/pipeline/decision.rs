@@ -72,6 +72,13 @@ impl<'c> Filtering<'c> {
             report: config.report.is_some(),
         }
     }
+
+    /// Compares with the reference alone (as `--against-only`), also when the settings do
+    /// not say so: the in-process filter's reference may be texts, not files.
+    pub(super) fn against_only(mut self, yes: bool) -> Filtering<'c> {
+        self.against_only |= yes;
+        self
+    }
 }
 
 /// Scratch space reused from one document to the next.

@@ -126,6 +126,13 @@ pub struct Deduper {
     job: Job,
     window: Window,
     reference: Option<Window>,
+    /// Reference texts given ([`Deduper::add_reference`]): the next one's position is this
+    /// plus 1.
+    reference_texts: u64,
+    /// Reference texts waiting for the IDF table `--idf-warmup` learns.
+    pending_reference: Vec<(Option<String>, Option<DocId>)>,
+    /// Whether documents are compared with the reference alone.
+    against_only: bool,
     /// One per thread, once the IDF table (if any) is known; the first is the caller's.
     workers: Vec<Worker>,
     scratch: Scratch,
@@ -181,6 +188,9 @@ impl Deduper {
         let mut deduper = Deduper {
             window,
             reference: None,
+            reference_texts: 0,
+            pending_reference: Vec::new(),
+            against_only: false,
             workers: Vec::new(),
             scratch: Scratch::default(),
             summary: Summary {
@@ -329,62 +339,13 @@ impl Deduper {
             });
         }
         let first = self.summary.docs_read + 1;
-        let chunks: Vec<_> = docs.chunks(CHUNK).collect();
         let mut outcomes = Vec::with_capacity(docs.len());
         // Out of `self` while the batch runs, so that the decisions can borrow it.
         let mut workers = std::mem::take(&mut self.workers);
-        let (deciding, helpers) = split_workers(&mut workers, chunks.len());
-        let ahead = AHEAD * (helpers.len() + 1);
-        let (work_tx, work_rx) = bounded::<Task<usize, Vec<Doc>>>(ahead);
-        let sign = |worker: &mut Worker, i: usize| -> Vec<Doc> {
-            let start = first + (i * CHUNK) as u64;
-            let chunk: &[(T, Option<DocId>)] = chunks[i];
-            chunk
-                .iter()
-                .zip(start..)
-                .map(|((text, id), number)| {
-                    let id = id.clone().unwrap_or(DocId::Line(number));
-                    match text.text() {
-                        Some(text) => worker.sign_text(text, id),
-                        None => Doc::Bad(BadLine::Missing),
-                    }
-                })
-                .collect()
-        };
-        let result = std::thread::scope(|scope| -> Result<()> {
-            for worker in helpers {
-                let work_rx = work_rx.clone();
-                let sign = &sign;
-                scope.spawn(move || ordered::serve(work_rx, |i| sign(worker, i)));
-            }
-            let mut slots = std::collections::VecDeque::<Slot<Vec<Doc>>>::new();
-            let mut queued = 0;
-            let result = (|| {
-                for k in 0..chunks.len() {
-                    while queued < chunks.len() && slots.len() < ahead {
-                        let (task, slot) = Task::new(queued);
-                        work_tx
-                            .send(task)
-                            .map_err(|_| Error::Internal("the signing threads stopped".into()))?;
-                        slots.push_back(slot);
-                        queued += 1;
-                    }
-                    let Some(slot) = slots.pop_front() else {
-                        break;
-                    };
-                    // Signs a waiting chunk (maybe this one) rather than wait.
-                    let signed =
-                        ordered::wait_in_order(&slot, Some(&work_rx), |i| sign(deciding, i))?;
-                    for (doc, (text, _)) in signed.into_iter().zip(chunks[k]) {
-                        outcomes.push(self.decide(doc)?);
-                        self.summary.bytes_read += text.text().map_or(0, str::len) as u64;
-                    }
-                }
-                Ok(())
-            })();
-            // Closing the work channel lets the helpers finish.
-            drop(work_tx);
-            result
+        let result = sign_in_order(&mut workers, docs, first, |doc, text| {
+            outcomes.push(self.decide(doc)?);
+            self.summary.bytes_read += text.text().map_or(0, str::len) as u64;
+            Ok(())
         });
         self.workers = workers;
         self.busy += start.elapsed();
@@ -426,7 +387,82 @@ impl Deduper {
             .learn_idf(docs.iter().map(|(text, _)| text.text()));
         self.load_reference()?;
         self.start_workers();
-        Ok(())
+        let pending = std::mem::take(&mut self.pending_reference);
+        self.add_reference(&pending)
+    }
+
+    /// Adds documents to the reference (as `--against` files' are; `docs` are texts, or
+    /// `None` for a missing value, with their ids, else their positions among the reference
+    /// texts from 1): the documents decided after are compared with them. Signed now on
+    /// every thread, or, with `--idf-warmup` before the first batch, kept until that batch
+    /// has taught the table. A text that is not a document is left out and said in a
+    /// warning; under `--on-bad-line fail` it is an error (the texts before it were added).
+    pub fn add_reference<T: DocText>(&mut self, docs: &[(T, Option<DocId>)]) -> Result<()> {
+        if !self.idf_known() {
+            self.pending_reference.extend(
+                docs.iter()
+                    .map(|(text, id)| (text.text().map(str::to_string), id.clone())),
+            );
+            return Ok(());
+        }
+        let reference = super::reference::prepared_for(&self.prepared, Vec::new())?;
+        let mut window = match self.reference.take() {
+            Some(window) => window,
+            None => super::reference::empty_window(&reference),
+        };
+        let first = self.reference_texts + 1;
+        // Signing needs the workers, which exist once the table is known.
+        let mut workers = std::mem::take(&mut self.workers);
+        let (mut bad, mut first_bad) = (0u64, None::<BadLine>);
+        let fail = self.prepared.config.on_bad_line == BadLinePolicy::Fail;
+        let mut position = first;
+        let result = sign_in_order(&mut workers, docs, first, |doc, _| {
+            let number = position;
+            position += 1;
+            match doc {
+                Doc::Good(signed) => {
+                    let seq = window.newest_seq() + 1;
+                    let entry = super::decision::into_entry(signed, false);
+                    window
+                        .insert(seq, entry)
+                        .map_err(|e| Error::spill(e, seq))?;
+                }
+                Doc::Bad(reason) if fail => {
+                    return Err(Error::BadLine {
+                        place: format!("reference text {number}"),
+                        reason: reason.to_string(),
+                    });
+                }
+                Doc::Bad(reason) => {
+                    bad += 1;
+                    first_bad.get_or_insert(reason);
+                }
+            }
+            Ok(())
+        });
+        self.workers = workers;
+        self.reference_texts = position - 1;
+        self.reference = Some(window);
+        if let Some(reason) = first_bad
+            && !self.prepared.config.quiet
+        {
+            self.warnings.push(format!(
+                "{bad} reference text(s) left out: not documents (the first: {reason})"
+            ));
+        }
+        result
+    }
+
+    /// Reference texts given so far ([`Deduper::add_reference`]; after an error, up to the
+    /// one that failed).
+    pub fn reference_texts(&self) -> u64 {
+        self.reference_texts + self.pending_reference.len() as u64
+    }
+
+    /// Compares the documents decided from now on with the reference alone (as
+    /// `--against-only`), for a reference of texts ([`Deduper::add_reference`]).
+    pub fn compare_with_reference_only(&mut self) {
+        self.against_only = true;
     }
 
     /// Loads the `--against` reference, if any; what the command line would write on stderr
@@ -502,7 +538,7 @@ impl Deduper {
             )
         });
         let decision = filter(
-            &Filtering::new(config, self.output),
+            &Filtering::new(config, self.output).against_only(self.against_only),
             self.reference.as_mut(),
             &mut self.window,
             signed,
@@ -548,6 +584,69 @@ impl Deduper {
             }
         }
     }
+}
+
+/// Signs `docs` (numbered from `first`: the ids of those without one) on every worker and
+/// hands each to `take` in order, the caller's worker signing a waiting chunk rather than
+/// wait; `take`'s error stops the batch.
+fn sign_in_order<T: DocText>(
+    workers: &mut [Worker],
+    docs: &[(T, Option<DocId>)],
+    first: u64,
+    mut take: impl FnMut(Doc, &T) -> Result<()>,
+) -> Result<()> {
+    let chunks: Vec<_> = docs.chunks(CHUNK).collect();
+    let (deciding, helpers) = split_workers(workers, chunks.len());
+    let ahead = AHEAD * (helpers.len() + 1);
+    let (work_tx, work_rx) = bounded::<Task<usize, Vec<Doc>>>(ahead);
+    let sign = |worker: &mut Worker, i: usize| -> Vec<Doc> {
+        let start = first + (i * CHUNK) as u64;
+        let chunk: &[(T, Option<DocId>)] = chunks[i];
+        chunk
+            .iter()
+            .zip(start..)
+            .map(|((text, id), number)| {
+                let id = id.clone().unwrap_or(DocId::Line(number));
+                match text.text() {
+                    Some(text) => worker.sign_text(text, id),
+                    None => Doc::Bad(BadLine::Missing),
+                }
+            })
+            .collect()
+    };
+    std::thread::scope(|scope| -> Result<()> {
+        for worker in helpers {
+            let work_rx = work_rx.clone();
+            let sign = &sign;
+            scope.spawn(move || ordered::serve(work_rx, |i| sign(worker, i)));
+        }
+        let mut slots = std::collections::VecDeque::<Slot<Vec<Doc>>>::new();
+        let mut queued = 0;
+        let result = (|| {
+            for k in 0..chunks.len() {
+                while queued < chunks.len() && slots.len() < ahead {
+                    let (task, slot) = Task::new(queued);
+                    work_tx
+                        .send(task)
+                        .map_err(|_| Error::Internal("the signing threads stopped".into()))?;
+                    slots.push_back(slot);
+                    queued += 1;
+                }
+                let Some(slot) = slots.pop_front() else {
+                    break;
+                };
+                // Signs a waiting chunk (maybe this one) rather than wait.
+                let signed = ordered::wait_in_order(&slot, Some(&work_rx), |i| sign(deciding, i))?;
+                for (doc, (text, _)) in signed.into_iter().zip(chunks[k]) {
+                    take(doc, text)?;
+                }
+            }
+            Ok(())
+        })();
+        // Closing the work channel lets the helpers finish.
+        drop(work_tx);
+        result
+    })
 }
 
 /// The caller's worker and the helpers' (no more helpers than chunks to sign).

@@ -34,28 +34,10 @@ pub(super) fn load(
             corpora.push(path.clone());
         }
     }
-    // The reference is a run of its own ([`Job::Reference`]), over the reference's files,
-    // with the run's text and sketch settings and none of its state or output.
-    let reference = Prepared {
-        config: Config {
-            inputs: corpora,
-            window: 0,
-            // The reference is never evicted: its records spill, but no budget limits it.
-            max_memory: 0,
-            state: None,
-            checkpoint_every: 0,
-            against: Vec::new(),
-            against_only: false,
-            progress: false,
-            report: None,
-            ..prepared.config.clone().into_config()
-        }
-        .validate()?,
-        ..prepared.clone()
-    };
+    let reference = prepared_for(prepared, corpora)?;
     let config = &reference.config;
     let mut window = if config.inputs.is_empty() {
-        Window::with_settings(super::prepare::window_settings(config, &Job::Reference))
+        empty_window(&reference)
     } else {
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
         sign(&reference, inputs)?
@@ -101,6 +83,40 @@ pub(super) fn load(
         }
     }
     Ok(window)
+}
+
+/// The reference as a run of its own ([`Job::Reference`]) over `corpora`, with the run's
+/// text and sketch settings (and its frozen IDF table) and none of its state or output.
+/// The in-process filter's reference texts use it with no corpora.
+pub(super) fn prepared_for(
+    prepared: &Prepared,
+    corpora: Vec<std::path::PathBuf>,
+) -> Result<Prepared> {
+    Ok(Prepared {
+        config: Config {
+            inputs: corpora,
+            window: 0,
+            // The reference is never evicted: its records spill, but no budget limits it.
+            max_memory: 0,
+            state: None,
+            checkpoint_every: 0,
+            against: Vec::new(),
+            against_only: false,
+            progress: false,
+            report: None,
+            ..prepared.config.clone().into_config()
+        }
+        .validate()?,
+        ..prepared.clone()
+    })
+}
+
+/// The empty reference window of `reference` ([`prepared_for`]).
+pub(super) fn empty_window(reference: &Prepared) -> Window {
+    Window::with_settings(super::prepare::window_settings(
+        &reference.config,
+        &Job::Reference,
+    ))
 }
 
 /// True when `path` starts as a `--state` file does, or is an index directory.
