@@ -10,13 +10,13 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use neardup::config::{Config, InputFormat, Weights};
 use neardup::input::{DocId, Extractor};
 use neardup::job::{Job, Output};
-use neardup::lsh::LshParams;
-use neardup::minhash::Signer;
-use neardup::normalize::{Normalized, Normalizer};
 use neardup::pipeline::{Prepared, Worker};
-use neardup::shingle::Shingler;
+use neardup::sketch::lsh::LshParams;
+use neardup::sketch::minhash::Signer;
+use neardup::sketch::weights::{DfCounter, Weigher};
+use neardup::text::normalize::{Normalized, Normalizer};
+use neardup::text::shingle::Shingler;
 use neardup::verify::{Fingerprint, fingerprints, jaccard_at_least};
-use neardup::weights::{DfCounter, Weigher};
 use neardup::window::{Entry, Window};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -160,7 +160,7 @@ fn stages(c: &mut Criterion) {
     g.finish();
 
     // Band keys of every document, then a window that queries and inserts each in turn.
-    let lsh = LshParams::for_recall(0.8, K, neardup::lsh::DEFAULT_RECALL);
+    let lsh = LshParams::for_recall(0.8, K, neardup::sketch::lsh::DEFAULT_RECALL);
     let keys: Vec<Vec<u64>> = corpus
         .set
         .iter()

@@ -10,9 +10,9 @@
 
 use neardup::config::{InputFormat, ShingleKind};
 use neardup::input::Extractor;
-use neardup::minhash::Signer;
-use neardup::normalize::{Normalized, Normalizer};
-use neardup::shingle::Shingler;
+use neardup::sketch::minhash::Signer;
+use neardup::text::normalize::{Normalized, Normalizer};
+use neardup::text::shingle::Shingler;
 use std::io::Read;
 use std::time::Instant;
 

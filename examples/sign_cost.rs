@@ -6,10 +6,10 @@
 
 use neardup::config::ShingleKind;
 use neardup::hash::mix64;
-use neardup::minhash::Signer;
-use neardup::normalize::{Normalized, Normalizer};
-use neardup::shingle::Shingler;
-use neardup::weights::{DfCounter, Weigher};
+use neardup::sketch::minhash::Signer;
+use neardup::sketch::weights::{DfCounter, Weigher};
+use neardup::text::normalize::{Normalized, Normalizer};
+use neardup::text::shingle::Shingler;
 use std::time::Instant;
 
 const K: usize = 128;

@@ -6,8 +6,10 @@
 //! and gives the [`Settings`] a run is made of: a run cannot be handed unchecked values.
 
 use crate::error::{Error, Result};
-use crate::lsh::{DEFAULT_RECALL, LshParams};
-use crate::normalize::Normalizer;
+use crate::sketch::lsh::{DEFAULT_RECALL, LshParams};
+use crate::text::normalize::Normalizer;
+/// The shingle stage's own enum, named in the settings.
+pub use crate::text::shingle::ShingleKind;
 use std::path::PathBuf;
 
 /// How the `--pairs` mode formats a pair.
@@ -172,7 +174,7 @@ pub enum VerifyMode {
     Stages,
 }
 
-/// How shingles are weighted (see [`crate::weights`]).
+/// How shingles are weighted (see [`crate::sketch::weights`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Weights {
     /// Every distinct shingle weighs 1 (Jaccard of sets; of multisets with `--bag`).
@@ -199,18 +201,6 @@ pub enum TextStage {
     Cosine(f64),
     /// Longest common substring / shorter length at least this.
     Lcs(f64),
-}
-
-/// What a shingle is made of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ShingleKind {
-    /// `n` consecutive word tokens.
-    Words(usize),
-    /// `n` consecutive characters of the normalised text.
-    Chars(usize),
-    /// Spot signatures (SpotSigs, methods §2): at every stop word, the stop word followed by
-    /// the next `n` words that are not stop words.
-    Stopword(usize),
 }
 
 /// Every setting of a run, validated by [`Config::validate`].

@@ -1,13 +1,15 @@
 //! Reading a corpus document by document, outside the pipeline: for the commands that read
 //! the whole input once or twice on one thread (`idf`, `hist`, `sample`, `explain`, and
-//! `--idf-warmup`). Lines become text and id with the run's `--format`, `--field`,
+//! `--idf-warmup`), and counting its document frequencies ([`count`], [`warmup`]). Lines become text and id with the run's `--format`, `--field`,
 //! `--id-field` and `--max-line-bytes`, exactly as the pipeline's workers read them; lines
 //! that are not documents are counted and skipped.
 
 use crate::config::InputFormat;
 use crate::error::Result;
 use crate::input::{DocId, Extractor, Input, LineReader};
-use crate::normalize::{Normalized, Normalizer};
+use crate::sketch::weights::{DfCounter, IdfTable, settings_of};
+use crate::text::normalize::{Normalized, Normalizer};
+use crate::text::shingle::Shingler;
 
 /// How a corpus is read: the run's `‹input-format›`, `‹field›`, `‹id-field›`, `‹max-line-bytes›`
 /// and normalisation.
@@ -194,6 +196,52 @@ pub fn texts_of_lines(
         texts.len() < lines.len()
     })?;
     Ok(texts)
+}
+
+/// Counts document frequencies over the documents of `inputs` (bad lines are skipped and
+/// counted). Returns the counter and the number of bad lines.
+pub fn count(
+    reading: &Reading<'_>,
+    shingler: &Shingler,
+    inputs: Vec<Input>,
+) -> Result<(DfCounter, u64)> {
+    let mut counter = DfCounter::default();
+    let mut shingles = Vec::new();
+    let bad = for_each_normalized(reading, inputs, |_, normalized| {
+        shingler.shingles_into(normalized, &mut shingles);
+        counter.add(&shingles);
+    })?;
+    Ok((counter, bad))
+}
+
+/// `--idf-warmup N`: reads the first `n` lines of the stream, learns document frequencies
+/// from them, and returns the frozen table with inputs that replay those lines before the
+/// rest of the stream (so they are filtered with the same weights as everything after).
+pub fn warmup(
+    reading: &Reading<'_>,
+    shingler: &Shingler,
+    inputs: Vec<Input>,
+    n: usize,
+) -> Result<(IdfTable, Vec<Input>)> {
+    let mut remaining = n;
+    let mut replay = Vec::with_capacity(inputs.len());
+    let mut prefixes = Vec::new();
+    for input in inputs {
+        if remaining == 0 {
+            replay.push(input);
+            continue;
+        }
+        let (prefix, lines, input) = input.take_lines(remaining)?;
+        remaining -= lines;
+        prefixes.push(Input::from_reader(
+            input.name.clone(),
+            Box::new(std::io::Cursor::new(prefix.clone())),
+        ));
+        replay.push(input);
+    }
+    let (counter, _) = count(reading, shingler, prefixes)?;
+    let settings = settings_of(shingler, reading.normalizer);
+    Ok((counter.finish(usize::MAX, settings), replay))
 }
 
 #[cfg(test)]

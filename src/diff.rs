@@ -5,7 +5,7 @@
 //! words, so D is small and the diff is fast even for long documents. Past
 //! [`MAX_EDITS`] edits the middle is shown as one replacement instead.
 
-use crate::words::Words;
+use crate::text::words::Words;
 
 /// Edits beyond which the diff gives up on a minimal script (memory is O(D²)).
 pub const MAX_EDITS: usize = 4000;

@@ -11,11 +11,8 @@
 //! |---|---|
 //! | read lines, take text and id, report bad lines | [`input`] |
 //! | read a whole corpus outside the pipeline (idf, hist, sample, explain) | `corpus` |
-//! | normalise and tokenise | [`normalize`], what a word is: `words` |
-//! | shingle → 64-bit hashes | [`shingle`] |
-//! | TF / TF-IDF weights, IDF table | [`weights`] |
-//! | MinHash signature (multiply-shift lanes) | [`minhash`] |
-//! | LSH bands × rows, band keys | [`lsh`] |
+//! | a text's words and shingles: normalise and tokenise, shingle → 64-bit hashes | [`text`] ([`text::normalize`], what a word is: `words`, [`text::shingle`]) |
+//! | a document's sketch: TF / TF-IDF weights, MinHash signature, LSH band keys | [`sketch`] ([`sketch::weights`], [`sketch::minhash`], [`sketch::lsh`]) |
 //! | bounded window of recent documents, its buckets | [`window`] (`prefetch` hints) |
 //! | verification: exact (weighted) Jaccard, text stages, the decision | [`verify`] |
 //! | similarity graph, components, cliques, paths | [`graph`] |
@@ -67,20 +64,16 @@ pub mod hash;
 pub mod input;
 pub mod job;
 pub mod limits;
-pub mod lsh;
-pub mod minhash;
-pub mod normalize;
 pub(crate) mod output;
 pub use output::printed_similarity;
 pub mod pipeline;
 pub(crate) mod prefetch;
 pub mod report;
-pub mod shingle;
+pub mod sketch;
 pub(crate) mod state;
+pub mod text;
 pub mod verify;
-pub mod weights;
 pub mod window;
-pub(crate) mod words;
 
 pub use config::Config;
 pub use error::{Error, Result};

@@ -7,8 +7,8 @@
 use crate::util::{SAMPLE, neardup};
 use neardup::config::{InputFormat, ShingleKind};
 use neardup::input::Extractor;
-use neardup::normalize::{Normalized, Normalizer};
-use neardup::shingle::Shingler;
+use neardup::text::normalize::{Normalized, Normalizer};
+use neardup::text::shingle::Shingler;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 fn shingle_sets(path: &str, bag: bool) -> Vec<(u64, BTreeSet<u64>)> {

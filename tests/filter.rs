@@ -3,8 +3,8 @@
 
 use crate::util::{Words, neardup};
 use neardup::config::{DEFAULT_SEED, ShingleKind};
-use neardup::normalize::{Normalized, Normalizer};
-use neardup::shingle::Shingler;
+use neardup::text::normalize::{Normalized, Normalizer};
+use neardup::text::shingle::Shingler;
 use serde_json::Value;
 
 /// `docs` plain-text lines from `templates` templates of `words` words, each with 1 to

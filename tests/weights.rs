@@ -3,10 +3,10 @@
 use crate::util::{SAMPLE, Words, first_lines, neardup, sample_bytes, temp_path};
 use neardup::config::{Config, DEFAULT_SEED, InputFormat, ShingleKind};
 use neardup::input::{Extractor, Input};
-use neardup::normalize::{Normalized, Normalizer};
-use neardup::shingle::Shingler;
+use neardup::sketch::weights::{IdfTable, Weigher, settings_of};
+use neardup::text::normalize::{Normalized, Normalizer};
+use neardup::text::shingle::Shingler;
 use neardup::verify::{weighted_fingerprints, weighted_jaccard};
-use neardup::weights::{IdfTable, Weigher, settings_of};
 use std::collections::BTreeSet;
 
 /// `neardup idf ARGS` written to a temporary file.

@@ -8,7 +8,7 @@ pub use super::values::{NgramArg, ShingleArg, VerifyArg, check_similarity, choic
 use crate::config::{Config, InputFormat, ShingleKind, TextStage, VerifyMode};
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
-use crate::normalize::Normalizer;
+use crate::text::normalize::Normalizer;
 use clap::ArgMatches;
 use std::path::PathBuf;
 
@@ -81,7 +81,7 @@ impl GroupingArgs {
     }
 }
 
-/// The shared flags ([`super::defs::FLAGS`]) of a command line, read by their long names.
+/// The shared flags ([`super::flags::defs::FLAGS`]) of a command line, read by their long names.
 #[derive(Clone, Debug)]
 pub struct CommonArgs(ArgMatches);
 

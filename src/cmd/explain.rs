@@ -14,9 +14,9 @@ use crate::graph::DupGraph;
 use crate::graph::{Adjacency, shortest_path};
 use crate::input::Input;
 use crate::job::GraphJob;
-use crate::normalize::Normalized;
 use crate::output::format_similarity;
 use crate::pipeline::{self, Prepared};
+use crate::text::normalize::Normalized;
 use std::io::Write;
 
 /// Arguments of `neardup explain`.

@@ -13,7 +13,7 @@ use crate::config::{Config, ShingleKind};
 use crate::corpus::{Sampled, reservoir};
 use crate::error::Result;
 use crate::input::Input;
-use crate::shingle::Shingler;
+use crate::text::shingle::Shingler;
 use crate::verify::sample_pairs::pair_counts;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -245,7 +245,7 @@ fn svg(hists: &[Histogram]) -> String {
 mod tests {
     use super::*;
     use crate::input::DocId;
-    use crate::normalize::{Normalized, Normalizer};
+    use crate::text::normalize::{Normalized, Normalizer};
 
     fn doc(text: &str) -> Sampled {
         let mut n = Normalized::default();

@@ -51,7 +51,7 @@ impl IdfArgs {
         let prepared = Prepared::new(config)?;
         let config = &prepared.config;
         let inputs = Input::open_all(&config.inputs, config.decompress)?;
-        let (counter, bad) = crate::weights::count(
+        let (counter, bad) = crate::corpus::count(
             &crate::pipeline::reading(config),
             &prepared.shingler(false),
             inputs,

@@ -13,9 +13,9 @@ use crate::corpus::{Sampled, reservoir};
 use crate::error::Result;
 use crate::input::Input;
 use crate::job::Output;
-use crate::lsh::LshParams;
 use crate::pipeline::{Deduper, Outcome};
-use crate::shingle::Shingler;
+use crate::sketch::lsh::LshParams;
+use crate::text::shingle::Shingler;
 use crate::verify::sample_pairs::pair_counts;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -438,7 +438,7 @@ pub fn svg(params: LshParams, threshold: f64, num_perm: usize, recall: f64) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lsh::DEFAULT_RECALL;
+    use crate::sketch::lsh::DEFAULT_RECALL;
 
     #[test]
     fn report_names_the_choice_and_is_monotone() {

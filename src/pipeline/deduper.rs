@@ -166,7 +166,7 @@ impl Deduper {
         }
         let mut prepared = Prepared::new(config)?;
         if let Some(path) = &prepared.config.idf_path {
-            let table = crate::weights::IdfTable::load(path, &prepared.shingling())?;
+            let table = crate::sketch::weights::IdfTable::load(path, &prepared.shingling())?;
             prepared.idf = Some(Arc::new(table));
         }
         super::prepare::check_spill_dir(&prepared.config, &job)?;

@@ -14,10 +14,10 @@ use crate::input::columnar::{self, Columns};
 use crate::input::{BadLines, Batch, Input, Source};
 use crate::job::Job;
 use crate::output::table::Encoding;
-use crate::shingle::{Shingler, StopWords};
+use crate::sketch::weights::{IdfTable, settings_of};
 use crate::state::Saved;
+use crate::text::shingle::{Shingler, StopWords};
 use crate::verify::Verifier;
-use crate::weights::{IdfTable, settings_of};
 use crate::window::{StoreSettings, WindowSettings};
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -247,7 +247,7 @@ impl Prepared {
                     let shingler = self.shingler(false);
                     let n = self.config.idf_warmup;
                     let (table, replay) =
-                        crate::weights::warmup(&reading(&self.config), &shingler, inputs, n)?;
+                        crate::corpus::warmup(&reading(&self.config), &shingler, inputs, n)?;
                     inputs = replay;
                     table
                 }
@@ -266,7 +266,8 @@ impl Prepared {
     pub(super) fn learn_idf<'a>(&mut self, texts: impl IntoIterator<Item = Option<&'a str>>) {
         let n = self.config.idf_warmup;
         let texts = texts.into_iter().take(n).flatten();
-        let table = crate::weights::learn(&self.config.normalizer, &self.shingler(false), texts);
+        let table =
+            crate::sketch::weights::learn(&self.config.normalizer, &self.shingler(false), texts);
         self.idf = Some(Arc::new(table));
     }
 

@@ -8,12 +8,12 @@ use crate::graph::snippet;
 use crate::input::columnar::{RowProblem, Rows};
 use crate::input::{BadLine, Batch, DocId, Extractor, Part};
 use crate::job::Job;
-use crate::lsh::{LshParams, Sketch, prefix_length, sketch_of};
-use crate::minhash::Signer;
-use crate::normalize::{Normalized, Normalizer};
-use crate::shingle::Shingler;
+use crate::sketch::lsh::{LshParams, Sketch, prefix_length, sketch_of};
+use crate::sketch::minhash::Signer;
+use crate::sketch::weights::{IdfTable, Weigher};
+use crate::text::normalize::{Normalized, Normalizer};
+use crate::text::shingle::Shingler;
 use crate::verify::{Compared, Fingerprint, fingerprints_into, weighted_fingerprints_into};
-use crate::weights::{IdfTable, Weigher};
 use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -344,7 +344,7 @@ fn block_hash(value: Option<&Value>, seed: u64) -> u64 {
 }
 
 /// The signature as the window keeps it for `--verify none`: the lanes' minima are 32-bit
-/// values (see [`crate::minhash`]), so nothing is lost.
+/// values (see [`crate::sketch::minhash`]), so nothing is lost.
 fn compact_signature(values: &[u64]) -> Vec<u32> {
     values.iter().map(|&v| v as u32).collect()
 }

@@ -5,7 +5,7 @@
 use super::charts::{self, Drawn};
 use super::collect::{BINS, Collector, Example, SNIPPET_BYTES, Shown, bin};
 use crate::diff::{Edit, diff};
-use crate::normalize::Words;
+use crate::text::normalize::Words;
 use std::fmt::Write as _;
 
 /// What the page says about the run besides what the collector gathered.

@@ -18,7 +18,7 @@
 //!   | u32 n + n × u32 shingle fingerprints | u32 n + n × f32 weights | f64 total weight
 //!   | u32 n + UTF-8 text | u32 n + n × u32 signature | u32 n + n × u64 band keys
 //!   | u8 0, or u8 1 (in the exact-copy index) | u128 hash of the normalised text
-//!   | 4 × u64 sketch (version 4 on; see `crate::lsh::Sketch`)
+//!   | 4 × u64 sketch (version 4 on; see `crate::sketch::lsh::Sketch`)
 //! version 5 on, after the documents: u64 len, the family summaries
 //!   (`crate::window::Family::write_to`)
 //! version 6 on, then: u64 len, the limited buckets' order: u32 n + n × (u8 table | u32 key
@@ -42,7 +42,7 @@ use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
 use crate::input::DocId;
 use crate::job::Job;
-use crate::weights::IdfTable;
+use crate::sketch::weights::IdfTable;
 use crate::window::bucket_order::SavedBucket;
 use crate::window::{Entry, Family, UNKNOWN_SKETCH, Window, WindowSettings};
 use std::fs::File;

@@ -23,7 +23,7 @@
 use super::saved::{Saved, conflict, limit_byte, limit_of};
 use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
-use crate::weights::IdfTable;
+use crate::sketch::weights::IdfTable;
 use crate::window::{Limit, Store, Window, WindowSettings, store::records_path};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};

@@ -26,7 +26,7 @@ pub use saved::{Saved, settings};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::job::Job;
-use crate::weights::IdfTable;
+use crate::sketch::weights::IdfTable;
 use crate::window::{Window, WindowSettings};
 use std::fs::File;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 use crate::config::{Config, VerifyMode, Weights};
 use crate::error::{Error, Result};
 use crate::job::Job;
-use crate::weights::IdfTable;
+use crate::sketch::weights::IdfTable;
 use crate::window::{Limit, Window};
 use std::path::{Path, PathBuf};
 
@@ -28,7 +28,7 @@ pub struct Saved {
 /// Everything that shapes what the window holds, as `key:value` words: shingling, weights,
 /// K, bands × rows, what verification keeps, the exact join (whose keys depend on the
 /// threshold), blocking, and whether the exact-copy index is kept (not in `--pairs`).
-/// `shingling` is [`crate::weights::settings_of`] the run's shingler; `job` says whether
+/// `shingling` is [`crate::sketch::weights::settings_of`] the run's shingler; `job` says whether
 /// copies are dropped without a comparison.
 pub fn settings(config: &Config, job: &Job, shingling: &str) -> String {
     let weights = match config.weights {
@@ -113,7 +113,7 @@ pub(super) fn conflict(name: &str, saved: &str, current: &str) -> Error {
              settings or another state file{}",
             only(saved, current),
             only(current, saved),
-            crate::weights::old_words_hint(saved, current)
+            crate::sketch::weights::old_words_hint(saved, current)
         ),
     )
 }

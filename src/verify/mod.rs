@@ -17,10 +17,10 @@ pub use shingles::{
 };
 
 use crate::config::{TextStage, VerifyMode};
-use crate::normalize::Normalized;
-use crate::normalize::Words;
-use crate::shingle::Shingler;
-use crate::weights::{IdfTable, Weigher};
+use crate::sketch::weights::{IdfTable, Weigher};
+use crate::text::normalize::Normalized;
+use crate::text::normalize::Words;
+use crate::text::shingle::Shingler;
 
 /// What verification compares of one document (from the window or just signed).
 #[derive(Clone, Copy, Debug)]
@@ -72,7 +72,7 @@ impl Verifier<'_> {
             ),
             VerifyMode::Jaccard => jaccard_at_least(a.shingles, b.shingles, threshold),
             VerifyMode::None => {
-                let e = crate::minhash::estimate(a.signature, b.signature);
+                let e = crate::sketch::minhash::estimate(a.signature, b.signature);
                 (e >= threshold).then_some(e)
             }
             VerifyMode::Stages => Some(f64::NAN),
@@ -103,7 +103,7 @@ impl Verifier<'_> {
                 (b.shingles, b.weights, b.total_weight),
             )),
             VerifyMode::Jaccard => Some(jaccard(a.shingles, b.shingles)),
-            VerifyMode::None => Some(crate::minhash::estimate(a.signature, b.signature)),
+            VerifyMode::None => Some(crate::sketch::minhash::estimate(a.signature, b.signature)),
             VerifyMode::Stages => None,
         }
     }

@@ -3,7 +3,7 @@
 //! run on a bounded reservoir sample (the corpus reader's reservoir), on all cores.
 
 use crate::corpus::Sampled;
-use crate::shingle::Shingler;
+use crate::text::shingle::Shingler;
 use crate::verify::{Fingerprint, jaccard, shingle_set};
 
 /// The bin of similarity `j` among `bins` bins per unit (J = 1 is bin `bins`).
@@ -52,7 +52,7 @@ mod tests {
     use super::*;
     use crate::config::ShingleKind;
     use crate::input::DocId;
-    use crate::normalize::{Normalized, Normalizer};
+    use crate::text::normalize::{Normalized, Normalizer};
 
     fn doc(text: &str) -> Sampled {
         let mut normalized = Normalized::default();

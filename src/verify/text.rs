@@ -16,7 +16,7 @@
 //! when a stage is on (about one byte per character of the document).
 
 use crate::config::TextStage;
-use crate::words::Words;
+use crate::text::words::Words;
 use std::collections::HashMap;
 
 impl TextStage {

@@ -18,7 +18,7 @@
 
 use super::codec::{Get, Put, damaged};
 use super::{Buckets, Chunked, Family, NIL, SHARDS, Slot, Window, WindowSettings};
-use crate::lsh::Sketch;
+use crate::sketch::lsh::Sketch;
 use std::io::{self, Read, Write};
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 use super::marks::{BANDS, FAMILY};
 use super::rank::{Rank, rank_of};
 use super::{Held, Marks, Window, shard};
-use crate::lsh::{Sketch, sketch_agreement};
+use crate::sketch::lsh::{Sketch, sketch_agreement};
 
 /// Members of a family key's bucket a query looks at (the newest).
 const FAMILY_REACH: usize = 64;

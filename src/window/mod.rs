@@ -39,8 +39,8 @@ mod record;
 pub mod store;
 
 use crate::input::DocId;
-use crate::lsh::Sketch;
 use crate::prefetch::prefetch;
+use crate::sketch::lsh::Sketch;
 
 use buckets::Buckets;
 use chunked::Chunked;

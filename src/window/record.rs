@@ -13,7 +13,7 @@
 //! | normalised text (text stages), then the id's bytes (string and number ids), padding | |
 
 use crate::input::DocId;
-use crate::lsh::Sketch;
+use crate::sketch::lsh::Sketch;
 use crate::verify::{Compared, Fingerprint};
 use bytemuck::{Pod, Zeroable};
 use std::io;

@@ -15,8 +15,8 @@ use crate::config::{
     DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, Decompress, HelperPolicy, OutputFormat,
     Weights,
 };
-use crate::lsh::DEFAULT_RECALL;
-use crate::normalize::Words;
+use crate::sketch::lsh::DEFAULT_RECALL;
+use crate::text::normalize::Words;
 use clap::builder::EnumValueParser;
 use clap::{Command, value_parser};
 use std::path::PathBuf;
@@ -683,7 +683,7 @@ pub fn flag(long: &str) -> Option<&'static Flag> {
 }
 
 /// `command` with the shared flags added (clap's `Args::augment_args` of
-/// [`super::args::CommonArgs`]): the command's name says which it uses.
+/// [`crate::cmd::args::CommonArgs`]): the command's name says which it uses.
 pub fn augment(command: Command) -> Command {
     let name = command.get_name().to_string();
     let used = uses(&name);

@@ -11,12 +11,23 @@
 //! `mix(h, k)`, so set Jaccard over these elements is the multiset Jaccard
 //! Σmin(count)/Σmax(count).
 
-use crate::config::ShingleKind;
 use crate::hash::mix64;
-use crate::normalize::Normalized;
+use crate::text::normalize::Normalized;
 use std::collections::HashSet;
 use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// What a shingle is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShingleKind {
+    /// `n` consecutive word tokens.
+    Words(usize),
+    /// `n` consecutive characters of the normalised text.
+    Chars(usize),
+    /// Spot signatures (SpotSigs, methods §2): at every stop word, the stop word followed by
+    /// the next `n` words that are not stop words.
+    Stopword(usize),
+}
 
 /// Words that anchor spot signatures ([`ShingleKind::Stopword`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,7 +51,7 @@ impl StopWords {
 
     /// One word per line (blank lines and lines starting with `#` ignored), normalised like
     /// the documents so that they match their tokens.
-    pub fn parse(text: &str, normalizer: &crate::normalize::Normalizer) -> StopWords {
+    pub fn parse(text: &str, normalizer: &crate::text::normalize::Normalizer) -> StopWords {
         let mut normalized = Normalized::default();
         let mut set = HashSet::new();
         for line in text.lines().map(str::trim) {
@@ -264,7 +275,7 @@ fn repeat_element(h: u64, k: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::normalize::Normalizer;
+    use crate::text::normalize::Normalizer;
 
     fn shingles(kind: ShingleKind, bag: bool, text: &str) -> Vec<u64> {
         let mut n = Normalized::default();

@@ -22,7 +22,7 @@
 //! `E_k(e)/w(e)` with `E_k(e)` a unit exponential, an exponential race in which element `e`
 //! wins with probability w(e)/Σw, and two documents agree iff the winner of the union lies in
 //! the intersection: probability Σ_{A∩B} w / Σ_{A∪B} w, the weighted Jaccard above.
-//! [`crate::minhash::Signer::sign_weighted_into`] computes it from the same vectorised lanes as
+//! [`crate::sketch::minhash::Signer::sign_weighted_into`] computes it from the same vectorised lanes as
 //! set MinHash, one pass per distinct weight, and takes a logarithm only when a cheap bound
 //! says the weight group can win a lane. Measured cost: `examples/sign_cost.rs` and the
 //! docs/performance.md; ICWS on the same documents is in that example for comparison.
@@ -48,12 +48,10 @@
 //! normalisation); loading a file made with other settings is an error, as is a truncated or
 //! corrupted file (wrong magic, length, order, df > N, checksum).
 
-use crate::corpus::Reading;
 use crate::error::{Error, Result};
 use crate::hash::MixHasher;
-use crate::input::Input;
-use crate::normalize::{Normalized, Normalizer, Words};
-use crate::shingle::Shingler;
+use crate::text::normalize::{Normalized, Normalizer, Words};
+use crate::text::shingle::Shingler;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::io::{Read, Write};
@@ -365,52 +363,6 @@ impl DfCounter {
     }
 }
 
-/// Counts document frequencies over the documents of `inputs` (bad lines are skipped and
-/// counted). Returns the counter and the number of bad lines.
-pub fn count(
-    reading: &Reading<'_>,
-    shingler: &Shingler,
-    inputs: Vec<Input>,
-) -> Result<(DfCounter, u64)> {
-    let mut counter = DfCounter::default();
-    let mut shingles = Vec::new();
-    let bad = crate::corpus::for_each_normalized(reading, inputs, |_, normalized| {
-        shingler.shingles_into(normalized, &mut shingles);
-        counter.add(&shingles);
-    })?;
-    Ok((counter, bad))
-}
-
-/// `--idf-warmup N`: reads the first `n` lines of the stream, learns document frequencies
-/// from them, and returns the frozen table with inputs that replay those lines before the
-/// rest of the stream (so they are filtered with the same weights as everything after).
-pub fn warmup(
-    reading: &Reading<'_>,
-    shingler: &Shingler,
-    inputs: Vec<Input>,
-    n: usize,
-) -> Result<(IdfTable, Vec<Input>)> {
-    let mut remaining = n;
-    let mut replay = Vec::with_capacity(inputs.len());
-    let mut prefixes = Vec::new();
-    for input in inputs {
-        if remaining == 0 {
-            replay.push(input);
-            continue;
-        }
-        let (prefix, lines, input) = input.take_lines(remaining)?;
-        remaining -= lines;
-        prefixes.push(Input::from_reader(
-            input.name.clone(),
-            Box::new(std::io::Cursor::new(prefix.clone())),
-        ));
-        replay.push(input);
-    }
-    let (counter, _) = count(reading, shingler, prefixes)?;
-    let settings = settings_of(shingler, reading.normalizer);
-    Ok((counter.finish(usize::MAX, settings), replay))
-}
-
 /// Learns a frozen table from `texts`, as `--idf-warmup` does from its first lines (for the
 /// in-process [`crate::pipeline::Deduper`]): texts with no tokens after normalisation count
 /// for nothing.
@@ -501,7 +453,7 @@ impl Weigher {
         });
     }
 
-    /// The elements grouped by weight, for [`crate::minhash::Signer::sign_weighted_into`].
+    /// The elements grouped by weight, for [`crate::sketch::minhash::Signer::sign_weighted_into`].
     pub fn groups(&self) -> Vec<(f64, &[u64])> {
         self.groups[..self.used]
             .iter()

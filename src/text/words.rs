@@ -2,7 +2,7 @@
 //! without spaces between words (Han, kana, Thai, Lao, Khmer, Myanmar, …), the combining marks
 //! that stay with them, and the split of a normalised text back into its words.
 //!
-//! The tokeniser ([`crate::normalize`]) makes the words; this module says which characters
+//! The tokeniser ([`crate::text::normalize`]) makes the words; this module says which characters
 //! stand alone, from the Unicode Character Database (`unicode-script` for the Script
 //! property, `unicode-normalization` for the combining marks), through bit tables for the
 //! Basic Multilingual Plane.

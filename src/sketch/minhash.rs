@@ -1,6 +1,6 @@
 //! MinHash signatures: K strongly universal hash lanes, vectorised.
 //!
-//! Each shingle is hashed once (seeded xxh3, in [`crate::shingle`]); the K MinHash values are
+//! Each shingle is hashed once (seeded xxh3, in [`crate::text::shingle`]); the K MinHash values are
 //! then derived from the top 32 bits `x` of that hash with K multiply-add-shift functions
 //!
 //! ```text
@@ -108,7 +108,7 @@ impl Signer {
     /// elements sharing one weight: `(weight, elements)`. Lane k picks the element minimising
     /// `E_k(e) / w(e)` with `E_k(e) = −ln(1 − U_k(e))` exponential, `U_k(e)` the lane's
     /// uniform value; two sets agree on a lane with probability Σ_{A∩B} w / Σ_{A∪B} w (see
-    /// [`crate::weights`]). Each value identifies the winning element (its lane value and
+    /// [`crate::sketch::weights`]). Each value identifies the winning element (its lane value and
     /// weight), as in the unweighted signature. Groups with weight ≤ 0 or not finite must not
     /// be passed (the caller drops them).
     ///

@@ -68,7 +68,7 @@ fn decode_entity(s: &str) -> Option<(char, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use crate::normalize::{Normalized, Normalizer};
+    use crate::text::normalize::{Normalized, Normalizer};
 
     fn norm(n: Normalizer, s: &str) -> String {
         let mut out = Normalized::default();

@@ -26,8 +26,8 @@
 mod ascii;
 mod html;
 
-pub use crate::words::Words;
-use crate::words::{is_mark, is_word_of_its_own};
+pub use crate::text::words::Words;
+use crate::text::words::{is_mark, is_word_of_its_own};
 use ascii::{SEPARATORS, SEPARATORS_PUNCT, scan_single_spaced};
 pub use html::strip_html_into;
 use unicode_normalization::UnicodeNormalization;
