@@ -276,8 +276,6 @@ pub struct Config {
     pub stats: bool,
     /// No warnings or progress on stderr.
     pub quiet: bool,
-    /// Flush stdout after every batch of lines.
-    pub line_buffered: bool,
     /// Show progress on stderr (only honoured when stderr is a terminal).
     pub progress: bool,
     /// How many bad lines are reported one by one before only a count is kept.
@@ -299,6 +297,15 @@ pub struct Config {
     pub all_pairs: bool,
     /// `--block-by`: dotted JSON path; only documents with equal values are compared.
     pub block_by: Option<String>,
+    /// What this run does besides its stages: resuming and saving, the reference, where
+    /// the output and the report go. The reference run, which takes the stages' settings,
+    /// takes none of it.
+    pub run: RunSettings,
+}
+
+/// The settings of one run that are not a stage's ([`Config::run`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunSettings {
     /// `--state FILE`: the window is loaded from FILE when it exists and saved to it.
     pub state: Option<PathBuf>,
     /// `--checkpoint-every N`: with `state`, also save after every N documents (0: never).
@@ -317,6 +324,8 @@ pub struct Config {
     pub output_format: OutputFormat,
     /// `--compression`: Parquet output's page compression (`None`: not given, zstd).
     pub compression: Option<Compression>,
+    /// `--line-buffered`: flush the output after every batch of lines.
+    pub line_buffered: bool,
 }
 
 /// Default number of MinHash values: 128 (see README "Choosing K").
@@ -388,7 +397,6 @@ impl Default for Config {
             helpers: HelperPolicy::Auto,
             stats: false,
             quiet: false,
-            line_buffered: false,
             progress: true,
             max_bad_line_reports: 10,
             weights: Weights::Set,
@@ -398,14 +406,7 @@ impl Default for Config {
             stopwords_path: None,
             all_pairs: false,
             block_by: None,
-            state: None,
-            checkpoint_every: 0,
-            against: Vec::new(),
-            against_only: false,
-            report: None,
-            output: None,
-            output_format: OutputFormat::Auto,
-            compression: None,
+            run: RunSettings::default(),
         }
     }
 }
@@ -523,11 +524,11 @@ impl Config {
         if self.block_by.as_deref() == Some("") {
             return Err(Error::config("block-by", "must not be empty"));
         }
-        if self.checkpoint_every > 0 && self.state.is_none() {
+        if self.run.checkpoint_every > 0 && self.run.state.is_none() {
             return Err(Error::config("checkpoint-every", "needs ‹state› FILE"));
         }
         let stdin = |p: &PathBuf| p.as_os_str() == "-";
-        if self.against.iter().any(stdin)
+        if self.run.against.iter().any(stdin)
             && (self.inputs.is_empty() || self.inputs.iter().any(stdin))
         {
             return Err(Error::config(
@@ -536,7 +537,7 @@ impl Config {
                  the input as a file",
             ));
         }
-        if self.against_only && self.against.is_empty() {
+        if self.run.against_only && self.run.against.is_empty() {
             return Err(Error::config("against-only", "needs ‹against› FILE"));
         }
         if self.threads > MAX_THREADS {

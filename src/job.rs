@@ -158,20 +158,20 @@ impl Job {
     /// state is kept by the filter and `--pairs`, a reference is filtered against by the
     /// filter.
     pub fn check(&self, config: &Config) -> Result<()> {
-        if config.state.is_some() && !matches!(self, Job::Filter(_) | Job::Pairs(_)) {
+        if config.run.state.is_some() && !matches!(self, Job::Filter(_) | Job::Pairs(_)) {
             return Err(Error::config(
                 "state",
                 "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›, ‹pairs›) keep state",
             ));
         }
-        if !config.against.is_empty() && !self.filters() {
+        if !config.run.against.is_empty() && !self.filters() {
             return Err(Error::config(
                 "against",
                 "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›) filter against a \
                  reference",
             ));
         }
-        if config.report.is_some() && !self.filters() && self.graph().is_none() {
+        if config.run.report.is_some() && !self.filters() && self.graph().is_none() {
             return Err(Error::config(
                 "report",
                 "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›), `graph` and \
@@ -211,18 +211,14 @@ mod tests {
 
     #[test]
     fn a_state_or_a_reference_only_goes_with_the_jobs_that_use_it() {
-        let state = Config {
-            state: Some("s".into()),
-            ..Config::default()
-        };
+        let mut state = Config::default();
+        state.run.state = Some("s".into());
         assert!(Job::Filter(Output::Annotate).check(&state).is_ok());
         assert!(Job::Pairs(PairsFormat::Jsonl).check(&state).is_ok());
         let e = graph(None).check(&state).unwrap_err().to_string();
         assert!(e.contains("state"), "{e}");
-        let against = Config {
-            against: vec!["r".into()],
-            ..Config::default()
-        };
+        let mut against = Config::default();
+        against.run.against = vec!["r".into()];
         assert!(Job::Filter(Output::DropDups).check(&against).is_ok());
         assert!(Job::Pairs(PairsFormat::Tsv).check(&against).is_err());
     }

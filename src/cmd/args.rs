@@ -5,7 +5,7 @@
 
 use super::flags::defs;
 pub use super::values::{NgramArg, ShingleArg, VerifyArg, check_similarity, choice, parse_size};
-use crate::config::{Config, InputFormat, ShingleKind, TextStage, VerifyMode};
+use crate::config::{Config, InputFormat, RunSettings, ShingleKind, TextStage, VerifyMode};
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
 use crate::text::normalize::Normalizer;
@@ -269,9 +269,12 @@ impl CommonArgs {
             stats: self.stats(),
             quiet: self.on("quiet"),
             progress: !self.on("no-progress"),
-            output: self.output(),
-            output_format: self.value("output-format"),
-            compression: self.given("compression"),
+            run: RunSettings {
+                output: self.output(),
+                output_format: self.value("output-format"),
+                compression: self.given("compression"),
+                ..RunSettings::default()
+            },
             ..defaults
         })
     }

@@ -105,10 +105,8 @@ impl ClustersArgs {
         let stats = self.common.stats() && self.keep.is_none();
         grouping.cliques = by == ClusterBy::Cliques || grouping.max_cluster > 0 || stats;
         grouping.summaries = stats;
-        let config = Config {
-            report: self.report.clone(),
-            ..self.common.clone().config(self.input.clone())?
-        };
+        let mut config = self.common.clone().config(self.input.clone())?;
+        config.run.report = self.report.clone();
         let mut graph = GraphJob::ids_only();
         if !grouping.cliques {
             graph.components_over = Some(grouping.min_edge);
@@ -146,7 +144,8 @@ impl ClustersArgs {
             let policy = self.keep.as_deref().unwrap_or("first");
             return keep_survivors(plan, &keep, policy, start);
         }
-        if config.output_format != crate::config::OutputFormat::Auto || config.compression.is_some()
+        if config.run.output_format != crate::config::OutputFormat::Auto
+            || config.run.compression.is_some()
         {
             return Err(crate::error::Error::Usage(
                 "--output-format and --compression are for the rows clusters --keep writes; \
@@ -191,7 +190,7 @@ impl ClustersArgs {
             std::io::stdout().lock(),
         )?;
         let stats = super::util::graph_stats(&config, summary.as_ref(), &graph, &clustering, start);
-        if let (Some(mut collector), Some(path)) = (report, &config.report) {
+        if let (Some(mut collector), Some(path)) = (report, &config.run.report) {
             let about = super::util::groups_about(by, None);
             let groups = super::util::report_groups(&graph, &clustering, &collector, None, about);
             collector.show_groups(groups);
@@ -252,7 +251,7 @@ fn keep_survivors(
         use std::io::Write as _;
         let _ = writeln!(stderr, "{stats}");
     }
-    if let (Some(mut collector), Some(path)) = (report, &config.report) {
+    if let (Some(mut collector), Some(path)) = (report, &config.run.report) {
         let about = super::util::groups_about(by, Some(policy));
         let kept = Some(survivors.as_slice());
         let groups = super::util::report_groups(&graph, &clustering, &collector, kept, about);

@@ -3,8 +3,8 @@
 
 use super::args::{CommandInput, CommonArgs, choice};
 use super::values::parse_pairs_format;
-use crate::config::{Config, Settings};
 use crate::config::{InputFormat, PairsFormat};
+use crate::config::{RunSettings, Settings};
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::job::{Job, Output};
@@ -115,19 +115,20 @@ impl FilterArgs {
                  {name}"
             )));
         }
-        let config = Config {
+        let mut config = common.config(CommandInput {
+            files: self.files,
+            input_format: self.input_format,
+        })?;
+        config.run = RunSettings {
             line_buffered: self.line_buffered,
             state: self.state,
             checkpoint_every: self.checkpoint_every,
             against: self.against,
             against_only: self.against_only,
             report: self.report,
-            ..common.config(CommandInput {
-                files: self.files,
-                input_format: self.input_format,
-            })?
-        }
-        .validate()?;
+            ..config.run
+        };
+        let config = config.validate()?;
         job.check(&config)?;
         Ok((config, job))
     }
@@ -145,7 +146,7 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
     let config = &prepared.config;
     let mut inputs = Input::open_all(&config.inputs, config.decompress)?;
     // `-o FILE` of lines: standard output becomes the file; a table writes FILE itself.
-    if let Some(path) = &config.output
+    if let Some(path) = &config.run.output
         && pipeline::prepare::table_encoding(config, job, &mut inputs)?.is_none()
     {
         super::util::redirect_stdout(path)?;
@@ -156,7 +157,7 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
         prepared,
         job,
         inputs,
-        crate::output::Stdout::new().stoppable(config.state.is_some()),
+        crate::output::Stdout::new().stoppable(config.run.state.is_some()),
         &mut stderr,
         terminal,
     )?;
@@ -164,7 +165,7 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
     if config.stats {
         let _ = writeln!(stderr, "{stats}");
     }
-    if let (Some(path), Some(report)) = (&config.report, report) {
+    if let (Some(path), Some(report)) = (&config.run.report, report) {
         let mode = crate::report::filter_mode(job.output().unwrap_or(Output::DropDups));
         crate::report::write(config, mode, false, &stats, &report, path)?;
     }

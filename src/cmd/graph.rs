@@ -2,7 +2,6 @@
 //! edges) with its components and clique clusters, as GraphML, TSV, JSON or DOT.
 
 use super::args::{CommandInput, CommonArgs, GroupingArgs, choice};
-use crate::config::Config;
 use crate::config::DEFAULT_SNIPPET_CHARS;
 use crate::error::Result;
 use crate::export::{ExportOptions, GraphFormat};
@@ -67,11 +66,9 @@ impl GraphArgs {
             all_nodes: self.all_nodes,
             attr_names: self.node_attr.clone(),
         };
-        let config = Config {
-            report: self.report.clone(),
-            ..self.common.config(self.input)?
-        }
-        .validate()?;
+        let mut config = self.common.config(self.input)?;
+        config.run.report = self.report.clone();
+        let config = config.validate()?;
         let job = GraphJob {
             components_over: None,
             node_attrs: self.node_attr,
@@ -91,7 +88,7 @@ impl GraphArgs {
         let out = std::io::stdout().lock();
         crate::export::write_graph(&graph, &clustering, self.format, &export, out)?;
         let stats = super::util::graph_stats(&config, Some(&summary), &graph, &clustering, start);
-        if let (Some(mut collector), Some(path)) = (report, &config.report) {
+        if let (Some(mut collector), Some(path)) = (report, &config.run.report) {
             let about = super::util::groups_about(ClusterBy::Components, None);
             let groups = super::util::report_groups(&graph, &clustering, &collector, None, about);
             collector.show_groups(groups);

@@ -76,7 +76,13 @@ pub fn write_survivors<W: Write>(
     let encoding = crate::pipeline::prepare::table_encoding(config, &filter, &mut inputs)?;
     let mut out = Results::new(out, PairsFormat::Tsv);
     if let Some(encoding) = encoding {
-        let table = TableWriter::new(encoding, config.output.clone(), false, false, &config.field);
+        let table = TableWriter::new(
+            encoding,
+            config.run.output.clone(),
+            false,
+            false,
+            &config.field,
+        );
         out = out.with_table(table);
     }
     let mut reader = LineReader::new(inputs, config.format)

@@ -2,7 +2,6 @@
 //! instead of the filtered lines (`neardup report ads.jsonl > report.html`).
 
 use super::args::{CommandInput, CommonArgs};
-use crate::config::Config;
 use crate::error::Result;
 use crate::job::{Job, Output};
 use crate::pipeline::Prepared;
@@ -24,11 +23,9 @@ impl ReportArgs {
     /// Runs the filter over the inputs, discarding its lines, and prints the page.
     pub fn run(self) -> Result<()> {
         let job = Job::Filter(Output::DropDups);
-        let config = Config {
-            report: Some(PathBuf::from("-")),
-            ..self.common.config(self.input)?
-        }
-        .validate()?;
+        let mut config = self.common.config(self.input)?;
+        config.run.report = Some(PathBuf::from("-"));
+        let config = config.validate()?;
         job.check(&config)?;
         let prepared = Prepared::new(config)?;
         let config = &prepared.config;

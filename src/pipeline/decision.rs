@@ -68,8 +68,8 @@ impl<'c> Filtering<'c> {
                 n => n,
             },
             every_match: output == Output::Annotate,
-            against_only: config.against_only,
-            report: config.report.is_some(),
+            against_only: config.run.against_only,
+            report: config.run.report.is_some(),
         }
     }
 

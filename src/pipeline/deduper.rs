@@ -206,7 +206,7 @@ impl Deduper {
             limit_said: false,
             report: None,
         };
-        deduper.report = deduper.prepared.config.report.as_ref().map(|_| {
+        deduper.report = deduper.prepared.config.run.report.as_ref().map(|_| {
             let config = &deduper.prepared.config;
             crate::report::Collector::new(config.threshold, config.seed)
         });
@@ -257,7 +257,7 @@ impl Deduper {
     /// reference.
     pub fn save(&mut self, path: Option<&Path>) -> Result<()> {
         let path = path
-            .or(self.prepared.config.state.as_deref())
+            .or(self.prepared.config.run.state.as_deref())
             .ok_or_else(|| {
                 Error::config("state", "give a file to save to (no ‹state› file was set)")
             })?;
@@ -468,7 +468,7 @@ impl Deduper {
     /// Loads the `--against` reference, if any; what the command line would write on stderr
     /// meanwhile becomes warnings for the caller.
     fn load_reference(&mut self) -> Result<()> {
-        if self.prepared.config.against.is_empty() {
+        if self.prepared.config.run.against.is_empty() {
             return Ok(());
         }
         let mut said = Vec::new();
@@ -490,7 +490,7 @@ impl Deduper {
     /// `--report` file (`-`: standard output).
     pub fn write_report(&self, path: Option<&Path>) -> Result<()> {
         let config = &self.prepared.config;
-        let (Some(collector), Some(path)) = (&self.report, path.or(config.report.as_deref()))
+        let (Some(collector), Some(path)) = (&self.report, path.or(config.run.report.as_deref()))
         else {
             return Err(Error::config(
                 "report",

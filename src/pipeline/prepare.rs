@@ -63,7 +63,11 @@ pub fn window_settings(config: &Config, job: &Job) -> WindowSettings {
             },
             // The window of a run that saves an index spills into it (unless it may not
             // spill at all): its records are then written once.
-            index: config.state.clone().filter(|_| config.spill_dir.is_some()),
+            index: config
+                .run
+                .state
+                .clone()
+                .filter(|_| config.spill_dir.is_some()),
         },
         budget: config.window_budget(),
     }
@@ -130,14 +134,14 @@ pub fn table_encoding(
         }
         None => None,
     };
-    let by_name = config.output.as_ref().and_then(|p| {
+    let by_name = config.run.output.as_ref().and_then(|p| {
         match p.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             "parquet" | "pq" => Some(OutputFormat::Parquet),
             "arrow" | "arrows" | "ipc" | "feather" => Some(OutputFormat::Arrow),
             _ => None,
         }
     });
-    let format = match (config.output_format, by_name, first) {
+    let format = match (config.run.output_format, by_name, first) {
         (OutputFormat::Auto, Some(f), _) => f,
         (OutputFormat::Auto, None, Some(columnar::Kind::Parquet)) => OutputFormat::Parquet,
         (OutputFormat::Auto, None, Some(_)) => OutputFormat::Arrow,
@@ -154,14 +158,14 @@ pub fn table_encoding(
         // A job that writes lines: a table asked for by name is a mistake (the graph
         // commands say so themselves: `clusters --keep` writes rows).
         let lines = matches!(job, Job::Pairs(_) | Job::Sign(_));
-        let asked = lines && (config.output_format != OutputFormat::Auto || by_name.is_some());
+        let asked = lines && (config.run.output_format != OutputFormat::Auto || by_name.is_some());
         if table && asked {
             return Err(Error::Usage(format!(
                 "{name} output is written by the filter modes (--drop-dups, --only-dups, \
                  --annotate); this command writes lines"
             )));
         }
-        if lines && config.compression.is_some() {
+        if lines && config.run.compression.is_some() {
             return Err(Error::config(
                 "compression",
                 "compresses the filter modes' Parquet output; this command writes lines",
@@ -176,21 +180,21 @@ pub fn table_encoding(
              write lines (‹output-format› lines), or give the rows as Parquet"
         )));
     }
-    if table && config.output.is_none() && std::io::stdout().is_terminal() {
+    if table && config.run.output.is_none() && std::io::stdout().is_terminal() {
         return Err(Error::Usage(format!(
             "refusing to write {name} to a terminal: give -o FILE, redirect standard output, \
              or ‹output-format› lines for JSON"
         )));
     }
     let encoding = match (format, first) {
-        (OutputFormat::Parquet, _) => {
-            Some(Encoding::Parquet(config.compression.unwrap_or_default()))
-        }
+        (OutputFormat::Parquet, _) => Some(Encoding::Parquet(
+            config.run.compression.unwrap_or_default(),
+        )),
         (OutputFormat::Arrow, _) => Some(Encoding::Arrow),
         (_, Some(_)) => Some(Encoding::Jsonl),
         (_, None) => None,
     };
-    if config.compression.is_some() && !matches!(encoding, Some(Encoding::Parquet(_))) {
+    if config.run.compression.is_some() && !matches!(encoding, Some(Encoding::Parquet(_))) {
         return Err(Error::config(
             "compression",
             "compresses Parquet output, and this run writes lines (or an Arrow stream)",
@@ -315,7 +319,7 @@ pub(super) fn resume(
     check_spill_dir(&prepared.config, job)?;
     // One process at a time writes a state file (a program running the engine in process
     // holds its own `Deduper`s, which save only when asked).
-    if let Some(path) = &prepared.config.state {
+    if let Some(path) = &prepared.config.run.state {
         crate::state::check_writable(path)?;
         prepared.state_lock = Some(Arc::new(crate::state::lock(path)?));
     }
@@ -355,7 +359,7 @@ pub(super) fn check_spill_dir(config: &Config, job: &Job) -> Result<()> {
 /// (`None` when there is no file, or no `‹state›`). An IDF table saved with it becomes the run's; a
 /// table the run has already (or names with `‹idf›`) must equal it.
 pub(super) fn load_state(prepared: &mut Prepared, job: &Job) -> Result<Option<Saved>> {
-    let Some(path) = prepared.config.state.clone() else {
+    let Some(path) = prepared.config.run.state.clone() else {
         return Ok(None);
     };
     crate::state::check_writable(&path)?;

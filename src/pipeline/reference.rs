@@ -8,7 +8,7 @@
 //! from it, nothing of the input enters it, and the files are only read.
 
 use super::prepare::Prepared;
-use crate::config::Config;
+use crate::config::{Config, RunSettings};
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::job::Job;
@@ -27,7 +27,7 @@ pub(super) fn load(
 ) -> Result<Window> {
     let mut states = Vec::new();
     let mut corpora = Vec::new();
-    for path in &prepared.config.against {
+    for path in &prepared.config.run.against {
         if path.as_os_str() != "-" && is_state_file(path)? {
             states.push(path.clone());
         } else {
@@ -98,12 +98,9 @@ pub(super) fn prepared_for(
             window: 0,
             // The reference is never evicted: its records spill, but no budget limits it.
             max_memory: 0,
-            state: None,
-            checkpoint_every: 0,
-            against: Vec::new(),
-            against_only: false,
+            // No state, output, report or reference of its own.
+            run: RunSettings::default(),
             progress: false,
-            report: None,
             ..prepared.config.clone().into_config()
         }
         .validate()?,

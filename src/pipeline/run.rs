@@ -54,7 +54,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
     let (prepared, source, saved) = prepare::resume(prepared, job, source)?;
     let load_seconds = start.elapsed().as_secs_f64();
     // The reference is signed with the run's frozen IDF table, before the input is read.
-    let reference = match prepared.config.against.is_empty() {
+    let reference = match prepared.config.run.against.is_empty() {
         true => None,
         false => Some(load_reference(&prepared, diagnostics, stderr_is_terminal)?),
     };
@@ -106,9 +106,9 @@ pub(super) fn run_inner<W: Write, D: Write>(
                 let annotate = job.output() == Some(crate::job::Output::Annotate);
                 TableWriter::new(
                     e,
-                    config.output.clone(),
+                    config.run.output.clone(),
                     annotate,
-                    !config.against.is_empty(),
+                    !config.run.against.is_empty(),
                     &config.field,
                 )
             });

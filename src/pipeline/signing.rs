@@ -130,7 +130,7 @@ impl Worker {
             verify: config.verify,
             seed: config.seed,
             graph: job.graph().is_some(),
-            report: config.report.is_some() && (job.filters() || job.graph().is_some()),
+            report: config.run.report.is_some() && (job.filters() || job.graph().is_some()),
             block: config.block_by.is_some(),
             exact_join: config.all_pairs,
             threshold: config.threshold,

@@ -166,7 +166,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             signed: start.signed,
             taken: 0,
             stealer: start.stealer,
-            report: (config.report.is_some() && (job.filters() || job.graph().is_some()))
+            report: (config.run.report.is_some() && (job.filters() || job.graph().is_some()))
                 .then(|| crate::report::Collector::new(config.threshold, config.seed)),
         }
     }
@@ -182,7 +182,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         }
         // Flush what was written even when stopping on an error, unless the pipe is closed;
         // a table's footer is written (or its file removed) here.
-        let flushed = match (&result, self.config.state.is_some()) {
+        let flushed = match (&result, self.config.run.state.is_some()) {
             (Ok(()), _) => self.out.finish(),
             (Err(_), false) => {
                 self.out.abandon();
@@ -190,7 +190,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
             (Err(_), true) => self.out.flush(),
         };
-        if self.config.state.is_some() {
+        if self.config.run.state.is_some() {
             if let Some(signal) = crate::guard::stop_requested() {
                 return Err(self.stop(Stop::Signal(signal), diag));
             }
@@ -276,7 +276,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         // What can still go out goes out (nothing, on a closed pipe or a reader that does
         // not read: a stopped write gives up at once).
         let _ = self.out.flush();
-        if self.config.state.is_none() {
+        if self.config.run.state.is_none() {
             // A table output, stopped: its rows so far with their footer.
             let finished = self.out.finish();
             let (what, status) = match stop {
@@ -334,7 +334,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// that the state never covers documents whose output was lost, or what was not
     /// written must be in [`Sequencer::pending`]).
     fn save(&mut self) -> Result<()> {
-        let Some(path) = &self.config.state else {
+        let Some(path) = &self.config.run.state else {
             return Ok(());
         };
         self.checkpointed = self.summary.docs_read;
@@ -354,7 +354,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     fn consume<D: Write>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
         // A table's footer must be written for what was decided to be readable: a table
         // output stops on a signal as `--state` does.
-        let signals = match self.config.state.is_some() || self.out.is_table() {
+        let signals = match self.config.run.state.is_some() || self.out.is_table() {
             true => termination_signals()?,
             false => crossbeam_channel::never(),
         };
@@ -411,7 +411,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             // A live input waiting for its next line: the lines decided so far go out now
             // (unless more batches are ready), so a crawler downstream sees each document's
             // line as it is decided, while a file or a fast pipe keeps whole buffers.
-            if self.config.line_buffered || (batch.idle && order.is_empty()) {
+            if self.config.run.line_buffered || (batch.idle && order.is_empty()) {
                 self.out.flush()?;
             }
             if let Some(pending) = &mut self.same_id
@@ -432,7 +432,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     );
                 }
             }
-            let every = self.config.checkpoint_every;
+            let every = self.config.run.checkpoint_every;
             if every > 0 && self.summary.docs_read - self.checkpointed >= every {
                 self.out.flush()?;
                 self.save()?;
