@@ -18,10 +18,12 @@
 //! | similarity graph, components, cliques, paths | [`graph`] |
 //! | GraphML, TSV, JSON, DOT, cluster JSONL | `export` |
 //! | writing lines, annotations, pairs | `output` |
+//! | `--report`: the HTML page of what the filter removed | [`report`] (word diffs: `diff`) |
 //! | `--state`: the window saved between runs | `state` |
 //! | threads and ordering: prepare, sign, sequence, help | [`pipeline`] |
 //! | the commands and their flags | [`cmd`] (the enumerated values' names: [`choice`]) |
-//! | out of memory: stop at a whole output line, exit 1 | [`guard`] |
+//! | out of memory: stop at a whole output line, exit 1 | [`guard`] (the system's limit: [`limits`]) |
+//! | hashing helpers the stages share | [`hash`] |
 //!
 //! Modules named without a link are internal to the crate. Internals are described in
 //! `DESIGN.md`. Settings live in a validated [`Config`]; a [`Prepared`] run adds the tables

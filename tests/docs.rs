@@ -285,3 +285,35 @@ fn man_page_gives_each_shared_flag_under_its_heading_with_its_default() {
     }
     assert!(wrong.is_empty(), "man/neardup.1: {wrong:#?}");
 }
+
+/// The crate's overview (the table at the top of `src/lib.rs`) names every module of the
+/// crate root, so that a module added or renamed without it fails here, as DESIGN.md's map
+/// does.
+#[test]
+fn the_crate_overview_names_every_module() {
+    let lib = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs")).unwrap();
+    let overview: String = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let modules: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| {
+            l.split_once("mod ")
+                .filter(|(vis, _)| vis.starts_with("pub"))
+        })
+        .map(|(_, name)| name.trim_end_matches(';'))
+        .collect();
+    assert!(modules.len() > 15, "{modules:?}");
+    let missing: Vec<&&str> = modules
+        .iter()
+        .filter(|m| {
+            !overview.contains(&format!("`{m}`")) && !overview.contains(&format!("[`{m}`]"))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "src/lib.rs's overview does not name {missing:?}"
+    );
+}
