@@ -1,14 +1,14 @@
 //! The consumer of the filter job (`--drop-dups`, `--only-dups`, `--annotate`): the decision
-//! ([`super::super::filter`]), then the line written, or not, as the output says.
+//! ([`crate::pipeline::decision::filter`]), then the line written, or not, as the output says.
 
-use super::super::decision::{Decision, Filtering, filter, window_of};
-use super::super::signing::Signed;
-use super::super::summary::Summary;
 use super::Sequencer;
 use crate::error::{Error, Result};
 use crate::input::Batch;
 use crate::job;
 use crate::output::{Results, Verdict};
+use crate::pipeline::decision::{Decision, Filtering, filter, window_of};
+use crate::pipeline::signing::Signed;
+use crate::pipeline::summary::Summary;
 use crate::report::Matched;
 use std::io::Write;
 

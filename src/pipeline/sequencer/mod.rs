@@ -5,9 +5,9 @@
 //! `pairs`.
 
 mod filtered;
+mod pairing;
 mod pairs;
 
-use super::components::Components;
 use super::decision::{Scratch, into_entry};
 use super::helpers::Helpers;
 use super::ordered::{self, Task};
@@ -21,8 +21,9 @@ use crate::input::{BadLine, BadLines, Batch, Part};
 use crate::job::{self, Job};
 use crate::output::Results;
 use crate::state::Saved;
-use crate::window::{Held, Marks, Window};
+use crate::window::Window;
 use crossbeam_channel::{Receiver, Sender, bounded};
+use pairing::Pairing;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -51,13 +52,10 @@ pub(super) struct Sequencer<'c, W: Write> {
     /// `--against`: the reference documents, never changed.
     reference: Option<Window>,
     summary: Summary,
-    candidates: Vec<Held>,
-    matches: Vec<(Held, f64)>,
     /// The filter modes' lookups (`decision::filter`).
     scratch: Scratch,
-    graph: Option<GraphBuilder>,
-    /// [`job::GraphJob::components_over`]: the components so far.
-    components: Option<Components>,
+    /// `--pairs` and the graph commands: what they keep between documents.
+    pairing: Pairing,
     bad: BadLines,
     progress: bool,
     last_progress: Instant,
@@ -67,16 +65,11 @@ pub(super) struct Sequencer<'c, W: Write> {
     checkpointed: u64,
     /// Output lines written by the runs before (`--state`), for the next save.
     written_before: u64,
-    /// `--pairs`: the warning that two documents of a pair share an id (`Some(None)` once
-    /// said).
-    same_id: Option<Option<String>>,
     /// Whether the note on the window reaching its memory or disk limit was said.
     limit_reported: bool,
     /// `--state`: output the run before could not write (taken at the start), or this run's
     /// when it is stopped (saved with the state).
     pending: Vec<u8>,
-    /// The sequencer's candidate marks for a batch's lookups (each helper has its own).
-    marks: Marks,
     /// Threads that look up and verify a batch's documents with the sequencer (none with
     /// `--threads 1`).
     helpers: Option<Helpers>,
@@ -116,7 +109,6 @@ pub(super) struct Start<'c> {
 impl<'c, W: Write> Sequencer<'c, W> {
     pub(super) fn new(prepared: &'c Prepared, job: &'c Job, out: W, start: Start<'c>) -> Self {
         let config = &prepared.config;
-        let components_over = job.graph().and_then(|g| g.components_over);
         let resumed = (start.saved.as_ref()).map(|s| (s.lines, s.written.unwrap_or(0)));
         let (window, lines, written, pending) = match start.saved {
             Some(saved) => (saved.window, saved.lines, saved.written, saved.pending),
@@ -146,11 +138,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 ),
                 ..Summary::default()
             },
-            candidates: Vec::new(),
-            matches: Vec::new(),
             scratch: Scratch::default(),
-            graph: job.graph().map(|_| GraphBuilder::default()),
-            components: components_over.map(|_| Components::default()),
+            pairing: Pairing::new(job),
             bad: super::prepare::bad_lines(config),
             progress: config.progress && !config.quiet && start.stderr_is_terminal,
             last_progress: Instant::now(),
@@ -158,9 +147,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             checkpointed: 0,
             limit_reported,
             pending,
-            same_id: None,
             written_before: written.unwrap_or(0),
-            marks: Marks::default(),
             helpers: start.helpers,
             recycle: start.recycle,
             signed: start.signed,
@@ -239,7 +226,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         drop((window, self.reference.take()));
         Ok(Finished {
             summary: self.summary,
-            graph: self.graph,
+            graph: self.pairing.graph,
             window: None,
             report: self.report,
         })
@@ -414,7 +401,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             if self.config.run.line_buffered || (batch.idle && order.is_empty()) {
                 self.out.flush()?;
             }
-            if let Some(pending) = &mut self.same_id
+            if let Some(pending) = &mut self.pairing.same_id
                 && let Some(note) = pending.take()
                 && !self.config.quiet
             {

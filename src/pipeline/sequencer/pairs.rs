@@ -1,15 +1,15 @@
 //! The consumer of the jobs that want every verified pair (`--pairs`, the graph commands):
 //! each document is looked up and verified against everything held, one by one or a batch
 //! on all threads, and its pairs written or added to the graph; with only components wanted,
-//! a union–find joins documents instead ([`super::super::components`]).
+//! a union–find joins documents instead ([`crate::pipeline::components`]).
 
-use super::super::decision::into_entry;
-use super::super::helpers::{index_batch, look_up_and_verify};
-use super::super::signing::{Doc, NodeData, Signed};
 use super::Sequencer;
 use crate::error::{Error, Result};
 use crate::graph::Node;
 use crate::input::{BadLine, Batch, DocId};
+use crate::pipeline::decision::into_entry;
+use crate::pipeline::helpers::{index_batch, look_up_and_verify};
+use crate::pipeline::signing::{Doc, NodeData, Signed};
 use crate::window::{Entry, Held};
 use std::io::Write;
 use std::sync::Arc;
@@ -21,8 +21,8 @@ impl<W: Write> Sequencer<'_, W> {
         let line = batch.lines[i];
         let spill = |e| Error::spill(e, line.number);
         if let (Some(components), Some(graph), Some(min_edge)) = (
-            &mut self.components,
-            &self.graph,
+            &mut self.pairing.components,
+            &self.pairing.graph,
             self.job.graph().and_then(|g| g.components_over),
         ) {
             let joined = components
@@ -32,7 +32,7 @@ impl<W: Write> Sequencer<'_, W> {
                     &mut self.window,
                     graph,
                     &signed,
-                    &mut self.matches,
+                    &mut self.pairing.matches,
                 )
                 .map_err(spill)?;
             self.summary.candidates += joined.verified;
@@ -42,7 +42,7 @@ impl<W: Write> Sequencer<'_, W> {
                     .window
                     .insert(line.number, into_entry(signed, false))
                     .map_err(spill)?;
-                if let Some(components) = &mut self.components {
+                if let Some(components) = &mut self.pairing.components {
                     components.hold(held, joined.node);
                 }
             }
@@ -50,15 +50,15 @@ impl<W: Write> Sequencer<'_, W> {
         }
         // --pairs and the graph want every pair, copies included.
         self.window
-            .candidates(&signed.band_keys, &mut self.candidates);
-        self.summary.candidates += self.candidates.len() as u64;
-        self.matches.clear();
+            .candidates(&signed.band_keys, &mut self.pairing.candidates);
+        self.summary.candidates += self.pairing.candidates.len() as u64;
+        self.pairing.matches.clear();
         let (verifier, matches) = (
-            super::super::prepare::verifier(self.config),
-            &mut self.matches,
+            crate::pipeline::prepare::verifier(self.config),
+            &mut self.pairing.matches,
         );
         self.window
-            .visit(&self.candidates, |held, entry| {
+            .visit(&self.pairing.candidates, |held, entry| {
                 if let Some(s) = verifier.decide(entry.compared(), signed.compared()) {
                     matches.push((held, s));
                 }
@@ -127,7 +127,7 @@ impl<W: Write> Sequencer<'_, W> {
             self.config,
             &mut self.window,
             Arc::clone(&inserted),
-            &mut self.marks,
+            &mut self.pairing.marks,
             self.helpers.as_ref(),
         )?
         .into_iter();
@@ -144,7 +144,7 @@ impl<W: Write> Sequencer<'_, W> {
                     self.summary.docs_read += 1;
                     let outcome = looked.next().expect("one outcome per inserted document");
                     self.summary.candidates += outcome.candidates;
-                    self.matches = outcome.matches;
+                    self.pairing.matches = outcome.matches;
                     self.report(batch, i, &entry.id, node)?;
                     self.window.touch(*held);
                 }
@@ -156,7 +156,7 @@ impl<W: Write> Sequencer<'_, W> {
     /// `--report` in a graph job: the document's most similar earlier document (its pairs
     /// are in `matches`), or none.
     fn report_pairs(&mut self, line: u64, id: &DocId, text: Option<Box<str>>) -> Result<()> {
-        let best = self.matches.iter().copied().reduce(|b, m| {
+        let best = self.pairing.matches.iter().copied().reduce(|b, m| {
             if m.1 > b.1 || (m.1 == b.1 && m.0.seq < b.0.seq) {
                 m
             } else {
@@ -188,7 +188,7 @@ impl<W: Write> Sequencer<'_, W> {
     }
 
     /// Writes what line `i` (document `id`) of `--pairs` or a graph command gets once its
-    /// verified matches are in `self.matches`: pairs or graph edges; the matched documents
+    /// verified matches are in `self.pairing.matches`: pairs or graph edges; the matched documents
     /// are refreshed. The caller then inserts (or refreshes) the document itself.
     fn report(
         &mut self,
@@ -201,11 +201,11 @@ impl<W: Write> Sequencer<'_, W> {
             let text = node.as_mut().and_then(|n| n.report_text.take());
             self.report_pairs(batch.lines[i].number, id, text)?;
         }
-        self.summary.pairs += self.matches.len() as u64;
-        for &(held, _) in &self.matches {
+        self.summary.pairs += self.pairing.matches.len() as u64;
+        for &(held, _) in &self.pairing.matches {
             self.window.touch(held);
         }
-        if let Some(graph) = &mut self.graph {
+        if let Some(graph) = &mut self.pairing.graph {
             let NodeData {
                 snippet,
                 attrs,
@@ -221,17 +221,17 @@ impl<W: Write> Sequencer<'_, W> {
                     text_bytes,
                 },
             );
-            for &(held, similarity) in &self.matches {
+            for &(held, similarity) in &self.pairing.matches {
                 graph.add_edge(held.seq, node, similarity);
             }
         } else {
-            for &(held, similarity) in &self.matches {
+            for &(held, similarity) in &self.pairing.matches {
                 let earlier = self
                     .window
                     .id(held)
                     .map_err(|e| Error::spill(e, self.lines))?;
-                if earlier == *id && self.same_id.is_none() {
-                    self.same_id = Some(Some(format!(
+                if earlier == *id && self.pairing.same_id.is_none() {
+                    self.pairing.same_id = Some(Some(format!(
                         "warning: lines {} and {} have the same id ({id}), so a pair names them \
                          alike (check ‹id-field›; without it, ids are line numbers)",
                         held.seq, batch.lines[i].number
