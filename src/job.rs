@@ -40,6 +40,24 @@ pub enum Output {
     Annotate,
 }
 
+impl Output {
+    /// Whether this output writes a document: a new one (`dup` false) or a duplicate. What
+    /// the filter counts as written, in the binary and in process alike.
+    pub fn writes(self, dup: bool) -> bool {
+        match self {
+            Output::DropDups => !dup,
+            Output::OnlyDups => dup,
+            Output::Annotate => true,
+        }
+    }
+
+    /// Whether this output writes a bad line through under `policy` (it is never a
+    /// duplicate: `--only-dups` lists none of them).
+    pub fn passes(self, policy: crate::config::BadLinePolicy) -> bool {
+        policy == crate::config::BadLinePolicy::Pass && self != Output::OnlyDups
+    }
+}
+
 /// What a graph keeps of each document and pair.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GraphJob {
@@ -221,5 +239,16 @@ mod tests {
         against.run.against = vec!["r".into()];
         assert!(Job::Filter(Output::DropDups).check(&against).is_ok());
         assert!(Job::Pairs(PairsFormat::Tsv).check(&against).is_err());
+    }
+
+    #[test]
+    fn each_output_writes_its_documents_and_passes_bad_lines_but_only_dups() {
+        use crate::config::BadLinePolicy::{Fail, Pass, Skip};
+        assert!(Output::DropDups.writes(false) && !Output::DropDups.writes(true));
+        assert!(!Output::OnlyDups.writes(false) && Output::OnlyDups.writes(true));
+        assert!(Output::Annotate.writes(false) && Output::Annotate.writes(true));
+        assert!(Output::DropDups.passes(Pass) && Output::Annotate.passes(Pass));
+        assert!(!Output::OnlyDups.passes(Pass));
+        assert!(!Output::DropDups.passes(Skip) && !Output::Annotate.passes(Fail));
     }
 }

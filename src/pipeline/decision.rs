@@ -8,7 +8,9 @@ use super::signing::Signed;
 use super::summary::Summary;
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::input::DocId;
 use crate::job::Output;
+use crate::report::{Collector, Matched};
 use crate::verify::Verifier;
 use crate::window::{Entry, Held, Window};
 
@@ -272,4 +274,81 @@ pub(super) fn into_entry(signed: Signed, pairs_mode: bool) -> Entry {
         copy_key: (!pairs_mode).then_some(signed.text_hash),
         text_hash: signed.text_hash,
     }
+}
+
+/// A filter-mode document decided ([`decide`]): kept, or the duplicate of a held document.
+pub(super) enum Decided {
+    /// The first of its kind, now held.
+    New,
+    /// A duplicate of the held document `dup_of`.
+    Dup {
+        dup_of: DocId,
+        in_reference: bool,
+        similarity: f64,
+        copy: bool,
+    },
+}
+
+/// Decides a filter-mode document ([`filter`]) and records it as both drivers (the
+/// sequencer and the in-process `Deduper`) do: the `report` page's entry, and the id of its
+/// match. `number` is its line (or document) number.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn decide(
+    settings: &Filtering<'_>,
+    reference: &mut Option<Window>,
+    window: &mut Window,
+    mut signed: Signed,
+    number: u64,
+    scratch: &mut Scratch,
+    summary: &mut Summary,
+    report: Option<&mut Collector>,
+) -> Result<Decided> {
+    // What the page shows of the document, before the window takes it.
+    let shown = report.is_some().then(|| {
+        (
+            signed.id.clone(),
+            signed.node.take().and_then(|n| n.report_text),
+        )
+    });
+    let decision = filter(
+        settings,
+        reference.as_mut(),
+        window,
+        signed,
+        number,
+        scratch,
+        summary,
+    )?;
+    Ok(match decision {
+        Decision::New { below } => {
+            if let (Some(report), Some((id, snippet))) = (report, shown) {
+                report.kept(number, id, snippet, below);
+            }
+            Decided::New
+        }
+        Decision::Dup {
+            held,
+            in_reference,
+            similarity,
+            copy,
+        } => {
+            let dup_of = window_of(reference, window, in_reference)
+                .id(held)
+                .map_err(|e| Error::spill(e, number))?;
+            if let (Some(report), Some((id, snippet))) = (report, shown) {
+                let matched = Matched {
+                    seq: held.seq,
+                    id: &dup_of,
+                    in_reference,
+                };
+                report.dropped(number, id, snippet, matched, similarity, copy);
+            }
+            Decided::Dup {
+                dup_of,
+                in_reference,
+                similarity,
+                copy,
+            }
+        }
+    })
 }

@@ -10,7 +10,7 @@
 //! next one in order is not ready. At most [`AHEAD`] chunks per thread are signed ahead of the decisions, so
 //! the memory a batch needs beyond its texts is bounded.
 
-use super::decision::{Decision, Filtering, Scratch, filter, window_of};
+use super::decision::{self, Decided, Filtering, Scratch};
 use super::ordered::{self, Slot, Task};
 use super::prepare::Prepared;
 use super::signing::{Doc, Worker};
@@ -515,74 +515,43 @@ impl Deduper {
             });
         }
         self.summary.docs_read = number;
-        let mut signed = match doc {
+        let signed = match doc {
             Doc::Good(signed) => signed,
             Doc::Bad(reason) => {
                 self.summary.bad_lines += 1;
-                return match config.on_bad_line {
-                    // Passed through where lines are written back (`--drop-dups`,
-                    // `--annotate`); `--only-dups` lists duplicates, which a bad line is not.
-                    BadLinePolicy::Pass if self.output != Output::OnlyDups => {
-                        self.summary.written += 1;
-                        Ok(Outcome::Bad(reason))
-                    }
-                    _ => Ok(Outcome::Bad(reason)),
-                };
+                if self.output.passes(config.on_bad_line) {
+                    self.summary.written += 1;
+                }
+                return Ok(Outcome::Bad(reason));
             }
         };
-        // `--report`: what the page shows of the document, before the window takes it.
-        let shown = self.report.is_some().then(|| {
-            (
-                signed.id.clone(),
-                signed.node.take().and_then(|n| n.report_text),
-            )
-        });
-        let decision = filter(
+        let decided = decision::decide(
             &Filtering::new(config, self.output).against_only(self.against_only),
-            self.reference.as_mut(),
+            &mut self.reference,
             &mut self.window,
             signed,
             number,
             &mut self.scratch,
             &mut self.summary,
+            self.report.as_mut(),
         )?;
-        match decision {
-            Decision::New { below } => {
-                if self.output != Output::OnlyDups {
-                    self.summary.written += 1;
-                }
-                if let (Some(report), Some((id, snippet))) = (&mut self.report, shown) {
-                    report.kept(number, id, snippet, below);
-                }
-                Ok(Outcome::New)
-            }
-            Decision::Dup {
-                held,
+        if self.output.writes(matches!(decided, Decided::Dup { .. })) {
+            self.summary.written += 1;
+        }
+        Ok(match decided {
+            Decided::New => Outcome::New,
+            Decided::Dup {
+                dup_of,
                 in_reference,
                 similarity,
                 copy,
-            } => {
-                if self.output != Output::DropDups {
-                    self.summary.written += 1;
-                }
-                let window = window_of(&self.reference, &self.window, in_reference);
-                let dup_of = window.id(held).map_err(|e| Error::spill(e, held.seq))?;
-                if let (Some(report), Some((id, snippet))) = (&mut self.report, shown) {
-                    let matched = crate::report::Matched {
-                        seq: held.seq,
-                        id: &dup_of,
-                        in_reference,
-                    };
-                    report.dropped(number, id, snippet, matched, similarity, copy);
-                }
-                Ok(Outcome::Duplicate(Match {
-                    dup_of,
-                    similarity,
-                    exact: copy,
-                    in_reference,
-                }))
-            }
-        }
+            } => Outcome::Duplicate(Match {
+                dup_of,
+                similarity,
+                exact: copy,
+                in_reference,
+            }),
+        })
     }
 }
 

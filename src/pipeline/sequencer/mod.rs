@@ -14,11 +14,11 @@ use super::ordered::{self, Task};
 use super::prepare::Prepared;
 use super::signing::{Doc, Worker, sign};
 use super::summary::{Summary, limit_note};
-use crate::config::{BadLinePolicy, Config, HelperPolicy};
+use crate::config::{Config, HelperPolicy};
 use crate::error::{Error, Result};
 use crate::graph::GraphBuilder;
 use crate::input::{BadLine, BadLines, Batch, Part};
-use crate::job::{self, Job};
+use crate::job::Job;
 use crate::output::Results;
 use crate::state::Saved;
 use crate::window::Window;
@@ -544,11 +544,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// Whether `--on-bad-line pass` writes bad lines in this mode (the reference of
     /// `--against` is never written).
     fn passes_bad_lines(&self) -> bool {
-        self.config.on_bad_line == BadLinePolicy::Pass
-            && matches!(
-                self.job,
-                Job::Filter(job::Output::DropDups | job::Output::Annotate)
-            )
+        (self.job.output()).is_some_and(|output| output.passes(self.config.on_bad_line))
     }
 
     /// A later piece of an over-long line ([`Part`]): its first piece was the bad line, so
