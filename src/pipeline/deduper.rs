@@ -152,9 +152,9 @@ impl Deduper {
     /// [`Output::Annotate`] names the most similar match, the others the first found). Its
     /// inputs and output are not used; an `--idf` table and the `--against` files are loaded
     /// now, or, with `--idf-warmup N`, the table is learnt from the first N documents of the
-    /// first [`Deduper::add_many`] and the reference is signed with it then. With `--state FILE`, a window saved there (by
-    /// [`Deduper::save`] or by the command line) is resumed when the file exists, under the
-    /// same checks as the command line's.
+    /// first [`Deduper::add_many`] and the reference is signed with it then. With
+    /// `--state FILE`, a window saved there (by [`Deduper::save`] or by the command line) is
+    /// resumed when the file exists, under the same checks as the command line's.
     pub fn new(config: Settings, output: Output) -> Result<Deduper> {
         let job = Job::Filter(output);
         job.check(&config)?;
