@@ -136,11 +136,13 @@ def test_against_texts_are_read_in_memory_with_every_setting(monkeypatch):
     reference = [base + " runs home fast", None, base + " sleeps"]
     docs = [base + " runs home quickly", "a text about something else entirely here"]
     # Signed with the table the first batch teaches, as the command line signs a file.
-    d = neardup.Deduper(
-        weights="tfidf", idf_warmup=2, threshold=0.5, against_texts=reference
-    )
+    # A text that is not a document is said when the texts are given, even while they
+    # wait for the table.
     with pytest.warns(neardup.NeardupWarning, match="1 reference text"):
-        first, second = d.add_many(docs)
+        d = neardup.Deduper(
+            weights="tfidf", idf_warmup=2, threshold=0.5, against_texts=reference
+        )
+    first, second = d.add_many(docs)
     assert first.in_reference and first.dup_of == 0 and not first.exact
     assert second is None
     # Compared with the reference alone: a copy of an earlier document is kept.
@@ -150,6 +152,12 @@ def test_against_texts_are_read_in_memory_with_every_setting(monkeypatch):
     # A text that is not a document, under on_bad_line="fail": named by its row.
     with pytest.raises(neardup.BadDocumentError, match="against_texts row 1"):
         neardup.Deduper(against_texts=reference, on_bad_line="fail")
+    # Also while the texts wait for the table idf_warmup learns: said when they are given,
+    # not as a row of the first batch, and no reference is left half loaded.
+    with pytest.raises(neardup.BadDocumentError, match="against_texts row 1"):
+        neardup.Deduper(
+            weights="tfidf", idf_warmup=2, against_texts=reference, on_bad_line="fail"
+        )
 
 
 AD = (

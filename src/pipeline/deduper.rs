@@ -129,8 +129,8 @@ pub struct Deduper {
     /// Reference texts given ([`Deduper::add_reference`]): the next one's position is this
     /// plus 1.
     reference_texts: u64,
-    /// Reference texts waiting for the IDF table `--idf-warmup` learns.
-    pending_reference: Vec<(Option<String>, Option<DocId>)>,
+    /// Reference texts waiting for the IDF table `--idf-warmup` learns, with their ids.
+    pending_reference: Vec<(String, Option<DocId>)>,
     /// Whether documents are compared with the reference alone.
     against_only: bool,
     /// One per thread, once the IDF table (if any) is known; the first is the caller's.
@@ -387,8 +387,14 @@ impl Deduper {
             .learn_idf(docs.iter().map(|(text, _)| text.text()));
         self.load_reference()?;
         self.start_workers();
-        let pending = std::mem::take(&mut self.pending_reference);
-        self.add_reference(&pending)
+        // The held texts were counted, and given their ids, when they were handed over.
+        let (pending, given) = (
+            std::mem::take(&mut self.pending_reference),
+            self.reference_texts,
+        );
+        let signed = self.add_reference(&pending);
+        self.reference_texts = given;
+        signed
     }
 
     /// Adds documents to the reference (as `--against` files' are; `docs` are texts, or
@@ -398,27 +404,23 @@ impl Deduper {
     /// has taught the table. A text that is not a document is left out and said in a
     /// warning; under `--on-bad-line fail` it is an error (the texts before it were added).
     pub fn add_reference<T: DocText>(&mut self, docs: &[(T, Option<DocId>)]) -> Result<()> {
+        let first = self.reference_texts + 1;
         if !self.idf_known() {
-            self.pending_reference.extend(
-                docs.iter()
-                    .map(|(text, id)| (text.text().map(str::to_string), id.clone())),
-            );
-            return Ok(());
+            return self.hold_reference(docs, first);
         }
-        let reference = super::reference::prepared_for(&self.prepared, Vec::new())?;
         let mut window = match self.reference.take() {
             Some(window) => window,
-            None => super::reference::empty_window(&reference),
+            None => {
+                let reference = super::reference::prepared_for(&self.prepared, Vec::new())?;
+                super::reference::empty_window(&reference)
+            }
         };
-        let first = self.reference_texts + 1;
         // Signing needs the workers, which exist once the table is known.
         let mut workers = std::mem::take(&mut self.workers);
-        let (mut bad, mut first_bad) = (0u64, None::<BadLine>);
-        let fail = self.prepared.config.on_bad_line == BadLinePolicy::Fail;
-        let mut position = first;
+        let mut bad = BadReference::new(self.prepared.config.on_bad_line);
+        let mut number = first;
         let result = sign_in_order(&mut workers, docs, first, |doc, _| {
-            let number = position;
-            position += 1;
+            number += 1;
             match doc {
                 Doc::Good(signed) => {
                     let seq = window.newest_seq() + 1;
@@ -426,37 +428,70 @@ impl Deduper {
                     window
                         .insert(seq, entry)
                         .map_err(|e| Error::spill(e, seq))?;
+                    Ok(())
                 }
-                Doc::Bad(reason) if fail => {
-                    return Err(Error::BadLine {
-                        place: format!("reference text {number}"),
-                        reason: reason.to_string(),
-                    });
-                }
-                Doc::Bad(reason) => {
-                    bad += 1;
-                    first_bad.get_or_insert(reason);
-                }
+                Doc::Bad(reason) => bad.add(number - 1, reason),
             }
-            Ok(())
         });
         self.workers = workers;
-        self.reference_texts = position - 1;
+        self.reference_texts = number - 1;
         self.reference = Some(window);
-        if let Some(reason) = first_bad
+        self.say_bad_reference(bad);
+        result
+    }
+
+    /// Reference texts given before `--idf-warmup`'s table is learnt: what is not a document
+    /// (a missing value, a text without words) is found now, as signing would find it, so
+    /// that its error or warning comes with the texts; the others wait, with their ids, for
+    /// the table.
+    fn hold_reference<T: DocText>(
+        &mut self,
+        docs: &[(T, Option<DocId>)],
+        first: u64,
+    ) -> Result<()> {
+        let mut bad = BadReference::new(self.prepared.config.on_bad_line);
+        let mut normalized = crate::text::normalize::Normalized::default();
+        let mut result = Ok(());
+        for ((text, id), number) in docs.iter().zip(first..) {
+            self.reference_texts = number;
+            let Some(text) = text.text() else {
+                result = bad.add(number, BadLine::Missing);
+                if result.is_err() {
+                    break;
+                }
+                continue;
+            };
+            (self.prepared.config.normalizer).normalize_into(text, &mut normalized);
+            if normalized.is_empty() {
+                result = bad.add(number, BadLine::NoTokens);
+                if result.is_err() {
+                    break;
+                }
+                continue;
+            }
+            let id = id.clone().unwrap_or(DocId::Line(number));
+            self.pending_reference.push((text.to_string(), Some(id)));
+        }
+        self.say_bad_reference(bad);
+        result
+    }
+
+    /// The warning about the reference texts left out, if any.
+    fn say_bad_reference(&mut self, bad: BadReference) {
+        if let Some(reason) = bad.first
             && !self.prepared.config.quiet
         {
             self.warnings.push(format!(
-                "{bad} reference text(s) left out: not documents (the first: {reason})"
+                "{} reference text(s) left out: not documents (the first: {reason})",
+                bad.count
             ));
         }
-        result
     }
 
     /// Reference texts given so far ([`Deduper::add_reference`]; after an error, up to the
     /// one that failed).
     pub fn reference_texts(&self) -> u64 {
-        self.reference_texts + self.pending_reference.len() as u64
+        self.reference_texts
     }
 
     /// Compares the documents decided from now on with the reference alone (as
@@ -552,6 +587,37 @@ impl Deduper {
                 in_reference,
             }),
         })
+    }
+}
+
+/// The reference texts of one call that are not documents: how many, and the first's
+/// reason; under `--on-bad-line fail` the first is an error instead.
+struct BadReference {
+    fail: bool,
+    count: u64,
+    first: Option<BadLine>,
+}
+
+impl BadReference {
+    fn new(policy: BadLinePolicy) -> BadReference {
+        BadReference {
+            fail: policy == BadLinePolicy::Fail,
+            count: 0,
+            first: None,
+        }
+    }
+
+    /// Reference text `number` is not a document, for `reason`.
+    fn add(&mut self, number: u64, reason: BadLine) -> Result<()> {
+        if self.fail {
+            return Err(Error::BadLine {
+                place: format!("reference text {number}"),
+                reason: reason.to_string(),
+            });
+        }
+        self.count += 1;
+        self.first.get_or_insert(reason);
+        Ok(())
     }
 }
 
