@@ -117,6 +117,115 @@ fn split_runs_with_full_buckets_equal_one_run() {
     }
 }
 
+/// `neardup state info --json` of `dir`.
+fn info_json(dir: &std::path::Path) -> serde_json::Value {
+    let out = bin()
+        .args(["state", "info", "--json"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The name of the file of `dir` that starts with `prefix`, if any.
+fn file_named(dir: &std::path::Path, prefix: &str) -> Option<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|n| n.starts_with(prefix))
+}
+
+/// A run's save appends what it changed to the tables' log instead of writing the tables
+/// again, unless the log it opened was longer than an eighth of them (then the tables are
+/// written whole, once). The index opened from tables and log holds what one run's index
+/// holds, lookups included (the `--check` digest covers the buckets): with every document
+/// kept, under a window limit that evicts, and with full buckets whose members refreshes
+/// reorder.
+#[test]
+fn saves_append_a_log_that_opens_as_one_runs_index() {
+    let family = crate::filter::text(&crate::filter::template_corpus(41, 2, 2000, 3));
+    let sample = sample_bytes();
+    let cases: [(&[u8], &[&str], &str); 3] = [
+        (&sample, &["--drop-dups"], "log-drop"),
+        (
+            &sample,
+            &["--only-dups", "--window", "300", "-t", "0.6"],
+            "log-window",
+        ),
+        (
+            &family,
+            &["--annotate", "-t", "0.8", "--max-candidates", "4"],
+            "log-full",
+        ),
+    ];
+    let mut damaged_logs = 0;
+    for (data, args, name) in cases {
+        let whole = neardup(args, data).ok().stdout;
+        let (one, split) = (temp_path(&format!("{name}-one")), temp_path(name));
+        for p in [&one, &split] {
+            crate::util::remove_state(p);
+        }
+        let (one_arg, split_arg) = (one.to_str().unwrap(), split.to_str().unwrap());
+        neardup(&[args, &["--state", one_arg]].concat(), data).ok();
+        let lines = data.split_inclusive(|&b| b == b'\n').count();
+        let (mut out, mut done, mut appends) = (Vec::new(), 0, 0);
+        let mut before: Option<(String, serde_json::Value)> = None;
+        for percent in [60, 66, 72, 78, 84, 90, 100] {
+            let (head, _) = halves_of(data, lines * percent / 100);
+            out.extend(
+                neardup(&[args, &["--state", split_arg]].concat(), &head[done..])
+                    .ok()
+                    .stdout,
+            );
+            done = head.len();
+            let tables = file_named(&split, "tables.").unwrap();
+            let info = info_json(&split);
+            if let Some((old_tables, old)) = before {
+                let long =
+                    old["log_bytes"].as_u64().unwrap() * 8 > old["tables_bytes"].as_u64().unwrap();
+                if long {
+                    assert_ne!(tables, old_tables, "{name} {percent}%: a long log was kept");
+                    assert_eq!(info["log_bytes"], 0, "{name} {percent}%");
+                } else {
+                    assert_eq!(
+                        tables, old_tables,
+                        "{name} {percent}%: tables written whole"
+                    );
+                    assert!(info["log_bytes"].as_u64() > old["log_bytes"].as_u64());
+                    appends += 1;
+                    // A damaged log is an error that says so, never a different index.
+                    if appends == 1 {
+                        let log = file_named(&split, "log.").unwrap();
+                        let damaged = temp_path(&format!("{name}-damaged"));
+                        crate::util::remove_state(&damaged);
+                        copy_dir(&split, &damaged);
+                        let mut bytes = std::fs::read(damaged.join(&log)).unwrap();
+                        let mid = bytes.len() / 2;
+                        bytes[mid] ^= 0x40;
+                        std::fs::write(damaged.join(&log), bytes).unwrap();
+                        let run = neardup(
+                            &[args, &["--state", damaged.to_str().unwrap()]].concat(),
+                            b"x\n",
+                        );
+                        assert_eq!(run.code, 2, "{name}: {}", run.stderr);
+                        assert!(run.stderr.contains("its log"), "{name}: {}", run.stderr);
+                        damaged_logs += 1;
+                    }
+                }
+            }
+            before = Some((tables, info));
+        }
+        assert!(appends >= 2, "{name}: {appends} appends");
+        assert!(out == whole, "{name}: split runs differ from one run");
+        assert!(
+            crate::util::state_bytes(&split) == crate::util::state_bytes(&one),
+            "{name}: the index opened from a log differs from one run's"
+        );
+    }
+    assert!(damaged_logs > 0, "no case ended with a log to damage");
+}
+
 #[test]
 fn checkpoints_and_the_final_save_agree() {
     // A state saved by --checkpoint-every at the end of the input equals the final save.
@@ -408,13 +517,16 @@ fn kill_9_at_any_moment_resumes_without_repeated_lines() {
 
 /// The files a save of `dir` leaves behind, as a crash at each point of the next save would
 /// (records appended after the manifest's end, the next tables written but no manifest, a
-/// manifest half written, a compaction's next records file): the next run resumes from the
-/// last complete save, as one run, and removes what the manifest does not name.
+/// manifest half written, a compaction's next records file, a log segment appended but not
+/// named): the next run resumes from the last complete save, as one run, and removes or cuts
+/// what the manifest does not name.
 #[test]
 fn a_crash_at_any_point_of_a_save_leaves_the_last_save() {
     let args = ["--annotate", "-t", "0.6"];
     let whole = neardup(&args, &sample_bytes()).ok().stdout;
-    let (head, tail) = halves(500);
+    let (head, tail) = halves(700);
+    // Two runs before the crash: the second one's save appends to the tables' log.
+    let (first, second) = halves_of(&head, 600);
     let state = temp_path("crashed");
     let with_state = |s: &std::path::Path| {
         [&args[..], &["--state", s.to_str().unwrap()]]
@@ -431,7 +543,7 @@ fn a_crash_at_any_point_of_a_save_leaves_the_last_save() {
             .unwrap()
     };
     let generation = |n: String| n.rsplit('.').next().unwrap().parse::<u64>().unwrap();
-    let crashes: [&dyn Fn(&std::path::Path); 4] = [
+    let crashes: [&dyn Fn(&std::path::Path); 5] = [
         &|dir| {
             let records = dir.join(name("records."));
             let mut f = std::fs::OpenOptions::new()
@@ -449,12 +561,22 @@ fn a_crash_at_any_point_of_a_save_leaves_the_last_save() {
             let r = generation(name("records.")) + 1;
             std::fs::write(dir.join(format!("records.{r}")), [2u8; 777]).unwrap();
         },
+        &|dir| {
+            let log = dir.join(name("log."));
+            let mut f = std::fs::OpenOptions::new().append(true).open(log).unwrap();
+            f.write_all(&[0xCD; 4321]).unwrap();
+        },
     ];
     for (i, crash) in crashes.iter().enumerate() {
         crate::util::remove_state(&state);
         let a = with_state(&state);
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
-        let mut out = neardup(&a, &head).ok().stdout;
+        let mut out = neardup(&a, &first).ok().stdout;
+        out.extend(neardup(&a, &second).ok().stdout);
+        assert!(
+            state.join(name("log.")).exists(),
+            "the second save appended"
+        );
         crash(&state);
         out.extend(neardup(&a, &tail).ok().stdout);
         assert!(
@@ -465,9 +587,15 @@ fn a_crash_at_any_point_of_a_save_leaves_the_last_save() {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(
-            left.len(),
-            3,
+        let prefixes = ["records.", "tables.", "log.", "manifest"];
+        assert!(
+            left.len() <= 4
+                && prefixes
+                    .iter()
+                    .all(|p| left.iter().filter(|n| n.starts_with(p)).count() <= 1)
+                && left
+                    .iter()
+                    .all(|n| prefixes.iter().any(|p| n.starts_with(p))),
             "crash {i}: only the saved files are left: {left:?}"
         );
     }

@@ -220,6 +220,8 @@ pub fn state_bytes(path: &std::path::Path) -> Vec<u8> {
     for key in [
         "records_bytes",
         "tables_bytes",
+        "log_bytes",
+        "log_documents",
         "garbage_bytes",
         "ram_bytes_when_opened",
         "index",

@@ -61,6 +61,8 @@ impl StateArgs {
                         "records_bytes": info.records_bytes,
                         "garbage_bytes": m.garbage,
                         "tables_bytes": info.tables_bytes,
+                        "log_bytes": m.log_len,
+                        "log_documents": m.log_inserts,
                         "ram_bytes_when_opened": info.ram_bytes,
                         "capacity": m.capacity,
                         "evicts_for": limit,
@@ -82,10 +84,13 @@ impl StateArgs {
                         format!("last line read: {}", m.lines),
                         format!("output lines:   {}", m.written),
                         format!(
-                            "on disk:        {} records ({} of evicted documents), {} tables",
+                            "on disk:        {} records ({} of evicted documents), {} tables, \
+                             {} log ({} documents inserted since the tables)",
                             mb(info.records_bytes),
                             mb(m.garbage),
-                            mb(info.tables_bytes)
+                            mb(info.tables_bytes),
+                            mb(m.log_len),
+                            m.log_inserts
                         ),
                         format!("RAM to open:    {}", mb(info.ram_bytes as u64)),
                         format!(

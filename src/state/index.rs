@@ -6,19 +6,31 @@
 //!                 overwritten below what the manifest names; a compaction writes the held
 //!                 ones to records.R+1
 //! DIR/tables.T    the window's tables (crate::window image: slots, recency, buckets, copy
-//!                 index, family summaries), written whole at each save
+//!                 index, family summaries), written whole now and then
+//! DIR/log.T       what changed in tables.T since (crate::window journal segments), appended
+//!                 to at the other saves
 //! DIR/manifest    "NDINDEX\0" | u32 version | u32 len, settings | u64 lines | u64 written
 //!                 | u64 capacity | u8 why it evicts | u64 len, pending output | u64 len, IDF
 //!                 table | u64 R | u64 records end | u64 garbage | u64 T | u64 tables length
-//!                 | u64 xxh3-64 of the tables | u64 documents | u64 xxh3-64 of all before
+//!                 | u64 xxh3-64 of the tables | u64 documents | u64 log length
+//!                 | u64 documents inserted by the log | u64 xxh3-64 of all before
 //! ```
-//! A save appends the records added since the last one and syncs them, writes a new
-//! `tables.T+1` and syncs it, then replaces the manifest atomically (temporary file, sync,
-//! rename, sync of the directory) and only then removes the files it no longer names. A
-//! crash at any point leaves a manifest naming complete files; a writer opening the index
-//! cuts what a crashed run appended after the records' end and removes unnamed files.
-//! Opening reads the manifest and the tables (checked against their checksum) and leaves
-//! the records in their file, read when a candidate needs one.
+//! A save appends the records added since the last one and syncs them; then either appends
+//! the window's journal to `log.T` (cut first to the length the manifest names) and syncs
+//! it, or writes the tables whole to a new `tables.T+1` (no log yet) and syncs it; then it
+//! replaces the manifest atomically (temporary file, sync, rename, sync of the directory)
+//! and only then removes the files it no longer names. A crash at any point leaves a
+//! manifest naming complete files and lengths; a writer opening the index cuts what a
+//! crashed run appended after the records' end and removes unnamed files.
+//!
+//! The tables are written whole when the window has no journal of every change since they
+//! were (the first save, a compaction, a window rebuilt under a memory budget), when the log
+//! would outgrow them, and at the first save of a run that opened a log longer than
+//! [`FOLD`]th of them: each save costs what the run changed, and an opening replays at most
+//! that share of the tables (except once, after a crash of a run that checkpointed).
+//!
+//! Opening reads the manifest, the tables and the log (each checked against its checksum),
+//! replays the log, and leaves the records in their file, read when a candidate needs one.
 
 use super::saved::{Saved, conflict, limit_byte, limit_of};
 use crate::config::{Config, Weights};
@@ -32,7 +44,12 @@ use xxhash_rust::xxh3::Xxh3;
 
 const MAGIC: &[u8; 8] = b"NDINDEX\0";
 /// Index versions follow the state file's (7 was the last single file).
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
+/// The version before the log (read as an index with an empty log).
+const VERSION_WITHOUT_LOG: u32 = 8;
+/// A run that opens a log longer than this share of its tables (1/FOLD) writes the tables
+/// whole at its first save.
+pub const FOLD: u64 = 8;
 const MANIFEST: &str = "manifest";
 
 /// What a manifest says.
@@ -66,10 +83,18 @@ pub struct Manifest {
     pub tables_sum: u64,
     /// Documents held.
     pub documents: u64,
+    /// Bytes of `log.T` that follow the tables (0: none).
+    pub log_len: u64,
+    /// Documents the log inserts.
+    pub log_inserts: u64,
 }
 
 fn tables_path(dir: &Path, generation: u64) -> PathBuf {
     dir.join(format!("tables.{generation}"))
+}
+
+fn log_path(dir: &Path, generation: u64) -> PathBuf {
+    dir.join(format!("log.{generation}"))
 }
 
 /// Reads and checks `DIR/manifest`; `None` when there is none.
@@ -96,7 +121,7 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
     }
     let mut b = &body[8..];
     let version = u32::from_le_bytes(take(&mut b)?);
-    if version != VERSION {
+    if version != VERSION && version != VERSION_WITHOUT_LOG {
         return Err(bad(&format!(
             "index version {version}; this neardup reads version {VERSION}"
         )));
@@ -128,7 +153,14 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
         tables_len: u64_of(&mut b)?,
         tables_sum: u64_of(&mut b)?,
         documents: u64_of(&mut b)?,
+        log_len: 0,
+        log_inserts: 0,
     };
+    let mut m = m;
+    if version == VERSION {
+        m.log_len = u64_of(&mut b)?;
+        m.log_inserts = u64_of(&mut b)?;
+    }
     if !b.is_empty() {
         return Err(bad("its manifest is corrupted (trailing bytes)"));
     }
@@ -176,6 +208,8 @@ fn write_manifest(dir: &Path, m: &Manifest) -> std::io::Result<()> {
         m.tables_len,
         m.tables_sum,
         m.documents,
+        m.log_len,
+        m.log_inserts,
     ] {
         b.extend_from_slice(&v.to_le_bytes());
     }
@@ -319,29 +353,28 @@ pub fn save(dir: &Path, window: &mut Window, p: &Progress) -> Result<()> {
     let (records, records_end, garbage) = window
         .sync_index(dir, next(old.as_ref().map(|m| m.records)))
         .map_err(io)?;
-    let tables = next(old.as_ref().map(|m| m.tables).max(largest(dir, "tables.")));
-    let path = tables_path(dir, tables);
-    let (tables_len, tables_sum) = (|| -> std::io::Result<(u64, u64)> {
-        let file = WriteBehind {
-            file: File::create(&path)?,
-            written: 0,
-            started: 0,
-        };
-        let mut w = Hashing {
-            inner: BufWriter::with_capacity(1 << 20, file),
-            hash: Xxh3::new(),
-            len: 0,
-        };
-        window.write_image(&mut w)?;
-        let (len, sum) = (w.len, w.hash.digest());
-        let file = w.inner.into_inner().map_err(|e| e.into_error())?.file;
-        file.sync_all()?;
-        Ok((len, sum))
-    })()
-    .map_err(|e| {
-        let _ = std::fs::remove_file(&path);
-        io(e)
-    })?;
+    // The journal follows the tables the last manifest names (and the records it names):
+    // append it to their log, if the log stays shorter than them.
+    let appended = match old.as_ref() {
+        Some(m) if m.records == records && window.journal_base() == Some(m.tables) => {
+            append_log(dir, m, window).map_err(io)?
+        }
+        _ => None,
+    };
+    let (tables, tables_len, tables_sum, log_len, log_inserts) = match (appended, old.as_ref()) {
+        (Some(log_len), Some(m)) => (
+            m.tables,
+            m.tables_len,
+            m.tables_sum,
+            log_len,
+            m.log_inserts + window.journal_inserts(),
+        ),
+        _ => {
+            let tables = next(old.as_ref().map(|m| m.tables).max(largest(dir, "tables.")));
+            let (len, sum) = write_tables(dir, tables, window).map_err(io)?;
+            (tables, len, sum, 0, 0)
+        }
+    };
     let mut idf = Vec::new();
     if let Some(table) = p.idf {
         table.write_to(&mut idf).map_err(io)?;
@@ -361,11 +394,67 @@ pub fn save(dir: &Path, window: &mut Window, p: &Progress) -> Result<()> {
         tables_len,
         tables_sum,
         documents: window.len() as u64,
+        log_len,
+        log_inserts,
     };
     write_manifest(dir, &manifest).map_err(io)?;
     window.index_committed();
+    window.journal_saved(tables, tables_len.saturating_sub(log_len) as usize);
     remove_unnamed(dir, &manifest);
     Ok(())
+}
+
+/// Appends `window`'s journal to the log of the tables `m` names, after the length `m`
+/// gives it (what a failed or crashed save left after it is cut), and syncs it: the log's
+/// new length, or `None` when it would outgrow the tables (they are then written whole).
+fn append_log(dir: &Path, m: &Manifest, window: &Window) -> std::io::Result<Option<u64>> {
+    let segment = window.journal_segment();
+    let len = m.log_len + segment.len() as u64;
+    if len > m.tables_len {
+        return Ok(None);
+    }
+    let path = log_path(dir, m.tables);
+    let new = m.log_len == 0;
+    let mut file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)?;
+    file.set_len(m.log_len)?;
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(m.log_len))?;
+    file.write_all(&segment)?;
+    file.sync_all()?;
+    if new {
+        sync_dir(dir);
+    }
+    Ok(Some(len))
+}
+
+/// Writes `window`'s tables whole to `tables.{generation}` and syncs them: their length and
+/// checksum. A failed write leaves no file.
+fn write_tables(dir: &Path, generation: u64, window: &Window) -> std::io::Result<(u64, u64)> {
+    let path = tables_path(dir, generation);
+    (|| -> std::io::Result<(u64, u64)> {
+        let file = WriteBehind {
+            file: File::create(&path)?,
+            written: 0,
+            started: 0,
+        };
+        let mut w = Hashing {
+            inner: BufWriter::with_capacity(1 << 20, file),
+            hash: Xxh3::new(),
+            len: 0,
+        };
+        window.write_image(&mut w)?;
+        let (len, sum) = (w.len, w.hash.digest());
+        let file = w.inner.into_inner().map_err(|e| e.into_error())?.file;
+        file.sync_all()?;
+        Ok((len, sum))
+    })()
+    .inspect_err(|_| {
+        let _ = std::fs::remove_file(&path);
+    })
 }
 
 /// The largest generation of the files named `prefix`N in `dir`.
@@ -386,12 +475,14 @@ fn remove_unnamed(dir: &Path, m: &Manifest) {
     let keep = [
         format!("records.{}", m.records),
         format!("tables.{}", m.tables),
+        format!("log.{}", m.tables),
     ];
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         let ours = name.starts_with("records.")
             || name.starts_with("tables.")
+            || name.starts_with("log.")
             || name.starts_with(&format!(".{MANIFEST}.tmp"));
         if ours && !keep.iter().any(|k| k == name) {
             let _ = std::fs::remove_file(entry.path());
@@ -465,8 +556,9 @@ fn open_window(
             .read(true)
             .write(writable)
             .open(&records)
-            .and_then(|r| File::open(&tables).map(|t| (r, t)));
-        let (records_file, tables_file) = match opened {
+            .and_then(|r| File::open(&tables).map(|t| (r, t)))
+            .and_then(|(r, t)| Ok((r, t, read_log(dir, &m)?)));
+        let (records_file, tables_file, log) = match opened {
             Ok(files) => files,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !writable && tries < 5 => {
                 tries += 1;
@@ -504,6 +596,7 @@ fn open_window(
         )
         .map_err(|e| Error::io(format!("opening the index {name}"), e))?;
         let capacity = window.capacity;
+        let settings = window.clone();
         let mut reader = Hashed {
             inner: BufReader::with_capacity(1 << 20, tables_file),
             hash: Xxh3::new(),
@@ -517,6 +610,25 @@ fn open_window(
             ));
         }
         let mut opened = opened.map_err(|e| bad(e.to_string()))?;
+        opened
+            .replay_log(&log, m.records_end)
+            .map_err(|e| bad(format!("its log: {e}")))?;
+        if opened.len() as u64 != m.documents {
+            return Err(bad(format!(
+                "it holds {} documents, its manifest says {}",
+                opened.len(),
+                m.documents
+            )));
+        }
+        if writable {
+            opened.start_journal(m.tables, m.tables_len.saturating_sub(m.log_len) as usize);
+            if m.log_len.saturating_mul(FOLD) > m.tables_len {
+                // Replayed at this opening: written whole at the next save, so that the
+                // next opening reads the tables in one pass instead.
+                opened.stop_journal();
+            }
+        }
+        let mut opened = opened.settle(settings).map_err(|e| bad(e.to_string()))?;
         if let Some(why) = m.limit
             && capacity == 0
         {
@@ -525,6 +637,24 @@ fn open_window(
         }
         return Ok(Some((m, opened)));
     }
+}
+
+/// The log the manifest `m` names, read whole and checked against the length it gives (a
+/// crashed save may have left more after it).
+fn read_log(dir: &Path, m: &Manifest) -> std::io::Result<Vec<u8>> {
+    if m.log_len == 0 {
+        return Ok(Vec::new());
+    }
+    let mut file = File::open(log_path(dir, m.tables))?;
+    if file.metadata()?.len() < m.log_len {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "its log is shorter than its manifest says (truncated)",
+        ));
+    }
+    let mut log = vec![0; usize::try_from(m.log_len).unwrap_or(usize::MAX)];
+    file.read_exact(&mut log)?;
+    Ok(log)
 }
 
 /// What `neardup state info` says of an index.
@@ -540,8 +670,9 @@ pub struct Info {
     /// RAM its window takes once opened (tables; the records stay on disk).
     pub ram_bytes: usize,
     /// With `check`: a digest of the held documents (their sequence numbers and records, in
-    /// recency order), after every record was read back and checked against its checksum.
-    /// Two indexes with the same digest hold the same documents.
+    /// recency order) and of the tables ([`Window::tables_digest`]), after every record was
+    /// read back and checked against its checksum. Two indexes with the same digest hold the
+    /// same documents and answer every lookup alike.
     pub digest: Option<u64>,
 }
 
@@ -567,6 +698,10 @@ pub fn info(dir: &Path, check: bool) -> Result<Info> {
                 hash.update(&held.seq.to_le_bytes());
                 hash.update(format!("{entry:?}").as_bytes());
             }
+            let tables = window
+                .tables_digest()
+                .map_err(|e| Error::config("state", format!("{name}: {e}")))?;
+            hash.update(&tables.to_le_bytes());
             Some(hash.digest())
         }
     };

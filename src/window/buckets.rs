@@ -267,6 +267,12 @@ impl Buckets {
         self.limit
     }
 
+    /// Sets the most members a bucket keeps from now on (a journal replays pushes under the
+    /// limit of the run that made them).
+    pub(super) fn set_limit(&mut self, limit: usize) {
+        self.limit = limit;
+    }
+
     /// The buckets of two or more members, in no particular order: each key as the table
     /// keeps it (the top bits of its hash), how many of its first members are protected, and
     /// the members in their order (which a limited table's refreshes have shaped, so that

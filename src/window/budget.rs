@@ -121,6 +121,8 @@ impl Window {
     /// Moves the held records down over the evicted ones, in offset order, and cuts the
     /// store after the last: in place, so a compaction takes no second copy of the records.
     pub(super) fn compact(&mut self) -> io::Result<()> {
+        // The records move: the tables are written whole at the next save.
+        self.journal_stop();
         let mut held: Vec<u32> = Vec::with_capacity(self.len);
         let mut slot = self.oldest;
         while slot != NIL {

@@ -115,8 +115,8 @@ impl Window {
 
     /// The window `settings` describe holding what [`Window::write_image`] wrote, its
     /// records in `store` (whose bytes end at `records_end`). `left` bounds what is read.
-    /// A window with a smaller capacity than the image's documents keeps the most recently
-    /// used ones.
+    /// It holds what the image holds whatever the settings' limits: [`Window::settle`]
+    /// applies them (after a log is replayed).
     pub fn read_image<R: Read>(
         settings: WindowSettings,
         store: super::Store,
@@ -125,7 +125,6 @@ impl Window {
         left: u64,
     ) -> io::Result<Window> {
         let bucket_limit = settings.bucket_limit;
-        let budget = settings.clone();
         let mut w = Window::with_settings(settings);
         w.store = store;
         let mut get = Get::new(r, left);
@@ -197,12 +196,20 @@ impl Window {
         w.copies = copies;
         w.family = family;
         w.check_links()?;
-        if w.capacity > 0 {
-            while w.len > w.capacity {
-                w.evict_oldest()?;
+        Ok(w)
+    }
+
+    /// The window [`Window::read_image`] read (and a log replayed onto it) made to fit the
+    /// run's `settings`: at most its capacity, within its memory budget (which may rebuild
+    /// it, [`Window::fit_budget`]).
+    pub fn settle(mut self, settings: WindowSettings) -> io::Result<Window> {
+        self.check_links()?;
+        if self.capacity > 0 {
+            while self.len > self.capacity {
+                self.evict_oldest()?;
             }
         }
-        w.fit_budget(budget)
+        self.fit_budget(settings)
     }
 
     /// A window opened under a memory budget (`settings.budget`) its documents do not fit:
@@ -234,6 +241,34 @@ impl Window {
             fitted.insert(held.seq, std::mem::take(&mut entry))?;
         }
         Ok(fitted)
+    }
+
+    /// A digest of what the tables say of the held documents, in recency order: each one's
+    /// sequence number, sketch and record checksum, the members of each of its buckets in
+    /// their order (as sequence numbers), and the document its text finds in the copy
+    /// index. Two windows with the same digest answer every lookup alike, however their
+    /// tables are laid out (written whole, or replayed from a log).
+    pub fn tables_digest(&self) -> io::Result<u64> {
+        let mut hash = xxhash_rust::xxh3::Xxh3::new();
+        let mut scratch = Vec::new();
+        for held in self.oldest_first() {
+            let s = self.slots[held.slot as usize];
+            hash.update(&s.seq.to_le_bytes());
+            hash.update(bytemuck::cast_slice(&s.sketch));
+            hash.update(&s.sum.to_le_bytes());
+            let view = self.view(held, &mut scratch)?;
+            for &key in view.band_keys {
+                for &member in self.buckets[super::shard(key)].get(key) {
+                    hash.update(&self.slots[member as usize].seq.to_le_bytes());
+                }
+                hash.update(b"|");
+            }
+            if let Some(h) = view.copy_key() {
+                let first = self.find_copy(h)?.map_or(u64::MAX, |c| c.seq);
+                hash.update(&first.to_le_bytes());
+            }
+        }
+        Ok(hash.digest())
     }
 
     /// Checks that the recency list runs through exactly the held slots and that every free
@@ -300,7 +335,9 @@ impl Window {
             let s = self.slots[slot as usize];
             if s.sum == 0 {
                 let record = self.store.get(s.place(), &mut scratch, 0)?;
-                self.slots[slot as usize].sum = super::store::record_sum(record);
+                let sum = super::store::record_sum(record);
+                self.slots[slot as usize].sum = sum;
+                self.journal_sum(slot, sum);
             }
             slot = s.newer;
         }

@@ -29,6 +29,7 @@ mod chunked;
 mod codec;
 mod family;
 mod image;
+mod journal;
 mod keying;
 mod limit;
 mod lookup;
@@ -163,6 +164,8 @@ pub struct Window {
     family: Family,
     /// Band keys of a record before its family keys (the LSH bands).
     bands: usize,
+    /// What changed since the tables were saved whole (an index's window).
+    journal: journal::Journal,
 }
 
 /// What a window is made with ([`Window::with_settings`]).
@@ -234,6 +237,7 @@ impl Window {
             keys: Vec::new(),
             family: Family::default(),
             bands: usize::MAX,
+            journal: journal::Journal::default(),
         }
     }
 
@@ -411,6 +415,7 @@ impl Window {
         for &key in band_keys {
             self.buckets[shard(key)].refresh(key, held.slot);
         }
+        self.journal_refresh(held.slot, band_keys);
     }
 
     /// Adds document `seq` (larger than every earlier one), evicting the least recently
@@ -498,6 +503,8 @@ impl Window {
                     }
                 }
                 self.free.push(slot);
+                // A bucket at its limit may have let a member go for this push.
+                self.journal_stop();
                 return Err(e);
             }
         };
@@ -511,6 +518,7 @@ impl Window {
         }
         self.link_newest(slot);
         self.len += 1;
+        self.journal_insert(slot, indexed.map(|h| h as u64), &entry.band_keys);
         if self.capacity > 0 {
             while self.len > self.capacity {
                 self.evict_oldest()?;
@@ -524,6 +532,17 @@ impl Window {
     }
 
     fn evict_oldest(&mut self) -> io::Result<()> {
+        self.journal_evict();
+        self.evict(true)
+    }
+
+    /// [`Window::evict_oldest`] replayed from a journal: the record's bytes were counted as
+    /// garbage when the journal was saved.
+    fn evict_oldest_replayed(&mut self) -> io::Result<()> {
+        self.evict(false)
+    }
+
+    fn evict(&mut self, free_record: bool) -> io::Result<()> {
         let slot = self.oldest;
         if slot == NIL {
             return Ok(());
@@ -539,7 +558,9 @@ impl Window {
         };
         self.unlink(slot);
         self.slots[slot as usize].len = 0;
-        self.store.freed(place);
+        if free_record {
+            self.store.freed(place);
+        }
         self.len -= 1;
         self.evictions += 1;
         for &key in &keys {

@@ -7,6 +7,7 @@ impl Window {
     /// Marks a held document as just matched, protecting it from eviction.
     pub fn touch(&mut self, held: Held) {
         debug_assert_eq!(self.slots[held.slot as usize].seq, held.seq, "stale handle");
+        self.journal_touch(held.slot);
         if self.newest != held.slot {
             self.unlink(held.slot);
             self.link_newest(held.slot);

@@ -1,0 +1,379 @@
+//! The window's journal: what changed in its tables since they were last written whole, as
+//! the operations that changed them, so that a save of an index (`--state DIR`,
+//! [`crate::state`]) appends what a run did instead of rewriting tables that grow with the
+//! whole corpus. Opening the index reads the tables, then replays the journal's segments
+//! with the same primitives the run used, in the same order: the window comes back as it was.
+//!
+//! ```text
+//! segment: u64 n + n bytes of operations | u64 m + m bytes, the family summaries
+//!          | u64 bands | u64 bucket limit | u64 documents held | u64 inserts
+//!          | u64 xxh3-64 of all before
+//! insert:  1 | u64 seq | u32 slot | u64 offset | u32 len | 4 × u64 sketch
+//!          | u8 indexed copy (0/1) [+ u64 its key] | u32 k + k × u64 bucket key
+//! evict:   2                       (the oldest document; its keys come from its record)
+//! touch:   3 | u32 slot
+//! refresh: 4 | u32 slot | u32 k + k × u64 bucket key
+//! sum:     5 | u32 slot | u32 record checksum
+//! ```
+//! Not journaled, and so followed by a whole write of the tables: a compaction (the records
+//! move), the family keys made again after the warm-up, and a journal grown past the room it
+//! was given (the log may not outgrow the tables it follows).
+
+use super::codec::damaged;
+use super::{Held, NIL, Slot, Window, shard};
+use crate::sketch::lsh::Sketch;
+use std::io;
+
+const INSERT: u8 = 1;
+const EVICT: u8 = 2;
+const TOUCH: u8 = 3;
+const REFRESH: u8 = 4;
+const SUM: u8 = 5;
+
+/// What a window changed since its tables were written, while it is recording.
+#[derive(Debug, Default)]
+pub(super) struct Journal {
+    /// The generation of the tables the operations follow (`None`: not recording).
+    base: Option<u64>,
+    /// The operations, encoded.
+    ops: Vec<u8>,
+    /// Inserts among them.
+    inserts: u64,
+    /// Bytes the operations may take; past it, recording stops.
+    room: usize,
+}
+
+impl Journal {
+    fn recording(&self) -> bool {
+        self.base.is_some()
+    }
+
+    /// Stops recording: the next save writes the tables whole.
+    fn stop(&mut self) {
+        *self = Journal::default();
+    }
+
+    /// Ends an operation: past the room, the journal is dropped.
+    fn check_room(&mut self) {
+        if self.ops.len() > self.room {
+            self.stop();
+        }
+    }
+
+    fn keys(&mut self, keys: &[u64]) {
+        self.ops
+            .extend_from_slice(&(keys.len() as u32).to_le_bytes());
+        for k in keys {
+            self.ops.extend_from_slice(&k.to_le_bytes());
+        }
+    }
+}
+
+impl Window {
+    /// Starts recording what changes in the tables, which are now the index's tables of
+    /// generation `base` (just saved or opened); the operations may take `room` bytes, after
+    /// which the next save writes the tables whole. Under a memory budget the journal takes
+    /// at most an eighth of it.
+    pub fn start_journal(&mut self, base: u64, room: usize) {
+        let room = match self.budget {
+            0 => room,
+            budget => room.min(budget / 8),
+        };
+        self.journal = Journal {
+            base: Some(base),
+            ops: Vec::new(),
+            inserts: 0,
+            room,
+        };
+    }
+
+    /// The generation of the tables the journal follows, when every change since they were
+    /// written is in it (a save may then append [`Window::journal_segment`] to their log).
+    pub fn journal_base(&self) -> Option<u64> {
+        self.journal.base
+    }
+
+    /// Documents inserted since the tables the journal follows (or its last segment).
+    pub fn journal_inserts(&self) -> u64 {
+        self.journal.inserts
+    }
+
+    /// Stops the journal (an index opened with a long log is written whole at its next save:
+    /// its next opening need not replay it again).
+    pub fn stop_journal(&mut self) {
+        self.journal.stop();
+    }
+
+    /// The journal as one segment of a log: its operations, and what is small enough to be
+    /// written whole (the family summaries), then a checksum.
+    pub fn journal_segment(&self) -> Vec<u8> {
+        let j = &self.journal;
+        let mut family = Vec::new();
+        self.family.write_to(&mut family);
+        let mut out = Vec::with_capacity(j.ops.len() + family.len() + 48);
+        out.extend_from_slice(&(j.ops.len() as u64).to_le_bytes());
+        out.extend_from_slice(&j.ops);
+        out.extend_from_slice(&(family.len() as u64).to_le_bytes());
+        out.extend_from_slice(&family);
+        let limit = self.buckets.first().map_or(0, super::Buckets::limit);
+        for v in [self.bands as u64, limit as u64, self.len as u64, j.inserts] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        let sum = xxhash_rust::xxh3::xxh3_64(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// A segment was saved: the journal starts again after it, with `room` bytes.
+    pub fn journal_saved(&mut self, base: u64, room: usize) {
+        self.start_journal(base, room);
+    }
+
+    pub(super) fn journal_stop(&mut self) {
+        self.journal.stop();
+    }
+
+    pub(super) fn journal_insert(&mut self, slot: u32, copy: Option<u64>, keys: &[u64]) {
+        if !self.journal.recording() {
+            return;
+        }
+        let s = self.slots[slot as usize];
+        let j = &mut self.journal;
+        j.ops.push(INSERT);
+        j.ops.extend_from_slice(&s.seq.to_le_bytes());
+        j.ops.extend_from_slice(&slot.to_le_bytes());
+        j.ops.extend_from_slice(&s.offset.to_le_bytes());
+        j.ops.extend_from_slice(&s.len.to_le_bytes());
+        for v in s.sketch {
+            j.ops.extend_from_slice(&v.to_le_bytes());
+        }
+        match copy {
+            Some(h) => {
+                j.ops.push(1);
+                j.ops.extend_from_slice(&h.to_le_bytes());
+            }
+            None => j.ops.push(0),
+        }
+        j.keys(keys);
+        j.inserts += 1;
+        j.check_room();
+    }
+
+    pub(super) fn journal_evict(&mut self) {
+        if self.journal.recording() {
+            self.journal.ops.push(EVICT);
+            self.journal.check_room();
+        }
+    }
+
+    pub(super) fn journal_touch(&mut self, slot: u32) {
+        if self.journal.recording() {
+            self.journal.ops.push(TOUCH);
+            self.journal.ops.extend_from_slice(&slot.to_le_bytes());
+            self.journal.check_room();
+        }
+    }
+
+    pub(super) fn journal_refresh(&mut self, slot: u32, keys: &[u64]) {
+        if self.journal.recording() {
+            self.journal.ops.push(REFRESH);
+            self.journal.ops.extend_from_slice(&slot.to_le_bytes());
+            self.journal.keys(keys);
+            self.journal.check_room();
+        }
+    }
+
+    pub(super) fn journal_sum(&mut self, slot: u32, sum: u32) {
+        if self.journal.recording() {
+            self.journal.ops.push(SUM);
+            self.journal.ops.extend_from_slice(&slot.to_le_bytes());
+            self.journal.ops.extend_from_slice(&sum.to_le_bytes());
+            self.journal.check_room();
+        }
+    }
+
+    /// Replays `log` (segments [`Window::journal_segment`] wrote, one after another) onto
+    /// the tables it follows, whose records end at `records_end`. Nothing is recorded while
+    /// it replays; a damaged log is an error, never a panic. Returns the inserts replayed.
+    pub fn replay_log(&mut self, mut log: &[u8], records_end: u64) -> io::Result<u64> {
+        let saved = std::mem::take(&mut self.journal);
+        let mut inserts = 0;
+        let result = (|| {
+            while !log.is_empty() {
+                inserts += self.replay_segment(&mut log, records_end)?;
+            }
+            Ok(inserts)
+        })();
+        self.journal = saved;
+        result
+    }
+
+    fn replay_segment(&mut self, log: &mut &[u8], records_end: u64) -> io::Result<u64> {
+        let whole = *log;
+        let mut b = Bytes(log);
+        let n = b.len_of()?;
+        let ops = b.take(n)?;
+        let m = b.len_of()?;
+        let family = b.take(m)?;
+        let (bands, limit) = (b.u64()?, b.len_of()?);
+        let (held, inserts) = (b.u64()?, b.u64()?);
+        let body = whole.len() - b.0.len();
+        if b.u64()? != xxhash_rust::xxh3::xxh3_64(&whole[..body]) {
+            return Err(damaged("a log segment's checksum"));
+        }
+        *log = b.0;
+        // The pushes are replayed under the bucket limit of the run that made them.
+        let own = self.buckets.first().map_or(0, super::Buckets::limit);
+        self.set_bucket_limit(limit);
+        let replayed = self.replay_ops(ops, family, bands, records_end);
+        self.set_bucket_limit(own);
+        let replayed = replayed?;
+        if held != self.len as u64 || inserts != replayed {
+            return Err(damaged("a log segment's counts"));
+        }
+        Ok(replayed)
+    }
+
+    fn set_bucket_limit(&mut self, limit: usize) {
+        for table in &mut self.buckets {
+            table.set_limit(limit);
+        }
+    }
+
+    /// Replays one segment's operations, then puts back its family summaries and band
+    /// count: the inserts replayed.
+    fn replay_ops(
+        &mut self,
+        ops: &[u8],
+        family: &[u8],
+        bands: u64,
+        records_end: u64,
+    ) -> io::Result<u64> {
+        let mut replayed = 0;
+        let mut ops = Bytes(ops);
+        let mut keys = Vec::new();
+        while !ops.0.is_empty() {
+            match ops.take(1)?[0] {
+                INSERT => {
+                    let seq = ops.u64()?;
+                    let slot = ops.u32()?;
+                    let (offset, len) = (ops.u64()?, ops.u32()?);
+                    let mut sketch: Sketch = [0; 4];
+                    for v in &mut sketch {
+                        *v = ops.u64()?;
+                    }
+                    let copy = match ops.take(1)?[0] {
+                        0 => None,
+                        _ => Some(ops.u64()?),
+                    };
+                    ops.keys(&mut keys)?;
+                    if len == 0 || offset.saturating_add(u64::from(len)) > records_end {
+                        return Err(damaged("a logged record lies past the records' end"));
+                    }
+                    if self.free_slot_for_replay()? != slot {
+                        return Err(damaged("a logged insert's slot"));
+                    }
+                    if let Some(h) = copy {
+                        self.copies.push(h, slot);
+                    }
+                    for &key in &keys {
+                        self.buckets[shard(key)].push(key, slot);
+                    }
+                    let s = &mut self.slots[slot as usize];
+                    *s = Slot {
+                        sketch,
+                        seq,
+                        offset,
+                        len,
+                        newer: NIL,
+                        older: NIL,
+                        sum: 0,
+                    };
+                    self.link_newest(slot);
+                    self.len += 1;
+                    replayed += 1;
+                }
+                EVICT => {
+                    if self.oldest == NIL {
+                        return Err(damaged("a logged eviction of nothing"));
+                    }
+                    self.evict_oldest_replayed()?;
+                }
+                TOUCH => {
+                    let held = self.replayed_held(ops.u32()?)?;
+                    self.touch(held);
+                }
+                REFRESH => {
+                    let held = self.replayed_held(ops.u32()?)?;
+                    ops.keys(&mut keys)?;
+                    for &key in &keys {
+                        self.buckets[shard(key)].refresh(key, held.slot);
+                    }
+                }
+                SUM => {
+                    let held = self.replayed_held(ops.u32()?)?;
+                    self.slots[held.slot as usize].sum = ops.u32()?;
+                }
+                _ => return Err(damaged("an unknown logged operation")),
+            }
+        }
+        self.family = super::Family::read_from(family)
+            .ok_or_else(|| damaged("a log segment's family summaries"))?;
+        self.bands = bands as usize;
+        Ok(replayed)
+    }
+
+    /// The slot the next insert takes ([`Window::free_slot`]), refused past the bounds a
+    /// damaged log could ask for.
+    fn free_slot_for_replay(&mut self) -> io::Result<u32> {
+        if self.free.is_empty() && self.slots.len() as u64 >= u64::from(super::buckets::MAX_SLOT) {
+            return Err(damaged("too many slots"));
+        }
+        Ok(self.free_slot())
+    }
+
+    fn replayed_held(&self, slot: u32) -> io::Result<Held> {
+        match self.slots.len() > slot as usize && self.slots[slot as usize].len > 0 {
+            true => Ok(self.held(slot)),
+            false => Err(damaged("a logged operation on a free slot")),
+        }
+    }
+}
+
+/// Little-endian reads from a slice, refused past its end.
+struct Bytes<'a>(&'a [u8]);
+
+impl<'a> Bytes<'a> {
+    fn take(&mut self, n: usize) -> io::Result<&'a [u8]> {
+        if n > self.0.len() {
+            return Err(damaged("a log segment runs past the end"));
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+
+    fn u64(&mut self) -> io::Result<u64> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8")))
+    }
+
+    fn u32(&mut self) -> io::Result<u32> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
+    }
+
+    fn len_of(&mut self) -> io::Result<usize> {
+        usize::try_from(self.u64()?).map_err(|_| damaged("a log segment's length"))
+    }
+
+    fn keys(&mut self, keys: &mut Vec<u64>) -> io::Result<()> {
+        let n = self.u32()? as usize;
+        let bytes = self.take(n.checked_mul(8).ok_or_else(|| damaged("a key count"))?)?;
+        keys.clear();
+        keys.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().expect("8"))),
+        );
+        Ok(())
+    }
+}
