@@ -377,3 +377,137 @@ impl<'a> Bytes<'a> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Entry, Window};
+    use super::*;
+
+    fn entry(seq: u64) -> Entry {
+        // Keys shared by neighbours, so that buckets have lists; some documents share a text.
+        Entry {
+            band_keys: vec![seq / 3, 1000 + seq % 7, 5000 + seq],
+            copy_key: Some(u128::from(seq % 5)),
+            text_hash: u128::from(seq % 5),
+            sketch: [seq; 4],
+            ..Entry::default()
+        }
+    }
+
+    /// What a window's tables say, without its records: slots in recency order and the
+    /// members of every bucket the test's keys name.
+    fn tables(w: &Window, last: u64) -> (Vec<(u64, Sketch, u64, u32)>, Vec<Vec<u64>>) {
+        let slots = w
+            .oldest_first()
+            .map(|h| {
+                let s = w.slots[h.slot()];
+                (s.seq, s.sketch, s.offset, s.len)
+            })
+            .collect();
+        let seq_of = |m: &u32| w.slots[*m as usize].seq;
+        let mut buckets = Vec::new();
+        for seq in 0..=last {
+            for key in entry(seq).band_keys {
+                buckets.push(w.buckets[shard(key)].get(key).iter().map(seq_of).collect());
+            }
+            let copy = entry(seq).copy_key.unwrap() as u64;
+            buckets.push(w.copies.get(copy).iter().map(seq_of).collect());
+        }
+        (slots, buckets)
+    }
+
+    /// A window journaled from empty, and its log: two segments, saved after 25 and 40
+    /// documents.
+    fn journaled(limit: usize) -> (Window, Vec<u8>) {
+        let mut w = Window::new(0).with_bucket_limit(limit);
+        w.start_journal(1, usize::MAX);
+        let mut log = Vec::new();
+        for seq in 0..40 {
+            if seq == 25 {
+                log.extend(w.journal_segment());
+                w.journal_saved(1, usize::MAX);
+            }
+            let e = entry(seq);
+            let keys = e.band_keys.clone();
+            let held = w.insert(seq, e).unwrap();
+            if seq % 4 == 3 {
+                // A match of an older document, as the filter reports one.
+                let older = w.oldest_first().nth(seq as usize / 3).unwrap();
+                w.touch_in_buckets(older, &keys);
+            }
+            if seq % 9 == 0 {
+                w.touch(held);
+            }
+        }
+        log.extend(w.journal_segment());
+        (w, log)
+    }
+
+    #[test]
+    fn a_replayed_journal_gives_the_same_tables() {
+        for limit in [0, 4] {
+            let (w, segment) = journaled(limit);
+            let mut again = Window::new(0).with_bucket_limit(limit);
+            let inserts = again.replay_log(&segment, u64::MAX).unwrap();
+            assert_eq!(inserts, 40);
+            assert_eq!(again.len(), w.len());
+            assert!(tables(&again, 39) == tables(&w, 39), "limit {limit}");
+        }
+    }
+
+    #[test]
+    fn the_limit_that_made_the_pushes_is_the_one_replayed() {
+        let (w, segment) = journaled(4);
+        // Opened by a run without a bucket limit: the pushes still dropped what they did.
+        let mut again = Window::new(0);
+        again.replay_log(&segment, u64::MAX).unwrap();
+        assert!(tables(&again, 39) == tables(&w, 39));
+        assert_eq!(
+            again.buckets[0].limit(),
+            0,
+            "the run's own limit afterwards"
+        );
+    }
+
+    #[test]
+    fn a_damaged_or_cut_log_is_an_error_not_a_panic() {
+        let (_, segment) = journaled(4);
+        for cut in (0..segment.len()).step_by(7) {
+            let mut w = Window::new(0);
+            assert!(w.replay_log(&segment[..cut.max(1)], u64::MAX).is_err());
+        }
+        // A byte changed anywhere in the operations, with the checksum made to match: the
+        // replay refuses it or replays something, but never panics or reads past the end.
+        let ops_len = u64::from_le_bytes(segment[..8].try_into().unwrap()) as usize;
+        for at in (8..8 + ops_len).step_by(3) {
+            let mut bad = segment.clone();
+            bad[at] ^= 0x5a;
+            let body = bad.len() - 8;
+            let sum = xxhash_rust::xxh3::xxh3_64(&bad[..body]);
+            bad[body..].copy_from_slice(&sum.to_le_bytes());
+            let _ = Window::new(0).replay_log(&bad, u64::MAX);
+        }
+        let mut w = Window::new(0);
+        let mut flipped = segment.clone();
+        flipped[20] ^= 1;
+        let err = w.replay_log(&flipped, u64::MAX).unwrap_err();
+        assert!(err.to_string().contains("checksum"), "{err}");
+    }
+
+    #[test]
+    fn a_journal_past_its_room_stops_and_asks_for_the_tables() {
+        let mut w = Window::new(0);
+        w.start_journal(3, 200);
+        w.insert(0, entry(0)).unwrap();
+        assert_eq!(w.journal_base(), Some(3));
+        for seq in 1..10 {
+            w.insert(seq, entry(seq)).unwrap();
+        }
+        assert_eq!(
+            w.journal_base(),
+            None,
+            "past 200 bytes the journal is dropped"
+        );
+        assert_eq!(w.journal_inserts(), 0);
+    }
+}
