@@ -25,9 +25,10 @@
 //!
 //! The tables are written whole when the window has no journal of every change since they
 //! were (the first save, a compaction, a window rebuilt under a memory budget), when the log
-//! would outgrow them, and at the first save of a run that opened a log longer than
-//! [`FOLD`]th of them: each save costs what the run changed, and an opening replays at most
-//! that share of the tables (except once, after a crash of a run that checkpointed).
+//! would outgrow them (or a run's changes pass a quarter of them), and at the first save of
+//! a run that opened a log longer than [`FOLD`]th of them: each save costs what the run
+//! changed, and an opening replays at most that share of the tables (except once, after a
+//! crash of a run that checkpointed).
 //!
 //! Opening reads the manifest, the tables and the log (each checked against its checksum),
 //! replays the log, and leaves the records in their file, read when a candidate needs one.
@@ -48,8 +49,17 @@ pub const VERSION: u32 = 9;
 /// The version before the log (read as an index with an empty log).
 const VERSION_WITHOUT_LOG: u32 = 8;
 /// A run that opens a log longer than this share of its tables (1/FOLD) writes the tables
-/// whole at its first save.
-pub const FOLD: u64 = 8;
+/// whole at its first save: replaying a log costs about twenty times what reading as many
+/// bytes of tables does (docs/performance.md), so an opening replays at most about 60% more
+/// than it reads.
+pub const FOLD: u64 = 32;
+
+/// The room a journal following tables of `tables_len` bytes and a log of `log_len` has:
+/// what keeps the log shorter than the tables, and at most a quarter of them in RAM (a run
+/// that inserts many documents writes the tables whole instead of holding their changes).
+fn journal_room(tables_len: u64, log_len: u64) -> usize {
+    tables_len.saturating_sub(log_len).min(tables_len / 4) as usize
+}
 const MANIFEST: &str = "manifest";
 
 /// What a manifest says.
@@ -399,7 +409,7 @@ pub fn save(dir: &Path, window: &mut Window, p: &Progress) -> Result<()> {
     };
     write_manifest(dir, &manifest).map_err(io)?;
     window.index_committed();
-    window.journal_saved(tables, tables_len.saturating_sub(log_len) as usize);
+    window.journal_saved(tables, journal_room(tables_len, log_len));
     remove_unnamed(dir, &manifest);
     Ok(())
 }
@@ -621,7 +631,7 @@ fn open_window(
             )));
         }
         if writable {
-            opened.start_journal(m.tables, m.tables_len.saturating_sub(m.log_len) as usize);
+            opened.start_journal(m.tables, journal_room(m.tables_len, m.log_len));
             if m.log_len.saturating_mul(FOLD) > m.tables_len {
                 // Replayed at this opening: written whole at the next save, so that the
                 // next opening reads the tables in one pass instead.

@@ -30,6 +30,9 @@ const TOUCH: u8 = 3;
 const REFRESH: u8 = 4;
 const SUM: u8 = 5;
 
+/// Under `--max-memory`, the journal takes at most this share (1/N) of the budget.
+pub const JOURNAL_SHARE: usize = 16;
+
 /// What a window changed since its tables were written, while it is recording.
 #[derive(Debug, Default)]
 pub(super) struct Journal {
@@ -72,12 +75,13 @@ impl Journal {
 impl Window {
     /// Starts recording what changes in the tables, which are now the index's tables of
     /// generation `base` (just saved or opened); the operations may take `room` bytes, after
-    /// which the next save writes the tables whole. Under a memory budget the journal takes
-    /// at most an eighth of it.
+    /// which the next save writes the tables whole. Under a memory budget the journal, which
+    /// the window's budget does not count (so that a run with `--state` holds what one
+    /// without it holds), takes at most [`JOURNAL_SHARE`]th of it.
     pub fn start_journal(&mut self, base: u64, room: usize) {
         let room = match self.budget {
             0 => room,
-            budget => room.min(budget / 8),
+            budget => room.min(budget / JOURNAL_SHARE),
         };
         self.journal = Journal {
             base: Some(base),
