@@ -6,6 +6,9 @@
 #   next two the same ones again), and a read-only --against INDEX run;
 # - --checkpoint-every 100000 over a stream of CKPT documents (2,000,000 by default): the
 #   bytes the run wrote (time(1)'s file system outputs) against the final index's size.
+# - the opening's worst case: the same day's run against an index whose log is just under the
+#   length at which the tables are written whole again, and against the tables alone (FOLD=0
+#   skips it).
 # OLD=path/to/neardup measures a build whose --state is one file the same way, runs
 # interleaved (old, new, ...).
 #
@@ -73,6 +76,26 @@ for build in ${old:+old} new; do
   echo "index on disk after: $(size "$state") bytes"
   rm -rf "$state"
 done
+
+# The opening's worst case: a log just under the length at which a run writes the tables
+# whole (a 64th of them: about n/50 documents of log), against the tables alone.
+if [ "${FOLD:-1}" != 0 ]; then
+  k=$((n / 50))
+  echo "## new build: 1,000 documents against $n, with a log of $k documents and without"
+  run "building $((n - k))" "$new" --state "$work/fold" <(head -n "$((n - k))" "$src")
+  cp -r "$work/fold" "$work/plain"
+  run "logging $k more" "$new" --state "$work/fold" <(sed -n "$((n - k + 1)),${n}p" "$src")
+  "$new" state info "$work/fold" | grep 'on disk'
+  for i in 1 2 3; do
+    for kind in fold plain; do
+      rm -rf "$work/c"
+      cp -r "$work/$kind" "$work/c"
+      sync
+      run "1,000 documents, $kind $i" "$new" --state "$work/c" "$work/new.jsonl"
+    done
+  done
+  rm -rf "$work/fold" "$work/plain" "$work/c"
+fi
 
 if [ "$ckpt" -gt 0 ]; then
   stream=$(rounds "$ckpt")

@@ -137,7 +137,7 @@ fn file_named(dir: &std::path::Path, prefix: &str) -> Option<String> {
 }
 
 /// A run's save appends what it changed to the tables' log instead of writing the tables
-/// again, unless the log it opened was longer than a 32nd of them (then the tables are
+/// again, unless the log it opened was longer than a 64th of them (then the tables are
 /// written whole, once). The index opened from tables and log holds what one run's index
 /// holds, lookups included (the `--check` digest covers the buckets): with every document
 /// kept, under a window limit that evicts, and with full buckets whose members refreshes
@@ -183,7 +183,7 @@ fn saves_append_a_log_that_opens_as_one_runs_index() {
             let info = info_json(&split);
             if let Some((old_tables, old)) = before {
                 let long =
-                    old["log_bytes"].as_u64().unwrap() * 32 > old["tables_bytes"].as_u64().unwrap();
+                    old["log_bytes"].as_u64().unwrap() * 64 > old["tables_bytes"].as_u64().unwrap();
                 if long {
                     assert_ne!(tables, old_tables, "{name} {percent}%: a long log was kept");
                     assert_eq!(info["log_bytes"], 0, "{name} {percent}%");

@@ -49,10 +49,10 @@ pub const VERSION: u32 = 9;
 /// The version before the log (read as an index with an empty log).
 const VERSION_WITHOUT_LOG: u32 = 8;
 /// A run that opens a log longer than this share of its tables (1/FOLD) writes the tables
-/// whole at its first save: replaying a log costs about twenty times what reading as many
-/// bytes of tables does (docs/performance.md), so an opening replays at most about 60% more
-/// than it reads.
-pub const FOLD: u64 = 32;
+/// whole at its first save: replaying a log costs about eight times what reading as many
+/// bytes of tables does (docs/performance.md), so an opening spends at most about an eighth
+/// more on the log than on the tables.
+pub const FOLD: u64 = 64;
 
 /// The room a journal following tables of `tables_len` bytes and a log of `log_len` has:
 /// what keeps the log shorter than the tables, and at most a quarter of them in RAM (a run

@@ -271,6 +271,7 @@ impl Window {
                         _ => Some(ops.u64()?),
                     };
                     ops.keys(&mut keys)?;
+                    self.prefetch_next_insert(ops.0);
                     if len == 0 || offset.saturating_add(u64::from(len)) > records_end {
                         return Err(damaged("a logged record lies past the records' end"));
                     }
@@ -325,6 +326,27 @@ impl Window {
             .ok_or_else(|| damaged("a log segment's family summaries"))?;
         self.bands = bands as usize;
         Ok(replayed)
+    }
+
+    /// When the next operation in `ops` is an insert, asks for its buckets' cells ahead (a
+    /// replay is bucket pushes at random places, as the run's inserts were; the run asked
+    /// for the next document's ahead too).
+    fn prefetch_next_insert(&self, ops: &[u8]) {
+        // tag, seq, slot, offset, len, sketch: then the copy flag.
+        const FLAG: usize = 1 + 8 + 4 + 8 + 4 + 32;
+        if ops.first() != Some(&INSERT) || ops.len() <= FLAG {
+            return;
+        }
+        let at = FLAG + 1 + if ops[FLAG] == 0 { 0 } else { 8 };
+        let Some(n) = ops.get(at..at + 4) else { return };
+        let n = u32::from_le_bytes(n.try_into().expect("4")) as usize;
+        let Some(keys) = ops.get(at + 4..at + 4 + n.saturating_mul(8)) else {
+            return;
+        };
+        for key in keys.chunks_exact(8) {
+            let key = u64::from_le_bytes(key.try_into().expect("8"));
+            self.buckets[shard(key)].prefetch(key);
+        }
     }
 
     /// The slot the next insert takes ([`Window::free_slot`]), refused past the bounds a
