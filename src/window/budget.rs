@@ -122,7 +122,7 @@ impl Window {
     /// store after the last: in place, so a compaction takes no second copy of the records.
     pub(super) fn compact(&mut self) -> io::Result<()> {
         // The records move: the tables are written whole at the next save.
-        self.journal_stop();
+        self.journal.stop();
         let mut held: Vec<u32> = Vec::with_capacity(self.len);
         let mut slot = self.oldest;
         while slot != NIL {

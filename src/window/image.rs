@@ -337,7 +337,7 @@ impl Window {
                 let record = self.store.get(s.place(), &mut scratch, 0)?;
                 let sum = super::store::record_sum(record);
                 self.slots[slot as usize].sum = sum;
-                self.journal_sum(slot, sum);
+                self.journal.sum(slot, sum);
             }
             slot = s.newer;
         }

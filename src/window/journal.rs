@@ -19,58 +19,11 @@
 //! move), the family keys made again after the warm-up, and a journal grown past the room it
 //! was given (the log may not outgrow the tables it follows).
 
+use super::changes::{Bytes, EVICT, INSERT, JOURNAL_SHARE, Journal, REFRESH, SUM, TOUCH};
 use super::codec::damaged;
 use super::{Held, NIL, Slot, Window, shard};
 use crate::sketch::lsh::Sketch;
 use std::io;
-
-const INSERT: u8 = 1;
-const EVICT: u8 = 2;
-const TOUCH: u8 = 3;
-const REFRESH: u8 = 4;
-const SUM: u8 = 5;
-
-/// Under `--max-memory`, the journal takes at most this share (1/N) of the budget.
-pub const JOURNAL_SHARE: usize = 16;
-
-/// What a window changed since its tables were written, while it is recording.
-#[derive(Debug, Default)]
-pub(super) struct Journal {
-    /// The generation of the tables the operations follow (`None`: not recording).
-    base: Option<u64>,
-    /// The operations, encoded.
-    ops: Vec<u8>,
-    /// Inserts among them.
-    inserts: u64,
-    /// Bytes the operations may take; past it, recording stops.
-    room: usize,
-}
-
-impl Journal {
-    fn recording(&self) -> bool {
-        self.base.is_some()
-    }
-
-    /// Stops recording: the next save writes the tables whole.
-    fn stop(&mut self) {
-        *self = Journal::default();
-    }
-
-    /// Ends an operation: past the room, the journal is dropped.
-    fn check_room(&mut self) {
-        if self.ops.len() > self.room {
-            self.stop();
-        }
-    }
-
-    fn keys(&mut self, keys: &[u64]) {
-        self.ops
-            .extend_from_slice(&(keys.len() as u32).to_le_bytes());
-        for k in keys {
-            self.ops.extend_from_slice(&k.to_le_bytes());
-        }
-    }
-}
 
 impl Window {
     /// Starts recording what changes in the tables, which are now the index's tables of
@@ -102,8 +55,9 @@ impl Window {
         self.journal.inserts
     }
 
-    /// Stops the journal (an index opened with a long log is written whole at its next save:
-    /// its next opening need not replay it again).
+    /// Stops the journal: the next save writes the tables whole (an index opened with a long
+    /// log, so that its next opening need not replay it again; a change the journal does not
+    /// replay).
     pub fn stop_journal(&mut self) {
         self.journal.stop();
     }
@@ -131,69 +85,6 @@ impl Window {
     /// A segment was saved: the journal starts again after it, with `room` bytes.
     pub fn journal_saved(&mut self, base: u64, room: usize) {
         self.start_journal(base, room);
-    }
-
-    pub(super) fn journal_stop(&mut self) {
-        self.journal.stop();
-    }
-
-    pub(super) fn journal_insert(&mut self, slot: u32, copy: Option<u64>, keys: &[u64]) {
-        if !self.journal.recording() {
-            return;
-        }
-        let s = self.slots[slot as usize];
-        let j = &mut self.journal;
-        j.ops.push(INSERT);
-        j.ops.extend_from_slice(&s.seq.to_le_bytes());
-        j.ops.extend_from_slice(&slot.to_le_bytes());
-        j.ops.extend_from_slice(&s.offset.to_le_bytes());
-        j.ops.extend_from_slice(&s.len.to_le_bytes());
-        for v in s.sketch {
-            j.ops.extend_from_slice(&v.to_le_bytes());
-        }
-        match copy {
-            Some(h) => {
-                j.ops.push(1);
-                j.ops.extend_from_slice(&h.to_le_bytes());
-            }
-            None => j.ops.push(0),
-        }
-        j.keys(keys);
-        j.inserts += 1;
-        j.check_room();
-    }
-
-    pub(super) fn journal_evict(&mut self) {
-        if self.journal.recording() {
-            self.journal.ops.push(EVICT);
-            self.journal.check_room();
-        }
-    }
-
-    pub(super) fn journal_touch(&mut self, slot: u32) {
-        if self.journal.recording() {
-            self.journal.ops.push(TOUCH);
-            self.journal.ops.extend_from_slice(&slot.to_le_bytes());
-            self.journal.check_room();
-        }
-    }
-
-    pub(super) fn journal_refresh(&mut self, slot: u32, keys: &[u64]) {
-        if self.journal.recording() {
-            self.journal.ops.push(REFRESH);
-            self.journal.ops.extend_from_slice(&slot.to_le_bytes());
-            self.journal.keys(keys);
-            self.journal.check_room();
-        }
-    }
-
-    pub(super) fn journal_sum(&mut self, slot: u32, sum: u32) {
-        if self.journal.recording() {
-            self.journal.ops.push(SUM);
-            self.journal.ops.extend_from_slice(&slot.to_le_bytes());
-            self.journal.ops.extend_from_slice(&sum.to_le_bytes());
-            self.journal.check_room();
-        }
     }
 
     /// Replays `log` (segments [`Window::journal_segment`] wrote, one after another) onto
@@ -366,44 +257,6 @@ impl Window {
     }
 }
 
-/// Little-endian reads from a slice, refused past its end.
-struct Bytes<'a>(&'a [u8]);
-
-impl<'a> Bytes<'a> {
-    fn take(&mut self, n: usize) -> io::Result<&'a [u8]> {
-        if n > self.0.len() {
-            return Err(damaged("a log segment runs past the end"));
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Ok(head)
-    }
-
-    fn u64(&mut self) -> io::Result<u64> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8")))
-    }
-
-    fn u32(&mut self) -> io::Result<u32> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4")))
-    }
-
-    fn len_of(&mut self) -> io::Result<usize> {
-        usize::try_from(self.u64()?).map_err(|_| damaged("a log segment's length"))
-    }
-
-    fn keys(&mut self, keys: &mut Vec<u64>) -> io::Result<()> {
-        let n = self.u32()? as usize;
-        let bytes = self.take(n.checked_mul(8).ok_or_else(|| damaged("a key count"))?)?;
-        keys.clear();
-        keys.extend(
-            bytes
-                .chunks_exact(8)
-                .map(|b| u64::from_le_bytes(b.try_into().expect("8"))),
-        );
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::{Entry, Window};
@@ -422,7 +275,10 @@ mod tests {
 
     /// What a window's tables say, without its records: slots in recency order and the
     /// members of every bucket the test's keys name.
-    fn tables(w: &Window, last: u64) -> (Vec<(u64, Sketch, u64, u32)>, Vec<Vec<u64>>) {
+    /// Held slots (sequence number, sketch, record place) and bucket members by sequence.
+    type Tables = (Vec<(u64, Sketch, u64, u32)>, Vec<Vec<u64>>);
+
+    fn tables(w: &Window, last: u64) -> Tables {
         let slots = w
             .oldest_first()
             .map(|h| {

@@ -45,7 +45,7 @@ impl Window {
     /// minima) with what the summaries make of them now: in buckets and records.
     fn key_again(&mut self, warm: Vec<(u64, Vec<u32>)>) -> io::Result<()> {
         // Records and buckets change here in ways the journal does not replay.
-        self.journal_stop();
+        self.journal.stop();
         let minima: std::collections::HashMap<u64, Vec<u32>> = warm.into_iter().collect();
         let held: Vec<Held> = self
             .oldest_first()

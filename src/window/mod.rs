@@ -25,6 +25,7 @@
 pub mod bucket_order;
 mod buckets;
 mod budget;
+mod changes;
 mod chunked;
 mod codec;
 mod family;
@@ -165,7 +166,7 @@ pub struct Window {
     /// Band keys of a record before its family keys (the LSH bands).
     bands: usize,
     /// What changed since the tables were saved whole (an index's window).
-    journal: journal::Journal,
+    journal: changes::Journal,
 }
 
 /// What a window is made with ([`Window::with_settings`]).
@@ -237,7 +238,7 @@ impl Window {
             keys: Vec::new(),
             family: Family::default(),
             bands: usize::MAX,
-            journal: journal::Journal::default(),
+            journal: changes::Journal::default(),
         }
     }
 
@@ -415,7 +416,7 @@ impl Window {
         for &key in band_keys {
             self.buckets[shard(key)].refresh(key, held.slot);
         }
-        self.journal_refresh(held.slot, band_keys);
+        self.journal.refresh(held.slot, band_keys);
     }
 
     /// Adds document `seq` (larger than every earlier one), evicting the least recently
@@ -504,7 +505,7 @@ impl Window {
                 }
                 self.free.push(slot);
                 // A bucket at its limit may have let a member go for this push.
-                self.journal_stop();
+                self.journal.stop();
                 return Err(e);
             }
         };
@@ -518,7 +519,14 @@ impl Window {
         }
         self.link_newest(slot);
         self.len += 1;
-        self.journal_insert(slot, indexed.map(|h| h as u64), &entry.band_keys);
+        self.journal.insert(
+            seq,
+            slot,
+            (place.offset, place.len),
+            &entry.sketch,
+            indexed.map(|h| h as u64),
+            &entry.band_keys,
+        );
         if self.capacity > 0 {
             while self.len > self.capacity {
                 self.evict_oldest()?;
@@ -529,49 +537,6 @@ impl Window {
             self.compact()?;
         }
         Ok(Held { seq, slot })
-    }
-
-    fn evict_oldest(&mut self) -> io::Result<()> {
-        self.journal_evict();
-        self.evict(true)
-    }
-
-    /// [`Window::evict_oldest`] replayed from a journal: the record's bytes were counted as
-    /// garbage when the journal was saved.
-    fn evict_oldest_replayed(&mut self) -> io::Result<()> {
-        self.evict(false)
-    }
-
-    fn evict(&mut self, free_record: bool) -> io::Result<()> {
-        let slot = self.oldest;
-        if slot == NIL {
-            return Ok(());
-        }
-        let place = self.slots[slot as usize].place();
-        let mut keys = std::mem::take(&mut self.keys);
-        let copy_key = {
-            let sum = self.slots[slot as usize].sum;
-            let view = View::parse(self.store.get(place, &mut self.words, sum)?)?;
-            keys.clear();
-            keys.extend_from_slice(view.band_keys);
-            view.copy_key()
-        };
-        self.unlink(slot);
-        self.slots[slot as usize].len = 0;
-        if free_record {
-            self.store.freed(place);
-        }
-        self.len -= 1;
-        self.evictions += 1;
-        for &key in &keys {
-            self.buckets[shard(key)].remove(key, slot);
-        }
-        if let Some(h) = copy_key {
-            self.copies.remove(h as u64, slot);
-        }
-        self.keys = keys;
-        self.free.push(slot);
-        Ok(())
     }
 
     /// The held document with sequence number `seq` (a scan: for tests).
