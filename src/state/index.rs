@@ -148,7 +148,7 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
     let pending = bytes_of(&mut b, n)?.to_vec();
     let n = u64_of(&mut b)? as usize;
     let idf = bytes_of(&mut b, n)?.to_vec();
-    let m = Manifest {
+    let mut m = Manifest {
         settings,
         lines,
         written,
@@ -166,7 +166,6 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
         log_len: 0,
         log_inserts: 0,
     };
-    let mut m = m;
     if version == VERSION {
         m.log_len = u64_of(&mut b)?;
         m.log_inserts = u64_of(&mut b)?;
