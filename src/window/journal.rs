@@ -16,8 +16,9 @@
 //! sum:     5 | u32 slot | u32 record checksum
 //! ```
 //! Not journaled, and so followed by a whole write of the tables: a compaction (the records
-//! move), the family keys made again after the warm-up, and a journal grown past the room it
-//! was given (the log may not outgrow the tables it follows).
+//! move), the family keys made again after the warm-up (records rewritten), a failed insert
+//! (a full bucket may have let a member go), and a journal grown past the room it was given
+//! (the state module's rules: the log may not outgrow the tables it follows).
 
 use super::changes::{Bytes, EVICT, INSERT, JOURNAL_SHARE, Journal, REFRESH, SUM, TOUCH};
 use super::codec::damaged;
