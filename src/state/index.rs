@@ -408,7 +408,7 @@ pub fn save(dir: &Path, window: &mut Window, p: &Progress) -> Result<()> {
     };
     write_manifest(dir, &manifest).map_err(io)?;
     window.index_committed();
-    window.journal_saved(tables, journal_room(tables_len, log_len));
+    window.start_journal(tables, journal_room(tables_len, log_len));
     remove_unnamed(dir, &manifest);
     Ok(())
 }

@@ -35,7 +35,8 @@ impl Journal {
     }
 
     /// Records an insert into `slot`: the document, its record's place, the copy-index key
-    /// it was indexed under, if any, and all its bucket keys.
+    /// it was indexed under, if any, and all its bucket keys ([`insert_keys_ahead`] reads
+    /// this layout too).
     pub(super) fn insert(
         &mut self,
         seq: u64,
@@ -121,6 +122,24 @@ impl Journal {
     }
 }
 
+/// The bucket keys of the insert at the start of `ops`, if one is there whole (nothing
+/// otherwise): what a replay asks for ahead, read by the layout [`Journal::insert`] writes.
+pub(super) fn insert_keys_ahead(ops: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    // Tag, seq, slot, offset, len, sketch; then the copy flag and, when set, the copy key.
+    const FLAG: usize = 1 + 8 + 4 + 8 + 4 + 32;
+    let keys = (|| {
+        if *ops.first()? != INSERT {
+            return None;
+        }
+        let at = FLAG + 1 + if *ops.get(FLAG)? == 0 { 0 } else { 8 };
+        let n = u32::from_le_bytes(ops.get(at..at + 4)?.try_into().ok()?) as usize;
+        ops.get(at + 4..(at + 4).checked_add(n.checked_mul(8)?)?)
+    })();
+    keys.unwrap_or_default()
+        .chunks_exact(8)
+        .map(|k| u64::from_le_bytes(k.try_into().expect("8 bytes")))
+}
+
 /// Little-endian reads from a slice, refused past its end.
 pub(super) struct Bytes<'a>(pub(super) &'a [u8]);
 
@@ -156,5 +175,33 @@ impl<'a> Bytes<'a> {
                 .map(|b| u64::from_le_bytes(b.try_into().expect("8"))),
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_ahead_are_the_next_inserts_whole_or_none() {
+        for copy in [None, Some(7)] {
+            let mut j = Journal {
+                base: Some(1),
+                room: usize::MAX,
+                ..Journal::default()
+            };
+            j.insert(3, 4, (5, 6), &[1, 2, 3, 4], copy, &[10, 20, 30]);
+            assert_eq!(insert_keys_ahead(&j.ops).collect::<Vec<_>>(), [10, 20, 30]);
+            let cut = &j.ops[..j.ops.len() - 1];
+            assert_eq!(insert_keys_ahead(cut).count(), 0, "a cut insert: nothing");
+        }
+        let mut j = Journal {
+            base: Some(1),
+            room: usize::MAX,
+            ..Journal::default()
+        };
+        j.touch(9);
+        assert_eq!(insert_keys_ahead(&j.ops).count(), 0, "not an insert");
+        assert_eq!(insert_keys_ahead(&[]).count(), 0);
     }
 }

@@ -20,7 +20,9 @@
 //! (a full bucket may have let a member go), and a journal grown past the room it was given
 //! (the state module's rules: the log may not outgrow the tables it follows).
 
-use super::changes::{Bytes, EVICT, INSERT, JOURNAL_SHARE, Journal, REFRESH, SUM, TOUCH};
+use super::changes::{
+    Bytes, EVICT, INSERT, JOURNAL_SHARE, Journal, REFRESH, SUM, TOUCH, insert_keys_ahead,
+};
 use super::codec::damaged;
 use super::{Held, NIL, Slot, Window, shard};
 use crate::sketch::lsh::Sketch;
@@ -28,7 +30,7 @@ use std::io;
 
 impl Window {
     /// Starts recording what changes in the tables, which are now the index's tables of
-    /// generation `base` (just saved or opened); the operations may take `room` bytes, after
+    /// generation `base` (just saved whole or with a log segment, or opened); the operations may take `room` bytes, after
     /// which the next save writes the tables whole. Under a memory budget the journal, which
     /// the window's budget does not count (so that a run with `--state` holds what one
     /// without it holds), takes at most [`JOURNAL_SHARE`]th of it.
@@ -81,11 +83,6 @@ impl Window {
         let sum = xxhash_rust::xxh3::xxh3_64(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
-    }
-
-    /// A segment was saved: the journal starts again after it, with `room` bytes.
-    pub fn journal_saved(&mut self, base: u64, room: usize) {
-        self.start_journal(base, room);
     }
 
     /// Replays `log` (segments [`Window::journal_segment`] wrote, one after another) onto
@@ -224,19 +221,7 @@ impl Window {
     /// replay is bucket pushes at random places, as the run's inserts were; the run asked
     /// for the next document's ahead too).
     fn prefetch_next_insert(&self, ops: &[u8]) {
-        // tag, seq, slot, offset, len, sketch: then the copy flag.
-        const FLAG: usize = 1 + 8 + 4 + 8 + 4 + 32;
-        if ops.first() != Some(&INSERT) || ops.len() <= FLAG {
-            return;
-        }
-        let at = FLAG + 1 + if ops[FLAG] == 0 { 0 } else { 8 };
-        let Some(n) = ops.get(at..at + 4) else { return };
-        let n = u32::from_le_bytes(n.try_into().expect("4")) as usize;
-        let Some(keys) = ops.get(at + 4..at + 4 + n.saturating_mul(8)) else {
-            return;
-        };
-        for key in keys.chunks_exact(8) {
-            let key = u64::from_le_bytes(key.try_into().expect("8"));
+        for key in insert_keys_ahead(ops) {
             self.buckets[shard(key)].prefetch(key);
         }
     }
@@ -308,7 +293,7 @@ mod tests {
         for seq in 0..40 {
             if seq == 25 {
                 log.extend(w.journal_segment());
-                w.journal_saved(1, usize::MAX);
+                w.start_journal(1, usize::MAX);
             }
             let e = entry(seq);
             let keys = e.band_keys.clone();
