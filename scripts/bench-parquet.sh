@@ -100,6 +100,22 @@ for args in "--output-format lines" "--compression none" "--compression snappy" 
 done
 
 echo
+echo "peak RSS under --max-memory (--spill-dir none, so the window fills), $(basename "$peers"), median of $rounds:"
+printf '  %-8s %16s %16s %16s\n' budget "jsonl -> jsonl" "parquet -> lines" "parquet -> parquet"
+for budget in 64M 128M 256M; do
+  row=()
+  for args in "$peers" "$pq_in --output-format lines" "$pq_in"; do
+    : > "$work/x"
+    # shellcheck disable=SC2086
+    for _ in $(seq "$rounds"); do
+      run --max-memory "$budget" --spill-dir none $args -o "$work/out.x" >> "$work/x"
+    done
+    row+=("$(cut -d' ' -f2 "$work/x" | median | awk '{printf "%.1f MiB", $1 / 1048576}')")
+  done
+  printf '  %-8s %16s %16s %16s\n' "$budget" "${row[@]}"
+done
+
+echo
 if [ -z "${FASTDEDUP:-}" ] || [ ! -x "$FASTDEDUP" ]; then
   echo "fastdedup: skipped (give its binary as FASTDEDUP=path)"
   exit 0

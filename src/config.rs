@@ -326,6 +326,10 @@ pub struct RunSettings {
     pub compression: Option<Compression>,
     /// `--line-buffered`: flush the output after every batch of lines.
     pub line_buffered: bool,
+    /// Not a flag: the run's first input is columnar (Parquet or Arrow), set when the run
+    /// looks at it. Its decoder and a table output's row group in progress then take a
+    /// part of the window's share of `--max-memory` ([`Config::window_budget`]).
+    pub columnar: bool,
 }
 
 /// Default number of MinHash values: 128 (see README "Choosing K").
@@ -350,8 +354,19 @@ pub const DEFAULT_SPILL_CACHE: usize = 64 << 20;
 /// at most: the same whatever the thread count, so that the window's size, and so the
 /// output, are too. Past half the budget, the batches in flight are fewer instead.
 const PIPELINE_RESERVE: usize = 80 << 20;
-/// Of the reserve, what is not batches: code, thread stacks, buffers, the allocator's slack.
-const PIPELINE_FIXED: usize = 12 << 20;
+/// Of the reserve, what is not batches: code, thread stacks, buffers, the allocator's slack
+/// (measured: a run of short lines under 64 MiB held 34 MiB besides its window with three
+/// batches in flight).
+const PIPELINE_FIXED: usize = 20 << 20;
+/// What a run reading a columnar input holds besides a run of lines, at most: the decoder's
+/// pages and columns, the rows each batch in flight carries, and a table output's encoders
+/// and row group in progress ([`Config::row_group_bytes`]). Taken from the window's share,
+/// or a quarter of the budget if that is less.
+const COLUMNAR_RESERVE: usize = 24 << 20;
+/// Parquet output: the encoded bytes of a row group without a budget (it is held in memory
+/// until then), and the most under one.
+pub const MAX_ROW_GROUP_BYTES: usize = 16 << 20;
+
 /// A batch in flight, at most: its 1 MiB of text and its signed documents.
 const BATCH_COST: usize = 4 << 20;
 /// Default limit on a line's length: 64 MiB.
@@ -428,6 +443,13 @@ impl Settings {
     /// The settings, to change and validate again.
     pub fn into_config(self) -> Config {
         self.0
+    }
+
+    /// The settings of a run whose first input is columnar, or not
+    /// ([`RunSettings::columnar`]): the run says so once it has looked at its input.
+    pub fn with_columnar_input(mut self, columnar: bool) -> Settings {
+        self.0.run.columnar = columnar;
+        self
     }
 }
 
@@ -625,12 +647,27 @@ impl Config {
     }
 
     /// RAM the window may use under `--max-memory` (0: no limit): the budget less what the
-    /// rest of the run holds ([`PIPELINE_RESERVE`], or half the budget if that is less).
+    /// rest of the run holds ([`PIPELINE_RESERVE`], or half the budget if that is less, and
+    /// for a columnar input [`COLUMNAR_RESERVE`], or a quarter of the budget).
     pub fn window_budget(&self) -> usize {
         if self.max_memory == 0 {
             return 0;
         }
-        (self.max_memory - self.pipeline_reserve()).max(1)
+        let columnar = match self.run.columnar {
+            true => COLUMNAR_RESERVE.min(self.max_memory / 4),
+            false => 0,
+        };
+        (self.max_memory - self.pipeline_reserve() - columnar).max(1)
+    }
+
+    /// Parquet output: the encoded bytes at which a row group ends (it is held until then).
+    /// A 64th of `--max-memory`, between 1 and 16 MiB: row groups large enough for readers,
+    /// within the part of the budget [`COLUMNAR_RESERVE`] leaves them.
+    pub fn row_group_bytes(&self) -> usize {
+        match self.max_memory {
+            0 => MAX_ROW_GROUP_BYTES,
+            budget => (budget / 64).clamp(1 << 20, MAX_ROW_GROUP_BYTES),
+        }
     }
 
     fn pipeline_reserve(&self) -> usize {
@@ -677,6 +714,34 @@ mod tests {
         let warning = few.validate().unwrap().banding_warning().unwrap();
         let worded = crate::error::worded(&warning, crate::error::Wording::Flags);
         assert!(worded.contains("--recall 0.99"), "{warning}");
+    }
+
+    #[test]
+    fn a_columnar_input_leaves_its_decoder_and_row_group_room() {
+        let mib = 1usize << 20;
+        let under = |max_memory: usize, columnar: bool| {
+            let c = Config {
+                max_memory,
+                ..Config::default()
+            };
+            c.validate().unwrap().with_columnar_input(columnar)
+        };
+        // 64 MiB: half to the pipeline, a quarter of the budget to the decoder.
+        assert_eq!(under(64 * mib, false).window_budget(), 32 * mib);
+        assert_eq!(under(64 * mib, true).window_budget(), 16 * mib);
+        assert_eq!(under(64 * mib, true).row_group_bytes(), mib);
+        // 1 GiB: the pipeline's 80 MiB, the decoder's 24 MiB, 16 MiB row groups.
+        assert_eq!(
+            under(1024 * mib, true).window_budget(),
+            (1024 - 80 - 24) * mib
+        );
+        assert_eq!(under(1024 * mib, true).row_group_bytes(), 16 * mib);
+        // No budget: no limit, and row groups of the most bytes.
+        assert_eq!(under(0, true).window_budget(), 0);
+        assert_eq!(under(0, true).row_group_bytes(), MAX_ROW_GROUP_BYTES);
+        // The fewest batches in flight fit 64 MiB; more as the budget grows.
+        assert_eq!(under(64 * mib, false).batches_in_flight(), 3);
+        assert!(under(1024 * mib, false).batches_in_flight() > 10);
     }
 
     #[test]

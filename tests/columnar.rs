@@ -588,6 +588,14 @@ fn memory_does_not_grow_with_the_file() {
         large < small * 1.25 + 16e6,
         "peak RSS {small:.0} for 20,000 rows, {large:.0} for 80,000"
     );
+    // The whole process within the budget, as for lines (tests/limits.rs): the decoder and
+    // the row group being written come out of the window's share.
+    for peak in [small, large] {
+        assert!(
+            peak <= 1.1 * 64.0 * 1048576.0,
+            "peak RSS {peak:.0} under 64 MiB"
+        );
+    }
 }
 
 /// SIGTERM while an Arrow stream is still arriving: the Parquet file is renamed into place

@@ -82,7 +82,8 @@ pub fn write_survivors<W: Write>(
             false,
             false,
             &config.field,
-        );
+        )
+        .row_groups_of(config.row_group_bytes());
         out = out.with_table(table);
     }
     let mut reader = LineReader::new(inputs, config.format)

@@ -122,7 +122,12 @@ impl LineReader {
     fn next_rows(&mut self) -> Result<Option<Batch>> {
         let reader = self.column_reader.as_mut().expect("a columnar input");
         let input = self.current as u32;
-        match reader.next_batch(input, &mut self.number, &mut self.input_line)? {
+        // A consumed batch's buffer, as for lines: a fresh allocation per batch of rows
+        // left freed pages of every size behind (the allocator's slack under a budget).
+        let data = (self.recycled.as_ref())
+            .and_then(|r| r.try_recv().ok())
+            .unwrap_or_default();
+        match reader.next_batch(input, &mut self.number, &mut self.input_line, data)? {
             Some(mut batch) => {
                 // The id column is said once for the run, not once per input.
                 batch.ids_decided &= self.ids != Some(true);

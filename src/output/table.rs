@@ -15,6 +15,7 @@
 
 use super::Verdict;
 pub use crate::config::Compression;
+use crate::config::MAX_ROW_GROUP_BYTES;
 use crate::error::{Error, Result};
 use crate::input::DocId;
 use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
@@ -36,11 +37,9 @@ pub enum Encoding {
     Jsonl,
 }
 
-/// Parquet row groups end at this many rows or bytes of encoded data, whichever comes
-/// first: large enough for readers to skip and decode well, small enough that the group
-/// being built stays a small part of the memory budget.
+/// Parquet row groups end at this many rows or at [`TableWriter::row_groups_of`] bytes of
+/// encoded data, whichever comes first: large enough for readers to skip and decode well.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
-const ROW_GROUP_BYTES: usize = 16 << 20;
 
 enum Writer {
     Parquet(parquet::arrow::ArrowWriter<Sink>),
@@ -92,6 +91,8 @@ pub struct TableWriter {
     marked: Vec<bool>,
     notes: Annotations,
     rows_written: u64,
+    /// Parquet: the encoded bytes at which the row group in progress is written.
+    row_group_bytes: usize,
 }
 
 impl TableWriter {
@@ -131,7 +132,15 @@ impl TableWriter {
             marked: Vec::new(),
             notes: Annotations::default(),
             rows_written: 0,
+            row_group_bytes: MAX_ROW_GROUP_BYTES,
         }
+    }
+
+    /// Parquet: ends a row group at `bytes` of encoded data (the group in progress is held
+    /// in memory until then), instead of [`MAX_ROW_GROUP_BYTES`].
+    pub fn row_groups_of(mut self, bytes: usize) -> TableWriter {
+        self.row_group_bytes = bytes.max(1);
+        self
     }
 
     /// Marks row `i` of the current batch of `rows` rows for writing, with its verdict
@@ -193,7 +202,7 @@ impl TableWriter {
         match self.writer.as_mut().expect("opened") {
             Writer::Parquet(w) => {
                 w.write(&batch).map_err(|e| parquet_error(&e))?;
-                if w.in_progress_size() >= ROW_GROUP_BYTES {
+                if w.in_progress_size() >= self.row_group_bytes {
                     w.flush().map_err(|e| parquet_error(&e))?;
                 }
             }

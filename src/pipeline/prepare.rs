@@ -313,10 +313,19 @@ impl Prepared {
 pub(super) fn resume(
     prepared: &Prepared,
     job: &Job,
-    source: Source,
+    mut source: Source,
 ) -> Result<(Prepared, Source, Option<Saved>)> {
     let mut prepared = prepared.clone();
     check_spill_dir(&prepared.config, job)?;
+    // A columnar input's decoder (and a table output) take part of the window's memory
+    // share: the window, a saved one included, is made knowing it.
+    if let Source::Lines(inputs) = &mut source
+        && let Some(first) = inputs.first_mut()
+    {
+        let head = columnar::head(first)?;
+        let columnar = columnar::Kind::of(prepared.config.format, &head).is_some();
+        prepared.config = prepared.config.clone().with_columnar_input(columnar);
+    }
     // One process at a time writes a state file (a program running the engine in process
     // holds its own `Deduper`s, which save only when asked).
     if let Some(path) = &prepared.config.run.state {

@@ -111,6 +111,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
                     !config.run.against.is_empty(),
                     &config.field,
                 )
+                .row_groups_of(config.row_group_bytes())
             });
             LineReader::new(inputs, config.format)
                 .columns(crate::input::columnar::Columns {

@@ -308,12 +308,14 @@ impl ColumnReader {
     }
 
     /// The next batch of rows, numbered after `number` (over all inputs) and `input_line`
-    /// (within this input), or `None` at the end of the input.
+    /// (within this input), or `None` at the end of the input. The rows' text is copied into
+    /// `data` (a consumed batch's buffer, or an empty one), whose contents are dropped.
     pub fn next_batch(
         &mut self,
         input: u32,
         number: &mut u64,
         input_line: &mut u64,
+        mut data: Vec<u8>,
     ) -> Result<Option<Batch>> {
         let (decoded, offset) = match self.pending.take() {
             Some(p) => p,
@@ -344,7 +346,8 @@ impl ColumnReader {
             self.pending = Some((decoded.clone(), end));
         }
         let rows = end - offset;
-        let mut data = Vec::with_capacity(bytes + rows);
+        data.clear();
+        data.reserve(bytes + rows);
         let mut lines = Vec::with_capacity(rows);
         let mut bad = Vec::new();
         let ids = match &self.columns.id_field {
