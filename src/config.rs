@@ -6,6 +6,7 @@
 //! and gives the [`Settings`] a run is made of: a run cannot be handed unchecked values.
 
 use crate::error::{Error, Result};
+pub use crate::memory::MemorySettings;
 use crate::sketch::lsh::{DEFAULT_RECALL, LshParams};
 use crate::text::normalize::Normalizer;
 /// The shingle stage's own enum, named in the settings.
@@ -243,18 +244,8 @@ pub struct Config {
     pub window: usize,
     /// How inputs are decompressed.
     pub decompress: Decompress,
-    /// `--max-memory`: bytes of RAM the run may use (0: no limit). The window takes what the
-    /// pipeline's buffers leave ([`Config::window_budget`]) and, past it, evicts.
-    pub max_memory: usize,
-    /// The system's limit `max_memory` is half of, when it is the default (for messages).
-    pub memory_limit: Option<crate::limits::MemoryLimit>,
-    /// `--spill-dir`: where held documents' records go past the RAM share
-    /// ([`Config::spill_cache`]); `None` keeps them all in RAM.
-    pub spill_dir: Option<PathBuf>,
-    /// `--spill-cache`: RAM for the newest records (`None`: the default share).
-    pub spill_cache: Option<usize>,
-    /// `--max-disk`: bytes the spill file may reach (0: no limit but the disk's).
-    pub max_disk: u64,
+    /// `--max-memory` and how the run shares it, the spill file's place, cache and limit.
+    pub memory: MemorySettings,
     /// The filter's bound on work per document: at most this many candidates are verified
     /// (the most similar by their sketches first), and an LSH bucket keeps at most
     /// `2 × max_candidates` documents ([`crate::job::Job::bucket_limit`]). 0 = no bound.
@@ -326,10 +317,6 @@ pub struct RunSettings {
     pub compression: Option<Compression>,
     /// `--line-buffered`: flush the output after every batch of lines.
     pub line_buffered: bool,
-    /// Not a flag: the run's first input is columnar (Parquet or Arrow), set when the run
-    /// looks at it. Its decoder and a table output's row group in progress then take a
-    /// part of the window's share of `--max-memory` ([`Config::window_budget`]).
-    pub columnar: bool,
 }
 
 /// Default number of MinHash values: 128 (see README "Choosing K").
@@ -347,29 +334,6 @@ pub const MAX_THREADS: usize = 1024;
 pub const DEFAULT_MAX_CANDIDATES: usize = 48;
 /// Default length of a node's text snippet in the graph commands, in characters.
 pub const DEFAULT_SNIPPET_CHARS: usize = 80;
-/// RAM for the newest held records when `--spill-cache` is not given (at most an eighth of
-/// `--max-memory`).
-pub const DEFAULT_SPILL_CACHE: usize = 64 << 20;
-/// What a run holds besides its window under `--max-memory` (see [`Config::window_budget`]),
-/// at most: the same whatever the thread count, so that the window's size, and so the
-/// output, are too. Past half the budget, the batches in flight are fewer instead.
-const PIPELINE_RESERVE: usize = 80 << 20;
-/// Of the reserve, what is not batches: code, thread stacks, buffers, the allocator's slack
-/// (measured: a run of short lines under 64 MiB held 34 MiB besides its window with three
-/// batches in flight).
-const PIPELINE_FIXED: usize = 20 << 20;
-/// What a run reading a columnar input holds besides a run of lines, at most: the decoder's
-/// pages and columns, the rows each batch in flight carries, and a table output's encoders
-/// and row group in progress ([`Config::row_group_bytes`]). Taken from the window's share,
-/// or a third of the budget if that is less (measured: long rows written back as zstd
-/// Parquet held 35 MiB more than their lines under 64 MiB).
-const COLUMNAR_RESERVE: usize = 24 << 20;
-/// Parquet output: the encoded bytes of a row group without a budget (it is held in memory
-/// until then), and the most under one.
-pub const MAX_ROW_GROUP_BYTES: usize = 16 << 20;
-
-/// A batch in flight, at most: its 1 MiB of text and its signed documents.
-const BATCH_COST: usize = 4 << 20;
 /// Default limit on a line's length: 64 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 
@@ -378,8 +342,6 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 /// limit, with a spill file in the temporary directory, taking JSON Lines' own ids.
 impl Default for Config {
     fn default() -> Config {
-        // `--max-memory`'s default: half of the tightest limit the system sets.
-        let memory_limit = crate::limits::memory_limit();
         Config {
             inputs: Vec::new(),
             format: InputFormat::Auto,
@@ -398,13 +360,7 @@ impl Default for Config {
             lsh: LshParams { bands: 16, rows: 6 },
             window: 0,
             decompress: Decompress::Auto,
-            max_memory: memory_limit
-                .as_ref()
-                .map_or(0, |l| usize::try_from(l.bytes / 2).unwrap_or(usize::MAX)),
-            memory_limit,
-            spill_dir: Some(std::env::temp_dir()),
-            spill_cache: None,
-            max_disk: 0,
+            memory: MemorySettings::default(),
             max_candidates: DEFAULT_MAX_CANDIDATES,
             verify: VerifyMode::Jaccard,
             on_bad_line: BadLinePolicy::Pass,
@@ -447,9 +403,9 @@ impl Settings {
     }
 
     /// The settings of a run whose first input is columnar, or not
-    /// ([`RunSettings::columnar`]): the run says so once it has looked at its input.
+    /// ([`MemorySettings::columnar`]): the run says so once it has looked at its input.
     pub fn with_columnar_input(mut self, columnar: bool) -> Settings {
-        self.0.run.columnar = columnar;
+        self.0.memory.columnar = columnar;
         self
     }
 }
@@ -637,53 +593,6 @@ impl Config {
         })
     }
 
-    /// RAM for the newest held records: `--spill-cache`, else [`DEFAULT_SPILL_CACHE`] or an
-    /// eighth of `--max-memory`, whichever is less.
-    pub fn spill_cache(&self) -> usize {
-        match (self.spill_cache, self.max_memory) {
-            (Some(bytes), _) => bytes,
-            (None, 0) => DEFAULT_SPILL_CACHE,
-            (None, budget) => DEFAULT_SPILL_CACHE.min(budget / 8),
-        }
-    }
-
-    /// RAM the window may use under `--max-memory` (0: no limit): the budget less what the
-    /// rest of the run holds ([`PIPELINE_RESERVE`], or half the budget if that is less, and
-    /// for a columnar input [`COLUMNAR_RESERVE`], or a third of the budget).
-    pub fn window_budget(&self) -> usize {
-        if self.max_memory == 0 {
-            return 0;
-        }
-        let columnar = match self.run.columnar {
-            true => COLUMNAR_RESERVE.min(self.max_memory / 3),
-            false => 0,
-        };
-        (self.max_memory - self.pipeline_reserve() - columnar).max(1)
-    }
-
-    /// Parquet output: the encoded bytes at which a row group ends (it is held until then).
-    /// A 64th of `--max-memory`, between 1 and 16 MiB: row groups large enough for readers,
-    /// within the part of the budget [`COLUMNAR_RESERVE`] leaves them.
-    pub fn row_group_bytes(&self) -> usize {
-        match self.max_memory {
-            0 => MAX_ROW_GROUP_BYTES,
-            budget => (budget / 64).clamp(1 << 20, MAX_ROW_GROUP_BYTES),
-        }
-    }
-
-    fn pipeline_reserve(&self) -> usize {
-        PIPELINE_RESERVE.min(self.max_memory / 2)
-    }
-
-    /// Most batches the pipeline may hold at once (read, signed, waiting or recycled) within
-    /// its share of `--max-memory`; `usize::MAX` without a budget.
-    pub fn batches_in_flight(&self) -> usize {
-        if self.max_memory == 0 {
-            return usize::MAX;
-        }
-        (self.pipeline_reserve().saturating_sub(PIPELINE_FIXED) / BATCH_COST).max(3)
-    }
-
     /// Worker threads to start: `threads`, or the number of cores when it is 0.
     pub fn worker_threads(&self) -> usize {
         if self.threads > 0 {
@@ -715,37 +624,6 @@ mod tests {
         let warning = few.validate().unwrap().banding_warning().unwrap();
         let worded = crate::error::worded(&warning, crate::error::Wording::Flags);
         assert!(worded.contains("--recall 0.99"), "{warning}");
-    }
-
-    #[test]
-    fn a_columnar_input_leaves_its_decoder_and_row_group_room() {
-        let mib = 1usize << 20;
-        let under = |max_memory: usize, columnar: bool| {
-            let c = Config {
-                max_memory,
-                ..Config::default()
-            };
-            c.validate().unwrap().with_columnar_input(columnar)
-        };
-        // 64 MiB: half to the pipeline, a third of the budget to the decoder.
-        assert_eq!(under(64 * mib, false).window_budget(), 32 * mib);
-        assert_eq!(
-            under(64 * mib, true).window_budget(),
-            32 * mib - 64 * mib / 3
-        );
-        assert_eq!(under(64 * mib, true).row_group_bytes(), mib);
-        // 1 GiB: the pipeline's 80 MiB, the decoder's 24 MiB, 16 MiB row groups.
-        assert_eq!(
-            under(1024 * mib, true).window_budget(),
-            (1024 - 80 - 24) * mib
-        );
-        assert_eq!(under(1024 * mib, true).row_group_bytes(), 16 * mib);
-        // No budget: no limit, and row groups of the most bytes.
-        assert_eq!(under(0, true).window_budget(), 0);
-        assert_eq!(under(0, true).row_group_bytes(), MAX_ROW_GROUP_BYTES);
-        // The fewest batches in flight fit 64 MiB; more as the budget grows.
-        assert_eq!(under(64 * mib, false).batches_in_flight(), 3);
-        assert!(under(1024 * mib, false).batches_in_flight() > 10);
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //! | `--state`: the window saved between runs | `state` |
 //! | threads and ordering: prepare, sign, sequence, help | [`pipeline`] |
 //! | the commands and their flags | [`cmd`] (the enumerated values' names: [`choice`]) |
-//! | out of memory: stop at a whole output line, exit 1 | [`guard`] (the system's limit: [`limits`]) |
+//! | out of memory: stop at a whole output line, exit 1 | [`guard`] (the system's limit: [`limits`]; the budget's shares: [`memory`]) |
 //! | hashing helpers the stages share | [`hash`] |
 //!
 //! Modules named without a link are internal to the crate. Internals are described in
@@ -66,6 +66,7 @@ pub mod hash;
 pub mod input;
 pub mod job;
 pub mod limits;
+pub mod memory;
 pub(crate) mod output;
 pub use output::printed_similarity;
 pub mod pipeline;

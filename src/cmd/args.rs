@@ -5,7 +5,9 @@
 
 use super::flags::defs;
 pub use super::values::{NgramArg, ShingleArg, VerifyArg, check_similarity, choice, parse_size};
-use crate::config::{Config, InputFormat, RunSettings, ShingleKind, TextStage, VerifyMode};
+use crate::config::{
+    Config, InputFormat, MemorySettings, RunSettings, ShingleKind, TextStage, VerifyMode,
+};
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
 use crate::text::normalize::Normalizer;
@@ -223,12 +225,15 @@ impl CommonArgs {
         let bytes = |size: u64| usize::try_from(size).unwrap_or(usize::MAX);
         let (max_memory, memory_limit) = match self.given::<u64>("max-memory") {
             Some(size) => (bytes(size), None),
-            None => (defaults.max_memory, defaults.memory_limit.clone()),
+            None => (
+                defaults.memory.max_memory,
+                defaults.memory.memory_limit.clone(),
+            ),
         };
         let spill_dir = match self.given::<PathBuf>("spill-dir") {
             Some(dir) if dir.as_os_str() == "none" => None,
             Some(dir) => Some(dir),
-            None => defaults.spill_dir.clone(),
+            None => defaults.memory.spill_dir.clone(),
         };
         let id_field: Option<String> = self.given("id-field");
         Ok(Config {
@@ -253,11 +258,14 @@ impl CommonArgs {
             rows: self.given("rows"),
             recall: self.value("recall"),
             window: self.value("window"),
-            max_memory,
-            memory_limit,
-            spill_dir,
-            spill_cache: self.given("spill-cache").map(bytes),
-            max_disk: self.value("max-disk"),
+            memory: MemorySettings {
+                max_memory,
+                memory_limit,
+                spill_dir,
+                spill_cache: self.given("spill-cache").map(bytes),
+                max_disk: self.value("max-disk"),
+                columnar: false,
+            },
             max_candidates: self.value("max-candidates"),
             verify,
             text_stages: confirm,

@@ -83,7 +83,7 @@ pub fn write_survivors<W: Write>(
             false,
             &config.field,
         )
-        .row_groups_of(config.row_group_bytes());
+        .row_groups_of(config.memory.row_group_bytes());
         out = out.with_table(table);
     }
     let mut reader = LineReader::new(inputs, config.format)

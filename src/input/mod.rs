@@ -35,7 +35,7 @@ pub const BATCH_BYTES: usize = 1 << 20;
 /// Most lines in a batch: a signed document costs about 1 KiB whatever its length (its
 /// signature, band keys and shingles), so a megabyte of short lines would hold tens of
 /// megabytes in flight; with this bound a batch holds at most about 4 MiB with its text,
-/// which the memory budget counts on (`Config::batches_in_flight`).
+/// which the memory budget counts on (`MemorySettings::batches_in_flight`).
 pub const MAX_BATCH_LINES: usize = 2048;
 /// Size of one read from an input.
 const READ_BYTES: usize = 256 << 10;

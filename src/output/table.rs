@@ -15,9 +15,9 @@
 
 use super::Verdict;
 pub use crate::config::Compression;
-use crate::config::MAX_ROW_GROUP_BYTES;
 use crate::error::{Error, Result};
 use crate::input::DocId;
+use crate::memory::MAX_ROW_GROUP_BYTES;
 use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
 use arrow_array::{ArrayRef, BooleanArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};

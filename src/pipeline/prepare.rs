@@ -54,11 +54,11 @@ pub fn window_settings(config: &Config, job: &Job) -> WindowSettings {
         capacity: config.window,
         bucket_limit: job.bucket_limit(config),
         store: StoreSettings {
-            dir: config.spill_dir.clone(),
-            ram: config.spill_cache(),
+            dir: config.memory.spill_dir.clone(),
+            ram: config.memory.spill_cache(),
             // `‹max-disk›` bounds the spill file: with none, there is nothing to bound.
-            disk: match config.spill_dir {
-                Some(_) => config.max_disk,
+            disk: match config.memory.spill_dir {
+                Some(_) => config.memory.max_disk,
                 None => 0,
             },
             // The window of a run that saves an index spills into it (unless it may not
@@ -67,9 +67,9 @@ pub fn window_settings(config: &Config, job: &Job) -> WindowSettings {
                 .run
                 .state
                 .clone()
-                .filter(|_| config.spill_dir.is_some()),
+                .filter(|_| config.memory.spill_dir.is_some()),
         },
-        budget: config.window_budget(),
+        budget: config.memory.window_budget(),
     }
 }
 
@@ -350,7 +350,7 @@ pub(super) fn resume(
 /// made there (a missing or read-only directory would otherwise stop the run only when the
 /// window first spills, far into the input). A job that holds no window makes none.
 pub(super) fn check_spill_dir(config: &Config, job: &Job) -> Result<()> {
-    let Some(dir) = &config.spill_dir else {
+    let Some(dir) = &config.memory.spill_dir else {
         return Ok(());
     };
     if matches!(job, Job::Sign(_)) {

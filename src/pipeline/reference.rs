@@ -8,7 +8,7 @@
 //! from it, nothing of the input enters it, and the files are only read.
 
 use super::prepare::Prepared;
-use crate::config::{Config, RunSettings};
+use crate::config::{Config, MemorySettings, RunSettings};
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::job::Job;
@@ -97,7 +97,10 @@ pub(super) fn prepared_for(
             inputs: corpora,
             window: 0,
             // The reference is never evicted: its records spill, but no budget limits it.
-            max_memory: 0,
+            memory: MemorySettings {
+                max_memory: 0,
+                ..prepared.config.memory.clone()
+            },
             // No state, output, report or reference of its own.
             run: RunSettings::default(),
             progress: false,

@@ -96,7 +96,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
     }
     // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
     // Under a small `--max-memory` the channels are shorter, to fit its pipeline share.
-    let fit = config.batches_in_flight();
+    let fit = config.memory.batches_in_flight();
     let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>((4 * threads + 4).min(fit));
     let mut table = None;
     let mut reader = match source {
@@ -111,7 +111,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
                     !config.run.against.is_empty(),
                     &config.field,
                 )
-                .row_groups_of(config.row_group_bytes())
+                .row_groups_of(config.memory.row_group_bytes())
             });
             LineReader::new(inputs, config.format)
                 .columns(crate::input::columnar::Columns {

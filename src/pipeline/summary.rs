@@ -113,14 +113,14 @@ impl Summary {
 pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> String {
     let (what, flag) = match limit {
         Limit::Memory => (
-            match &config.memory_limit {
+            match &config.memory.memory_limit {
                 Some(l) => format!(
                     "‹max-memory› ({}, half of {} of {})",
-                    size(config.max_memory as u64),
+                    size(config.memory.max_memory as u64),
                     l.source,
                     size(l.bytes)
                 ),
-                None => format!("‹max-memory› ({})", size(config.max_memory as u64)),
+                None => format!("‹max-memory› ({})", size(config.memory.max_memory as u64)),
             },
             "‹max-memory›",
         ),
@@ -129,7 +129,7 @@ pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u
             "the memory limit (ulimit, container)",
         ),
         Limit::Disk => (
-            format!("‹max-disk› ({})", size(config.max_disk)),
+            format!("‹max-disk› ({})", size(config.memory.max_disk)),
             "‹max-disk›",
         ),
     };

@@ -133,8 +133,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             summary: Summary {
                 resumed,
                 max_memory: (
-                    config.max_memory as u64,
-                    config.memory_limit.as_ref().map(|l| l.source),
+                    config.memory.max_memory as u64,
+                    config.memory.memory_limit.as_ref().map(|l| l.source),
                 ),
                 ..Summary::default()
             },
