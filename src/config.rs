@@ -6,6 +6,9 @@
 //! and gives the [`Settings`] a run is made of: a run cannot be handed unchecked values.
 
 use crate::error::{Error, Result};
+pub use crate::input::settings::{
+    BadLinePolicy, DEFAULT_MAX_LINE_BYTES, Decompress, InputFormat, ReadSettings,
+};
 pub use crate::memory::MemorySettings;
 use crate::sketch::lsh::{DEFAULT_RECALL, LshParams};
 use crate::text::normalize::Normalizer;
@@ -25,31 +28,6 @@ pub enum PairsFormat {
 crate::choice::choices!(PairsFormat {
     "tsv" => Tsv: "id_a TAB id_b TAB similarity",
     "jsonl" => Jsonl: "{\"id_a\":…,\"id_b\":…,\"similarity\":…}",
-});
-
-/// How input lines are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InputFormat {
-    /// JSON Lines if most of the first non-empty lines start with `{` (or `--field` or
-    /// `--id-field` is given), plain text otherwise.
-    Auto,
-    /// Each line is the document.
-    Text,
-    /// Each line is a JSON object; the document is the string at `field`.
-    Jsonl,
-    /// Apache Parquet files; the document is the text column `field`
-    /// ([`crate::input::columnar`]).
-    Parquet,
-    /// Arrow IPC streams (or files); the document is the text column `field`.
-    Arrow,
-}
-
-crate::choice::choices!(InputFormat {
-    "auto" => Auto: "Detect from the first non-empty lines",
-    "text" => Text: "One document per line",
-    "jsonl" => Jsonl: "One JSON object per line",
-    "parquet" => Parquet: "Apache Parquet (also recognised by its first bytes under auto)",
-    "arrow" => Arrow: "An Arrow IPC stream or file (also recognised by its first bytes under auto)",
 });
 
 /// What the filter modes write (`--output-format`).
@@ -96,51 +74,6 @@ crate::choice::choices!(Compression {
     "gzip" => Gzip: "gzip",
     "lz4" => Lz4: "LZ4",
     "none" => None: "None",
-});
-
-/// How inputs are decompressed (`--decompress`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Decompress {
-    /// By each input's first bytes: gzip, zstd and xz by their magic, bzip2 by its header
-    /// and first block magic; anything else is read as it is.
-    #[default]
-    Auto,
-    /// Read every input as it is.
-    None,
-    /// gzip.
-    Gzip,
-    /// Zstandard.
-    Zstd,
-    /// xz.
-    Xz,
-    /// bzip2.
-    Bzip2,
-}
-
-crate::choice::choices!(Decompress {
-    "auto" => Auto: "By the first bytes",
-    "none" => None: "Read as it is",
-    "gzip" => Gzip: "gzip",
-    "zstd" => Zstd: "Zstandard",
-    "xz" => Xz: "xz",
-    "bzip2" => Bzip2: "bzip2",
-});
-
-/// What happens to a line that cannot be read as a document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BadLinePolicy {
-    /// Write it through unchanged (in the modes that write input lines); never a duplicate.
-    Pass,
-    /// Leave it out of the output.
-    Skip,
-    /// Stop with exit code 1.
-    Fail,
-}
-
-crate::choice::choices!(BadLinePolicy {
-    "pass" => Pass: "Write through unchanged",
-    "skip" => Skip: "Leave out",
-    "fail" => Fail: "Stop with exit status 1",
 });
 
 /// When the sequencer shares a batch's lookups and verification with helper threads
@@ -209,16 +142,8 @@ pub enum TextStage {
 pub struct Config {
     /// Input files; `-` is standard input. Empty means standard input.
     pub inputs: Vec<PathBuf>,
-    /// Input format.
-    pub format: InputFormat,
-    /// Dotted path of the text field in JSONL input.
-    pub field: String,
-    /// Dotted path of the id field in JSONL input; `None` uses the 1-based line number.
-    pub id_field: Option<String>,
-    /// With no `id_field`: JSON Lines whose first lines each have an `id` (a string or an
-    /// integer) take it as the id ([`crate::input::LineReader::auto_ids`]); the command
-    /// line's default, off with `--id-field none`.
-    pub auto_ids: bool,
+    /// How the inputs are read: their format, fields, decompression, bad lines.
+    pub read: ReadSettings,
     /// Text normalisation.
     pub normalizer: Normalizer,
     /// Shingle kind and length.
@@ -242,8 +167,6 @@ pub struct Config {
     pub lsh: LshParams,
     /// Maximum number of documents kept in the window; 0 = unbounded.
     pub window: usize,
-    /// How inputs are decompressed.
-    pub decompress: Decompress,
     /// `--max-memory` and how the run shares it, the spill file's place, cache and limit.
     pub memory: MemorySettings,
     /// The filter's bound on work per document: at most this many candidates are verified
@@ -254,10 +177,6 @@ pub struct Config {
     pub max_candidates: usize,
     /// Candidate confirmation.
     pub verify: VerifyMode,
-    /// Bad-line policy.
-    pub on_bad_line: BadLinePolicy,
-    /// Lines longer than this many bytes are bad lines ("too long").
-    pub max_line_bytes: usize,
     /// Signing threads, the sequencer among them (it signs while the next batch in order is
     /// not ready); also the number of threads verifying a batch with helpers. 0 = all cores.
     pub threads: usize,
@@ -269,8 +188,6 @@ pub struct Config {
     pub quiet: bool,
     /// Show progress on stderr (only honoured when stderr is a terminal).
     pub progress: bool,
-    /// How many bad lines are reported one by one before only a count is kept.
-    pub max_bad_line_reports: usize,
     /// Shingle weighting.
     pub weights: Weights,
     /// `--idf FILE`: document frequencies for [`Weights::TfIdf`].
@@ -334,8 +251,6 @@ pub const MAX_THREADS: usize = 1024;
 pub const DEFAULT_MAX_CANDIDATES: usize = 48;
 /// Default length of a node's text snippet in the graph commands, in characters.
 pub const DEFAULT_SNIPPET_CHARS: usize = 80;
-/// Default limit on a line's length: 64 MiB.
-pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 
 /// The command line's defaults (a bare `neardup`'s settings, a test checks), so that a
 /// program using the library runs as the binary does: within half of the system's memory
@@ -344,10 +259,7 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             inputs: Vec::new(),
-            format: InputFormat::Auto,
-            field: "text".to_string(),
-            id_field: None,
-            auto_ids: true,
+            read: ReadSettings::default(),
             normalizer: Normalizer::default(),
             shingle: ShingleKind::Words(DEFAULT_NGRAM),
             bag: false,
@@ -359,18 +271,14 @@ impl Default for Config {
             recall: DEFAULT_RECALL,
             lsh: LshParams { bands: 16, rows: 6 },
             window: 0,
-            decompress: Decompress::Auto,
             memory: MemorySettings::default(),
             max_candidates: DEFAULT_MAX_CANDIDATES,
             verify: VerifyMode::Jaccard,
-            on_bad_line: BadLinePolicy::Pass,
-            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             threads: 0,
             helpers: HelperPolicy::Auto,
             stats: false,
             quiet: false,
             progress: true,
-            max_bad_line_reports: 10,
             weights: Weights::Set,
             idf_path: None,
             idf_warmup: 0,
@@ -436,13 +344,15 @@ impl Config {
             }
             _ => {}
         }
-        if self.field.is_empty() {
+        if self.read.field.is_empty() {
             return Err(Error::config("field", "must not be empty"));
         }
         // A field or an id field is asked for: the input is JSON Lines, whatever it starts
         // with.
-        if self.format == InputFormat::Auto && (self.id_field.is_some() || self.field != "text") {
-            self.format = InputFormat::Jsonl;
+        if self.read.format == InputFormat::Auto
+            && (self.read.id_field.is_some() || self.read.field != "text")
+        {
+            self.read.format = InputFormat::Jsonl;
         }
         match self.weights {
             Weights::Set => {}
@@ -525,7 +435,7 @@ impl Config {
                 format!("{} is more than {MAX_THREADS}", self.threads),
             ));
         }
-        if self.max_line_bytes == 0 {
+        if self.read.max_line_bytes == 0 {
             return Err(Error::config("max-line-bytes", "must be at least 1"));
         }
         self.lsh = match (self.bands, self.rows) {

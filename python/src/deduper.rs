@@ -182,7 +182,7 @@ impl PyDeduper {
         let (config, job) = cmd::parse(with_program(argv))
             .and_then(|args| args.filter_settings())
             .map_err(py_err)?;
-        let (policy, quiet) = (config.on_bad_line, config.quiet);
+        let (policy, quiet) = (config.read.on_bad_line, config.quiet);
         let deduper = py
             .detach(|| Deduper::for_job(config, &job))
             .map_err(py_err)?;

@@ -6,7 +6,8 @@
 use super::flags::defs;
 pub use super::values::{NgramArg, ShingleArg, VerifyArg, check_similarity, choice, parse_size};
 use crate::config::{
-    Config, InputFormat, MemorySettings, RunSettings, ShingleKind, TextStage, VerifyMode,
+    Config, InputFormat, MemorySettings, ReadSettings, RunSettings, ShingleKind, TextStage,
+    VerifyMode,
 };
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
@@ -238,10 +239,16 @@ impl CommonArgs {
         let id_field: Option<String> = self.given("id-field");
         Ok(Config {
             inputs: input.files,
-            format: input.input_format,
-            field: self.value("field"),
-            auto_ids: id_field.is_none(),
-            id_field: id_field.filter(|f| f != "none"),
+            read: ReadSettings {
+                format: input.input_format,
+                field: self.value("field"),
+                auto_ids: id_field.is_none(),
+                id_field: id_field.filter(|f| f != "none"),
+                on_bad_line: self.value("on-bad-line"),
+                max_line_bytes: self.value("max-line-bytes"),
+                decompress: self.value("decompress"),
+                ..ReadSettings::default()
+            },
             normalizer,
             shingle,
             stopwords_path: self.given("stopwords"),
@@ -269,9 +276,6 @@ impl CommonArgs {
             max_candidates: self.value("max-candidates"),
             verify,
             text_stages: confirm,
-            on_bad_line: self.value("on-bad-line"),
-            max_line_bytes: self.value("max-line-bytes"),
-            decompress: self.value("decompress"),
             threads: self.value("threads"),
             helpers: self.value("helpers"),
             stats: self.stats(),

@@ -156,7 +156,7 @@ impl ClustersArgs {
         let mut report = None;
         let (summary, graph) = match &self.from_edges {
             Some(path) => {
-                let input = Input::open(path, config.decompress)?;
+                let input = Input::open(path, config.read.decompress)?;
                 let name = input.name.clone();
                 let mut bad = crate::pipeline::bad_lines(&config);
                 let graph = crate::graph::read_edges(
@@ -168,7 +168,7 @@ impl ClustersArgs {
             }
             None => {
                 let prepared = Prepared::new(config.clone())?;
-                let inputs = Input::open_all(&config.inputs, config.decompress)?;
+                let inputs = Input::open_all(&config.inputs, config.read.decompress)?;
                 let terminal = pipeline::stderr_is_terminal();
                 let (summary, graph, collector) = pipeline::collect_graph_reporting(
                     &prepared,
@@ -222,7 +222,7 @@ fn keep_survivors(
         grouping,
     } = plan;
     let config = &config;
-    let inputs = super::util::Rereadable::new(&config.inputs, config.decompress)?;
+    let inputs = super::util::Rereadable::new(&config.inputs, config.read.decompress)?;
     let prepared = Prepared::new(config.clone())?;
     let mut stderr = super::util::diagnostics();
     let terminal = pipeline::stderr_is_terminal();
@@ -239,7 +239,7 @@ fn keep_survivors(
     )?;
     let stats = serde_json::json!({
             "docs_read": written.read,
-            "written": written.kept + if config.on_bad_line == crate::config::BadLinePolicy::Pass { written.bad } else { 0 },
+            "written": written.kept + if config.read.on_bad_line == crate::config::BadLinePolicy::Pass { written.bad } else { 0 },
             "groups": written.kept,
             "dropped": written.dropped,
             "bad_lines": written.bad,

@@ -144,7 +144,7 @@ impl FilterArgs {
 /// `--stats` prints the summary.
 pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
     let config = &prepared.config;
-    let mut inputs = Input::open_all(&config.inputs, config.decompress)?;
+    let mut inputs = Input::open_all(&config.inputs, config.read.decompress)?;
     // `-o FILE` of lines: standard output becomes the file; a table writes FILE itself.
     if let Some(path) = &config.run.output
         && pipeline::prepare::table_encoding(config, job, &mut inputs)?.is_none()

@@ -75,7 +75,7 @@ impl GraphArgs {
             snippet_chars: self.snippet_chars,
         };
         let prepared = Prepared::new(config.clone())?;
-        let inputs = Input::open_all(&config.inputs, config.decompress)?;
+        let inputs = Input::open_all(&config.inputs, config.read.decompress)?;
         let terminal = pipeline::stderr_is_terminal();
         let (summary, graph, report) = pipeline::collect_graph_reporting(
             &prepared,

@@ -47,7 +47,7 @@ impl HistArgs {
             .common
             .config_with_ngram_range(self.input)?
             .validate()?;
-        let inputs = Input::open_all(&config.inputs, config.decompress)?;
+        let inputs = Input::open_all(&config.inputs, config.read.decompress)?;
         let (docs, seen) = reservoir(
             &crate::pipeline::reading(&config),
             config.seed,

@@ -50,7 +50,7 @@ impl IdfArgs {
         let start = std::time::Instant::now();
         let prepared = Prepared::new(config)?;
         let config = &prepared.config;
-        let inputs = Input::open_all(&config.inputs, config.decompress)?;
+        let inputs = Input::open_all(&config.inputs, config.read.decompress)?;
         let (counter, bad) = crate::corpus::count(
             &crate::pipeline::reading(config),
             &prepared.shingler(false),

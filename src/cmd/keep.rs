@@ -68,7 +68,7 @@ pub fn write_survivors<W: Write>(
     kept.sort_unstable();
     // The documents' line numbers, ascending: a line that is not one was a bad line.
     let documents = &graph.lines;
-    let pass = config.on_bad_line == BadLinePolicy::Pass;
+    let pass = config.read.on_bad_line == BadLinePolicy::Pass;
     // Lines (the format of pairs does not apply), or the rows of a Parquet or Arrow input
     // as the filter writes them.
     let mut inputs = inputs;
@@ -81,13 +81,13 @@ pub fn write_survivors<W: Write>(
             config.run.output.clone(),
             false,
             false,
-            &config.field,
+            &config.read.field,
         )
         .row_groups_of(config.memory.row_group_bytes());
         out = out.with_table(table);
     }
-    let mut reader = LineReader::new(inputs, config.format)
-        .cutting_lines_over(config.max_line_bytes)
+    let mut reader = LineReader::new(inputs, config.read.format)
+        .cutting_lines_over(config.read.max_line_bytes)
         .columns(crate::input::columnar::Columns {
             one_schema: encoding.is_some_and(|e| e != Encoding::Jsonl),
             ..crate::pipeline::prepare::columns(config, &filter, encoding.is_some())

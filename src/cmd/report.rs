@@ -29,7 +29,7 @@ impl ReportArgs {
         job.check(&config)?;
         let prepared = Prepared::new(config)?;
         let config = &prepared.config;
-        let inputs = crate::input::Input::open_all(&config.inputs, config.decompress)?;
+        let inputs = crate::input::Input::open_all(&config.inputs, config.read.decompress)?;
         let mut stderr = super::util::diagnostics();
         let (summary, report) = crate::pipeline::run_reporting(
             &prepared,

@@ -89,7 +89,7 @@ pub struct Sample {
 impl Sample {
     /// Samples `size` documents of the config's inputs and bins all their pairs.
     fn of(config: &Config, size: usize) -> Result<Sample> {
-        let inputs = Input::open_all(&config.inputs, config.decompress)?;
+        let inputs = Input::open_all(&config.inputs, config.read.decompress)?;
         let (docs, seen) = reservoir(&crate::pipeline::reading(config), config.seed, inputs, size)?;
         let counts = pair_counts(
             &Shingler::new(config.shingle, config.bag, config.seed),

@@ -21,7 +21,7 @@
 //! their line number and skipped, or end the run under `--on-bad-line fail`.
 
 use super::args::{CommandInput, CommonArgs, choice};
-use crate::config::{Config, InputFormat, PairsFormat, Settings};
+use crate::config::{Config, InputFormat, PairsFormat, ReadSettings, Settings};
 use crate::error::{Error, Result};
 use crate::input::{DocId, Input, LineReader, raw_id};
 use crate::job::Job;
@@ -73,7 +73,7 @@ impl VerifyPairsArgs {
     pub fn run(self) -> Result<()> {
         let (config, format) = self.config()?;
         let start = std::time::Instant::now();
-        let inputs = Input::open_all(&config.inputs, config.decompress)?;
+        let inputs = Input::open_all(&config.inputs, config.read.decompress)?;
         let (prepared, inputs) = Prepared::new(config)?.with_idf(inputs)?;
         let config = &prepared.config;
         let mut stderr = super::util::diagnostics();
@@ -162,13 +162,17 @@ fn verify_pairs<W: Write, D: Write>(
 ) -> Result<Counts> {
     let config = &prepared.config;
     // A line holds two texts.
-    let limit = config.max_line_bytes.saturating_mul(2);
+    let limit = config.read.max_line_bytes.saturating_mul(2);
     let side = |field: &str, id: &str| -> Result<Worker> {
+        let config = prepared.config.clone().into_config();
         let config = Config {
-            field: field.into(),
-            id_field: Some(id.into()),
-            max_line_bytes: limit,
-            ..prepared.config.clone().into_config()
+            read: ReadSettings {
+                field: field.into(),
+                id_field: Some(id.into()),
+                max_line_bytes: limit,
+                ..config.read.clone()
+            },
+            ..config
         };
         let side = Prepared {
             config: config.validate()?,

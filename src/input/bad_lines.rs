@@ -3,7 +3,7 @@
 //! command that reads lines (the filter, `verify-pairs`, `clusters --from-edges`), so they
 //! all say the same thing.
 
-use crate::config::BadLinePolicy;
+use super::settings::BadLinePolicy;
 use crate::error::{Error, Result};
 use std::fmt::Display;
 use std::io::Write;

@@ -7,7 +7,7 @@
 //! The standard crates do the work: `flate2` (zlib-rs), `zstd`, `bzip2` (libbz2-rs) and
 //! `liblzma`. A UTF-8 byte-order mark at the start of the (decompressed) text is dropped.
 
-use crate::config::Decompress;
+use super::settings::Decompress;
 use std::io::{self, Read};
 
 /// What the first bytes of an input say it is.

@@ -1,7 +1,7 @@
 //! One line → the document's text and id, by input format (plain text or JSON Lines), or the
 //! reason it is not a document.
 
-use crate::config::InputFormat;
+use super::settings::InputFormat;
 use compact_str::CompactString;
 use serde_json::Value;
 use serde_json::value::RawValue;

@@ -139,7 +139,7 @@ mod tests {
 
     fn batch(text: &str) -> Batch {
         let input = Input::from_reader("t", Box::new(std::io::Cursor::new(text.to_string())));
-        let mut reader = LineReader::new(vec![input], crate::config::InputFormat::Jsonl);
+        let mut reader = LineReader::new(vec![input], crate::input::settings::InputFormat::Jsonl);
         reader.next_batch().unwrap().unwrap()
     }
 

@@ -3,11 +3,11 @@
 //! its reader ([`super::columnar`]), whose rows come out as batches too.
 
 use super::columnar;
+use super::settings::InputFormat;
 use super::{
     AUTO_LINES, BATCH_BYTES, BUFFER_BYTES, Batch, Input, LineSpan, MAX_BATCH_LINES, Part,
     READ_BYTES, fields,
 };
-use crate::config::InputFormat;
 use crate::error::{Error, Result};
 use std::io::{self, Read};
 

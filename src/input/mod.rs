@@ -16,14 +16,15 @@ pub mod decompress;
 pub mod extract;
 pub mod fields;
 mod lines;
+pub mod settings;
 
 pub use bad_lines::BadLines;
 pub use extract::{BadLine, DocId, Extractor, raw_id, write_json_string};
 pub use lines::LineReader;
 
-use crate::config::{Decompress, InputFormat};
 use crate::error::{Error, Result};
 use decompress::Decompressing;
+use settings::{Decompress, InputFormat};
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};

@@ -417,7 +417,7 @@ impl Deduper {
         };
         // Signing needs the workers, which exist once the table is known.
         let mut workers = std::mem::take(&mut self.workers);
-        let mut bad = BadReference::new(self.prepared.config.on_bad_line);
+        let mut bad = BadReference::new(self.prepared.config.read.on_bad_line);
         let mut number = first;
         let result = sign_in_order(&mut workers, docs, first, |doc, _| {
             number += 1;
@@ -449,7 +449,7 @@ impl Deduper {
         docs: &[(T, Option<DocId>)],
         first: u64,
     ) -> Result<()> {
-        let mut bad = BadReference::new(self.prepared.config.on_bad_line);
+        let mut bad = BadReference::new(self.prepared.config.read.on_bad_line);
         let mut normalized = crate::text::normalize::Normalized::default();
         let mut result = Ok(());
         for ((text, id), number) in docs.iter().zip(first..) {
@@ -541,7 +541,7 @@ impl Deduper {
     fn decide(&mut self, doc: Doc) -> Result<Outcome> {
         let number = self.summary.docs_read + 1;
         let config = &self.prepared.config;
-        if let (Doc::Bad(reason), BadLinePolicy::Fail) = (&doc, config.on_bad_line) {
+        if let (Doc::Bad(reason), BadLinePolicy::Fail) = (&doc, config.read.on_bad_line) {
             // Not added: the counts stay those of the documents decided, which a retry
             // from this one goes on from.
             return Err(Error::BadLine {
@@ -554,7 +554,7 @@ impl Deduper {
             Doc::Good(signed) => signed,
             Doc::Bad(reason) => {
                 self.summary.bad_lines += 1;
-                if self.output.passes(config.on_bad_line) {
+                if self.output.passes(config.read.on_bad_line) {
                     self.summary.written += 1;
                 }
                 return Ok(Outcome::Bad(reason));

@@ -76,8 +76,8 @@ pub fn window_settings(config: &Config, job: &Job) -> WindowSettings {
 /// The bad-line reporter of a run: its `‹on-bad-line›` policy, report limit and quietness.
 pub fn bad_lines(config: &Config) -> BadLines {
     BadLines::new(
-        config.on_bad_line,
-        config.max_bad_line_reports,
+        config.read.on_bad_line,
+        config.read.max_bad_line_reports,
         config.quiet,
     )
 }
@@ -86,11 +86,11 @@ pub fn bad_lines(config: &Config) -> BadLines {
 /// `‹idf-warmup›`): its format, fields, line limit and normalisation.
 pub fn reading(config: &Config) -> Reading<'_> {
     Reading {
-        format: config.format,
-        field: &config.field,
-        id_field: config.id_field.as_deref(),
-        auto_ids: config.auto_ids,
-        max_line_bytes: config.max_line_bytes,
+        format: config.read.format,
+        field: &config.read.field,
+        id_field: config.read.id_field.as_deref(),
+        auto_ids: config.read.auto_ids,
+        max_line_bytes: config.read.max_line_bytes,
         normalizer: &config.normalizer,
     }
 }
@@ -108,11 +108,11 @@ pub fn columns(config: &Config, job: &Job, all: bool) -> Columns {
             .into_iter()
             .chain(config.block_by.clone())
             .collect(),
-        field: config.field.clone(),
-        id_field: config.id_field.clone(),
+        field: config.read.field.clone(),
+        id_field: config.read.id_field.clone(),
         all,
-        max_bytes: config.max_line_bytes,
-        auto_id: config.auto_ids,
+        max_bytes: config.read.max_line_bytes,
+        auto_id: config.read.auto_ids,
         one_schema: false,
     }
 }
@@ -130,7 +130,7 @@ pub fn table_encoding(
     let first = match inputs.first_mut() {
         Some(input) => {
             let head = columnar::head(input)?;
-            columnar::Kind::of(config.format, &head)
+            columnar::Kind::of(config.read.format, &head)
         }
         None => None,
     };
@@ -293,7 +293,7 @@ impl Prepared {
             texts += batch.lines.len();
             taken.push(batch);
         }
-        let limit = self.config.max_line_bytes;
+        let limit = self.config.read.max_line_bytes;
         // A text over the limit, or not UTF-8, is a bad line when signed: it counts among
         // the first N and adds nothing, as a bad line of a file does.
         let texts = taken
@@ -323,7 +323,7 @@ pub(super) fn resume(
         && let Some(first) = inputs.first_mut()
     {
         let head = columnar::head(first)?;
-        let columnar = columnar::Kind::of(prepared.config.format, &head).is_some();
+        let columnar = columnar::Kind::of(prepared.config.read.format, &head).is_some();
         prepared.config = prepared.config.clone().with_columnar_input(columnar);
     }
     // One process at a time writes a state file (a program running the engine in process

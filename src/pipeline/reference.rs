@@ -39,7 +39,7 @@ pub(super) fn load(
     let mut window = if config.inputs.is_empty() {
         empty_window(&reference)
     } else {
-        let inputs = Input::open_all(&config.inputs, config.decompress)?;
+        let inputs = Input::open_all(&config.inputs, config.read.decompress)?;
         sign(&reference, inputs)?
     };
     // Saved documents follow the corpus ones, numbered on (only the order of their numbers

@@ -109,11 +109,11 @@ pub(super) fn run_inner<W: Write, D: Write>(
                     config.run.output.clone(),
                     annotate,
                     !config.run.against.is_empty(),
-                    &config.field,
+                    &config.read.field,
                 )
                 .row_groups_of(config.memory.row_group_bytes())
             });
-            LineReader::new(inputs, config.format)
+            LineReader::new(inputs, config.read.format)
                 .columns(crate::input::columnar::Columns {
                     // Parquet, an Arrow stream and annotated rows are one table.
                     one_schema: encoding.is_some_and(|e| e != Encoding::Jsonl)
@@ -121,8 +121,8 @@ pub(super) fn run_inner<W: Write, D: Write>(
                             && job.output() == Some(crate::job::Output::Annotate)),
                     ..prepare::columns(config, job, table.is_some())
                 })
-                .auto_ids(config.auto_ids && config.id_field.is_none())
-                .cutting_lines_over(config.max_line_bytes)
+                .auto_ids(config.read.auto_ids && config.read.id_field.is_none())
+                .cutting_lines_over(config.read.max_line_bytes)
                 .numbered_after(lines_before)
                 .recycling(recycle_rx)
         })),

@@ -116,13 +116,15 @@ impl Worker {
         let node_attrs = job.graph().map_or(&no_attrs, |g| &g.node_attrs);
         let attrs: Vec<String> = node_attrs.iter().chain(&config.block_by).cloned().collect();
         let extractor = |id_field: Option<&str>| {
-            Extractor::new(&config.field, id_field, config.max_line_bytes).with_attrs(&attrs)
+            Extractor::new(&config.read.field, id_field, config.read.max_line_bytes)
+                .with_attrs(&attrs)
         };
         Worker {
-            extractor: extractor(config.id_field.as_deref()),
-            field: config.field.clone(),
-            id_field: config.id_field.clone().unwrap_or_default(),
-            by_id: (config.auto_ids && config.id_field.is_none()).then(|| extractor(Some("id"))),
+            extractor: extractor(config.read.id_field.as_deref()),
+            field: config.read.field.clone(),
+            id_field: config.read.id_field.clone().unwrap_or_default(),
+            by_id: (config.read.auto_ids && config.read.id_field.is_none())
+                .then(|| extractor(Some("id"))),
             normalizer: config.normalizer,
             shingler: prepared.shingler(config.bag),
             signer: Signer::new(config.num_perm, config.seed),

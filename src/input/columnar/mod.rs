@@ -19,8 +19,8 @@ pub use values::{Texts, column, describe};
 
 use super::extract::DocId;
 use super::{BATCH_BYTES, Batch, Input, LineSpan, MAX_BATCH_LINES, Part};
-use crate::config::InputFormat;
 use crate::error::{Error, Result};
+use crate::input::settings::InputFormat;
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, SchemaRef};
 use std::fs::File;

@@ -528,11 +528,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
             .first()
             .map_or("-", |l| self.names[l.input as usize].as_str());
         if no_text * 2 > firsts {
-            let path = &self.config.field;
+            let path = &self.config.read.field;
             let m = missing_message(batch, input, "field", path, no_text, Wanted::Text);
             return Err(Error::Usage(m));
         }
-        if let Some(path) = &self.config.id_field
+        if let Some(path) = &self.config.read.id_field
             && no_id * 2 > firsts
         {
             let m = missing_message(batch, input, "id-field", path, no_id, Wanted::Id);
@@ -544,7 +544,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// Whether `--on-bad-line pass` writes bad lines in this mode (the reference of
     /// `--against` is never written).
     fn passes_bad_lines(&self) -> bool {
-        (self.job.output()).is_some_and(|output| output.passes(self.config.on_bad_line))
+        (self.job.output()).is_some_and(|output| output.passes(self.config.read.on_bad_line))
     }
 
     /// A later piece of an over-long line ([`Part`]): its first piece was the bad line, so
