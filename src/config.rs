@@ -11,8 +11,8 @@ pub use crate::input::settings::{
 };
 pub use crate::memory::MemorySettings;
 use crate::sketch::lsh::{DEFAULT_RECALL, LshParams};
-use crate::text::normalize::Normalizer;
 /// The shingle stage's own enum, named in the settings.
+pub use crate::text::settings::{DEFAULT_NGRAM, TextSettings};
 pub use crate::text::shingle::ShingleKind;
 use std::path::PathBuf;
 
@@ -144,12 +144,8 @@ pub struct Config {
     pub inputs: Vec<PathBuf>,
     /// How the inputs are read: their format, fields, decompression, bad lines.
     pub read: ReadSettings,
-    /// Text normalisation.
-    pub normalizer: Normalizer,
-    /// Shingle kind and length.
-    pub shingle: ShingleKind,
-    /// Multiset semantics: the k-th repeat of a shingle is a distinct element.
-    pub bag: bool,
+    /// How a text is normalised and shingled.
+    pub text: TextSettings,
     /// Number of MinHash values per signature (K).
     pub num_perm: usize,
     /// Seed for shingle hashing and MinHash.
@@ -197,9 +193,6 @@ pub struct Config {
     /// Text stages run after (or, with [`VerifyMode::Stages`], instead of) the shingle
     /// check, in order (`--verify edit,cosine,lcs`).
     pub text_stages: Vec<TextStage>,
-    /// `--stopwords FILE`: the stop words of [`ShingleKind::Stopword`], one per line (else a
-    /// built-in English list). Loaded when the run is prepared.
-    pub stopwords_path: Option<PathBuf>,
     /// `--exact`: find candidates with the All-Pairs prefix filter instead of MinHash + LSH,
     /// so no pair at or above the threshold is missed.
     pub all_pairs: bool,
@@ -238,8 +231,6 @@ pub struct RunSettings {
 
 /// Default number of MinHash values: 128 (see README "Choosing K").
 pub const DEFAULT_NUM_PERM: usize = 128;
-/// Default shingle length in words.
-pub const DEFAULT_NGRAM: usize = 5;
 /// Default similarity cut-off.
 pub const DEFAULT_THRESHOLD: f64 = 0.8;
 /// Default seed ("near" in ASCII).
@@ -260,9 +251,7 @@ impl Default for Config {
         Config {
             inputs: Vec::new(),
             read: ReadSettings::default(),
-            normalizer: Normalizer::default(),
-            shingle: ShingleKind::Words(DEFAULT_NGRAM),
-            bag: false,
+            text: TextSettings::default(),
             num_perm: DEFAULT_NUM_PERM,
             seed: DEFAULT_SEED,
             threshold: DEFAULT_THRESHOLD,
@@ -283,7 +272,6 @@ impl Default for Config {
             idf_path: None,
             idf_warmup: 0,
             text_stages: Vec::new(),
-            stopwords_path: None,
             all_pairs: false,
             block_by: None,
             run: RunSettings::default(),
@@ -334,7 +322,7 @@ impl Config {
                 format!("{} is not in 1..=4096", self.num_perm),
             ));
         }
-        match self.shingle {
+        match self.text.shingle {
             ShingleKind::Words(0) => return Err(Error::config("ngram", "must be at least 1")),
             ShingleKind::Stopword(0) => {
                 return Err(Error::config("ngram", "must be at least 1"));
@@ -357,7 +345,7 @@ impl Config {
         match self.weights {
             Weights::Set => {}
             // Counts are bag semantics; TF-IDF weighs each occurrence.
-            Weights::Tf | Weights::TfIdf => self.bag = true,
+            Weights::Tf | Weights::TfIdf => self.text.bag = true,
         }
         let idf_source = self.idf_path.is_some() || self.idf_warmup > 0;
         if self.weights == Weights::TfIdf && !idf_source {
@@ -583,7 +571,10 @@ mod tests {
             ),
             (
                 Config {
-                    shingle: ShingleKind::Words(0),
+                    text: TextSettings {
+                        shingle: ShingleKind::Words(0),
+                        ..TextSettings::default()
+                    },
                     ..Config::default()
                 },
                 "ngram",

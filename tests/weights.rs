@@ -165,14 +165,14 @@ fn idf_stats_and_bounded_terms() {
 fn exact_weighted_pairs(threshold: f64, table: &IdfTable) -> BTreeSet<(u64, u64)> {
     let config = Config::default().validate().unwrap();
     let extractor = Extractor::new("text", None, usize::MAX);
-    let shingler = Shingler::new(config.shingle, true, config.seed);
+    let shingler = Shingler::new(config.text.shingle, true, config.seed);
     let docs: Vec<(Vec<u32>, Vec<f32>, f64)> = sample_bytes()
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
         .map(|line| {
             let (text, _) = extractor.extract(line, InputFormat::Jsonl, 0).unwrap();
             let mut n = Normalized::default();
-            config.normalizer.normalize_into(&text, &mut n);
+            config.text.normalizer.normalize_into(&text, &mut n);
             let mut w = Weigher::default();
             w.weigh(&shingler, &n, table);
             let (elements, weights) = weighted_fingerprints(&w.elements, &w.weights);

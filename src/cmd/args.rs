@@ -6,8 +6,8 @@
 use super::flags::defs;
 pub use super::values::{NgramArg, ShingleArg, VerifyArg, check_similarity, choice, parse_size};
 use crate::config::{
-    Config, InputFormat, MemorySettings, ReadSettings, RunSettings, ShingleKind, TextStage,
-    VerifyMode,
+    Config, InputFormat, MemorySettings, ReadSettings, RunSettings, ShingleKind, TextSettings,
+    TextStage, VerifyMode,
 };
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
@@ -249,10 +249,12 @@ impl CommonArgs {
                 decompress: self.value("decompress"),
                 ..ReadSettings::default()
             },
-            normalizer,
-            shingle,
-            stopwords_path: self.given("stopwords"),
-            bag: self.on("bag"),
+            text: TextSettings {
+                normalizer,
+                shingle,
+                bag: self.on("bag"),
+                stopwords_path: self.given("stopwords"),
+            },
             weights: self.value("weights"),
             idf_path: self.given("idf"),
             block_by: self.given("block-by"),

@@ -111,10 +111,10 @@ pub fn find_node(graph: &DupGraph, id: &str) -> Option<u32> {
 /// (the measure the edges carry).
 fn similarity(prepared: &Prepared, a: &str, b: &str) -> f64 {
     let config = &prepared.config;
-    let shingler = prepared.shingler(config.bag);
+    let shingler = prepared.shingler(config.text.bag);
     let normalize = |text: &str| {
         let mut normalized = Normalized::default();
-        config.normalizer.normalize_into(text, &mut normalized);
+        config.text.normalizer.normalize_into(text, &mut normalized);
         normalized
     };
     let idf = prepared.idf.as_deref();
@@ -211,7 +211,7 @@ fn explain<W: Write>(
                 writeln!(
                     out,
                     "  {}",
-                    word_diff(tx, ty, DIFF_CONTEXT, config.normalizer.words)
+                    word_diff(tx, ty, DIFF_CONTEXT, config.text.normalizer.words)
                 )?;
             }
         }

@@ -93,7 +93,7 @@ impl Histogram {
 }
 
 /// Exact Jaccard of every pair of `docs`, binned, for each n in `ngrams` (word shingles,
-/// bag semantics if `config.bag`), using `threads` threads.
+/// bag semantics if `config.text.bag`), using `threads` threads.
 fn histograms(
     config: &Config,
     docs: &[Sampled],
@@ -104,7 +104,7 @@ fn histograms(
         .map(|n| Histogram {
             n,
             counts: pair_counts(
-                &Shingler::new(ShingleKind::Words(n), config.bag, config.seed),
+                &Shingler::new(ShingleKind::Words(n), config.text.bag, config.seed),
                 docs,
                 BINS,
                 threads,

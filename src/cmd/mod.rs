@@ -391,7 +391,7 @@ mod tests {
         let (settings, _) = filter_settings(&["neardup"]);
         assert_eq!(defaults["threshold"], settings.threshold.to_string());
         let n: usize = defaults["ngram"].parse().unwrap();
-        assert_eq!(settings.shingle, crate::config::ShingleKind::Words(n));
+        assert_eq!(settings.text.shingle, crate::config::ShingleKind::Words(n));
         assert_eq!(
             defaults["max-candidates"],
             settings.max_candidates.to_string()

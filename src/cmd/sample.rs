@@ -199,7 +199,7 @@ fn collect(
             open()?,
             sample,
         )?;
-        let shingler = prepared.shingler(config.bag);
+        let shingler = prepared.shingler(config.text.bag);
         let sets: Vec<Vec<Fingerprint>> = docs
             .iter()
             .map(|d| shingle_set(&shingler, &d.normalized))
@@ -246,7 +246,7 @@ fn write<W: Write>(
     let texts = texts_of_lines(&crate::pipeline::reading(config), open()?, &lines)?;
     let diff_of = |e: &Example| -> String {
         match (texts.get(&e.lines.0), texts.get(&e.lines.1)) {
-            (Some(a), Some(b)) => word_diff(a, b, CONTEXT, config.normalizer.words),
+            (Some(a), Some(b)) => word_diff(a, b, CONTEXT, config.text.normalizer.words),
             _ => "(text not found on the second reading)".to_string(),
         }
     };

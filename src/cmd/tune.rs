@@ -92,7 +92,7 @@ impl Sample {
         let inputs = Input::open_all(&config.inputs, config.read.decompress)?;
         let (docs, seen) = reservoir(&crate::pipeline::reading(config), config.seed, inputs, size)?;
         let counts = pair_counts(
-            &Shingler::new(config.shingle, config.bag, config.seed),
+            &Shingler::new(config.text.shingle, config.text.bag, config.seed),
             &docs,
             BINS,
             config.worker_threads(),

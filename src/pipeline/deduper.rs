@@ -461,7 +461,7 @@ impl Deduper {
                 }
                 continue;
             };
-            (self.prepared.config.normalizer).normalize_into(text, &mut normalized);
+            (self.prepared.config.text.normalizer).normalize_into(text, &mut normalized);
             if normalized.is_empty() {
                 result = bad.add(number, BadLine::NoTokens);
                 if result.is_err() {

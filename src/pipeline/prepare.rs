@@ -43,7 +43,7 @@ pub fn verifier(config: &Config) -> Verifier<'_> {
         threshold: config.threshold,
         verify: config.verify,
         text_stages: &config.text_stages,
-        words: config.normalizer.words,
+        words: config.text.normalizer.words,
     }
 }
 
@@ -91,7 +91,7 @@ pub fn reading(config: &Config) -> Reading<'_> {
         id_field: config.read.id_field.as_deref(),
         auto_ids: config.read.auto_ids,
         max_line_bytes: config.read.max_line_bytes,
-        normalizer: &config.normalizer,
+        normalizer: &config.text.normalizer,
     }
 }
 
@@ -206,12 +206,12 @@ pub fn table_encoding(
 impl Prepared {
     /// Loads the stop words `config` names.
     pub fn new(config: Settings) -> Result<Prepared> {
-        let stopwords = match &config.stopwords_path {
+        let stopwords = match &config.text.stopwords_path {
             None => Arc::new(StopWords::english()),
             Some(path) => {
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| Error::config("stopwords", format!("{}: {e}", path.display())))?;
-                let words = StopWords::parse(&text, &config.normalizer);
+                let words = StopWords::parse(&text, &config.text.normalizer);
                 if words.is_empty() {
                     return Err(Error::config(
                         "stopwords",
@@ -231,12 +231,17 @@ impl Prepared {
 
     /// The run's shingler (its kind, length, seed and stop words); `bag` as given.
     pub fn shingler(&self, bag: bool) -> Shingler {
-        Shingler::with_stopwords(self.config.shingle, bag, self.config.seed, &self.stopwords)
+        Shingler::with_stopwords(
+            self.config.text.shingle,
+            bag,
+            self.config.seed,
+            &self.stopwords,
+        )
     }
 
     /// Everything a shingle's hash depends on (as IDF and state files record it).
     pub fn shingling(&self) -> String {
-        settings_of(&self.shingler(false), &self.config.normalizer)
+        settings_of(&self.shingler(false), &self.config.text.normalizer)
     }
 
     /// Freezes the IDF table of `--weights tfidf` before anything is signed: loaded from
@@ -270,8 +275,11 @@ impl Prepared {
     pub(super) fn learn_idf<'a>(&mut self, texts: impl IntoIterator<Item = Option<&'a str>>) {
         let n = self.config.idf_warmup;
         let texts = texts.into_iter().take(n).flatten();
-        let table =
-            crate::sketch::weights::learn(&self.config.normalizer, &self.shingler(false), texts);
+        let table = crate::sketch::weights::learn(
+            &self.config.text.normalizer,
+            &self.shingler(false),
+            texts,
+        );
         self.idf = Some(Arc::new(table));
     }
 
@@ -406,7 +414,7 @@ pub(super) fn load_state(prepared: &mut Prepared, job: &Job) -> Result<Option<Sa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ShingleKind;
+    use crate::config::{ShingleKind, TextSettings};
 
     #[test]
     fn stop_words_come_from_the_file_or_the_english_list() {
@@ -415,8 +423,11 @@ mod tests {
         let path = std::env::temp_dir().join(format!("neardup-stop-{}", std::process::id()));
         std::fs::write(&path, "Foo\n# a comment\nbar\n").unwrap();
         let config = Config {
-            shingle: ShingleKind::Stopword(2),
-            stopwords_path: Some(path.clone()),
+            text: TextSettings {
+                shingle: ShingleKind::Stopword(2),
+                stopwords_path: Some(path.clone()),
+                ..TextSettings::default()
+            },
             ..Config::default()
         };
         let own = Prepared::new(config.validate().unwrap()).unwrap();
@@ -424,7 +435,10 @@ mod tests {
         assert_ne!(own.shingling(), english.shingling());
         std::fs::write(&path, "# nothing\n").unwrap();
         let empty = Config {
-            stopwords_path: Some(path.clone()),
+            text: TextSettings {
+                stopwords_path: Some(path.clone()),
+                ..TextSettings::default()
+            },
             ..Config::default()
         };
         let e = Prepared::new(empty.validate().unwrap()).expect_err("an empty list is refused");

@@ -125,8 +125,8 @@ impl Worker {
             id_field: config.read.id_field.clone().unwrap_or_default(),
             by_id: (config.read.auto_ids && config.read.id_field.is_none())
                 .then(|| extractor(Some("id"))),
-            normalizer: config.normalizer,
-            shingler: prepared.shingler(config.bag),
+            normalizer: config.text.normalizer,
+            shingler: prepared.shingler(config.text.bag),
             signer: Signer::new(config.num_perm, config.seed),
             lsh: config.lsh,
             verify: config.verify,

@@ -46,7 +46,7 @@ pub fn write(
             settings: settings(config),
             bands: config.lsh.bands,
             rows: config.lsh.rows,
-            words: config.normalizer.words,
+            words: config.text.normalizer.words,
             graph,
         },
     );
@@ -73,7 +73,7 @@ pub fn write(
 
 /// The settings the page lists, as a reader names them.
 fn settings(config: &Config) -> Vec<(&'static str, String)> {
-    let shingles = match config.shingle {
+    let shingles = match config.text.shingle {
         ShingleKind::Words(n) => format!("word {n}-grams"),
         ShingleKind::Chars(n) => format!("character {n}-grams"),
         ShingleKind::Stopword(n) => format!("spot signatures of {n} words"),

@@ -32,7 +32,7 @@ pub struct Saved {
 /// copies are dropped without a comparison.
 pub fn settings(config: &Config, job: &Job, shingling: &str) -> String {
     let weights = match config.weights {
-        Weights::Set if config.bag => "tf",
+        Weights::Set if config.text.bag => "tf",
         Weights::Set => "set",
         Weights::Tf => "tf",
         Weights::TfIdf => "tfidf",

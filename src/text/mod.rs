@@ -3,5 +3,6 @@
 //! The next stage, [`crate::sketch`], turns the shingles into a signature.
 
 pub mod normalize;
+pub mod settings;
 pub mod shingle;
 pub(crate) mod words;
