@@ -7,7 +7,7 @@
 //! `cargo bench` (all) or `cargo bench -- sign` (a group).
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use neardup::config::{Config, InputFormat, Weights};
+use neardup::config::{Config, InputFormat, SketchSettings, Weights};
 use neardup::input::{DocId, Extractor};
 use neardup::job::{Job, Output};
 use neardup::pipeline::{Prepared, Worker};
@@ -253,9 +253,12 @@ fn stages(c: &mut Criterion) {
     g.throughput(Throughput::Elements(docs));
     for weights in [Weights::Set, Weights::TfIdf] {
         let config = Config {
-            weights,
-            // The table is given below; a source must still be named to validate.
-            idf_warmup: usize::from(weights == Weights::TfIdf),
+            sketch: SketchSettings {
+                weights,
+                // The table is given below; a source must still be named to validate.
+                idf_warmup: usize::from(weights == Weights::TfIdf),
+                ..SketchSettings::default()
+            },
             ..Config::default()
         }
         .validate()

@@ -10,9 +10,10 @@ pub use crate::input::settings::{
     BadLinePolicy, DEFAULT_MAX_LINE_BYTES, Decompress, InputFormat, ReadSettings,
 };
 pub use crate::memory::MemorySettings;
-use crate::sketch::lsh::{DEFAULT_RECALL, LshParams};
-/// The shingle stage's own enum, named in the settings.
+use crate::sketch::lsh::LshParams;
+pub use crate::sketch::settings::{DEFAULT_NUM_PERM, DEFAULT_SEED, SketchSettings, Weights};
 pub use crate::text::settings::{DEFAULT_NGRAM, TextSettings};
+/// The shingle stage's own enum, named in the settings.
 pub use crate::text::shingle::ShingleKind;
 use std::path::PathBuf;
 
@@ -108,23 +109,6 @@ pub enum VerifyMode {
     Stages,
 }
 
-/// How shingles are weighted (see [`crate::sketch::weights`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Weights {
-    /// Every distinct shingle weighs 1 (Jaccard of sets; of multisets with `--bag`).
-    Set,
-    /// Shingle counts: weighted Jaccard Σmin(tf)/Σmax(tf), the same as `--bag`.
-    Tf,
-    /// `tf · idf`: weighted Jaccard of TF-IDF vectors.
-    TfIdf,
-}
-
-crate::choice::choices!(Weights {
-    "set" => Set: "Every distinct shingle weighs 1",
-    "tf" => Tf: "Shingle counts",
-    "tfidf" => TfIdf: "Counts times inverse document frequency",
-});
-
 /// A verification stage on the normalised texts of a pair, with its bound
 /// (`--verify edit|cosine|lcs`; the measures are in [`crate::verify::text`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -146,21 +130,10 @@ pub struct Config {
     pub read: ReadSettings,
     /// How a text is normalised and shingled.
     pub text: TextSettings,
-    /// Number of MinHash values per signature (K).
-    pub num_perm: usize,
-    /// Seed for shingle hashing and MinHash.
-    pub seed: u64,
+    /// How shingles become a signature: its length, seed, weights and banding.
+    pub sketch: SketchSettings,
     /// Similarity cut-off T in (0, 1].
     pub threshold: f64,
-    /// Explicit bands (`--bands`); derived from the threshold when `None`.
-    pub bands: Option<usize>,
-    /// Explicit rows per band (`--rows`).
-    pub rows: Option<usize>,
-    /// Recall target of the banding chosen when neither `bands` nor `rows` is given:
-    /// P(candidate | J = threshold) at least this ([`LshParams::for_recall`]).
-    pub recall: f64,
-    /// Resolved LSH parameters (set by `validate`).
-    pub lsh: LshParams,
     /// Maximum number of documents kept in the window; 0 = unbounded.
     pub window: usize,
     /// `--max-memory` and how the run shares it, the spill file's place, cache and limit.
@@ -184,12 +157,6 @@ pub struct Config {
     pub quiet: bool,
     /// Show progress on stderr (only honoured when stderr is a terminal).
     pub progress: bool,
-    /// Shingle weighting.
-    pub weights: Weights,
-    /// `--idf FILE`: document frequencies for [`Weights::TfIdf`].
-    pub idf_path: Option<PathBuf>,
-    /// `--idf-warmup N`: learn document frequencies from the first N lines instead.
-    pub idf_warmup: usize,
     /// Text stages run after (or, with [`VerifyMode::Stages`], instead of) the shingle
     /// check, in order (`--verify edit,cosine,lcs`).
     pub text_stages: Vec<TextStage>,
@@ -229,12 +196,8 @@ pub struct RunSettings {
     pub line_buffered: bool,
 }
 
-/// Default number of MinHash values: 128 (see README "Choosing K").
-pub const DEFAULT_NUM_PERM: usize = 128;
 /// Default similarity cut-off.
 pub const DEFAULT_THRESHOLD: f64 = 0.8;
-/// Default seed ("near" in ASCII).
-pub const DEFAULT_SEED: u64 = 0x6e65_6172;
 /// Most threads `--threads` takes: beyond it a machine refuses to start them, and no
 /// machine has that many cores for the signing to use.
 pub const MAX_THREADS: usize = 1024;
@@ -252,13 +215,8 @@ impl Default for Config {
             inputs: Vec::new(),
             read: ReadSettings::default(),
             text: TextSettings::default(),
-            num_perm: DEFAULT_NUM_PERM,
-            seed: DEFAULT_SEED,
+            sketch: SketchSettings::default(),
             threshold: DEFAULT_THRESHOLD,
-            bands: None,
-            rows: None,
-            recall: DEFAULT_RECALL,
-            lsh: LshParams { bands: 16, rows: 6 },
             window: 0,
             memory: MemorySettings::default(),
             max_candidates: DEFAULT_MAX_CANDIDATES,
@@ -268,9 +226,6 @@ impl Default for Config {
             stats: false,
             quiet: false,
             progress: true,
-            weights: Weights::Set,
-            idf_path: None,
-            idf_warmup: 0,
             text_stages: Vec::new(),
             all_pairs: false,
             block_by: None,
@@ -316,10 +271,10 @@ impl Config {
                 format!("{} is not in (0, 1]", self.threshold),
             ));
         }
-        if self.num_perm == 0 || self.num_perm > 4096 {
+        if self.sketch.num_perm == 0 || self.sketch.num_perm > 4096 {
             return Err(Error::config(
                 "num-perm",
-                format!("{} is not in 1..=4096", self.num_perm),
+                format!("{} is not in 1..=4096", self.sketch.num_perm),
             ));
         }
         match self.text.shingle {
@@ -342,22 +297,22 @@ impl Config {
         {
             self.read.format = InputFormat::Jsonl;
         }
-        match self.weights {
+        match self.sketch.weights {
             Weights::Set => {}
             // Counts are bag semantics; TF-IDF weighs each occurrence.
             Weights::Tf | Weights::TfIdf => self.text.bag = true,
         }
-        let idf_source = self.idf_path.is_some() || self.idf_warmup > 0;
-        if self.weights == Weights::TfIdf && !idf_source {
+        let idf_source = self.sketch.idf_path.is_some() || self.sketch.idf_warmup > 0;
+        if self.sketch.weights == Weights::TfIdf && !idf_source {
             return Err(Error::config(
                 "weights",
                 "tfidf needs document frequencies: ‹idf› FILE (from 'neardup idf') or \
                  ‹idf-warmup› N",
             ));
         }
-        if self.weights != Weights::TfIdf && idf_source {
+        if self.sketch.weights != Weights::TfIdf && idf_source {
             return Err(Error::config(
-                if self.idf_path.is_some() {
+                if self.sketch.idf_path.is_some() {
                     "idf"
                 } else {
                     "idf-warmup"
@@ -365,7 +320,7 @@ impl Config {
                 "document frequencies are only used with ‹weights› tfidf",
             ));
         }
-        if self.idf_path.is_some() && self.idf_warmup > 0 {
+        if self.sketch.idf_path.is_some() && self.sketch.idf_warmup > 0 {
             return Err(Error::config(
                 "idf-warmup",
                 "give either ‹idf› FILE or ‹idf-warmup› N, not both",
@@ -384,7 +339,8 @@ impl Config {
         if self.verify == VerifyMode::Stages && self.text_stages.is_empty() {
             return Err(Error::config("verify", "no confirmation stage given"));
         }
-        if self.all_pairs && (self.verify != VerifyMode::Jaccard || self.weights == Weights::TfIdf)
+        if self.all_pairs
+            && (self.verify != VerifyMode::Jaccard || self.sketch.weights == Weights::TfIdf)
         {
             return Err(Error::config(
                 "exact",
@@ -392,10 +348,10 @@ impl Config {
                  weights",
             ));
         }
-        if !(self.recall > 0.0 && self.recall < 1.0) {
+        if !(self.sketch.recall > 0.0 && self.sketch.recall < 1.0) {
             return Err(Error::config(
                 "recall",
-                format!("{} is not in (0, 1)", self.recall),
+                format!("{} is not in (0, 1)", self.sketch.recall),
             ));
         }
         if self.block_by.as_deref() == Some("") {
@@ -426,46 +382,48 @@ impl Config {
         if self.read.max_line_bytes == 0 {
             return Err(Error::config("max-line-bytes", "must be at least 1"));
         }
-        self.lsh = match (self.bands, self.rows) {
-            (None, None) => LshParams::for_recall(self.threshold, self.num_perm, self.recall),
+        self.sketch.lsh = match (self.sketch.bands, self.sketch.rows) {
+            (None, None) => {
+                LshParams::for_recall(self.threshold, self.sketch.num_perm, self.sketch.recall)
+            }
             (Some(b), Some(r)) => LshParams { bands: b, rows: r },
             (Some(b), None) => {
-                if b == 0 || !self.num_perm.is_multiple_of(b) {
+                if b == 0 || !self.sketch.num_perm.is_multiple_of(b) {
                     return Err(Error::config(
                         "bands",
-                        format!("{b} does not divide ‹num-perm› {}", self.num_perm),
+                        format!("{b} does not divide ‹num-perm› {}", self.sketch.num_perm),
                     ));
                 }
                 LshParams {
                     bands: b,
-                    rows: self.num_perm / b,
+                    rows: self.sketch.num_perm / b,
                 }
             }
             (None, Some(r)) => {
-                if r == 0 || !self.num_perm.is_multiple_of(r) {
+                if r == 0 || !self.sketch.num_perm.is_multiple_of(r) {
                     return Err(Error::config(
                         "rows",
-                        format!("{r} does not divide ‹num-perm› {}", self.num_perm),
+                        format!("{r} does not divide ‹num-perm› {}", self.sketch.num_perm),
                     ));
                 }
                 LshParams {
-                    bands: self.num_perm / r,
+                    bands: self.sketch.num_perm / r,
                     rows: r,
                 }
             }
         };
-        if self.lsh.bands == 0 || self.lsh.rows == 0 {
+        if self.sketch.lsh.bands == 0 || self.sketch.lsh.rows == 0 {
             return Err(Error::config("bands", "bands and rows must be at least 1"));
         }
-        if self.lsh.bands * self.lsh.rows > self.num_perm {
+        if self.sketch.lsh.bands * self.sketch.lsh.rows > self.sketch.num_perm {
             return Err(Error::config(
                 "bands",
                 format!(
                     "{} bands x {} rows needs {} values but ‹num-perm› is {}",
-                    self.lsh.bands,
-                    self.lsh.rows,
-                    self.lsh.bands * self.lsh.rows,
-                    self.num_perm
+                    self.sketch.lsh.bands,
+                    self.sketch.lsh.rows,
+                    self.sketch.lsh.bands * self.sketch.lsh.rows,
+                    self.sketch.num_perm
                 ),
             ));
         }
@@ -475,18 +433,18 @@ impl Config {
     /// A warning when the banding chosen for `threshold` cannot reach `recall` with
     /// `num_perm` values (explicit `--bands`/`--rows` and `--exact` are taken as asked).
     pub fn banding_warning(&self) -> Option<String> {
-        let chosen = self.bands.is_none() && self.rows.is_none() && !self.all_pairs;
-        (chosen && !self.lsh.reaches(self.threshold, self.recall)).then(|| {
+        let chosen = self.sketch.bands.is_none() && self.sketch.rows.is_none() && !self.all_pairs;
+        (chosen && !self.sketch.lsh.reaches(self.threshold, self.sketch.recall)).then(|| {
             format!(
                 "no banding of ‹num-perm› {} values reaches ‹recall› {} at ‹threshold› {}; \
                  using {} bands x {} rows, which catch a pair at the threshold with probability \
                  {:.4} (more values reach it)",
-                self.num_perm,
-                self.recall,
+                self.sketch.num_perm,
+                self.sketch.recall,
                 self.threshold,
-                self.lsh.bands,
-                self.lsh.rows,
-                self.lsh.probability(self.threshold)
+                self.sketch.lsh.bands,
+                self.sketch.lsh.rows,
+                self.sketch.lsh.probability(self.threshold)
             )
         })
     }
@@ -510,13 +468,24 @@ mod tests {
     #[test]
     fn default_validates_to_the_recall_banding() {
         let c = Config::default().validate().unwrap();
-        assert_eq!(c.lsh, Config::default().lsh, "the default's bands x rows");
-        assert!(c.lsh.bands * c.lsh.rows <= c.num_perm);
-        assert!(c.lsh.reaches(c.threshold, DEFAULT_RECALL));
+        assert_eq!(
+            c.sketch.lsh,
+            Config::default().sketch.lsh,
+            "the default's bands x rows"
+        );
+        assert!(c.sketch.lsh.bands * c.sketch.lsh.rows <= c.sketch.num_perm);
+        assert!(
+            c.sketch
+                .lsh
+                .reaches(c.threshold, crate::sketch::lsh::DEFAULT_RECALL)
+        );
         assert!(c.banding_warning().is_none());
         let few = Config {
-            num_perm: 16,
             threshold: 0.05,
+            sketch: SketchSettings {
+                num_perm: 16,
+                ..SketchSettings::default()
+            },
             ..Config::default()
         };
         let warning = few.validate().unwrap().banding_warning().unwrap();
@@ -550,21 +519,30 @@ mod tests {
             ),
             (
                 Config {
-                    recall: 1.0,
+                    sketch: SketchSettings {
+                        recall: 1.0,
+                        ..SketchSettings::default()
+                    },
                     ..Config::default()
                 },
                 "recall",
             ),
             (
                 Config {
-                    recall: 0.0,
+                    sketch: SketchSettings {
+                        recall: 0.0,
+                        ..SketchSettings::default()
+                    },
                     ..Config::default()
                 },
                 "recall",
             ),
             (
                 Config {
-                    num_perm: 0,
+                    sketch: SketchSettings {
+                        num_perm: 0,
+                        ..SketchSettings::default()
+                    },
                     ..Config::default()
                 },
                 "num-perm",
@@ -581,15 +559,21 @@ mod tests {
             ),
             (
                 Config {
-                    bands: Some(3),
+                    sketch: SketchSettings {
+                        bands: Some(3),
+                        ..SketchSettings::default()
+                    },
                     ..Config::default()
                 },
                 "bands",
             ),
             (
                 Config {
-                    bands: Some(64),
-                    rows: Some(4),
+                    sketch: SketchSettings {
+                        bands: Some(64),
+                        rows: Some(4),
+                        ..SketchSettings::default()
+                    },
                     ..Config::default()
                 },
                 "bands",
@@ -606,18 +590,24 @@ mod tests {
     #[test]
     fn one_of_bands_or_rows_derives_the_other() {
         let c = Config {
-            bands: Some(32),
+            sketch: SketchSettings {
+                bands: Some(32),
+                ..SketchSettings::default()
+            },
             ..Config::default()
         }
         .validate()
         .unwrap();
-        assert_eq!((c.lsh.bands, c.lsh.rows), (32, 4));
+        assert_eq!((c.sketch.lsh.bands, c.sketch.lsh.rows), (32, 4));
         let c = Config {
-            rows: Some(2),
+            sketch: SketchSettings {
+                rows: Some(2),
+                ..SketchSettings::default()
+            },
             ..Config::default()
         }
         .validate()
         .unwrap();
-        assert_eq!((c.lsh.bands, c.lsh.rows), (64, 2));
+        assert_eq!((c.sketch.lsh.bands, c.sketch.lsh.rows), (64, 2));
     }
 }

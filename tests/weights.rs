@@ -165,7 +165,7 @@ fn idf_stats_and_bounded_terms() {
 fn exact_weighted_pairs(threshold: f64, table: &IdfTable) -> BTreeSet<(u64, u64)> {
     let config = Config::default().validate().unwrap();
     let extractor = Extractor::new("text", None, usize::MAX);
-    let shingler = Shingler::new(config.text.shingle, true, config.seed);
+    let shingler = Shingler::new(config.text.shingle, true, config.sketch.seed);
     let docs: Vec<(Vec<u32>, Vec<f32>, f64)> = sample_bytes()
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())

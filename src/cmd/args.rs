@@ -6,8 +6,8 @@
 use super::flags::defs;
 pub use super::values::{NgramArg, ShingleArg, VerifyArg, check_similarity, choice, parse_size};
 use crate::config::{
-    Config, InputFormat, MemorySettings, ReadSettings, RunSettings, ShingleKind, TextSettings,
-    TextStage, VerifyMode,
+    Config, InputFormat, MemorySettings, ReadSettings, RunSettings, ShingleKind, SketchSettings,
+    TextSettings, TextStage, VerifyMode,
 };
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
@@ -255,17 +255,20 @@ impl CommonArgs {
                 bag: self.on("bag"),
                 stopwords_path: self.given("stopwords"),
             },
-            weights: self.value("weights"),
-            idf_path: self.given("idf"),
+            sketch: SketchSettings {
+                num_perm: self.value("num-perm"),
+                seed: self.value("seed"),
+                bands: self.given("bands"),
+                rows: self.given("rows"),
+                recall: self.value("recall"),
+                weights: self.value("weights"),
+                idf_path: self.given("idf"),
+                idf_warmup: self.idf_warmup(),
+                ..SketchSettings::default()
+            },
             block_by: self.given("block-by"),
             all_pairs: self.on("exact"),
-            idf_warmup: self.idf_warmup(),
-            num_perm: self.value("num-perm"),
-            seed: self.value("seed"),
             threshold: self.value("threshold"),
-            bands: self.given("bands"),
-            rows: self.given("rows"),
-            recall: self.value("recall"),
             window: self.value("window"),
             memory: MemorySettings {
                 max_memory,
@@ -289,7 +292,6 @@ impl CommonArgs {
                 compression: self.given("compression"),
                 ..RunSettings::default()
             },
-            ..defaults
         })
     }
 }

@@ -50,7 +50,7 @@ impl HistArgs {
         let inputs = Input::open_all(&config.inputs, config.read.decompress)?;
         let (docs, seen) = reservoir(
             &crate::pipeline::reading(&config),
-            config.seed,
+            config.sketch.seed,
             inputs,
             size,
         )?;
@@ -104,7 +104,7 @@ fn histograms(
         .map(|n| Histogram {
             n,
             counts: pair_counts(
-                &Shingler::new(ShingleKind::Words(n), config.text.bag, config.seed),
+                &Shingler::new(ShingleKind::Words(n), config.text.bag, config.sketch.seed),
                 docs,
                 BINS,
                 threads,

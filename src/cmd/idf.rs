@@ -2,7 +2,7 @@
 //! `--weights tfidf --idf FILE` loads.
 
 use super::args::{CommandInput, CommonArgs};
-use crate::config::{Config, Weights};
+use crate::config::{Config, SketchSettings, Weights};
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::pipeline::Prepared;
@@ -33,11 +33,15 @@ impl IdfArgs {
     /// Counts the inputs' document frequencies and writes the table to standard output.
     pub fn run(self) -> Result<()> {
         let max_terms = self.max_terms;
+        let config = self.common.config(self.input)?;
         let config = Config {
-            weights: Weights::Set,
-            idf_path: None,
-            idf_warmup: 0,
-            ..self.common.config(self.input)?
+            sketch: SketchSettings {
+                weights: Weights::Set,
+                idf_path: None,
+                idf_warmup: 0,
+                ..config.sketch.clone()
+            },
+            ..config
         }
         .validate()?;
         if std::io::stdout().is_terminal() {

@@ -524,7 +524,7 @@ mod tests {
         assert!(Args::try_parse_from(["neardup", "--drop-dups", "--pairs"]).is_err());
         let (c, job) = filter_settings(&["neardup", "--pairs", "-t", "0.5"]);
         assert_eq!(job, Job::Pairs(PairsFormat::Tsv));
-        assert_eq!((c.lsh.bands, c.lsh.rows), (35, 3));
+        assert_eq!((c.sketch.lsh.bands, c.sketch.lsh.rows), (35, 3));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! The texts of the shown pairs are fetched by reading the input a second time.
 
 use super::args::{CommandInput, CommonArgs, SampleSize};
-use crate::config::{Config, Weights};
+use crate::config::{Config, SketchSettings, Weights};
 use crate::corpus::{reservoir, texts_of_lines};
 use crate::diff::word_diff;
 use crate::error::{Error, Result};
@@ -55,7 +55,7 @@ impl SampleArgs {
     pub fn run(self) -> Result<()> {
         bins_from_edges(&self.bins)?;
         let config = self.common.config(self.input)?.validate()?;
-        if config.weights == Weights::TfIdf {
+        if config.sketch.weights == Weights::TfIdf {
             return Err(Error::config(
                 "weights",
                 "sample compares set or bag shingles; tfidf is not supported here",
@@ -156,7 +156,7 @@ fn collect(
         .collect();
     let mut candidates: Vec<Vec<(u64, Example)>> = vec![Vec::new(); bins.len()];
     let push = |bin: &mut Vec<(u64, Example)>, lines, ids, similarity| {
-        let key = pick_key(lines, config.seed);
+        let key = pick_key(lines, config.sketch.seed);
         bin.push((
             key,
             Example {
@@ -168,11 +168,15 @@ fn collect(
     };
 
     if let Some(low) = ranges.iter().map(|r| r.0).find(|&lo| lo >= LSH_FROM) {
+        let lsh = config.clone().into_config();
         let lsh = Config {
             threshold: low.max(1e-6),
-            bands: None,
-            rows: None,
-            ..config.clone().into_config()
+            sketch: SketchSettings {
+                bands: None,
+                rows: None,
+                ..lsh.sketch.clone()
+            },
+            ..lsh
         }
         .validate()?;
         let mut sink = std::io::sink();
@@ -195,7 +199,7 @@ fn collect(
     if ranges.iter().any(|r| r.0 < LSH_FROM) {
         let (docs, _) = reservoir(
             &crate::pipeline::reading(config),
-            config.seed,
+            config.sketch.seed,
             open()?,
             sample,
         )?;

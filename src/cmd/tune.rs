@@ -55,7 +55,12 @@ impl TuneArgs {
         if let Some(path) = &self.plot {
             super::util::write_file(
                 path,
-                &svg(config.lsh, config.threshold, config.num_perm, config.recall),
+                &svg(
+                    config.sketch.lsh,
+                    config.threshold,
+                    config.sketch.num_perm,
+                    config.sketch.recall,
+                ),
             )?;
         }
         Ok(())
@@ -90,9 +95,14 @@ impl Sample {
     /// Samples `size` documents of the config's inputs and bins all their pairs.
     fn of(config: &Config, size: usize) -> Result<Sample> {
         let inputs = Input::open_all(&config.inputs, config.read.decompress)?;
-        let (docs, seen) = reservoir(&crate::pipeline::reading(config), config.seed, inputs, size)?;
+        let (docs, seen) = reservoir(
+            &crate::pipeline::reading(config),
+            config.sketch.seed,
+            inputs,
+            size,
+        )?;
         let counts = pair_counts(
-            &Shingler::new(config.text.shingle, config.text.bag, config.seed),
+            &Shingler::new(config.text.shingle, config.text.bag, config.sketch.seed),
             &docs,
             BINS,
             config.worker_threads(),
@@ -151,7 +161,7 @@ impl Sample {
 /// when the weights are learnt from the input (`--idf-warmup`): the sample is too small a
 /// warm-up to say anything of the run.
 fn bound_drops(config: &Config, docs: &[&Sampled]) -> Result<Vec<(usize, u64)>> {
-    if config.idf_warmup > 0 {
+    if config.sketch.idf_warmup > 0 {
         return Ok(Vec::new());
     }
     let base = config.max_candidates;
@@ -220,8 +230,12 @@ pub fn alternatives(threshold: f64, num_perm: usize, recall: f64) -> Vec<Banding
 
 /// The text report (with a corpus `sample`: each banding's price on it).
 pub fn report(config: &Config, sample: Option<&Sample>) -> String {
-    let (params, threshold, num_perm, recall) =
-        (config.lsh, config.threshold, config.num_perm, config.recall);
+    let (params, threshold, num_perm, recall) = (
+        config.sketch.lsh,
+        config.threshold,
+        config.sketch.num_perm,
+        config.sketch.recall,
+    );
     let chosen = option(params, threshold, recall);
     let mut s = String::new();
     let _ = writeln!(
@@ -448,7 +462,7 @@ mod tests {
         }
         .validate()
         .unwrap();
-        let p = config.lsh;
+        let p = config.sketch.lsh;
         let r = report(&config, None);
         assert!(
             r.starts_with("threshold 0.5, K = 128: 35 bands x 3 rows (105 of 128 values used)"),
@@ -468,10 +482,8 @@ mod tests {
         // The default choice is the first alternative.
         assert_eq!(alternatives(0.5, 128, DEFAULT_RECALL)[0].params, p);
         // 16 × 8, asked for, falls short at 0.5.
-        let asked = Config {
-            lsh: LshParams { bands: 16, rows: 8 },
-            ..config.into_config()
-        };
+        let mut asked = config.into_config();
+        asked.sketch.lsh = LshParams { bands: 16, rows: 8 };
         let short = report(&asked, None);
         assert!(short.contains("NOT reached"), "{short}");
     }

@@ -165,7 +165,7 @@ impl Deduper {
             ));
         }
         let mut prepared = Prepared::new(config)?;
-        if let Some(path) = &prepared.config.idf_path {
+        if let Some(path) = &prepared.config.sketch.idf_path {
             let table = crate::sketch::weights::IdfTable::load(path, &prepared.shingling())?;
             prepared.idf = Some(Arc::new(table));
         }
@@ -208,7 +208,7 @@ impl Deduper {
         };
         deduper.report = deduper.prepared.config.run.report.as_ref().map(|_| {
             let config = &deduper.prepared.config;
-            crate::report::Collector::new(config.threshold, config.seed)
+            crate::report::Collector::new(config.threshold, config.sketch.seed)
         });
         // The reference is signed with the run's IDF table, as the command line signs it:
         // with `--idf-warmup`, once the first batch has taught it.
@@ -363,12 +363,12 @@ impl Deduper {
     pub fn idf_pending(&self) -> Option<usize> {
         self.workers
             .is_empty()
-            .then_some(self.prepared.config.idf_warmup)
+            .then_some(self.prepared.config.sketch.idf_warmup)
     }
 
     /// Whether the signing settings are complete (the IDF table, for `--weights tfidf`).
     fn idf_known(&self) -> bool {
-        self.prepared.config.weights != Weights::TfIdf || self.prepared.idf.is_some()
+        self.prepared.config.sketch.weights != Weights::TfIdf || self.prepared.idf.is_some()
     }
 
     /// One worker per thread.

@@ -234,7 +234,7 @@ impl Prepared {
         Shingler::with_stopwords(
             self.config.text.shingle,
             bag,
-            self.config.seed,
+            self.config.sketch.seed,
             &self.stopwords,
         )
     }
@@ -249,12 +249,12 @@ impl Prepared {
     /// replay. Nothing to do for other weights, or when the table is there already.
     pub fn with_idf(mut self, inputs: Vec<Input>) -> Result<(Prepared, Vec<Input>)> {
         let mut inputs = inputs;
-        if self.config.weights == Weights::TfIdf && self.idf.is_none() {
-            let table = match &self.config.idf_path {
+        if self.config.sketch.weights == Weights::TfIdf && self.idf.is_none() {
+            let table = match &self.config.sketch.idf_path {
                 Some(path) => IdfTable::load(path, &self.shingling())?,
                 None => {
                     let shingler = self.shingler(false);
-                    let n = self.config.idf_warmup;
+                    let n = self.config.sketch.idf_warmup;
                     let (table, replay) =
                         crate::corpus::warmup(&reading(&self.config), &shingler, inputs, n)?;
                     inputs = replay;
@@ -273,7 +273,7 @@ impl Prepared {
     /// nothing), the rule of [`Prepared::with_idf`]'s lines, for [`Source::Batches`] and the
     /// in-process [`super::Deduper`].
     pub(super) fn learn_idf<'a>(&mut self, texts: impl IntoIterator<Item = Option<&'a str>>) {
-        let n = self.config.idf_warmup;
+        let n = self.config.sketch.idf_warmup;
         let texts = texts.into_iter().take(n).flatten();
         let table = crate::sketch::weights::learn(
             &self.config.text.normalizer,
@@ -290,10 +290,10 @@ impl Prepared {
         mut self,
         mut batches: Box<dyn Iterator<Item = Batch> + Send>,
     ) -> (Prepared, Box<dyn Iterator<Item = Batch> + Send>) {
-        if self.config.weights != Weights::TfIdf || self.idf.is_some() {
+        if self.config.sketch.weights != Weights::TfIdf || self.idf.is_some() {
             return (self, batches);
         }
-        let n = self.config.idf_warmup;
+        let n = self.config.sketch.idf_warmup;
         let (mut taken, mut texts) = (Vec::new(), 0);
         while texts < n
             && let Some(batch) = batches.next()
@@ -388,13 +388,13 @@ pub(super) fn load_state(prepared: &mut Prepared, job: &Job) -> Result<Option<Sa
         window_settings(&prepared.config, job),
     )?;
     if let Some(table) = saved.as_mut().and_then(|s| s.idf.take()) {
-        let differs = match (&prepared.idf, &prepared.config.idf_path) {
+        let differs = match (&prepared.idf, &prepared.config.sketch.idf_path) {
             (Some(given), _) => **given != table,
             (None, Some(idf_path)) => IdfTable::load(idf_path, &prepared.shingling())? != table,
             (None, None) => false,
         };
         if differs {
-            let named = match &prepared.config.idf_path {
+            let named = match &prepared.config.sketch.idf_path {
                 Some(idf_path) => idf_path.display().to_string(),
                 None => "the IDF table given".to_string(),
             };
@@ -414,7 +414,7 @@ pub(super) fn load_state(prepared: &mut Prepared, job: &Job) -> Result<Option<Sa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ShingleKind, TextSettings};
+    use crate::config::{ShingleKind, SketchSettings, TextSettings};
 
     #[test]
     fn stop_words_come_from_the_file_or_the_english_list() {
@@ -452,8 +452,11 @@ mod tests {
         let (set, _) = set.with_idf(Vec::new()).unwrap();
         assert!(set.idf.is_none());
         let config = Config {
-            weights: Weights::TfIdf,
-            idf_warmup: 10,
+            sketch: SketchSettings {
+                weights: Weights::TfIdf,
+                idf_warmup: 10,
+                ..SketchSettings::default()
+            },
             ..Config::default()
         }
         .validate()

@@ -127,10 +127,10 @@ impl Worker {
                 .then(|| extractor(Some("id"))),
             normalizer: config.text.normalizer,
             shingler: prepared.shingler(config.text.bag),
-            signer: Signer::new(config.num_perm, config.seed),
-            lsh: config.lsh,
+            signer: Signer::new(config.sketch.num_perm, config.sketch.seed),
+            lsh: config.sketch.lsh,
             verify: config.verify,
-            seed: config.seed,
+            seed: config.sketch.seed,
             graph: job.graph().is_some(),
             report: config.run.report.is_some() && (job.filters() || job.graph().is_some()),
             block: config.block_by.is_some(),
@@ -143,7 +143,7 @@ impl Worker {
                 None => 0,
             },
             attrs: Vec::new(),
-            idf: match config.weights {
+            idf: match config.sketch.weights {
                 Weights::TfIdf => Some(
                     prepared
                         .idf
@@ -155,7 +155,7 @@ impl Worker {
             weigher: Weigher::default(),
             normalized: Normalized::default(),
             shingles: Vec::new(),
-            values: vec![0; config.num_perm],
+            values: vec![0; config.sketch.num_perm],
             fingerprints: Vec::new(),
             fingerprint_weights: Vec::new(),
         }

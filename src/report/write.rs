@@ -44,8 +44,8 @@ pub fn write(
             inputs: &inputs,
             mode,
             settings: settings(config),
-            bands: config.lsh.bands,
-            rows: config.lsh.rows,
+            bands: config.sketch.lsh.bands,
+            rows: config.sketch.lsh.rows,
             words: config.text.normalizer.words,
             graph,
         },
@@ -85,11 +85,14 @@ fn settings(config: &Config) -> Vec<(&'static str, String)> {
     vec![
         ("threshold", config.threshold.to_string()),
         ("shingles", shingles),
-        ("weights", format!("{:?}", config.weights).to_lowercase()),
-        ("MinHash values", config.num_perm.to_string()),
+        (
+            "weights",
+            format!("{:?}", config.sketch.weights).to_lowercase(),
+        ),
+        ("MinHash values", config.sketch.num_perm.to_string()),
         (
             "LSH bands × rows",
-            format!("{} × {}", config.lsh.bands, config.lsh.rows),
+            format!("{} × {}", config.sketch.lsh.bands, config.sketch.lsh.rows),
         ),
         (
             "verification",

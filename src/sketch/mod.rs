@@ -4,4 +4,5 @@
 
 pub mod lsh;
 pub mod minhash;
+pub mod settings;
 pub mod weights;

@@ -308,7 +308,7 @@ pub(super) fn load_file(
     if let Some((capacity, why)) = limit {
         window.resume_limit(capacity, why);
     }
-    window.reserve(keep, keep * config.lsh.bands);
+    window.reserve(keep, keep * config.sketch.lsh.bands);
     // The documents' sequence numbers in the file's order (the buckets' order names them).
     let mut documents = Vec::with_capacity(keep);
     for _ in 0..count {
@@ -360,7 +360,7 @@ pub(super) fn load_file(
             &format!("{name} (IDF table)"),
         )?)
     };
-    if config.weights == Weights::TfIdf && idf.is_none() {
+    if config.sketch.weights == Weights::TfIdf && idf.is_none() {
         return Err(bad("the state has no IDF table".into()));
     }
 

@@ -515,7 +515,7 @@ pub fn open(
         return Ok(None);
     };
     let idf = idf_of(&m, &name)?;
-    if config.weights == Weights::TfIdf && idf.is_none() {
+    if config.sketch.weights == Weights::TfIdf && idf.is_none() {
         return Err(Error::config(
             "state",
             format!("{name}: the index has no IDF table"),

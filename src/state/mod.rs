@@ -202,7 +202,7 @@ fn open(
 mod tests {
     use super::file::save_file;
     use super::*;
-    use crate::config::Settings;
+    use crate::config::{Settings, SketchSettings};
     use crate::input::DocId;
     use crate::window::Entry;
 
@@ -381,7 +381,10 @@ mod tests {
         let path = dir.join("s.ndstate");
         save_file(&path, &recorded(), &window(), 1, 1, None, &[]).expect("saved");
         let other = Config {
-            num_perm: 64,
+            sketch: SketchSettings {
+                num_perm: 64,
+                ..SketchSettings::default()
+            },
             ..Config::default()
         }
         .validate()
@@ -394,8 +397,11 @@ mod tests {
         // The threshold alone does not shape the window (bands are kept explicitly here).
         let t = Config {
             threshold: 0.5,
-            bands: Some(Config::default().lsh.bands),
-            rows: Some(Config::default().lsh.rows),
+            sketch: SketchSettings {
+                bands: Some(Config::default().sketch.lsh.bands),
+                rows: Some(Config::default().sketch.lsh.rows),
+                ..SketchSettings::default()
+            },
             ..Config::default()
         }
         .validate()

@@ -31,7 +31,7 @@ pub struct Saved {
 /// `shingling` is [`crate::sketch::weights::settings_of`] the run's shingler; `job` says whether
 /// copies are dropped without a comparison.
 pub fn settings(config: &Config, job: &Job, shingling: &str) -> String {
-    let weights = match config.weights {
+    let weights = match config.sketch.weights {
         Weights::Set if config.text.bag => "tf",
         Weights::Set => "set",
         Weights::Tf => "tf",
@@ -45,9 +45,9 @@ pub fn settings(config: &Config, job: &Job, shingling: &str) -> String {
     let mut s = format!(
         "{} weights:{weights} k:{} bands:{}x{} verify:{verify} texts:{} block_by:{} copies:{}",
         shingling,
-        config.num_perm,
-        config.lsh.bands,
-        config.lsh.rows,
+        config.sketch.num_perm,
+        config.sketch.lsh.bands,
+        config.sketch.lsh.rows,
         !config.text_stages.is_empty(),
         config.block_by.as_deref().unwrap_or("-"),
         job.drops_copies(),

@@ -154,7 +154,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             taken: 0,
             stealer: start.stealer,
             report: (config.run.report.is_some() && (job.filters() || job.graph().is_some()))
-                .then(|| crate::report::Collector::new(config.threshold, config.seed)),
+                .then(|| crate::report::Collector::new(config.threshold, config.sketch.seed)),
         }
     }
 
