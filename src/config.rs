@@ -15,6 +15,7 @@ pub use crate::sketch::settings::{DEFAULT_NUM_PERM, DEFAULT_SEED, SketchSettings
 pub use crate::text::settings::{DEFAULT_NGRAM, TextSettings};
 /// The shingle stage's own enum, named in the settings.
 pub use crate::text::shingle::ShingleKind;
+pub use crate::verify::settings::{DEFAULT_THRESHOLD, TextStage, VerifyMode, VerifySettings};
 use std::path::PathBuf;
 
 /// How the `--pairs` mode formats a pair.
@@ -98,29 +99,6 @@ crate::choice::choices!(HelperPolicy {
     "never" => Never: "Never",
 });
 
-/// How a candidate pair is confirmed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VerifyMode {
-    /// Exact (multi)set Jaccard of the stored shingle fingerprints (32-bit).
-    Jaccard,
-    /// Trust the MinHash estimate (fraction of equal signature values).
-    None,
-    /// No shingle check: the text stages of [`Config::text_stages`] decide alone.
-    Stages,
-}
-
-/// A verification stage on the normalised texts of a pair, with its bound
-/// (`--verify edit|cosine|lcs`; the measures are in [`crate::verify::text`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TextStage {
-    /// Relative edit distance at most this.
-    Edit(f64),
-    /// Cosine of word counts at least this.
-    Cosine(f64),
-    /// Longest common substring / shorter length at least this.
-    Lcs(f64),
-}
-
 /// Every setting of a run, validated by [`Config::validate`].
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -132,8 +110,8 @@ pub struct Config {
     pub text: TextSettings,
     /// How shingles become a signature: its length, seed, weights and banding.
     pub sketch: SketchSettings,
-    /// Similarity cut-off T in (0, 1].
-    pub threshold: f64,
+    /// The similarity a pair must reach and how it is checked.
+    pub verify: VerifySettings,
     /// Maximum number of documents kept in the window; 0 = unbounded.
     pub window: usize,
     /// `--max-memory` and how the run shares it, the spill file's place, cache and limit.
@@ -144,8 +122,6 @@ pub struct Config {
     /// Also bounds [`crate::job::GraphJob::components_over`]; not used by `--pairs` and the
     /// graph commands that list every pair.
     pub max_candidates: usize,
-    /// Candidate confirmation.
-    pub verify: VerifyMode,
     /// Signing threads, the sequencer among them (it signs while the next batch in order is
     /// not ready); also the number of threads verifying a batch with helpers. 0 = all cores.
     pub threads: usize,
@@ -157,9 +133,6 @@ pub struct Config {
     pub quiet: bool,
     /// Show progress on stderr (only honoured when stderr is a terminal).
     pub progress: bool,
-    /// Text stages run after (or, with [`VerifyMode::Stages`], instead of) the shingle
-    /// check, in order (`--verify edit,cosine,lcs`).
-    pub text_stages: Vec<TextStage>,
     /// `--exact`: find candidates with the All-Pairs prefix filter instead of MinHash + LSH,
     /// so no pair at or above the threshold is missed.
     pub all_pairs: bool,
@@ -196,8 +169,6 @@ pub struct RunSettings {
     pub line_buffered: bool,
 }
 
-/// Default similarity cut-off.
-pub const DEFAULT_THRESHOLD: f64 = 0.8;
 /// Most threads `--threads` takes: beyond it a machine refuses to start them, and no
 /// machine has that many cores for the signing to use.
 pub const MAX_THREADS: usize = 1024;
@@ -216,17 +187,15 @@ impl Default for Config {
             read: ReadSettings::default(),
             text: TextSettings::default(),
             sketch: SketchSettings::default(),
-            threshold: DEFAULT_THRESHOLD,
+            verify: VerifySettings::default(),
             window: 0,
             memory: MemorySettings::default(),
             max_candidates: DEFAULT_MAX_CANDIDATES,
-            verify: VerifyMode::Jaccard,
             threads: 0,
             helpers: HelperPolicy::Auto,
             stats: false,
             quiet: false,
             progress: true,
-            text_stages: Vec::new(),
             all_pairs: false,
             block_by: None,
             run: RunSettings::default(),
@@ -265,10 +234,10 @@ impl Config {
     /// Checks every value and resolves the LSH parameters: the settings a run is made of
     /// ([`crate::Prepared::new`], [`crate::run`]).
     pub fn validate(mut self) -> Result<Settings> {
-        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
+        if !(self.verify.threshold > 0.0 && self.verify.threshold <= 1.0) {
             return Err(Error::config(
                 "threshold",
-                format!("{} is not in (0, 1]", self.threshold),
+                format!("{} is not in (0, 1]", self.verify.threshold),
             ));
         }
         if self.sketch.num_perm == 0 || self.sketch.num_perm > 4096 {
@@ -326,7 +295,7 @@ impl Config {
                 "give either ‹idf› FILE or ‹idf-warmup› N, not both",
             ));
         }
-        for stage in &self.text_stages {
+        for stage in &self.verify.text_stages {
             let (flag, v) = match *stage {
                 TextStage::Edit(v) => ("max-edit", v),
                 TextStage::Cosine(v) => ("min-cosine", v),
@@ -336,11 +305,11 @@ impl Config {
                 return Err(Error::config(flag, format!("{v} is not in [0, 1]")));
             }
         }
-        if self.verify == VerifyMode::Stages && self.text_stages.is_empty() {
+        if self.verify.mode == VerifyMode::Stages && self.verify.text_stages.is_empty() {
             return Err(Error::config("verify", "no confirmation stage given"));
         }
         if self.all_pairs
-            && (self.verify != VerifyMode::Jaccard || self.sketch.weights == Weights::TfIdf)
+            && (self.verify.mode != VerifyMode::Jaccard || self.sketch.weights == Weights::TfIdf)
         {
             return Err(Error::config(
                 "exact",
@@ -383,9 +352,11 @@ impl Config {
             return Err(Error::config("max-line-bytes", "must be at least 1"));
         }
         self.sketch.lsh = match (self.sketch.bands, self.sketch.rows) {
-            (None, None) => {
-                LshParams::for_recall(self.threshold, self.sketch.num_perm, self.sketch.recall)
-            }
+            (None, None) => LshParams::for_recall(
+                self.verify.threshold,
+                self.sketch.num_perm,
+                self.sketch.recall,
+            ),
             (Some(b), Some(r)) => LshParams { bands: b, rows: r },
             (Some(b), None) => {
                 if b == 0 || !self.sketch.num_perm.is_multiple_of(b) {
@@ -434,17 +405,22 @@ impl Config {
     /// `num_perm` values (explicit `--bands`/`--rows` and `--exact` are taken as asked).
     pub fn banding_warning(&self) -> Option<String> {
         let chosen = self.sketch.bands.is_none() && self.sketch.rows.is_none() && !self.all_pairs;
-        (chosen && !self.sketch.lsh.reaches(self.threshold, self.sketch.recall)).then(|| {
+        (chosen
+            && !self
+                .sketch
+                .lsh
+                .reaches(self.verify.threshold, self.sketch.recall))
+        .then(|| {
             format!(
                 "no banding of ‹num-perm› {} values reaches ‹recall› {} at ‹threshold› {}; \
                  using {} bands x {} rows, which catch a pair at the threshold with probability \
                  {:.4} (more values reach it)",
                 self.sketch.num_perm,
                 self.sketch.recall,
-                self.threshold,
+                self.verify.threshold,
                 self.sketch.lsh.bands,
                 self.sketch.lsh.rows,
-                self.sketch.lsh.probability(self.threshold)
+                self.sketch.lsh.probability(self.verify.threshold)
             )
         })
     }
@@ -477,11 +453,14 @@ mod tests {
         assert!(
             c.sketch
                 .lsh
-                .reaches(c.threshold, crate::sketch::lsh::DEFAULT_RECALL)
+                .reaches(c.verify.threshold, crate::sketch::lsh::DEFAULT_RECALL)
         );
         assert!(c.banding_warning().is_none());
         let few = Config {
-            threshold: 0.05,
+            verify: VerifySettings {
+                threshold: 0.05,
+                ..VerifySettings::default()
+            },
             sketch: SketchSettings {
                 num_perm: 16,
                 ..SketchSettings::default()
@@ -498,21 +477,30 @@ mod tests {
         let cases: Vec<(Config, &str)> = vec![
             (
                 Config {
-                    threshold: 0.0,
+                    verify: VerifySettings {
+                        threshold: 0.0,
+                        ..VerifySettings::default()
+                    },
                     ..Config::default()
                 },
                 "threshold",
             ),
             (
                 Config {
-                    threshold: 1.5,
+                    verify: VerifySettings {
+                        threshold: 1.5,
+                        ..VerifySettings::default()
+                    },
                     ..Config::default()
                 },
                 "threshold",
             ),
             (
                 Config {
-                    threshold: f64::NAN,
+                    verify: VerifySettings {
+                        threshold: f64::NAN,
+                        ..VerifySettings::default()
+                    },
                     ..Config::default()
                 },
                 "threshold",

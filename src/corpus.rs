@@ -4,8 +4,8 @@
 //! `--id-field` and `--max-line-bytes`, exactly as the pipeline's workers read them; lines
 //! that are not documents are counted and skipped.
 
-use crate::config::InputFormat;
 use crate::error::Result;
+use crate::input::settings::InputFormat;
 use crate::input::{DocId, Extractor, Input, LineReader};
 use crate::sketch::weights::{DfCounter, IdfTable, settings_of};
 use crate::text::normalize::{Normalized, Normalizer};

@@ -7,7 +7,7 @@ use super::flags::defs;
 pub use super::values::{NgramArg, ShingleArg, VerifyArg, check_similarity, choice, parse_size};
 use crate::config::{
     Config, InputFormat, MemorySettings, ReadSettings, RunSettings, ShingleKind, SketchSettings,
-    TextSettings, TextStage, VerifyMode,
+    TextSettings, TextStage, VerifyMode, VerifySettings,
 };
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
@@ -268,7 +268,6 @@ impl CommonArgs {
             },
             block_by: self.given("block-by"),
             all_pairs: self.on("exact"),
-            threshold: self.value("threshold"),
             window: self.value("window"),
             memory: MemorySettings {
                 max_memory,
@@ -279,8 +278,11 @@ impl CommonArgs {
                 columnar: false,
             },
             max_candidates: self.value("max-candidates"),
-            verify,
-            text_stages: confirm,
+            verify: VerifySettings {
+                threshold: self.value("threshold"),
+                mode: verify,
+                text_stages: confirm,
+            },
             threads: self.value("threads"),
             helpers: self.value("helpers"),
             stats: self.stats(),

@@ -81,7 +81,7 @@ impl ExplainArgs {
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         let ids = (self.id_a.as_str(), self.id_b.as_str());
         // The lowest similarity a followed edge has: the threshold, or --min-edge above it.
-        let cut = min_edge.max(config.threshold);
+        let cut = min_edge.max(config.verify.threshold);
         explain(
             &prepared,
             &graph,

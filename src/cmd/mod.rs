@@ -389,7 +389,7 @@ mod tests {
         let defaults: std::collections::HashMap<String, String> =
             flag_defaults(None).into_iter().collect();
         let (settings, _) = filter_settings(&["neardup"]);
-        assert_eq!(defaults["threshold"], settings.threshold.to_string());
+        assert_eq!(defaults["threshold"], settings.verify.threshold.to_string());
         let n: usize = defaults["ngram"].parse().unwrap();
         assert_eq!(settings.text.shingle, crate::config::ShingleKind::Words(n));
         assert_eq!(

@@ -10,7 +10,7 @@
 //! The texts of the shown pairs are fetched by reading the input a second time.
 
 use super::args::{CommandInput, CommonArgs, SampleSize};
-use crate::config::{Config, SketchSettings, Weights};
+use crate::config::{Config, SketchSettings, VerifySettings, Weights};
 use crate::corpus::{reservoir, texts_of_lines};
 use crate::diff::word_diff;
 use crate::error::{Error, Result};
@@ -170,7 +170,10 @@ fn collect(
     if let Some(low) = ranges.iter().map(|r| r.0).find(|&lo| lo >= LSH_FROM) {
         let lsh = config.clone().into_config();
         let lsh = Config {
-            threshold: low.max(1e-6),
+            verify: VerifySettings {
+                threshold: low.max(1e-6),
+                ..lsh.verify.clone()
+            },
             sketch: SketchSettings {
                 bands: None,
                 rows: None,

@@ -41,8 +41,8 @@ impl SignArgs {
         // Verification flags are accepted (the same flags can go to sign and to
         // verify-pairs) but do not change the keys. The signature is the compact one that
         // --verify none keeps.
-        config.verify = VerifyMode::None;
-        config.text_stages.clear();
+        config.verify.mode = VerifyMode::None;
+        config.verify.text_stages.clear();
         config.validate()
     }
 

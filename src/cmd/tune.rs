@@ -57,7 +57,7 @@ impl TuneArgs {
                 path,
                 &svg(
                     config.sketch.lsh,
-                    config.threshold,
+                    config.verify.threshold,
                     config.sketch.num_perm,
                     config.sketch.recall,
                 ),
@@ -232,7 +232,7 @@ pub fn alternatives(threshold: f64, num_perm: usize, recall: f64) -> Vec<Banding
 pub fn report(config: &Config, sample: Option<&Sample>) -> String {
     let (params, threshold, num_perm, recall) = (
         config.sketch.lsh,
-        config.threshold,
+        config.verify.threshold,
         config.sketch.num_perm,
         config.sketch.recall,
     );
@@ -452,12 +452,16 @@ pub fn svg(params: LshParams, threshold: f64, num_perm: usize, recall: f64) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::VerifySettings;
     use crate::sketch::lsh::DEFAULT_RECALL;
 
     #[test]
     fn report_names_the_choice_and_is_monotone() {
         let config = Config {
-            threshold: 0.5,
+            verify: VerifySettings {
+                threshold: 0.5,
+                ..VerifySettings::default()
+            },
             ..Config::default()
         }
         .validate()

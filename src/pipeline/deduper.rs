@@ -208,7 +208,7 @@ impl Deduper {
         };
         deduper.report = deduper.prepared.config.run.report.as_ref().map(|_| {
             let config = &deduper.prepared.config;
-            crate::report::Collector::new(config.threshold, config.sketch.seed)
+            crate::report::Collector::new(config.verify.threshold, config.sketch.seed)
         });
         // The reference is signed with the run's IDF table, as the command line signs it:
         // with `--idf-warmup`, once the first batch has taught it.

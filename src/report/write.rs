@@ -83,7 +83,7 @@ fn settings(config: &Config) -> Vec<(&'static str, String)> {
         n => format!("{n} documents"),
     };
     vec![
-        ("threshold", config.threshold.to_string()),
+        ("threshold", config.verify.threshold.to_string()),
         ("shingles", shingles),
         (
             "weights",
@@ -96,7 +96,7 @@ fn settings(config: &Config) -> Vec<(&'static str, String)> {
         ),
         (
             "verification",
-            format!("{:?}", config.verify).to_lowercase(),
+            format!("{:?}", config.verify.mode).to_lowercase(),
         ),
         ("window", window),
         (

@@ -202,7 +202,7 @@ fn open(
 mod tests {
     use super::file::save_file;
     use super::*;
-    use crate::config::{Settings, SketchSettings};
+    use crate::config::{Settings, SketchSettings, VerifySettings};
     use crate::input::DocId;
     use crate::window::Entry;
 
@@ -396,7 +396,10 @@ mod tests {
         assert!(e.contains("k:128") && e.contains("k:64"), "{e}");
         // The threshold alone does not shape the window (bands are kept explicitly here).
         let t = Config {
-            threshold: 0.5,
+            verify: VerifySettings {
+                threshold: 0.5,
+                ..VerifySettings::default()
+            },
             sketch: SketchSettings {
                 bands: Some(Config::default().sketch.lsh.bands),
                 rows: Some(Config::default().sketch.lsh.rows),

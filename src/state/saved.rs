@@ -37,7 +37,7 @@ pub fn settings(config: &Config, job: &Job, shingling: &str) -> String {
         Weights::Tf => "tf",
         Weights::TfIdf => "tfidf",
     };
-    let verify = match config.verify {
+    let verify = match config.verify.mode {
         VerifyMode::Jaccard => "jaccard",
         VerifyMode::None => "none",
         VerifyMode::Stages => "stages",
@@ -48,12 +48,12 @@ pub fn settings(config: &Config, job: &Job, shingling: &str) -> String {
         config.sketch.num_perm,
         config.sketch.lsh.bands,
         config.sketch.lsh.rows,
-        !config.text_stages.is_empty(),
+        !config.verify.text_stages.is_empty(),
         config.block_by.as_deref().unwrap_or("-"),
         job.drops_copies(),
     );
     if config.all_pairs {
-        s.push_str(&format!(" exact:{}", config.threshold));
+        s.push_str(&format!(" exact:{}", config.verify.threshold));
     } else {
         s.push_str(" exact:no");
     }

@@ -7,6 +7,7 @@
 //! else of the run's.
 
 pub mod sample_pairs;
+pub mod settings;
 pub mod shingles;
 pub mod text;
 
@@ -16,11 +17,11 @@ pub use shingles::{
     weighted_jaccard_at_least,
 };
 
-use crate::config::{TextStage, VerifyMode};
 use crate::sketch::weights::{IdfTable, Weigher};
 use crate::text::normalize::Normalized;
 use crate::text::normalize::Words;
 use crate::text::shingle::Shingler;
+use settings::{TextStage, VerifyMode};
 
 /// What verification compares of one document (from the window or just signed).
 #[derive(Clone, Copy, Debug)]

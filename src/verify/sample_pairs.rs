@@ -50,9 +50,9 @@ pub fn pair_counts(shingler: &Shingler, docs: &[Sampled], bins: usize, threads: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ShingleKind;
     use crate::input::DocId;
     use crate::text::normalize::{Normalized, Normalizer};
+    use crate::text::shingle::ShingleKind;
 
     fn doc(text: &str) -> Sampled {
         let mut normalized = Normalized::default();

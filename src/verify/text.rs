@@ -15,7 +15,7 @@
 //! These need the text of every windowed document: the window keeps its normalised text only
 //! when a stage is on (about one byte per character of the document).
 
-use crate::config::TextStage;
+use super::settings::TextStage;
 use crate::text::words::Words;
 use std::collections::HashMap;
 

@@ -153,8 +153,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
             signed: start.signed,
             taken: 0,
             stealer: start.stealer,
-            report: (config.run.report.is_some() && (job.filters() || job.graph().is_some()))
-                .then(|| crate::report::Collector::new(config.threshold, config.sketch.seed)),
+            report: (config.run.report.is_some() && (job.filters() || job.graph().is_some())).then(
+                || crate::report::Collector::new(config.verify.threshold, config.sketch.seed),
+            ),
         }
     }
 
