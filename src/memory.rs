@@ -72,18 +72,6 @@ impl Default for MemorySettings {
 }
 
 impl MemorySettings {
-    /// No budget and no spill file: everything in RAM (a reference held in memory).
-    pub fn in_ram() -> MemorySettings {
-        MemorySettings {
-            max_memory: 0,
-            memory_limit: None,
-            spill_dir: None,
-            spill_cache: None,
-            max_disk: 0,
-            columnar: false,
-        }
-    }
-
     /// RAM for the newest held records: `--spill-cache`, else [`DEFAULT_SPILL_CACHE`] or an
     /// eighth of `--max-memory`, whichever is less.
     pub fn spill_cache(&self) -> usize {
@@ -136,13 +124,25 @@ impl MemorySettings {
 mod tests {
     use super::*;
 
+    /// No budget and no spill file, whatever the machine.
+    fn in_ram() -> MemorySettings {
+        MemorySettings {
+            max_memory: 0,
+            memory_limit: None,
+            spill_dir: None,
+            spill_cache: None,
+            max_disk: 0,
+            columnar: false,
+        }
+    }
+
     #[test]
     fn a_columnar_input_leaves_its_decoder_and_row_group_room() {
         let mib = 1usize << 20;
         let under = |max_memory: usize, columnar: bool| MemorySettings {
             max_memory,
             columnar,
-            ..MemorySettings::in_ram()
+            ..in_ram()
         };
         // 64 MiB: half to the pipeline, a third of the budget to the decoder.
         assert_eq!(under(64 * mib, false).window_budget(), 32 * mib);
@@ -171,7 +171,7 @@ mod tests {
         let with = |max_memory: usize, spill_cache: Option<usize>| MemorySettings {
             max_memory,
             spill_cache,
-            ..MemorySettings::in_ram()
+            ..in_ram()
         };
         assert_eq!(with(0, None).spill_cache(), DEFAULT_SPILL_CACHE);
         assert_eq!(with(128 * mib, None).spill_cache(), 16 * mib);

@@ -31,7 +31,7 @@ impl Window {
     pub(super) fn make_room(&mut self, keys: &[u64]) {
         if self.len.is_multiple_of(BUDGET_CHECK) {
             let index = self.ram_bytes() - self.store.ram_bytes();
-            self.store.adapt(index);
+            self.store.adapt(index, self.budget);
         }
         if self.capacity > 0 || self.len == 0 {
             return;

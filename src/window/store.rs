@@ -141,11 +141,18 @@ impl Store {
 
     /// Sets the RAM share for a window whose indexes take `index_bytes`: the share given, or
     /// more while the indexes are small, records and indexes together up to four times the
-    /// share. Small runs then never write the spill file (whose writing-back takes a core
-    /// from a 2-core machine), and large ones keep their RAM per document.
-    pub fn adapt(&mut self, index_bytes: usize) {
+    /// share and never past the window's `budget` (0: none). Small runs then never write the
+    /// spill file (whose writing-back takes a core from a 2-core machine), and large ones
+    /// keep their RAM per document.
+    pub fn adapt(&mut self, index_bytes: usize, budget: usize) {
         if self.settings.dir.is_some() && self.base_ram > 0 {
-            let lent = (4 * self.base_ram).saturating_sub(index_bytes);
+            let mut lent = (4 * self.base_ram).saturating_sub(index_bytes);
+            if budget > 0 {
+                // The four times are a quarter of the budget's pipeline share only when the
+                // window takes half the budget; a window given less (a columnar input's run)
+                // lends no more than it has.
+                lent = lent.min(budget.saturating_sub(index_bytes));
+            }
             self.settings.ram = self.base_ram.max(lent);
         }
     }
@@ -547,6 +554,28 @@ mod tests {
         (0..3000)
             .map(|i| (0..rng(2000) as usize).map(|j| (i + j) as u8).collect())
             .collect()
+    }
+
+    #[test]
+    fn the_ram_lent_to_records_stays_within_the_windows_budget() {
+        let share = 16 << 20;
+        let mut store = Store::new(StoreSettings {
+            dir: Some(std::env::temp_dir()),
+            ram: share,
+            disk: 0,
+            index: None,
+        });
+        // Small indexes: four times the share, less the indexes.
+        store.adapt(1 << 20, 0);
+        assert_eq!(store.settings().ram, 4 * share - (1 << 20));
+        store.adapt(1 << 20, 128 << 20);
+        assert_eq!(store.settings().ram, 4 * share - (1 << 20));
+        // A window given 40 MiB lends its records what the indexes leave of it.
+        store.adapt(1 << 20, 40 << 20);
+        assert_eq!(store.settings().ram, 39 << 20);
+        // Never less than the share itself (the budget's check then limits the window).
+        store.adapt(30 << 20, 40 << 20);
+        assert_eq!(store.settings().ram, share);
     }
 
     #[test]
