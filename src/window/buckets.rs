@@ -20,86 +20,8 @@
 //! match anything again, while a few central ones match document after document: a plain
 //! "newest members" limit lets the stream of one-off documents push the central ones out.
 
-/// A cell: empty (`value == EMPTY`), one member, or a list of members (`value & MANY`).
-#[derive(Clone, Copy, Debug)]
-#[repr(C, align(8))]
-struct Cell {
-    /// The top 32 bits of the key's hash.
-    top: u32,
-    /// The slot, or `MANY |` the index into `lists`.
-    value: u32,
-}
-
-impl Default for Cell {
-    fn default() -> Self {
-        Cell {
-            top: 0,
-            value: EMPTY,
-        }
-    }
-}
-
-const EMPTY: u32 = u32::MAX;
-const MANY: u32 = 1 << 31;
-
-/// Slots are below this (the top bit of a cell's value tells a list from a slot).
-pub const MAX_SLOT: u32 = MANY - 1;
-
-/// Bytes per cell.
-pub const CELL_BYTES: usize = std::mem::size_of::<Cell>();
-
-/// Cells in a 64-byte cache line.
-const LINE_CELLS: usize = 8;
-
-/// One cache line of cells (the table is an array of them, so it is line-aligned).
-#[derive(Clone, Copy, Default, Debug)]
-#[repr(C, align(64))]
-struct Line([Cell; LINE_CELLS]);
-
-// SAFETY: `Line` is `repr(C)`: eight `Cell`s, each `repr(C)` of two u32 (8 bytes, no padding),
-// 64 bytes in all at alignment 64, so no padding either; any bit pattern is a value. The
-// window's image writes the cells as they are.
-unsafe impl bytemuck::Zeroable for Line {}
-// SAFETY: as above.
-unsafe impl bytemuck::Pod for Line {}
-
-/// The cells, indexed one by one.
-#[derive(Debug)]
-struct Table(Box<[Line]>);
-
-impl Table {
-    /// `cells` empty cells (a multiple of [`LINE_CELLS`]).
-    fn new(cells: usize) -> Table {
-        Table(vec![Line::default(); cells / LINE_CELLS].into_boxed_slice())
-    }
-
-    /// [`Table::new`], or `None` when the memory is refused.
-    fn try_new(cells: usize) -> Option<Table> {
-        let mut lines = Vec::new();
-        crate::guard::fallibly(|| lines.try_reserve_exact(cells / LINE_CELLS)).ok()?;
-        lines.resize(cells / LINE_CELLS, Line::default());
-        Some(Table(lines.into_boxed_slice()))
-    }
-
-    fn len(&self) -> usize {
-        self.0.len() * LINE_CELLS
-    }
-}
-
-impl std::ops::Index<usize> for Table {
-    type Output = Cell;
-    #[inline]
-    fn index(&self, i: usize) -> &Cell {
-        &self.0[i / LINE_CELLS].0[i % LINE_CELLS]
-    }
-}
-
-impl std::ops::IndexMut<usize> for Table {
-    #[inline]
-    fn index_mut(&mut self, i: usize) -> &mut Cell {
-        &mut self.0[i / LINE_CELLS].0[i % LINE_CELLS]
-    }
-}
+use super::cells::{Cell, EMPTY, LINE_CELLS, MANY, Table, top};
+pub use super::cells::{CELL_BYTES, MAX_SLOT};
 
 /// Smallest table, in cells.
 const MIN_CELLS: usize = 16;
@@ -113,12 +35,6 @@ const LOAD_DEN: usize = 5;
 /// The size a table of `cells` cells grows to: half as big again, in whole lines.
 fn grown(cells: usize) -> usize {
     (cells + cells / 2).div_ceil(LINE_CELLS) * LINE_CELLS
-}
-
-/// The top 32 bits of a key's hash: what a cell keeps of the key.
-#[inline]
-fn top(key: u64) -> u32 {
-    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as u32
 }
 
 /// Band key → slots.
@@ -180,14 +96,19 @@ impl Buckets {
         self.keys == 0
     }
 
-    /// The first cell of the 64-byte line where a key's probe starts, from the top bits
-    /// of its hash: a probe run usually stays in that one line, which [`Buckets::prefetch`]
-    /// asks for.
+    /// The 64-byte line where a key's probe starts, from the top bits of its hash: a probe
+    /// run usually stays in that one line, which [`Buckets::prefetch`] asks for.
     #[inline]
-    fn home(&self, top: u32) -> usize {
+    fn home_line(&self, top: u32) -> usize {
         // The top bits scaled to the number of lines (Lemire's multiply-shift range
         // reduction), so a table need not be a power of two and can grow by half.
-        ((u64::from(top) * self.cells.0.len() as u64) >> 32) as usize * LINE_CELLS
+        ((u64::from(top) * self.cells.0.len() as u64) >> 32) as usize
+    }
+
+    /// The first cell of [`Buckets::home_line`].
+    #[inline]
+    fn home(&self, top: u32) -> usize {
+        self.home_line(top) * LINE_CELLS
     }
 
     /// The cell after `i`, wrapping at the end.
@@ -215,17 +136,7 @@ impl Buckets {
     /// The cell holding the key whose hash has top bits `top`, if any.
     #[inline]
     fn find_top(&self, top: u32) -> Option<usize> {
-        let mut i = self.home(top);
-        loop {
-            let c = self.cells[i];
-            if c.value == EMPTY {
-                return None;
-            }
-            if c.top == top {
-                return Some(i);
-            }
-            i = self.next(i);
-        }
+        self.cells.find(self.home_line(top), top)
     }
 
     /// The slots with `key`, in insertion order (empty when there are none).
@@ -247,7 +158,7 @@ impl Buckets {
     /// Asks the CPU to start loading the cell where a lookup of `key` begins.
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        crate::prefetch::prefetch(&self.cells[self.home(top(key))]);
+        crate::prefetch::prefetch(&self.cells.0[self.home_line(top(key))]);
     }
 
     /// Asks the CPU to start loading where the slots of `key` are listed (after
@@ -374,10 +285,7 @@ impl Buckets {
             return;
         }
         let top = top(key);
-        let mut i = self.home(top);
-        while self.cells[i].value != EMPTY {
-            i = self.next(i);
-        }
+        let i = self.cells.first_empty(self.home_line(top));
         self.cells[i] = Cell { top, value: slot };
         self.keys += 1;
     }
@@ -498,10 +406,7 @@ impl Buckets {
         let old = std::mem::replace(&mut self.cells, table);
         for line in old.0.iter() {
             for c in line.0.iter().filter(|c| c.value != EMPTY) {
-                let mut i = self.home(c.top);
-                while self.cells[i].value != EMPTY {
-                    i = self.next(i);
-                }
+                let i = self.cells.first_empty(self.home_line(c.top));
                 self.cells[i] = *c;
             }
         }

@@ -24,6 +24,7 @@
 
 pub mod bucket_order;
 mod buckets;
+mod cells;
 mod budget;
 mod changes;
 mod chunked;

@@ -1,0 +1,231 @@
+//! The cells of a bucket table ([`super::buckets`]): eight 8-byte cells to a 64-byte line,
+//! and the probes that look at a whole line at once.
+//!
+//! A probe starts at the first cell of a line and walks forwards, wrapping at the end of the
+//! table, until it meets the key's cell or an empty one. Looking at the line's eight cells
+//! together (two masks, then the lowest bit) finds the same cell as walking them one by one,
+//! with a few compares the compiler makes vector ones instead of a branch per cell: most
+//! lookups of a band key find nothing, and at a table's average load (two thirds) such a
+//! probe passes several full cells before the empty one.
+
+/// A cell: empty (`value == EMPTY`), one member, or a list of members (`value & MANY`).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(8))]
+pub(super) struct Cell {
+    /// The top 32 bits of the key's hash.
+    pub top: u32,
+    /// The slot, or `MANY |` the index into the table's lists.
+    pub value: u32,
+}
+
+impl Default for Cell {
+    fn default() -> Self {
+        Cell {
+            top: 0,
+            value: EMPTY,
+        }
+    }
+}
+
+/// The value of an empty cell.
+pub(super) const EMPTY: u32 = u32::MAX;
+/// The bit of a value that makes it a list's index.
+pub(super) const MANY: u32 = 1 << 31;
+
+/// Slots are below this (the top bit of a cell's value tells a list from a slot).
+pub const MAX_SLOT: u32 = MANY - 1;
+
+/// Bytes per cell.
+pub const CELL_BYTES: usize = std::mem::size_of::<Cell>();
+
+/// Cells in a 64-byte cache line.
+pub(super) const LINE_CELLS: usize = 8;
+
+/// One cache line of cells (the table is an array of them, so it is line-aligned).
+#[derive(Clone, Copy, Default, Debug)]
+#[repr(C, align(64))]
+pub(super) struct Line(pub [Cell; LINE_CELLS]);
+
+// SAFETY: `Line` is `repr(C)`: eight `Cell`s, each `repr(C)` of two u32 (8 bytes, no padding),
+// 64 bytes in all at alignment 64, so no padding either; any bit pattern is a value. The
+// window's image writes the cells as they are.
+unsafe impl bytemuck::Zeroable for Line {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Line {}
+
+impl Line {
+    /// Bit `j` of the first set when cell `j` is empty, of the second when it holds the key
+    /// with hash top bits `top`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn masks(&self, top: u32) -> (u32, u32) {
+        use std::arch::x86_64::{
+            __m128i, _mm_andnot_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_cmpeq_epi32,
+            _mm_load_si128, _mm_movemask_ps, _mm_set1_epi32, _mm_shuffle_ps,
+        };
+        // SAFETY: SSE2 is part of every x86_64 CPU; the line is 64 bytes aligned to 64, read
+        // as four aligned 16-byte vectors of two cells each.
+        unsafe {
+            let p = self.0.as_ptr().cast::<__m128i>();
+            let (v0, v1, v2, v3) = (
+                _mm_castsi128_ps(_mm_load_si128(p)),
+                _mm_castsi128_ps(_mm_load_si128(p.add(1))),
+                _mm_castsi128_ps(_mm_load_si128(p.add(2))),
+                _mm_castsi128_ps(_mm_load_si128(p.add(3))),
+            );
+            // Lanes 1 and 3 of each vector are values, 0 and 2 tops: gathered four cells
+            // at a time, in cell order.
+            let values = |x, y| _mm_castps_si128(_mm_shuffle_ps::<0b11_01_11_01>(x, y));
+            let tops = |x, y| _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(x, y));
+            let (empty, wanted) = (_mm_set1_epi32(EMPTY as i32), _mm_set1_epi32(top as i32));
+            let empty_lo = _mm_cmpeq_epi32(values(v0, v1), empty);
+            let empty_hi = _mm_cmpeq_epi32(values(v2, v3), empty);
+            let same_lo = _mm_andnot_si128(empty_lo, _mm_cmpeq_epi32(tops(v0, v1), wanted));
+            let same_hi = _mm_andnot_si128(empty_hi, _mm_cmpeq_epi32(tops(v2, v3), wanted));
+            let bits = |lo, hi| {
+                (_mm_movemask_ps(_mm_castsi128_ps(lo)) | _mm_movemask_ps(_mm_castsi128_ps(hi)) << 4)
+                    as u32
+            };
+            (bits(empty_lo, empty_hi), bits(same_lo, same_hi))
+        }
+    }
+
+    /// Bit `j` of the first set when cell `j` is empty, of the second when it holds the key
+    /// with hash top bits `top`.
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline]
+    fn masks(&self, top: u32) -> (u32, u32) {
+        let (mut empty, mut same) = (0, 0);
+        for (j, c) in self.0.iter().enumerate() {
+            empty |= u32::from(c.value == EMPTY) << j;
+            same |= u32::from(c.top == top && c.value != EMPTY) << j;
+        }
+        (empty, same)
+    }
+}
+
+/// The cells, indexed one by one.
+#[derive(Debug)]
+pub(super) struct Table(pub Box<[Line]>);
+
+impl Table {
+    /// `cells` empty cells (a multiple of [`LINE_CELLS`]).
+    pub fn new(cells: usize) -> Table {
+        Table(vec![Line::default(); cells / LINE_CELLS].into_boxed_slice())
+    }
+
+    /// [`Table::new`], or `None` when the memory is refused.
+    pub fn try_new(cells: usize) -> Option<Table> {
+        let mut lines = Vec::new();
+        crate::guard::fallibly(|| lines.try_reserve_exact(cells / LINE_CELLS)).ok()?;
+        lines.resize(cells / LINE_CELLS, Line::default());
+        Some(Table(lines.into_boxed_slice()))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len() * LINE_CELLS
+    }
+
+    /// The line after line `l`, wrapping at the end.
+    #[inline]
+    fn next_line(&self, l: usize) -> usize {
+        if l + 1 == self.0.len() { 0 } else { l + 1 }
+    }
+
+    /// The cell holding the key with hash top bits `top`, probing from the first cell of
+    /// line `home`; `None` when the probe meets an empty cell first.
+    #[inline]
+    pub fn find(&self, home: usize, top: u32) -> Option<usize> {
+        let mut l = home;
+        loop {
+            let (empty, same) = self.0[l].masks(top);
+            let stop = same | empty;
+            if stop != 0 {
+                let j = stop.trailing_zeros();
+                return (same >> j & 1 == 1).then_some(l * LINE_CELLS + j as usize);
+            }
+            l = self.next_line(l);
+        }
+    }
+
+    /// The first empty cell probing from the first cell of line `home` (the table is never
+    /// full).
+    #[inline]
+    pub fn first_empty(&self, home: usize) -> usize {
+        let mut l = home;
+        loop {
+            let (empty, _) = self.0[l].masks(0);
+            if empty != 0 {
+                return l * LINE_CELLS + empty.trailing_zeros() as usize;
+            }
+            l = self.next_line(l);
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Table {
+    type Output = Cell;
+    #[inline]
+    fn index(&self, i: usize) -> &Cell {
+        &self.0[i / LINE_CELLS].0[i % LINE_CELLS]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Table {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut Cell {
+        &mut self.0[i / LINE_CELLS].0[i % LINE_CELLS]
+    }
+}
+
+/// The top 32 bits of a key's hash: what a cell keeps of the key.
+#[inline]
+pub(super) fn top(key: u64) -> u32 {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The line probes stop where a walk over the cells one by one stops: at the key's cell
+    /// or the first empty one, across lines and around the end of the table.
+    #[test]
+    fn line_probes_stop_where_a_walk_cell_by_cell_stops() {
+        let mut rng = crate::hash::test_rng(11);
+        for _ in 0..300 {
+            let lines = 1 + rng(4) as usize;
+            let mut table = Table::new(lines * LINE_CELLS);
+            // Fill all but one cell at random with a few distinct tops (some the same).
+            let keep_empty = rng((lines * LINE_CELLS) as u64) as usize;
+            for i in 0..table.len() {
+                if i != keep_empty && rng(4) != 0 {
+                    table[i] = Cell {
+                        top: rng(6) as u32,
+                        value: rng(100) as u32,
+                    };
+                }
+            }
+            for home in 0..lines {
+                for top in 0..7 {
+                    let mut i = home * LINE_CELLS;
+                    let walked = loop {
+                        if table[i].value == EMPTY {
+                            break None;
+                        }
+                        if table[i].top == top {
+                            break Some(i);
+                        }
+                        i = (i + 1) % table.len();
+                    };
+                    assert_eq!(table.find(home, top), walked);
+                    let mut i = home * LINE_CELLS;
+                    while table[i].value != EMPTY {
+                        i = (i + 1) % table.len();
+                    }
+                    assert_eq!(table.first_empty(home), i);
+                }
+            }
+        }
+    }
+}
