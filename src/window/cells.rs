@@ -56,52 +56,57 @@ unsafe impl bytemuck::Pod for Line {}
 impl Line {
     /// Bit `j` of the first set when cell `j` is empty, of the second when it holds the key
     /// with hash top bits `top`.
-    #[cfg(target_arch = "x86_64")]
     #[inline]
     fn masks(&self, top: u32) -> (u32, u32) {
-        use std::arch::x86_64::{
-            __m128i, _mm_andnot_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_cmpeq_epi32,
-            _mm_load_si128, _mm_movemask_ps, _mm_set1_epi32, _mm_shuffle_ps,
-        };
-        // SAFETY: SSE2 is part of every x86_64 CPU; the line is 64 bytes aligned to 64, read
-        // as four aligned 16-byte vectors of two cells each.
-        unsafe {
-            let p = self.0.as_ptr().cast::<__m128i>();
-            let (v0, v1, v2, v3) = (
-                _mm_castsi128_ps(_mm_load_si128(p)),
-                _mm_castsi128_ps(_mm_load_si128(p.add(1))),
-                _mm_castsi128_ps(_mm_load_si128(p.add(2))),
-                _mm_castsi128_ps(_mm_load_si128(p.add(3))),
-            );
-            // Lanes 1 and 3 of each vector are values, 0 and 2 tops: gathered four cells
-            // at a time, in cell order.
-            let values = |x, y| _mm_castps_si128(_mm_shuffle_ps::<0b11_01_11_01>(x, y));
-            let tops = |x, y| _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(x, y));
-            let (empty, wanted) = (_mm_set1_epi32(EMPTY as i32), _mm_set1_epi32(top as i32));
-            let empty_lo = _mm_cmpeq_epi32(values(v0, v1), empty);
-            let empty_hi = _mm_cmpeq_epi32(values(v2, v3), empty);
-            let same_lo = _mm_andnot_si128(empty_lo, _mm_cmpeq_epi32(tops(v0, v1), wanted));
-            let same_hi = _mm_andnot_si128(empty_hi, _mm_cmpeq_epi32(tops(v2, v3), wanted));
-            let bits = |lo, hi| {
-                (_mm_movemask_ps(_mm_castsi128_ps(lo)) | _mm_movemask_ps(_mm_castsi128_ps(hi)) << 4)
-                    as u32
-            };
-            (bits(empty_lo, empty_hi), bits(same_lo, same_hi))
-        }
+        pair_masks(bytemuck::cast_ref(self), top, EMPTY)
     }
+}
 
-    /// Bit `j` of the first set when cell `j` is empty, of the second when it holds the key
-    /// with hash top bits `top`.
-    #[cfg(not(target_arch = "x86_64"))]
-    #[inline]
-    fn masks(&self, top: u32) -> (u32, u32) {
-        let (mut empty, mut same) = (0, 0);
-        for (j, c) in self.0.iter().enumerate() {
-            empty |= u32::from(c.value == EMPTY) << j;
-            same |= u32::from(c.top == top && c.value != EMPTY) << j;
-        }
-        (empty, same)
+/// For eight pairs of u32 (`pairs[2j]`, `pairs[2j + 1]`): bit `j` of the first mask set when
+/// the second of pair `j` is `sentinel`, of the second mask when its first is `first` and its
+/// second is not `sentinel`. (A bucket cell is such a pair, top bits and value, empty when the
+/// value is [`EMPTY`]; so is a family counter, value and count, free when the count is 0.)
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(super) fn pair_masks(pairs: &[u32; 16], first: u32, sentinel: u32) -> (u32, u32) {
+    use std::arch::x86_64::{
+        __m128, _mm_andnot_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_cmpeq_epi32,
+        _mm_loadu_si128, _mm_movemask_ps, _mm_set1_epi32, _mm_shuffle_ps,
+    };
+    // SAFETY: SSE2 is part of every x86_64 CPU; the 64 bytes of `pairs` are read as four
+    // 16-byte vectors of two pairs each (unaligned loads).
+    unsafe {
+        let p = pairs.as_ptr().cast::<std::arch::x86_64::__m128i>();
+        let load = |k| _mm_castsi128_ps(_mm_loadu_si128(p.add(k)));
+        let (v0, v1, v2, v3) = (load(0), load(1), load(2), load(3));
+        // Lanes 1 and 3 of each vector are seconds, 0 and 2 firsts: gathered four pairs at
+        // a time, in order.
+        let seconds = |x: __m128, y: __m128| _mm_castps_si128(_mm_shuffle_ps::<0b11_01_11_01>(x, y));
+        let firsts = |x: __m128, y: __m128| _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(x, y));
+        let (sentinel, first) = (_mm_set1_epi32(sentinel as i32), _mm_set1_epi32(first as i32));
+        let marked_lo = _mm_cmpeq_epi32(seconds(v0, v1), sentinel);
+        let marked_hi = _mm_cmpeq_epi32(seconds(v2, v3), sentinel);
+        let same_lo = _mm_andnot_si128(marked_lo, _mm_cmpeq_epi32(firsts(v0, v1), first));
+        let same_hi = _mm_andnot_si128(marked_hi, _mm_cmpeq_epi32(firsts(v2, v3), first));
+        let bits = |lo, hi| {
+            (_mm_movemask_ps(_mm_castsi128_ps(lo)) | _mm_movemask_ps(_mm_castsi128_ps(hi)) << 4)
+                as u32
+        };
+        (bits(marked_lo, marked_hi), bits(same_lo, same_hi))
     }
+}
+
+/// [`pair_masks`] one pair at a time.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+pub(super) fn pair_masks(pairs: &[u32; 16], first: u32, sentinel: u32) -> (u32, u32) {
+    let (mut marked, mut same) = (0, 0);
+    for j in 0..8 {
+        let (f, s) = (pairs[2 * j], pairs[2 * j + 1]);
+        marked |= u32::from(s == sentinel) << j;
+        same |= u32::from(f == first && s != sentinel) << j;
+    }
+    (marked, same)
 }
 
 /// The cells, indexed one by one.
@@ -187,6 +192,26 @@ pub(super) fn top(key: u64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The vector masks say what comparing the pairs one by one says.
+    #[test]
+    fn pair_masks_compare_pair_by_pair() {
+        let mut rng = crate::hash::test_rng(13);
+        for _ in 0..2000 {
+            let pairs: [u32; 16] = std::array::from_fn(|_| [0, 1, 7, u32::MAX][rng(4) as usize]);
+            for first in [0, 1, 7, u32::MAX] {
+                for sentinel in [0, u32::MAX] {
+                    let (mut marked, mut same) = (0, 0);
+                    for j in 0..8 {
+                        marked |= u32::from(pairs[2 * j + 1] == sentinel) << j;
+                        same |= u32::from(pairs[2 * j] == first && pairs[2 * j + 1] != sentinel)
+                            << j;
+                    }
+                    assert_eq!(pair_masks(&pairs, first, sentinel), (marked, same));
+                }
+            }
+        }
+    }
 
     /// The line probes stop where a walk over the cells one by one stops: at the key's cell
     /// or the first empty one, across lines and around the end of the table.

@@ -21,9 +21,11 @@
 //! minima are kept, and once the summaries are warm the window keys them again
 //! ([`Family::take_warm`]), since a template's earliest members are the ones kept.
 
+use super::cells::pair_masks;
 use crate::hash::mix64;
 
-/// Counters per row: the family's value, its fallbacks, and room for the rare ones.
+/// Counters per row: the family's value, its fallbacks, and room for the rare ones (eight:
+/// a row is looked at in one go, `pair_masks`).
 const SLOTS: usize = 8;
 
 /// A value counts as the row's mode or a fallback once the row's summary has seen it this
@@ -53,8 +55,8 @@ pub const WARM_DOCS: u64 = 512;
 /// The per-row summaries of the values seen, and the warm-up documents' minima.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Family {
-    /// Row-major: `SLOTS` (value, count) pairs per row.
-    counters: Vec<(u32, u32)>,
+    /// Row-major: `SLOTS` [value, count] pairs per row.
+    counters: Vec<[u32; 2]>,
     /// Documents offered so far (the quiet stride counts them).
     offered: u64,
     /// Documents offered since the last templated one (half its rows or more have the row's
@@ -75,7 +77,7 @@ impl Family {
             return;
         }
         if self.counters.is_empty() {
-            self.counters = vec![(0, 0); minima.len() * SLOTS];
+            self.counters = vec![[0, 0]; minima.len() * SLOTS];
         }
         self.offered += 1;
         if self.since_templated >= QUIET_AFTER && !self.offered.is_multiple_of(QUIET_STRIDE) {
@@ -139,7 +141,7 @@ impl Family {
         out.extend_from_slice(&self.offered.to_le_bytes());
         out.extend_from_slice(&self.since_templated.to_le_bytes());
         out.extend_from_slice(&(self.counters.len() as u32).to_le_bytes());
-        for &(v, c) in &self.counters {
+        for &[v, c] in &self.counters {
             out.extend_from_slice(&v.to_le_bytes());
             out.extend_from_slice(&c.to_le_bytes());
         }
@@ -164,7 +166,7 @@ impl Family {
         }
         let mut counters = Vec::with_capacity(n);
         for _ in 0..n {
-            counters.push((u32_of(&mut bytes)?, u32_of(&mut bytes)?));
+            counters.push([u32_of(&mut bytes)?, u32_of(&mut bytes)?]);
         }
         let m = u32_of(&mut bytes)? as usize;
         if m as u64 > WARM_DOCS {
@@ -252,20 +254,19 @@ enum Kind {
 
 /// What `value` is in a row summary (the row's most frequent value, a fallback, or rare:
 /// `None`), its counter and a free counter. One pass over the counters.
-fn look(counters: &[(u32, u32)], value: u32) -> (Option<Kind>, Option<usize>, Option<usize>) {
+fn look(counters: &[[u32; 2]], value: u32) -> (Option<Kind>, Option<usize>, Option<usize>) {
     // Without branches: which counter is which varies document by document, and the
     // mispredictions cost more than the comparisons (a templated stream counts 128 rows a
     // document).
-    let (mut mode_count, mut own_bits, mut free_bits) = (0, 0u32, 0u32);
-    for (i, &(v, c)) in counters.iter().enumerate() {
-        mode_count = mode_count.max(c);
-        free_bits |= u32::from(c == 0) << i;
-        own_bits |= u32::from(c != 0 && v == value) << i;
-    }
+    let pairs: &[u32; 16] = bytemuck::cast_slice(counters)
+        .try_into()
+        .expect("a row of SLOTS counters");
+    let (free_bits, own_bits) = pair_masks(pairs, value, 0);
+    let mode_count = counters.iter().map(|c| c[1]).max().unwrap_or(0);
     let at = |bits: u32| (bits != 0).then(|| bits.trailing_zeros() as usize);
     let (own, free) = (at(own_bits), at(free_bits));
     let kind = own.and_then(|i| {
-        let c = counters[i].1;
+        let c = counters[i][1];
         if c < MIN_COUNT {
             None
         } else if c == mode_count {
@@ -282,12 +283,12 @@ fn look(counters: &[(u32, u32)], value: u32) -> (Option<Kind>, Option<usize>, Op
 /// Counts `value` in a row summary and says what it was before (see [`look`]). Misra–Gries:
 /// a full summary meeting a new value lowers every counter instead, so a value's count never
 /// exceeds how often it was seen, and rare values never build up.
-fn count(counters: &mut [(u32, u32)], value: u32) -> Option<Kind> {
+fn count(counters: &mut [[u32; 2]], value: u32) -> Option<Kind> {
     let (kind, own, free) = look(counters, value);
     match (own, free) {
-        (Some(i), _) => counters[i].1 += 1,
-        (None, Some(i)) => counters[i] = (value, 1),
-        (None, None) => counters.iter_mut().for_each(|c| c.1 -= 1),
+        (Some(i), _) => counters[i][1] += 1,
+        (None, Some(i)) => counters[i] = [value, 1],
+        (None, None) => counters.iter_mut().for_each(|c| c[1] -= 1),
     }
     kind
 }
@@ -325,7 +326,7 @@ mod tests {
 
     #[test]
     fn misra_gries_keeps_frequent_values_and_drops_rare_ones() {
-        let mut row = [(0, 0); SLOTS];
+        let mut row = [[0, 0]; SLOTS];
         for i in 0..100 {
             count(&mut row, 1);
             if i % 5 == 0 {
