@@ -20,8 +20,8 @@
 //! match anything again, while a few central ones match document after document: a plain
 //! "newest members" limit lets the stream of one-off documents push the central ones out.
 
-use super::cells::{Cell, EMPTY, LINE_CELLS, MANY, Table, top};
 pub use super::cells::{CELL_BYTES, MAX_SLOT};
+use super::cells::{Cell, EMPTY, LINE_CELLS, MANY, Table, top};
 
 /// Smallest table, in cells.
 const MIN_CELLS: usize = 16;

@@ -81,9 +81,13 @@ pub(super) fn pair_masks(pairs: &[u32; 16], first: u32, sentinel: u32) -> (u32, 
         let (v0, v1, v2, v3) = (load(0), load(1), load(2), load(3));
         // Lanes 1 and 3 of each vector are seconds, 0 and 2 firsts: gathered four pairs at
         // a time, in order.
-        let seconds = |x: __m128, y: __m128| _mm_castps_si128(_mm_shuffle_ps::<0b11_01_11_01>(x, y));
+        let seconds =
+            |x: __m128, y: __m128| _mm_castps_si128(_mm_shuffle_ps::<0b11_01_11_01>(x, y));
         let firsts = |x: __m128, y: __m128| _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(x, y));
-        let (sentinel, first) = (_mm_set1_epi32(sentinel as i32), _mm_set1_epi32(first as i32));
+        let (sentinel, first) = (
+            _mm_set1_epi32(sentinel as i32),
+            _mm_set1_epi32(first as i32),
+        );
         let marked_lo = _mm_cmpeq_epi32(seconds(v0, v1), sentinel);
         let marked_hi = _mm_cmpeq_epi32(seconds(v2, v3), sentinel);
         let same_lo = _mm_andnot_si128(marked_lo, _mm_cmpeq_epi32(firsts(v0, v1), first));
@@ -204,8 +208,8 @@ mod tests {
                     let (mut marked, mut same) = (0, 0);
                     for j in 0..8 {
                         marked |= u32::from(pairs[2 * j + 1] == sentinel) << j;
-                        same |= u32::from(pairs[2 * j] == first && pairs[2 * j + 1] != sentinel)
-                            << j;
+                        same |=
+                            u32::from(pairs[2 * j] == first && pairs[2 * j + 1] != sentinel) << j;
                     }
                     assert_eq!(pair_masks(&pairs, first, sentinel), (marked, same));
                 }

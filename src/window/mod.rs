@@ -24,8 +24,8 @@
 
 pub mod bucket_order;
 mod buckets;
-mod cells;
 mod budget;
+mod cells;
 mod changes;
 mod chunked;
 mod codec;
