@@ -3,8 +3,8 @@
 //!
 //! A probe starts at the first cell of a line and walks forwards, wrapping at the end of the
 //! table, until it meets the key's cell or an empty one. Looking at the line's eight cells
-//! together (two masks, then the lowest bit) finds the same cell as walking them one by one,
-//! with a few compares the compiler makes vector ones instead of a branch per cell: most
+//! together (two SSE2 compare masks, then the lowest set bit) finds the same cell as walking
+//! them one by one, with a handful of vector instructions instead of a branch per cell: most
 //! lookups of a band key find nothing, and at a table's average load (two thirds) such a
 //! probe passes several full cells before the empty one.
 
@@ -131,6 +131,7 @@ impl Table {
         Some(Table(lines.into_boxed_slice()))
     }
 
+    /// Cells in the table.
     pub fn len(&self) -> usize {
         self.0.len() * LINE_CELLS
     }

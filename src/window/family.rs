@@ -27,6 +27,7 @@ use crate::hash::mix64;
 /// Counters per row: the family's value, its fallbacks, and room for the rare ones (eight:
 /// a row is looked at in one go, `pair_masks`).
 const SLOTS: usize = 8;
+const _: () = assert!(SLOTS == 8, "pair_masks looks at eight pairs");
 
 /// A value counts as the row's mode or a fallback once the row's summary has seen it this
 /// often (a value seen twice is a near copy, not a family).
