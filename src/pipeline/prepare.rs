@@ -40,9 +40,7 @@ pub struct Prepared {
 /// The verification settings of a run: its threshold, `‹verify›` chain and what a word is.
 pub fn verifier(config: &Config) -> Verifier<'_> {
     Verifier {
-        threshold: config.verify.threshold,
-        verify: config.verify.mode,
-        text_stages: &config.verify.text_stages,
+        settings: &config.verify,
         words: config.text.normalizer.words,
     }
 }

@@ -21,7 +21,7 @@ use crate::sketch::weights::{IdfTable, Weigher};
 use crate::text::normalize::Normalized;
 use crate::text::normalize::Words;
 use crate::text::shingle::Shingler;
-use settings::{TextStage, VerifyMode};
+use settings::{VerifyMode, VerifySettings};
 
 /// What verification compares of one document (from the window or just signed).
 #[derive(Clone, Copy, Debug)]
@@ -44,12 +44,9 @@ pub struct Compared<'a> {
 /// stages that must confirm. Borrowed from the run's settings, so it is free to make.
 #[derive(Clone, Copy, Debug)]
 pub struct Verifier<'a> {
-    /// A pair is a duplicate from this similarity on.
-    pub threshold: f64,
-    /// What is compared first (`‹verify›`).
-    pub verify: VerifyMode,
-    /// Text stages that must confirm, in order (`‹verify›` after the first).
-    pub text_stages: &'a [TextStage],
+    /// The threshold, what is compared first and the text stages that must confirm, in
+    /// order (`‹threshold›`, `‹verify›`).
+    pub settings: &'a VerifySettings,
     /// What a word is, for the text stages that count words.
     pub words: Words,
 }
@@ -64,8 +61,8 @@ impl Verifier<'_> {
         if a.text_hash == b.text_hash {
             return Some(1.0);
         }
-        let threshold = self.threshold;
-        let similarity = match self.verify {
+        let threshold = self.settings.threshold;
+        let similarity = match self.settings.mode {
             VerifyMode::Jaccard if !a.weights.is_empty() => weighted_jaccard_at_least(
                 (a.shingles, a.weights, a.total_weight),
                 (b.shingles, b.weights, b.total_weight),
@@ -80,11 +77,11 @@ impl Verifier<'_> {
         };
         // Text stages confirm in order; alone, the first one's similarity is reported.
         similarity.and_then(|mut s| {
-            if self.text_stages.is_empty() {
+            if self.settings.text_stages.is_empty() {
                 return Some(s);
             }
             let (a, b) = (a.text?, b.text?);
-            for stage in self.text_stages {
+            for stage in &self.settings.text_stages {
                 let v = stage.check(a, b, self.words)?;
                 if s.is_nan() {
                     s = v;
@@ -98,7 +95,7 @@ impl Verifier<'_> {
     /// exact (weighted) Jaccard, or the MinHash estimate under `‹verify› none`; `None` when
     /// the first check is a text stage, which has no similarity to give.
     pub fn similarity_below(&self, a: Compared<'_>, b: Compared<'_>) -> Option<f64> {
-        match self.verify {
+        match self.settings.mode {
             VerifyMode::Jaccard if !a.weights.is_empty() => Some(weighted_jaccard(
                 (a.shingles, a.weights, a.total_weight),
                 (b.shingles, b.weights, b.total_weight),
