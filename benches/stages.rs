@@ -265,7 +265,7 @@ fn stages(c: &mut Criterion) {
         .expect("valid");
         let mut prepared = Prepared::new(config).expect("prepared");
         prepared.idf = (weights == Weights::TfIdf).then(|| Arc::new(table.clone()));
-        let mut worker = Worker::new(&prepared, &Job::Filter(Output::DropDups));
+        let mut worker = Worker::new(&prepared, &Job::Filter(Output::DropDups.into()));
         g.bench_function(format!("{weights:?}"), |b| {
             b.iter(|| {
                 for (i, l) in corpus.lines.iter().enumerate() {

@@ -138,27 +138,15 @@ pub struct Config {
     pub all_pairs: bool,
     /// `--block-by`: dotted JSON path; only documents with equal values are compared.
     pub block_by: Option<String>,
-    /// What this run does besides its stages: resuming and saving, the reference, where
-    /// the output and the report go. The reference run, which takes the stages' settings,
-    /// takes none of it.
+    /// Where and how the results are written (what is resumed, filtered against or
+    /// reported is the job's: [`crate::job::Job`]). The reference run, which takes the
+    /// stages' settings, takes none of it.
     pub run: RunSettings,
 }
 
-/// The settings of one run that are not a stage's ([`Config::run`]).
+/// Where and how a run writes its results ([`Config::run`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunSettings {
-    /// `--state FILE`: the window is loaded from FILE when it exists and saved to it.
-    pub state: Option<PathBuf>,
-    /// `--checkpoint-every N`: with `state`, also save after every N documents (0: never).
-    pub checkpoint_every: u64,
-    /// `--against FILE`: reference documents (corpus files or saved states); an input
-    /// document near one of them is a duplicate. They are never written nor saved.
-    pub against: Vec<PathBuf>,
-    /// `--against-only`: the input is compared with the reference alone (its own duplicates
-    /// are kept).
-    pub against_only: bool,
-    /// `--report FILE`: the filter's HTML report, written at the end of the run.
-    pub report: Option<PathBuf>,
     /// `-o FILE`: the output's path (standard output when `None`).
     pub output: Option<PathBuf>,
     /// `--output-format`: what the filter modes write.
@@ -325,22 +313,6 @@ impl Config {
         }
         if self.block_by.as_deref() == Some("") {
             return Err(Error::config("block-by", "must not be empty"));
-        }
-        if self.run.checkpoint_every > 0 && self.run.state.is_none() {
-            return Err(Error::config("checkpoint-every", "needs ‹state› FILE"));
-        }
-        let stdin = |p: &PathBuf| p.as_os_str() == "-";
-        if self.run.against.iter().any(stdin)
-            && (self.inputs.is_empty() || self.inputs.iter().any(stdin))
-        {
-            return Err(Error::config(
-                "against",
-                "- reads standard input, which is already the input: give the reference or \
-                 the input as a file",
-            ));
-        }
-        if self.run.against_only && self.run.against.is_empty() {
-            return Err(Error::config("against-only", "needs ‹against› FILE"));
         }
         if self.threads > MAX_THREADS {
             return Err(Error::config(

@@ -3,20 +3,23 @@
 //!
 //! A command makes one job and hands it to the pipeline with the run's settings; nothing
 //! rewrites either while the run goes (a graph is collected by running [`Job::Graph`], the
-//! `--against` reference by running [`Job::Reference`]). What only one job writes (the
-//! pairs' format, a graph node's snippet, `sign`'s signature) is part of that job.
+//! `--against` reference by running [`Job::Reference`]). What only some jobs do is part of
+//! those jobs, so that no other job can be asked for it: the filter's reference, the state
+//! the filter and `--pairs` keep, the report of the filter and the graphs, the pairs'
+//! format, a graph node's snippet, `sign`'s signature.
 
 use crate::config::{Config, DEFAULT_SNIPPET_CHARS, PairsFormat};
 use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
 
 /// What a run does with each document, once signed, in input order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Job {
     /// Filter the stream: each line is written or not by whether it duplicates an earlier
     /// kept one (the work per document is bounded by [`Config::max_candidates`]).
-    Filter(Output),
-    /// Write every verified pair (`--pairs`), in this format.
-    Pairs(PairsFormat),
+    Filter(FilterJob),
+    /// Write every verified pair (`--pairs`).
+    Pairs(PairsJob),
     /// Write nothing while reading: every document becomes a node and every verified pair an
     /// edge of a [`crate::graph::DupGraph`] (the `graph`, `clusters`, `explain` and `sample`
     /// commands).
@@ -29,10 +32,114 @@ pub enum Job {
     Reference,
 }
 
+/// The filter (`--drop-dups`, `--only-dups`, `--annotate`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FilterJob {
+    /// What it writes.
+    pub output: Output,
+    /// `--against`: what the input is also filtered against.
+    pub reference: Reference,
+    /// `--state`: where the window is resumed from and saved to.
+    pub state: Option<StateJob>,
+    /// `--report FILE`: the page written at the end of the run.
+    pub report: Option<PathBuf>,
+}
+
+impl From<Output> for FilterJob {
+    /// The filter writing `output`, with no reference, state or report.
+    fn from(output: Output) -> FilterJob {
+        FilterJob {
+            output,
+            ..FilterJob::default()
+        }
+    }
+}
+
+/// `--pairs`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairsJob {
+    /// The lines' format.
+    pub format: PairsFormat,
+    /// `--state`: where the window is resumed from and saved to.
+    pub state: Option<StateJob>,
+}
+
+impl From<PairsFormat> for PairsJob {
+    /// Pairs in `format`, with no state.
+    fn from(format: PairsFormat) -> PairsJob {
+        PairsJob {
+            format,
+            state: None,
+        }
+    }
+}
+
+/// The reference documents of `--against` (none when `files` is empty).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Reference {
+    /// Corpus files, saved states and index directories, in order.
+    pub files: Vec<PathBuf>,
+    /// `--against-only`: the input is compared with the reference alone (its own
+    /// duplicates are kept).
+    pub only: bool,
+}
+
+impl Reference {
+    /// The reference of `--against files` (`--against-only` when `only`) for a run reading
+    /// `inputs` (standard input when empty): standard input cannot be both, and
+    /// `--against-only` needs a reference.
+    pub fn new(files: Vec<PathBuf>, only: bool, inputs: &[PathBuf]) -> Result<Reference> {
+        let stdin = |p: &PathBuf| p.as_os_str() == "-";
+        if files.iter().any(stdin) && (inputs.is_empty() || inputs.iter().any(stdin)) {
+            return Err(Error::config(
+                "against",
+                "- reads standard input, which is already the input: give the reference or \
+                 the input as a file",
+            ));
+        }
+        if only && files.is_empty() {
+            return Err(Error::config("against-only", "needs ‹against› FILE"));
+        }
+        Ok(Reference { files, only })
+    }
+
+    /// True when there is no reference.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+/// `--state FILE` (or an index directory) and its checkpoints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateJob {
+    /// The file or directory.
+    pub path: PathBuf,
+    /// `--checkpoint-every N`: also save after every N documents (0: only at the end).
+    pub checkpoint_every: u64,
+}
+
+impl StateJob {
+    /// The state of `--state path --checkpoint-every every`, if a path is given (checkpoints
+    /// need one).
+    pub fn new(path: Option<PathBuf>, checkpoint_every: u64) -> Result<Option<StateJob>> {
+        match path {
+            Some(path) => Ok(Some(StateJob {
+                path,
+                checkpoint_every,
+            })),
+            None if checkpoint_every > 0 => {
+                Err(Error::config("checkpoint-every", "needs ‹state› FILE"))
+            }
+            None => Ok(None),
+        }
+    }
+}
+
 /// What the filter writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Output {
     /// Every line that is not a duplicate of an earlier one, unchanged (the default).
+    #[default]
     DropDups,
     /// Only the lines that `DropDups` would drop.
     OnlyDups,
@@ -71,6 +178,9 @@ pub struct GraphJob {
     pub node_attrs: Vec<String>,
     /// Characters of each document's text kept as its snippet.
     pub snippet_chars: usize,
+    /// `--report FILE`: the page the command writes at the end (the run collects what it
+    /// shows).
+    pub report: Option<PathBuf>,
 }
 
 impl Default for GraphJob {
@@ -80,6 +190,7 @@ impl Default for GraphJob {
             components_over: None,
             node_attrs: Vec::new(),
             snippet_chars: DEFAULT_SNIPPET_CHARS,
+            report: None,
         }
     }
 }
@@ -108,7 +219,35 @@ impl Job {
     /// The filter's output, for [`Job::Filter`].
     pub fn output(&self) -> Option<Output> {
         match self {
-            Job::Filter(output) => Some(*output),
+            Job::Filter(filter) => Some(filter.output),
+            _ => None,
+        }
+    }
+
+    /// The filter's `--against` reference (none for the other jobs).
+    pub fn reference(&self) -> Option<&Reference> {
+        match self {
+            Job::Filter(filter) if !filter.reference.is_empty() => Some(&filter.reference),
+            _ => None,
+        }
+    }
+
+    /// The state the filter and `--pairs` keep.
+    pub fn state(&self) -> Option<&StateJob> {
+        match self {
+            Job::Filter(FilterJob { state, .. }) | Job::Pairs(PairsJob { state, .. }) => {
+                state.as_ref()
+            }
+            _ => None,
+        }
+    }
+
+    /// Where the report of the filter or a graph goes: the run collects what it shows.
+    pub fn report(&self) -> Option<&Path> {
+        match self {
+            Job::Filter(FilterJob { report, .. }) | Job::Graph(GraphJob { report, .. }) => {
+                report.as_deref()
+            }
             _ => None,
         }
     }
@@ -117,7 +256,7 @@ impl Job {
     /// none).
     pub fn format(&self) -> PairsFormat {
         match self {
-            Job::Pairs(format) => *format,
+            Job::Pairs(pairs) => pairs.format,
             Job::Sign(sign) => sign.format,
             _ => PairsFormat::Tsv,
         }
@@ -171,33 +310,6 @@ impl Job {
             false => 0,
         }
     }
-
-    /// Checks that `config` (validated) asks nothing of this job that it does not do: a
-    /// state is kept by the filter and `--pairs`, a reference is filtered against by the
-    /// filter.
-    pub fn check(&self, config: &Config) -> Result<()> {
-        if config.run.state.is_some() && !matches!(self, Job::Filter(_) | Job::Pairs(_)) {
-            return Err(Error::config(
-                "state",
-                "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›, ‹pairs›) keep state",
-            ));
-        }
-        if !config.run.against.is_empty() && !self.filters() {
-            return Err(Error::config(
-                "against",
-                "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›) filter against a \
-                 reference",
-            ));
-        }
-        if config.run.report.is_some() && !self.filters() && self.graph().is_none() {
-            return Err(Error::config(
-                "report",
-                "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›), `graph` and \
-                 `clusters` write a report; for ‹pairs› use `neardup hist` and `neardup sample`",
-            ));
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
@@ -217,28 +329,41 @@ mod tests {
             max_candidates: 5,
             ..Config::default()
         };
-        assert_eq!(Job::Filter(Output::OnlyDups).bucket_limit(&config), 10);
+        assert_eq!(
+            Job::Filter(Output::OnlyDups.into()).bucket_limit(&config),
+            10
+        );
         assert_eq!(Job::Reference.bucket_limit(&config), 10);
         assert_eq!(graph(Some(0.9)).bucket_limit(&config), 10);
         assert_eq!(graph(None).bucket_limit(&config), 0);
-        assert_eq!(Job::Pairs(PairsFormat::Tsv).bucket_limit(&config), 0);
+        assert_eq!(Job::Pairs(PairsFormat::Tsv.into()).bucket_limit(&config), 0);
         assert!(graph(None).lists_every_pair());
         assert!(!graph(Some(0.9)).lists_every_pair());
-        assert!(!Job::Filter(Output::DropDups).lists_every_pair());
+        assert!(!Job::Filter(Output::DropDups.into()).lists_every_pair());
     }
 
     #[test]
-    fn a_state_or_a_reference_only_goes_with_the_jobs_that_use_it() {
-        let mut state = Config::default();
-        state.run.state = Some("s".into());
-        assert!(Job::Filter(Output::Annotate).check(&state).is_ok());
-        assert!(Job::Pairs(PairsFormat::Jsonl).check(&state).is_ok());
-        let e = graph(None).check(&state).unwrap_err().to_string();
-        assert!(e.contains("state"), "{e}");
-        let mut against = Config::default();
-        against.run.against = vec!["r".into()];
-        assert!(Job::Filter(Output::DropDups).check(&against).is_ok());
-        assert!(Job::Pairs(PairsFormat::Tsv).check(&against).is_err());
+    fn a_reference_or_checkpoints_are_refused_without_what_they_need() {
+        let stdin = || vec![PathBuf::from("-")];
+        let e = Reference::new(stdin(), false, &[]).unwrap_err().to_string();
+        assert!(e.contains("already the input"), "{e}");
+        assert!(Reference::new(stdin(), false, &stdin()).is_err());
+        assert!(Reference::new(stdin(), false, &["in".into()]).is_ok());
+        let e = Reference::new(Vec::new(), true, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("against-only"), "{e}");
+        let e = StateJob::new(None, 10).unwrap_err().to_string();
+        assert!(e.contains("checkpoint-every"), "{e}");
+        assert_eq!(StateJob::new(None, 0).unwrap(), None);
+        let state = StateJob::new(Some("s".into()), 10).unwrap();
+        let job = Job::Pairs(PairsJob {
+            format: PairsFormat::Tsv,
+            state: state.clone(),
+        });
+        assert_eq!(job.state(), state.as_ref());
+        assert_eq!(job.reference(), None);
+        assert_eq!(job.report(), None);
     }
 
     #[test]

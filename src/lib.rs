@@ -45,7 +45,7 @@
 //!     .unwrap();
 //! let input = Input::from_reader("example", Box::new(std::io::Cursor::new(text)));
 //! let mut out = Vec::new();
-//! let job = Job::Filter(Output::DropDups);
+//! let job = Job::Filter(Output::DropDups.into());
 //! let summary = neardup::run(&config, &job, vec![input], &mut out, &mut std::io::sink()).unwrap();
 //! assert_eq!(summary.duplicates(), 1);
 //! assert_eq!(out.len(), text.lines().take(2).map(|l| l.len() + 1).sum::<usize>());

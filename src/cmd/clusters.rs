@@ -105,9 +105,11 @@ impl ClustersArgs {
         let stats = self.common.stats() && self.keep.is_none();
         grouping.cliques = by == ClusterBy::Cliques || grouping.max_cluster > 0 || stats;
         grouping.summaries = stats;
-        let mut config = self.common.clone().config(self.input.clone())?;
-        config.run.report = self.report.clone();
-        let mut graph = GraphJob::ids_only();
+        let config = self.common.clone().config(self.input.clone())?;
+        let mut graph = GraphJob {
+            report: self.report.clone(),
+            ..GraphJob::ids_only()
+        };
         if !grouping.cliques {
             graph.components_over = Some(grouping.min_edge);
         }
@@ -190,7 +192,7 @@ impl ClustersArgs {
             std::io::stdout().lock(),
         )?;
         let stats = super::util::graph_stats(&config, summary.as_ref(), &graph, &clustering, start);
-        if let (Some(mut collector), Some(path)) = (report, &config.run.report) {
+        if let (Some(mut collector), Some(path)) = (report, &self.report) {
             let about = super::util::groups_about(by, None);
             let groups = super::util::report_groups(&graph, &clustering, &collector, None, about);
             collector.show_groups(groups);
@@ -223,6 +225,7 @@ fn keep_survivors(
     } = plan;
     let config = &config;
     let inputs = super::util::Rereadable::new(&config.inputs, config.read.decompress)?;
+    let report_path = graph.report.clone();
     let prepared = Prepared::new(config.clone())?;
     let mut stderr = super::util::diagnostics();
     let terminal = pipeline::stderr_is_terminal();
@@ -251,7 +254,7 @@ fn keep_survivors(
         use std::io::Write as _;
         let _ = writeln!(stderr, "{stats}");
     }
-    if let (Some(mut collector), Some(path)) = (report, &config.run.report) {
+    if let (Some(mut collector), Some(path)) = (report, &report_path) {
         let about = super::util::groups_about(by, Some(policy));
         let kept = Some(survivors.as_slice());
         let groups = super::util::report_groups(&graph, &clustering, &collector, kept, about);

@@ -7,7 +7,7 @@ use crate::config::{InputFormat, PairsFormat};
 use crate::config::{RunSettings, Settings};
 use crate::error::{Error, Result};
 use crate::input::Input;
-use crate::job::{Job, Output};
+use crate::job::{FilterJob, Job, Output, PairsJob, Reference, StateJob};
 use crate::pipeline::{self, Prepared};
 use clap::ArgGroup;
 use std::io::Write;
@@ -98,15 +98,6 @@ pub struct FilterArgs {
 impl FilterArgs {
     /// The validated settings of the filter, and its job (the filter or `--pairs`).
     pub fn settings(self, common: CommonArgs) -> Result<(Settings, Job)> {
-        let job = if self.only_dups {
-            Job::Filter(Output::OnlyDups)
-        } else if self.annotate {
-            Job::Filter(Output::Annotate)
-        } else if self.pairs {
-            Job::Pairs(self.format.unwrap_or(PairsFormat::Tsv))
-        } else {
-            Job::Filter(Output::DropDups)
-        };
         if let (Some(format), false) = (self.format, self.pairs) {
             let name = format!("{format:?}").to_lowercase();
             return Err(Error::Usage(format!(
@@ -121,15 +112,45 @@ impl FilterArgs {
         })?;
         config.run = RunSettings {
             line_buffered: self.line_buffered,
-            state: self.state,
-            checkpoint_every: self.checkpoint_every,
-            against: self.against,
-            against_only: self.against_only,
-            report: self.report,
             ..config.run
         };
         let config = config.validate()?;
-        job.check(&config)?;
+        let state = StateJob::new(self.state, self.checkpoint_every)?;
+        let reference = Reference::new(self.against, self.against_only, &config.inputs)?;
+        let output = if self.only_dups {
+            Output::OnlyDups
+        } else if self.annotate {
+            Output::Annotate
+        } else {
+            Output::DropDups
+        };
+        let job = match self.pairs {
+            false => Job::Filter(FilterJob {
+                output,
+                reference,
+                state,
+                report: self.report,
+            }),
+            true if !reference.is_empty() => {
+                return Err(Error::config(
+                    "against",
+                    "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›) filter \
+                     against a reference",
+                ));
+            }
+            true if self.report.is_some() => {
+                return Err(Error::config(
+                    "report",
+                    "only the filter modes (‹drop-dups›, ‹only-dups›, ‹annotate›), `graph` \
+                     and `clusters` write a report; for ‹pairs› use `neardup hist` and \
+                     `neardup sample`",
+                ));
+            }
+            true => Job::Pairs(PairsJob {
+                format: self.format.unwrap_or(PairsFormat::Tsv),
+                state,
+            }),
+        };
         Ok((config, job))
     }
 
@@ -157,7 +178,7 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
         prepared,
         job,
         inputs,
-        crate::output::Stdout::new().stoppable(config.run.state.is_some()),
+        crate::output::Stdout::new().stoppable(job.state().is_some()),
         &mut stderr,
         terminal,
     )?;
@@ -165,7 +186,7 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
     if config.stats {
         let _ = writeln!(stderr, "{stats}");
     }
-    if let (Some(path), Some(report)) = (&config.run.report, report) {
+    if let (Some(path), Some(report)) = (job.report(), report) {
         let mode = crate::report::filter_mode(job.output().unwrap_or(Output::DropDups));
         crate::report::write(config, mode, false, &stats, &report, path)?;
     }

@@ -66,13 +66,13 @@ impl GraphArgs {
             all_nodes: self.all_nodes,
             attr_names: self.node_attr.clone(),
         };
-        let mut config = self.common.config(self.input)?;
-        config.run.report = self.report.clone();
-        let config = config.validate()?;
+        let config = self.common.config(self.input)?.validate()?;
+        let report_path = self.report.clone();
         let job = GraphJob {
             components_over: None,
             node_attrs: self.node_attr,
             snippet_chars: self.snippet_chars,
+            report: self.report,
         };
         let prepared = Prepared::new(config.clone())?;
         let inputs = Input::open_all(&config.inputs, config.read.decompress)?;
@@ -88,7 +88,7 @@ impl GraphArgs {
         let out = std::io::stdout().lock();
         crate::export::write_graph(&graph, &clustering, self.format, &export, out)?;
         let stats = super::util::graph_stats(&config, Some(&summary), &graph, &clustering, start);
-        if let (Some(mut collector), Some(path)) = (report, &config.run.report) {
+        if let (Some(mut collector), Some(path)) = (report, &report_path) {
             let about = super::util::groups_about(ClusterBy::Components, None);
             let groups = super::util::report_groups(&graph, &clustering, &collector, None, about);
             collector.show_groups(groups);

@@ -72,7 +72,7 @@ pub fn write_survivors<W: Write>(
     // Lines (the format of pairs does not apply), or the rows of a Parquet or Arrow input
     // as the filter writes them.
     let mut inputs = inputs;
-    let filter = crate::job::Job::Filter(crate::job::Output::DropDups);
+    let filter = crate::job::Job::Filter(crate::job::FilterJob::default());
     let encoding = crate::pipeline::prepare::table_encoding(config, &filter, &mut inputs)?;
     let mut out = Results::new(out, PairsFormat::Tsv);
     if let Some(encoding) = encoding {

@@ -523,14 +523,14 @@ mod tests {
     fn modes_are_exclusive() {
         assert!(Args::try_parse_from(["neardup", "--drop-dups", "--pairs"]).is_err());
         let (c, job) = filter_settings(&["neardup", "--pairs", "-t", "0.5"]);
-        assert_eq!(job, Job::Pairs(PairsFormat::Tsv));
+        assert_eq!(job, Job::Pairs(PairsFormat::Tsv.into()));
         assert_eq!((c.sketch.lsh.bands, c.sketch.lsh.rows), (35, 3));
     }
 
     #[test]
     fn default_mode_is_drop_dups() {
         let (c, job) = filter_settings(&["neardup", "x"]);
-        assert_eq!(job, Job::Filter(Output::DropDups));
+        assert_eq!(job, Job::Filter(Output::DropDups.into()));
         assert_eq!(c.inputs, vec![PathBuf::from("x")]);
     }
 }

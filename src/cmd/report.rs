@@ -3,7 +3,7 @@
 
 use super::args::{CommandInput, CommonArgs};
 use crate::error::Result;
-use crate::job::{Job, Output};
+use crate::job::{FilterJob, Job};
 use crate::pipeline::Prepared;
 use std::path::PathBuf;
 
@@ -22,11 +22,11 @@ pub struct ReportArgs {
 impl ReportArgs {
     /// Runs the filter over the inputs, discarding its lines, and prints the page.
     pub fn run(self) -> Result<()> {
-        let job = Job::Filter(Output::DropDups);
-        let mut config = self.common.config(self.input)?;
-        config.run.report = Some(PathBuf::from("-"));
-        let config = config.validate()?;
-        job.check(&config)?;
+        let job = Job::Filter(FilterJob {
+            report: Some(PathBuf::from("-")),
+            ..FilterJob::default()
+        });
+        let config = self.common.config(self.input)?.validate()?;
         let prepared = Prepared::new(config)?;
         let config = &prepared.config;
         let inputs = crate::input::Input::open_all(&config.inputs, config.read.decompress)?;

@@ -178,7 +178,7 @@ fn verify_pairs<W: Write, D: Write>(
             config: config.validate()?,
             ..prepared.clone()
         };
-        Ok(Worker::new(&side, &Job::Pairs(format)))
+        Ok(Worker::new(&side, &Job::Pairs(format.into())))
     };
     let (mut left, mut right) = (side("text_a", "a")?, side("text_b", "b")?);
     let mut given = side("text", "id")?;

@@ -9,7 +9,7 @@ use super::summary::Summary;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::input::DocId;
-use crate::job::Output;
+use crate::job::{FilterJob, Output};
 use crate::report::{Collector, Matched};
 use crate::verify::Verifier;
 use crate::window::{Entry, Held, Window};
@@ -61,25 +61,18 @@ pub(super) struct Filtering<'c> {
 }
 
 impl<'c> Filtering<'c> {
-    /// The settings of a run of `config` writing `output`.
-    pub(super) fn new(config: &'c Config, output: Output) -> Filtering<'c> {
+    /// The settings of a run of `config` doing `filter`.
+    pub(super) fn new(config: &'c Config, filter: &FilterJob) -> Filtering<'c> {
         Filtering {
             verifier: super::prepare::verifier(config),
             limit: match config.max_candidates {
                 0 => usize::MAX,
                 n => n,
             },
-            every_match: output == Output::Annotate,
-            against_only: config.run.against_only,
-            report: config.run.report.is_some(),
+            every_match: filter.output == Output::Annotate,
+            against_only: filter.reference.only,
+            report: filter.report.is_some(),
         }
-    }
-
-    /// Compares with the reference alone (as `--against-only`), also when the settings do
-    /// not say so: the in-process filter's reference may be texts, not files.
-    pub(super) fn against_only(mut self, yes: bool) -> Filtering<'c> {
-        self.against_only |= yes;
-        self
     }
 }
 

@@ -18,7 +18,7 @@ use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config, Settings, Weights};
 use crate::error::{Error, Result};
 use crate::input::{BadLine, DocId};
-use crate::job::{Job, Output};
+use crate::job::{FilterJob, Job};
 use crate::window::Window;
 use crossbeam_channel::bounded;
 use std::path::Path;
@@ -120,10 +120,9 @@ impl From<BatchError> for Error {
 /// The filter over documents handed over one by one or in batches.
 pub struct Deduper {
     prepared: Prepared,
-    /// What the filter writes (it counts the documents it would write).
-    output: Output,
-    /// `output`'s job (the state's and the workers' settings).
-    job: Job,
+    /// What the filter writes (it counts the documents it would write), its reference,
+    /// state and report.
+    filter: FilterJob,
     window: Window,
     reference: Option<Window>,
     /// Reference texts given ([`Deduper::add_reference`]): the next one's position is this
@@ -131,8 +130,6 @@ pub struct Deduper {
     reference_texts: u64,
     /// Reference texts waiting for the IDF table `--idf-warmup` learns, with their ids.
     pending_reference: Vec<(String, Option<DocId>)>,
-    /// Whether documents are compared with the reference alone.
-    against_only: bool,
     /// One per thread, once the IDF table (if any) is known; the first is the caller's.
     workers: Vec<Worker>,
     scratch: Scratch,
@@ -148,16 +145,18 @@ pub struct Deduper {
 }
 
 impl Deduper {
-    /// A filter writing `output` with the settings of `config` (validated;
-    /// [`Output::Annotate`] names the most similar match, the others the first found). Its
+    /// The filter `filter` (an [`Output`](crate::job::Output) alone: no reference, state or
+    /// report) with the settings of `config` (validated;
+    /// [`Output::Annotate`](crate::job::Output::Annotate) names the most similar match, the
+    /// others the first found). Its
     /// inputs and output are not used; an `--idf` table and the `--against` files are loaded
     /// now, or, with `--idf-warmup N`, the table is learnt from the first N documents of the
     /// first [`Deduper::add_many`] and the reference is signed with it then. With
     /// `--state FILE`, a window saved there (by [`Deduper::save`] or by the command line) is
     /// resumed when the file exists, under the same checks as the command line's.
-    pub fn new(config: Settings, output: Output) -> Result<Deduper> {
-        let job = Job::Filter(output);
-        job.check(&config)?;
+    pub fn new(config: Settings, filter: impl Into<FilterJob>) -> Result<Deduper> {
+        let filter = filter.into();
+        let job = Job::Filter(filter.clone());
         if config.block_by.is_some() {
             return Err(Error::config(
                 "block-by",
@@ -190,7 +189,6 @@ impl Deduper {
             reference: None,
             reference_texts: 0,
             pending_reference: Vec::new(),
-            against_only: false,
             workers: Vec::new(),
             scratch: Scratch::default(),
             summary: Summary {
@@ -200,13 +198,12 @@ impl Deduper {
             },
             busy: Duration::ZERO,
             prepared,
-            output,
-            job,
+            filter,
             warnings,
             limit_said: false,
             report: None,
         };
-        deduper.report = deduper.prepared.config.run.report.as_ref().map(|_| {
+        deduper.report = deduper.filter.report.as_ref().map(|_| {
             let config = &deduper.prepared.config;
             crate::report::Collector::new(config.verify.threshold, config.sketch.seed)
         });
@@ -222,9 +219,9 @@ impl Deduper {
     /// A Deduper for the settings and job of a filter command line
     /// ([`crate::cmd::Args::filter_settings`]): the job must filter (`--pairs` does not).
     pub fn for_job(config: Settings, job: &Job) -> Result<Deduper> {
-        match job.output() {
-            Some(output) => Deduper::new(config, output),
-            None => Err(Error::config(
+        match job {
+            Job::Filter(filter) => Deduper::new(config, filter.clone()),
+            _ => Err(Error::config(
                 "pairs",
                 "does not apply: a Deduper filters the documents",
             )),
@@ -234,6 +231,11 @@ impl Deduper {
     /// The settings.
     pub fn config(&self) -> &Config {
         &self.prepared.config
+    }
+
+    /// The filter as a job of the pipeline (what the workers sign for and a save records).
+    fn job(&self) -> Job {
+        Job::Filter(self.filter.clone())
     }
 
     /// The counts so far, as `--stats` prints them: documents added are `docs_read`, kept
@@ -257,13 +259,17 @@ impl Deduper {
     /// reference.
     pub fn save(&mut self, path: Option<&Path>) -> Result<()> {
         let path = path
-            .or(self.prepared.config.run.state.as_deref())
+            .or(self.filter.state.as_ref().map(|state| state.path.as_path()))
             .ok_or_else(|| {
                 Error::config("state", "give a file to save to (no ‹state› file was set)")
             })?;
         crate::state::save(
             path,
-            &crate::state::settings(&self.prepared.config, &self.job, &self.prepared.shingling()),
+            &crate::state::settings(
+                &self.prepared.config,
+                &self.job(),
+                &self.prepared.shingling(),
+            ),
             &mut self.window,
             (self.summary.docs_read, self.summary.written),
             self.prepared.idf.as_deref(),
@@ -375,7 +381,7 @@ impl Deduper {
     fn start_workers(&mut self) {
         let threads = self.prepared.config.worker_threads().max(1);
         self.workers = (0..threads)
-            .map(|_| Worker::new(&self.prepared, &self.job))
+            .map(|_| Worker::new(&self.prepared, &self.job()))
             .collect();
     }
 
@@ -497,18 +503,19 @@ impl Deduper {
     /// Compares the documents decided from now on with the reference alone (as
     /// `--against-only`), for a reference of texts ([`Deduper::add_reference`]).
     pub fn compare_with_reference_only(&mut self) {
-        self.against_only = true;
+        self.filter.reference.only = true;
     }
 
     /// Loads the `--against` reference, if any; what the command line would write on stderr
     /// meanwhile becomes warnings for the caller.
     fn load_reference(&mut self) -> Result<()> {
-        if self.prepared.config.run.against.is_empty() {
+        if self.filter.reference.is_empty() {
             return Ok(());
         }
         let mut said = Vec::new();
         self.reference = Some(super::run::load_reference(
             &self.prepared,
+            &self.filter.reference,
             &mut said,
             false,
         )?);
@@ -525,7 +532,7 @@ impl Deduper {
     /// `--report` file (`-`: standard output).
     pub fn write_report(&self, path: Option<&Path>) -> Result<()> {
         let config = &self.prepared.config;
-        let (Some(collector), Some(path)) = (&self.report, path.or(config.run.report.as_deref()))
+        let (Some(collector), Some(path)) = (&self.report, path.or(self.filter.report.as_deref()))
         else {
             return Err(Error::config(
                 "report",
@@ -533,7 +540,7 @@ impl Deduper {
             ));
         };
         let stats = self.summary().to_json();
-        let mode = crate::report::filter_mode(self.output);
+        let mode = crate::report::filter_mode(self.filter.output);
         crate::report::write(config, mode, false, &stats, collector, path)
     }
 
@@ -554,14 +561,14 @@ impl Deduper {
             Doc::Good(signed) => signed,
             Doc::Bad(reason) => {
                 self.summary.bad_lines += 1;
-                if self.output.passes(config.read.on_bad_line) {
+                if self.filter.output.passes(config.read.on_bad_line) {
                     self.summary.written += 1;
                 }
                 return Ok(Outcome::Bad(reason));
             }
         };
         let decided = decision::decide(
-            &Filtering::new(config, self.output).against_only(self.against_only),
+            &Filtering::new(config, &self.filter),
             &mut self.reference,
             &mut self.window,
             signed,
@@ -570,7 +577,11 @@ impl Deduper {
             &mut self.summary,
             self.report.as_mut(),
         )?;
-        if self.output.writes(matches!(decided, Decided::Dup { .. })) {
+        if self
+            .filter
+            .output
+            .writes(matches!(decided, Decided::Dup { .. }))
+        {
             self.summary.written += 1;
         }
         Ok(match decided {

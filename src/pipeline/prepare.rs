@@ -61,10 +61,9 @@ pub fn window_settings(config: &Config, job: &Job) -> WindowSettings {
             },
             // The window of a run that saves an index spills into it (unless it may not
             // spill at all): its records are then written once.
-            index: config
-                .run
-                .state
-                .clone()
+            index: job
+                .state()
+                .map(|state| state.path.clone())
                 .filter(|_| config.memory.spill_dir.is_some()),
         },
         budget: config.memory.window_budget(),
@@ -334,9 +333,9 @@ pub(super) fn resume(
     }
     // One process at a time writes a state file (a program running the engine in process
     // holds its own `Deduper`s, which save only when asked).
-    if let Some(path) = &prepared.config.run.state {
-        crate::state::check_writable(path)?;
-        prepared.state_lock = Some(Arc::new(crate::state::lock(path)?));
+    if let Some(state) = job.state() {
+        crate::state::check_writable(&state.path)?;
+        prepared.state_lock = Some(Arc::new(crate::state::lock(&state.path)?));
     }
     let saved = load_state(&mut prepared, job)?;
     let (prepared, source) = match source {
@@ -374,7 +373,7 @@ pub(super) fn check_spill_dir(config: &Config, job: &Job) -> Result<()> {
 /// (`None` when there is no file, or no `‹state›`). An IDF table saved with it becomes the run's; a
 /// table the run has already (or names with `‹idf›`) must equal it.
 pub(super) fn load_state(prepared: &mut Prepared, job: &Job) -> Result<Option<Saved>> {
-    let Some(path) = prepared.config.run.state.clone() else {
+    let Some(path) = job.state().map(|state| state.path.clone()) else {
         return Ok(None);
     };
     crate::state::check_writable(&path)?;

@@ -11,23 +11,24 @@ use super::prepare::Prepared;
 use crate::config::{Config, MemorySettings, RunSettings};
 use crate::error::{Error, Result};
 use crate::input::Input;
-use crate::job::Job;
+use crate::job::{Job, Reference};
 use crate::window::Window;
 use std::io::Read;
 use std::path::Path;
 
-/// Loads every `--against` file of `prepared` (whose IDF table, if any, is frozen) into one
-/// window, in the order given. Corpus files are signed by `sign`, which runs the pipeline
+/// Loads every file of `files` into one window, in the order given, with the settings of
+/// `prepared` (whose IDF table, if any, is frozen). Corpus files are signed by `sign`, which runs the pipeline
 /// with the reference's settings over inputs and gives back its window (the caller, which
 /// owns the pipeline, hands it over). Bad lines of corpus files are reported and skipped (or
 /// fatal with `--on-bad-line fail`).
 pub(super) fn load(
     prepared: &Prepared,
+    files: &Reference,
     sign: impl FnOnce(&Prepared, Vec<Input>) -> Result<Window>,
 ) -> Result<Window> {
     let mut states = Vec::new();
     let mut corpora = Vec::new();
-    for path in &prepared.config.run.against {
+    for path in &files.files {
         if path.as_os_str() != "-" && is_state_file(path)? {
             states.push(path.clone());
         } else {
@@ -101,7 +102,7 @@ pub(super) fn prepared_for(
                 max_memory: 0,
                 ..prepared.config.memory.clone()
             },
-            // No state, output, report or reference of its own.
+            // No output of its own.
             run: RunSettings::default(),
             progress: false,
             ..prepared.config.clone().into_config()

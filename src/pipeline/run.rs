@@ -19,14 +19,16 @@ use std::io::Write;
 use std::sync::atomic::AtomicUsize;
 use std::time::Instant;
 
-/// The `--against` reference of `prepared`, loaded into a window ([`reference::load`]); its
-/// corpus files are signed by a run of the pipeline with the reference's settings.
+/// The `--against` reference `files` of a run of `prepared`, loaded into a window
+/// ([`reference::load`]); its corpus files are signed by a run of the pipeline with the
+/// reference's settings.
 pub(super) fn load_reference<D: Write>(
     prepared: &Prepared,
+    files: &crate::job::Reference,
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<Window> {
-    reference::load(prepared, |reference, inputs| {
+    reference::load(prepared, files, |reference, inputs| {
         let finished = run_inner(
             reference,
             &Job::Reference,
@@ -49,14 +51,18 @@ pub(super) fn run_inner<W: Write, D: Write>(
     diagnostics: &mut D,
     stderr_is_terminal: bool,
 ) -> Result<Finished> {
-    job.check(&prepared.config)?;
     let start = Instant::now();
     let (prepared, source, saved) = prepare::resume(prepared, job, source)?;
     let load_seconds = start.elapsed().as_secs_f64();
     // The reference is signed with the run's frozen IDF table, before the input is read.
-    let reference = match prepared.config.run.against.is_empty() {
-        true => None,
-        false => Some(load_reference(&prepared, diagnostics, stderr_is_terminal)?),
+    let reference = match job.reference() {
+        None => None,
+        Some(reference) => Some(load_reference(
+            &prepared,
+            reference,
+            diagnostics,
+            stderr_is_terminal,
+        )?),
     };
     let prepared = &prepared;
     let config = &prepared.config;
@@ -108,7 +114,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
                     e,
                     config.run.output.clone(),
                     annotate,
-                    !config.run.against.is_empty(),
+                    job.reference().is_some(),
                     &config.read.field,
                 )
                 .row_groups_of(config.memory.row_group_bytes())

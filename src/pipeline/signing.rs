@@ -132,7 +132,7 @@ impl Worker {
             verify: config.verify.mode,
             seed: config.sketch.seed,
             graph: job.graph().is_some(),
-            report: config.run.report.is_some() && (job.filters() || job.graph().is_some()),
+            report: job.report().is_some(),
             block: config.block_by.is_some(),
             exact_join: config.all_pairs,
             threshold: config.verify.threshold,

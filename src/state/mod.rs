@@ -208,7 +208,15 @@ mod tests {
 
     const SHINGLING: &str = "words:5 seed:1 lowercase:true";
 
-    const FILTER: Job = Job::Filter(crate::job::Output::DropDups);
+    const FILTER: Job = Job::Filter(crate::job::FilterJob {
+        output: crate::job::Output::DropDups,
+        reference: crate::job::Reference {
+            files: Vec::new(),
+            only: false,
+        },
+        state: None,
+        report: None,
+    });
 
     /// The settings [`save`] records for [`config`].
     fn recorded() -> String {

@@ -19,11 +19,11 @@ impl<W: Write> Sequencer<'_, W> {
         batch: &Batch,
         i: usize,
         signed: Signed,
-        output: job::Output,
+        filter: &job::FilterJob,
     ) -> Result<()> {
         let against = self.reference.is_some().then_some(false);
         let decided = decide(
-            &Filtering::new(self.config, output),
+            &Filtering::new(self.config, filter),
             &mut self.reference,
             &mut self.window,
             signed,
@@ -46,7 +46,14 @@ impl<W: Write> Sequencer<'_, W> {
                 reference: if *in_reference { Some(true) } else { against },
             },
         };
-        emit(&mut self.out, &mut self.summary, output, batch, i, verdict)
+        emit(
+            &mut self.out,
+            &mut self.summary,
+            filter.output,
+            batch,
+            i,
+            verdict,
+        )
     }
 }
 

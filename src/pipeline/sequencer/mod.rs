@@ -153,9 +153,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
             signed: start.signed,
             taken: 0,
             stealer: start.stealer,
-            report: (config.run.report.is_some() && (job.filters() || job.graph().is_some())).then(
-                || crate::report::Collector::new(config.verify.threshold, config.sketch.seed),
-            ),
+            report: (job.report().is_some()).then(|| {
+                crate::report::Collector::new(config.verify.threshold, config.sketch.seed)
+            }),
         }
     }
 
@@ -170,7 +170,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         }
         // Flush what was written even when stopping on an error, unless the pipe is closed;
         // a table's footer is written (or its file removed) here.
-        let flushed = match (&result, self.config.run.state.is_some()) {
+        let flushed = match (&result, self.job.state().is_some()) {
             (Ok(()), _) => self.out.finish(),
             (Err(_), false) => {
                 self.out.abandon();
@@ -178,7 +178,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
             (Err(_), true) => self.out.flush(),
         };
-        if self.config.run.state.is_some() {
+        if self.job.state().is_some() {
             if let Some(signal) = crate::guard::stop_requested() {
                 return Err(self.stop(Stop::Signal(signal), diag));
             }
@@ -264,7 +264,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         // What can still go out goes out (nothing, on a closed pipe or a reader that does
         // not read: a stopped write gives up at once).
         let _ = self.out.flush();
-        if self.config.run.state.is_none() {
+        if self.job.state().is_none() {
             // A table output, stopped: its rows so far with their footer.
             let finished = self.out.finish();
             let (what, status) = match stop {
@@ -322,7 +322,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// that the state never covers documents whose output was lost, or what was not
     /// written must be in [`Sequencer::pending`]).
     fn save(&mut self) -> Result<()> {
-        let Some(path) = &self.config.run.state else {
+        let Some(path) = self.job.state().map(|state| &state.path) else {
             return Ok(());
         };
         self.checkpointed = self.summary.docs_read;
@@ -342,7 +342,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     fn consume<D: Write>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
         // A table's footer must be written for what was decided to be readable: a table
         // output stops on a signal as `--state` does.
-        let signals = match self.config.run.state.is_some() || self.out.is_table() {
+        let signals = match self.job.state().is_some() || self.out.is_table() {
             true => termination_signals()?,
             false => crossbeam_channel::never(),
         };
@@ -420,7 +420,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     );
                 }
             }
-            let every = self.config.run.checkpoint_every;
+            let every = self.job.state().map_or(0, |state| state.checkpoint_every);
             if every > 0 && self.summary.docs_read - self.checkpointed >= every {
                 self.out.flush()?;
                 self.save()?;
@@ -496,7 +496,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     sign.values.then_some(&signed.signature[..]),
                 )
             }
-            Job::Filter(output) => self.filter_document(batch, i, signed, *output),
+            Job::Filter(filter) => self.filter_document(batch, i, signed, filter),
             Job::Reference => {
                 self.window
                     .insert(line.number, into_entry(signed, false))
