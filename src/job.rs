@@ -38,7 +38,7 @@ pub struct FilterJob {
     /// What it writes.
     pub output: Output,
     /// `--against`: what the input is also filtered against.
-    pub reference: Reference,
+    pub against: Reference,
     /// `--state`: where the window is resumed from and saved to.
     pub state: Option<StateJob>,
     /// `--report FILE`: the page written at the end of the run.
@@ -225,9 +225,9 @@ impl Job {
     }
 
     /// The filter's `--against` reference (none for the other jobs).
-    pub fn reference(&self) -> Option<&Reference> {
+    pub fn against(&self) -> Option<&Reference> {
         match self {
-            Job::Filter(filter) if !filter.reference.is_empty() => Some(&filter.reference),
+            Job::Filter(filter) if !filter.against.is_empty() => Some(&filter.against),
             _ => None,
         }
     }
@@ -362,7 +362,7 @@ mod tests {
             state: state.clone(),
         });
         assert_eq!(job.state(), state.as_ref());
-        assert_eq!(job.reference(), None);
+        assert_eq!(job.against(), None);
         assert_eq!(job.report(), None);
     }
 

@@ -127,7 +127,7 @@ impl FilterArgs {
         let job = match self.pairs {
             false => Job::Filter(FilterJob {
                 output,
-                reference,
+                against: reference,
                 state,
                 report: self.report,
             }),

@@ -1,12 +1,12 @@
-//! The filter modes' decision for one document (`--drop-dups`, `--only-dups`, `--annotate`,
-//! and [`super::Deduper`]): is it an exact copy or a near duplicate of a kept document, in
-//! the `--against` reference or in the window, or new? New documents enter the window. The
-//! sequencer and the in-process [`super::Deduper`] both decide here, so they keep the same
-//! documents.
+//! The filter job's consumer ([`Filter`]: `--drop-dups`, `--only-dups`, `--annotate`, and
+//! [`super::Deduper`]): is a document an exact copy or a near duplicate of a kept document,
+//! in the `--against` reference or in the window, or new? New documents enter the window.
+//! The sequencer and the in-process [`super::Deduper`] both hand their documents and bad
+//! lines to a [`Filter`], so they keep the same documents and count the same ones written.
 
 use super::signing::Signed;
 use super::summary::Summary;
-use crate::config::Config;
+use crate::config::{BadLinePolicy, Config};
 use crate::error::{Error, Result};
 use crate::input::DocId;
 use crate::job::{FilterJob, Output};
@@ -70,7 +70,7 @@ impl<'c> Filtering<'c> {
                 n => n,
             },
             every_match: filter.output == Output::Annotate,
-            against_only: filter.reference.only,
+            against_only: filter.against.only,
             report: filter.report.is_some(),
         }
     }
@@ -282,11 +282,76 @@ pub(super) enum Decided {
     },
 }
 
-/// Decides a filter-mode document ([`filter`]) and records it as both drivers (the
-/// sequencer and the in-process `Deduper`) do: the `report` page's entry, and the id of its
-/// match. `number` is its line (or document) number.
+/// The filter job as both drivers run it (the sequencer for the command line, the
+/// in-process `Deduper`): its settings, its `--against` reference, and the scratch space of
+/// its lookups.
+pub(super) struct Filter {
+    /// What it writes, its reference files, state and report.
+    pub(super) job: FilterJob,
+    /// The reference, once loaded (`None`: none).
+    pub(super) reference: Option<Window>,
+    scratch: Scratch,
+}
+
+impl Filter {
+    /// The filter `job` with its reference loaded (if it has one).
+    pub(super) fn new(job: FilterJob, reference: Option<Window>) -> Filter {
+        Filter {
+            job,
+            reference,
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// Decides a document ([`filter`]) of a run of `config`, `number` its line (or document)
+    /// number, and counts it written when the output writes it; with `report`, its entry
+    /// on the page.
+    pub(super) fn document(
+        &mut self,
+        config: &Config,
+        window: &mut Window,
+        signed: Signed,
+        number: u64,
+        summary: &mut Summary,
+        report: Option<&mut Collector>,
+    ) -> Result<Decided> {
+        let settings = Filtering::new(config, &self.job);
+        let decided = decide(
+            &settings,
+            &mut self.reference,
+            window,
+            signed,
+            number,
+            &mut self.scratch,
+            summary,
+            report,
+        )?;
+        if self
+            .job
+            .output
+            .writes(matches!(decided, Decided::Dup { .. }))
+        {
+            summary.written += 1;
+        }
+        Ok(decided)
+    }
+
+    /// A bad line under `policy`: counted, and counted written when the output passes it
+    /// through (`--on-bad-line pass`, not `--only-dups`), which the answer says.
+    pub(super) fn bad_line(&self, policy: BadLinePolicy, summary: &mut Summary) -> bool {
+        summary.bad_lines += 1;
+        let passes = self.job.output.passes(policy);
+        if passes {
+            summary.written += 1;
+        }
+        passes
+    }
+}
+
+/// Decides a filter-mode document ([`filter`]) and records it: the `report` page's entry,
+/// and the id of its match. `number` is its line (or document) number.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn decide(
+fn decide(
     settings: &Filtering<'_>,
     reference: &mut Option<Window>,
     window: &mut Window,
@@ -344,4 +409,28 @@ pub(super) fn decide(
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::BadLinePolicy::{Fail, Pass, Skip};
+
+    /// A bad line is counted, and counted written only when the output passes it through:
+    /// the one count the sequencer and `Deduper` both keep.
+    #[test]
+    fn a_bad_line_counts_as_written_only_where_it_is_passed_through() {
+        for (output, policy, written) in [
+            (Output::DropDups, Pass, 1),
+            (Output::Annotate, Pass, 1),
+            (Output::OnlyDups, Pass, 0),
+            (Output::DropDups, Skip, 0),
+            (Output::Annotate, Fail, 0),
+        ] {
+            let filter = Filter::new(output.into(), None);
+            let mut summary = Summary::default();
+            assert_eq!(filter.bad_line(policy, &mut summary), written == 1);
+            assert_eq!((summary.bad_lines, summary.written), (1, written));
+        }
+    }
 }

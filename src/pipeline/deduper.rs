@@ -10,7 +10,7 @@
 //! next one in order is not ready. At most [`AHEAD`] chunks per thread are signed ahead of the decisions, so
 //! the memory a batch needs beyond its texts is bounded.
 
-use super::decision::{self, Decided, Filtering, Scratch};
+use super::decision::{Decided, Filter};
 use super::ordered::{self, Slot, Task};
 use super::prepare::Prepared;
 use super::signing::{Doc, Worker};
@@ -120,11 +120,10 @@ impl From<BatchError> for Error {
 /// The filter over documents handed over one by one or in batches.
 pub struct Deduper {
     prepared: Prepared,
-    /// What the filter writes (it counts the documents it would write), its reference,
-    /// state and report.
-    filter: FilterJob,
+    /// The filter job's consumer, as the command line's: what it writes (it counts the
+    /// documents it would write), its reference, state and report.
+    filter: Filter,
     window: Window,
-    reference: Option<Window>,
     /// Reference texts given ([`Deduper::add_reference`]): the next one's position is this
     /// plus 1.
     reference_texts: u64,
@@ -132,7 +131,6 @@ pub struct Deduper {
     pending_reference: Vec<(String, Option<DocId>)>,
     /// One per thread, once the IDF table (if any) is known; the first is the caller's.
     workers: Vec<Worker>,
-    scratch: Scratch,
     summary: Summary,
     /// Time spent in `add` and `add_many` (the summary's `seconds`).
     busy: Duration,
@@ -186,11 +184,9 @@ impl Deduper {
         };
         let mut deduper = Deduper {
             window,
-            reference: None,
             reference_texts: 0,
             pending_reference: Vec::new(),
             workers: Vec::new(),
-            scratch: Scratch::default(),
             summary: Summary {
                 docs_read: lines.0,
                 written: lines.1,
@@ -198,12 +194,12 @@ impl Deduper {
             },
             busy: Duration::ZERO,
             prepared,
-            filter,
+            filter: Filter::new(filter, None),
             warnings,
             limit_said: false,
             report: None,
         };
-        deduper.report = deduper.filter.report.as_ref().map(|_| {
+        deduper.report = deduper.filter.job.report.as_ref().map(|_| {
             let config = &deduper.prepared.config;
             crate::report::Collector::new(config.verify.threshold, config.sketch.seed)
         });
@@ -235,7 +231,7 @@ impl Deduper {
 
     /// The filter as a job of the pipeline (what the workers sign for and a save records).
     fn job(&self) -> Job {
-        Job::Filter(self.filter.clone())
+        Job::Filter(self.filter.job.clone())
     }
 
     /// The counts so far, as `--stats` prints them: documents added are `docs_read`, kept
@@ -249,7 +245,7 @@ impl Deduper {
         summary.ram_bytes_per_doc = self.window.ram_bytes_per_doc();
         summary.window_disk_bytes = self.window.disk_bytes();
         summary.window_bytes = self.window.approx_bytes() as u64;
-        summary.reference_docs = self.reference.as_ref().map(|r| r.len() as u64);
+        summary.reference_docs = self.filter.reference.as_ref().map(|r| r.len() as u64);
         summary
     }
 
@@ -259,7 +255,12 @@ impl Deduper {
     /// reference.
     pub fn save(&mut self, path: Option<&Path>) -> Result<()> {
         let path = path
-            .or(self.filter.state.as_ref().map(|state| state.path.as_path()))
+            .or(self
+                .filter
+                .job
+                .state
+                .as_ref()
+                .map(|state| state.path.as_path()))
             .ok_or_else(|| {
                 Error::config("state", "give a file to save to (no ‹state› file was set)")
             })?;
@@ -414,7 +415,7 @@ impl Deduper {
         if !self.idf_known() {
             return self.hold_reference(docs, first);
         }
-        let mut window = match self.reference.take() {
+        let mut window = match self.filter.reference.take() {
             Some(window) => window,
             None => {
                 let reference = super::reference::prepared_for(&self.prepared, Vec::new())?;
@@ -441,7 +442,7 @@ impl Deduper {
         });
         self.workers = workers;
         self.reference_texts = number - 1;
-        self.reference = Some(window);
+        self.filter.reference = Some(window);
         self.say_bad_reference(bad);
         result
     }
@@ -503,19 +504,19 @@ impl Deduper {
     /// Compares the documents decided from now on with the reference alone (as
     /// `--against-only`), for a reference of texts ([`Deduper::add_reference`]).
     pub fn compare_with_reference_only(&mut self) {
-        self.filter.reference.only = true;
+        self.filter.job.against.only = true;
     }
 
     /// Loads the `--against` reference, if any; what the command line would write on stderr
     /// meanwhile becomes warnings for the caller.
     fn load_reference(&mut self) -> Result<()> {
-        if self.filter.reference.is_empty() {
+        if self.filter.job.against.is_empty() {
             return Ok(());
         }
         let mut said = Vec::new();
-        self.reference = Some(super::run::load_reference(
+        self.filter.reference = Some(super::run::load_reference(
             &self.prepared,
-            &self.filter.reference,
+            &self.filter.job.against,
             &mut said,
             false,
         )?);
@@ -532,7 +533,8 @@ impl Deduper {
     /// `--report` file (`-`: standard output).
     pub fn write_report(&self, path: Option<&Path>) -> Result<()> {
         let config = &self.prepared.config;
-        let (Some(collector), Some(path)) = (&self.report, path.or(self.filter.report.as_deref()))
+        let (Some(collector), Some(path)) =
+            (&self.report, path.or(self.filter.job.report.as_deref()))
         else {
             return Err(Error::config(
                 "report",
@@ -540,7 +542,7 @@ impl Deduper {
             ));
         };
         let stats = self.summary().to_json();
-        let mode = crate::report::filter_mode(self.filter.output);
+        let mode = crate::report::filter_mode(self.filter.job.output);
         crate::report::write(config, mode, false, &stats, collector, path)
     }
 
@@ -560,30 +562,19 @@ impl Deduper {
         let signed = match doc {
             Doc::Good(signed) => signed,
             Doc::Bad(reason) => {
-                self.summary.bad_lines += 1;
-                if self.filter.output.passes(config.read.on_bad_line) {
-                    self.summary.written += 1;
-                }
+                self.filter
+                    .bad_line(config.read.on_bad_line, &mut self.summary);
                 return Ok(Outcome::Bad(reason));
             }
         };
-        let decided = decision::decide(
-            &Filtering::new(config, &self.filter),
-            &mut self.reference,
+        let decided = self.filter.document(
+            config,
             &mut self.window,
             signed,
             number,
-            &mut self.scratch,
             &mut self.summary,
             self.report.as_mut(),
         )?;
-        if self
-            .filter
-            .output
-            .writes(matches!(decided, Decided::Dup { .. }))
-        {
-            self.summary.written += 1;
-        }
         Ok(match decided {
             Decided::New => Outcome::New,
             Decided::Dup {

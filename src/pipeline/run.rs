@@ -55,7 +55,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
     let (prepared, source, saved) = prepare::resume(prepared, job, source)?;
     let load_seconds = start.elapsed().as_secs_f64();
     // The reference is signed with the run's frozen IDF table, before the input is read.
-    let reference = match job.reference() {
+    let reference = match job.against() {
         None => None,
         Some(reference) => Some(load_reference(
             &prepared,
@@ -114,7 +114,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
                     e,
                     config.run.output.clone(),
                     annotate,
-                    job.reference().is_some(),
+                    job.against().is_some(),
                     &config.read.field,
                 )
                 .row_groups_of(config.memory.row_group_bytes())

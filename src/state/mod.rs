@@ -210,7 +210,7 @@ mod tests {
 
     const FILTER: Job = Job::Filter(crate::job::FilterJob {
         output: crate::job::Output::DropDups,
-        reference: crate::job::Reference {
+        against: crate::job::Reference {
             files: Vec::new(),
             only: false,
         },

@@ -8,7 +8,7 @@ mod filtered;
 mod pairing;
 mod pairs;
 
-use super::decision::{Scratch, into_entry};
+use super::decision::{Filter, into_entry};
 use super::helpers::Helpers;
 use super::ordered::{self, Task};
 use super::prepare::Prepared;
@@ -49,11 +49,9 @@ pub(super) struct Sequencer<'c, W: Write> {
     names: &'c [String],
     out: Results<W>,
     window: Window,
-    /// `--against`: the reference documents, never changed.
-    reference: Option<Window>,
     summary: Summary,
-    /// The filter modes' lookups (`decision::filter`).
-    scratch: Scratch,
+    /// The filter job's consumer (with the `--against` reference), for [`Job::Filter`].
+    filter: Option<Filter>,
     /// `--pairs` and the graph commands: what they keep between documents.
     pairing: Pairing,
     bad: BadLines,
@@ -129,7 +127,6 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 None => Results::new(out, job.format()),
             },
             window,
-            reference: start.reference,
             summary: Summary {
                 resumed,
                 max_memory: (
@@ -138,7 +135,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 ),
                 ..Summary::default()
             },
-            scratch: Scratch::default(),
+            filter: match job {
+                Job::Filter(filter) => Some(Filter::new(filter.clone(), start.reference)),
+                _ => None,
+            },
             pairing: Pairing::new(job),
             bad: super::prepare::bad_lines(config),
             progress: config.progress && !config.quiet && start.stderr_is_terminal,
@@ -208,7 +208,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.summary.ram_bytes_per_doc = self.window.ram_bytes_per_doc();
             self.summary.window_disk_bytes = self.window.disk_bytes();
         }
-        if let Some(reference) = &self.reference {
+        if let Some(reference) = self.filter.as_ref().and_then(|f| f.reference.as_ref()) {
             self.summary.reference_docs = Some(reference.len() as u64);
         }
         let window = std::mem::replace(&mut self.window, Window::placeholder());
@@ -224,7 +224,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         // milliseconds. (A detached thread used to free it while the process exited; a thread
         // started at the end needs an allocator arena, which jemalloc could not map under an
         // address-space limit, and the process died of SIGSEGV after its output was complete.)
-        drop((window, self.reference.take()));
+        drop((window, self.filter.take()));
         Ok(Finished {
             summary: self.summary,
             graph: self.pairing.graph,
@@ -496,7 +496,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     sign.values.then_some(&signed.signature[..]),
                 )
             }
-            Job::Filter(filter) => self.filter_document(batch, i, signed, filter),
+            Job::Filter(_) => self.filter_document(batch, i, signed),
             Job::Reference => {
                 self.window
                     .insert(line.number, into_entry(signed, false))
@@ -570,21 +570,27 @@ impl<'c, W: Write> Sequencer<'c, W> {
         diag: &mut D,
     ) -> Result<()> {
         let line = batch.lines[i];
-        self.summary.bad_lines += 1;
+        // Only the filter's outputs that write input lines pass a bad line through (not
+        // `--only-dups`); the other jobs (`--pairs`, the graphs, `sign`, the `--against`
+        // reference) skip it.
+        let passes = match &self.filter {
+            Some(filter) => filter.bad_line(self.config.read.on_bad_line, &mut self.summary),
+            None => {
+                self.summary.bad_lines += 1;
+                false
+            }
+        };
         let place = format!("{}:{}", self.names[line.input as usize], line.input_line);
-        // Only the jobs that write input lines pass a bad line through (not `--only-dups`,
-        // `--pairs`, the graphs, `sign` or the `--against` reference): the others skip it.
-        let action = match self.passes_bad_lines() {
+        let action = match passes {
             true => "passed through",
             false => "skipped",
         };
         self.bad.add(place, reason, action, diag)?;
-        if self.passes_bad_lines() {
+        if passes {
             match line.part {
                 Part::First => self.out.piece(batch.raw(i))?,
                 _ => self.out.document(batch, i)?,
             }
-            self.summary.written += 1;
         }
         Ok(())
     }
