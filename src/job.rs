@@ -40,7 +40,7 @@ pub struct FilterJob {
     /// `--against`: what the input is also filtered against.
     pub against: Reference,
     /// `--state`: where the window is resumed from and saved to.
-    pub state: Option<StateJob>,
+    pub state: Option<StateFile>,
     /// `--report FILE`: the page written at the end of the run.
     pub report: Option<PathBuf>,
 }
@@ -61,7 +61,7 @@ pub struct PairsJob {
     /// The lines' format.
     pub format: PairsFormat,
     /// `--state`: where the window is resumed from and saved to.
-    pub state: Option<StateJob>,
+    pub state: Option<StateFile>,
 }
 
 impl From<PairsFormat> for PairsJob {
@@ -111,19 +111,19 @@ impl Reference {
 
 /// `--state FILE` (or an index directory) and its checkpoints.
 #[derive(Clone, Debug, PartialEq)]
-pub struct StateJob {
+pub struct StateFile {
     /// The file or directory.
     pub path: PathBuf,
     /// `--checkpoint-every N`: also save after every N documents (0: only at the end).
     pub checkpoint_every: u64,
 }
 
-impl StateJob {
+impl StateFile {
     /// The state of `--state path --checkpoint-every every`, if a path is given (checkpoints
     /// need one).
-    pub fn new(path: Option<PathBuf>, checkpoint_every: u64) -> Result<Option<StateJob>> {
+    pub fn new(path: Option<PathBuf>, checkpoint_every: u64) -> Result<Option<StateFile>> {
         match path {
-            Some(path) => Ok(Some(StateJob {
+            Some(path) => Ok(Some(StateFile {
                 path,
                 checkpoint_every,
             })),
@@ -233,7 +233,7 @@ impl Job {
     }
 
     /// The state the filter and `--pairs` keep.
-    pub fn state(&self) -> Option<&StateJob> {
+    pub fn state(&self) -> Option<&StateFile> {
         match self {
             Job::Filter(FilterJob { state, .. }) | Job::Pairs(PairsJob { state, .. }) => {
                 state.as_ref()
@@ -353,10 +353,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("against-only"), "{e}");
-        let e = StateJob::new(None, 10).unwrap_err().to_string();
+        let e = StateFile::new(None, 10).unwrap_err().to_string();
         assert!(e.contains("checkpoint-every"), "{e}");
-        assert_eq!(StateJob::new(None, 0).unwrap(), None);
-        let state = StateJob::new(Some("s".into()), 10).unwrap();
+        assert_eq!(StateFile::new(None, 0).unwrap(), None);
+        let state = StateFile::new(Some("s".into()), 10).unwrap();
         let job = Job::Pairs(PairsJob {
             format: PairsFormat::Tsv,
             state: state.clone(),

@@ -7,7 +7,7 @@ use crate::config::{InputFormat, PairsFormat};
 use crate::config::{RunSettings, Settings};
 use crate::error::{Error, Result};
 use crate::input::Input;
-use crate::job::{FilterJob, Job, Output, PairsJob, Reference, StateJob};
+use crate::job::{FilterJob, Job, Output, PairsJob, Reference, StateFile};
 use crate::pipeline::{self, Prepared};
 use clap::ArgGroup;
 use std::io::Write;
@@ -115,7 +115,7 @@ impl FilterArgs {
             ..config.run
         };
         let config = config.validate()?;
-        let state = StateJob::new(self.state, self.checkpoint_every)?;
+        let state = StateFile::new(self.state, self.checkpoint_every)?;
         let reference = Reference::new(self.against, self.against_only, &config.inputs)?;
         let output = if self.only_dups {
             Output::OnlyDups

@@ -17,10 +17,10 @@ use std::io::Read;
 use std::path::Path;
 
 /// Loads every file of `files` into one window, in the order given, with the settings of
-/// `prepared` (whose IDF table, if any, is frozen). Corpus files are signed by `sign`, which runs the pipeline
-/// with the reference's settings over inputs and gives back its window (the caller, which
-/// owns the pipeline, hands it over). Bad lines of corpus files are reported and skipped (or
-/// fatal with `--on-bad-line fail`).
+/// `prepared` (whose IDF table, if any, is frozen). Corpus files are signed by `sign`,
+/// which runs the pipeline with the reference's settings over inputs and gives back its
+/// window (the caller, which owns the pipeline, hands it over). Bad lines of corpus files
+/// are reported and skipped (or fatal with `--on-bad-line fail`).
 pub(super) fn load(
     prepared: &Prepared,
     files: &Reference,
