@@ -56,7 +56,7 @@ pub const WARM_DOCS: u64 = 512;
 /// The per-row summaries of the values seen, and the warm-up documents' minima.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Family {
-    /// Row-major: `SLOTS` [value, count] pairs per row.
+    /// Row-major: a [`Row`] of `SLOTS` [value, count] pairs per row.
     counters: Vec<[u32; 2]>,
     /// Documents offered so far (the quiet stride counts them).
     offered: u64,
@@ -88,7 +88,7 @@ impl Family {
         let mut modal = 0;
         for (row, (&value, counters)) in minima
             .iter()
-            .zip(self.counters.chunks_exact_mut(SLOTS))
+            .zip(self.counters.as_chunks_mut::<SLOTS>().0)
             .enumerate()
         {
             match count(counters, value) {
@@ -126,7 +126,7 @@ impl Family {
         self.fallbacks.clear();
         for (row, (&value, counters)) in minima
             .iter()
-            .zip(self.counters.chunks_exact(SLOTS))
+            .zip(self.counters.as_chunks::<SLOTS>().0)
             .enumerate()
         {
             if look(counters, value).0 == Some(Kind::Fallback) {
@@ -253,16 +253,16 @@ enum Kind {
     Fallback,
 }
 
+/// A row summary: [`SLOTS`] counters, each a value and its count (free when 0).
+type Row = [[u32; 2]; SLOTS];
+
 /// What `value` is in a row summary (the row's most frequent value, a fallback, or rare:
 /// `None`), its counter and a free counter. One pass over the counters.
-fn look(counters: &[[u32; 2]], value: u32) -> (Option<Kind>, Option<usize>, Option<usize>) {
+fn look(counters: &Row, value: u32) -> (Option<Kind>, Option<usize>, Option<usize>) {
     // Without branches: which counter is which varies document by document, and the
     // mispredictions cost more than the comparisons (a templated stream counts 128 rows a
     // document).
-    let pairs: &[u32; 16] = bytemuck::cast_slice(counters)
-        .try_into()
-        .expect("a row of SLOTS counters");
-    let (free_bits, own_bits) = pair_masks(pairs, value, 0);
+    let (free_bits, own_bits) = pair_masks(bytemuck::cast_ref(counters), value, 0);
     let mode_count = counters.iter().map(|c| c[1]).max().unwrap_or(0);
     let at = |bits: u32| (bits != 0).then(|| bits.trailing_zeros() as usize);
     let (own, free) = (at(own_bits), at(free_bits));
@@ -284,7 +284,7 @@ fn look(counters: &[[u32; 2]], value: u32) -> (Option<Kind>, Option<usize>, Opti
 /// Counts `value` in a row summary and says what it was before (see [`look`]). Misra–Gries:
 /// a full summary meeting a new value lowers every counter instead, so a value's count never
 /// exceeds how often it was seen, and rare values never build up.
-fn count(counters: &mut [[u32; 2]], value: u32) -> Option<Kind> {
+fn count(counters: &mut Row, value: u32) -> Option<Kind> {
     let (kind, own, free) = look(counters, value);
     match (own, free) {
         (Some(i), _) => counters[i][1] += 1,
