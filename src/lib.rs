@@ -3,102 +3,27 @@
 //! Find near-duplicate text documents in a stream: one document per line (plain text or JSON
 //! Lines), compared by the Jaccard similarity of their word (or character) n-gram shingles.
 //!
-//! # Overview
-//! Data flows one way, one module per stage; a module uses only the stages before it, plus
-//! [`config`] (validated settings), [`job`] (what the run does with them) and [`error`]:
-//!
-//! | stage | module |
-//! |---|---|
-//! | read lines, take text and id, report bad lines | [`input`] |
-//! | read a whole corpus outside the pipeline (idf, hist, sample, explain) | `corpus` |
-//! | a text's words and shingles: normalise and tokenise, shingle → 64-bit hashes | [`text`] ([`text::normalize`], what a word is: `words`, [`text::shingle`]) |
-//! | a document's sketch: TF / TF-IDF weights, MinHash signature, LSH band keys | [`sketch`] ([`sketch::weights`], [`sketch::minhash`], [`sketch::lsh`]) |
-//! | bounded window of recent documents, its buckets | [`window`] (`prefetch` hints) |
-//! | verification: exact (weighted) Jaccard, text stages, the decision | [`verify`] |
-//! | similarity graph, components, cliques, paths | [`graph`] |
-//! | GraphML, TSV, JSON, DOT, cluster JSONL | `export` |
-//! | writing lines, annotations, pairs | `output` |
-//! | `--report`: the HTML page of what the filter removed | [`report`] (word diffs: `diff`) |
-//! | `--state`: the window saved between runs | `state` |
-//! | threads and ordering: prepare, sign, sequence, help | [`pipeline`] |
-//! | the commands and their flags | [`cmd`] (the enumerated values' names: [`choice`]) |
-//! | out of memory: stop at a whole output line, exit 1 | [`guard`] (the system's limit: [`limits`]; the budget's shares: [`memory`]) |
-//! | hashing helpers the stages share | [`hash`] |
-//!
-//! Modules named without a link are internal to the crate. Internals are described in
-//! `DESIGN.md`. Settings live in a validated [`Config`]; a [`Prepared`] run adds the tables
-//! it loads, and hands each stage its own settings ([`verify::Verifier`],
-//! [`window::WindowSettings`], …); [`run`] executes a [`Job`] (filter, pairs, graph, sign)
-//! with them. A program that holds its
-//! documents itself hands them to a [`pipeline::Deduper`], one at a time or in batches (the
-//! Python module does).
+//! This crate is the command line: [`cmd`] (the commands and their flags, each flag defined
+//! once in `cmd::flags`) over the engine, `neardup-engine` (`engine/`), which has no command
+//! line and whose modules are re-exported here unchanged ([`run`], [`Config`], [`Job`],
+//! [`pipeline::Deduper`], …; its crate documentation is the map of the stages).
 //!
 //! # Example
 //! ```
 //! use neardup::{Config, Job, input::Input, job::Output};
 //!
 //! let text = "the quick brown fox jumps over the lazy dog while the cat sleeps in the sun\n\
-//!             something else entirely different here and now\n\
 //!             The quick brown fox jumps over the lazy dog while the cat sleeps in the sun!\n";
-//! let config = Config { threads: 1, ..Config::default() }
-//!     .validate()
-//!     .unwrap();
+//! let config = Config { threads: 1, ..Config::default() }.validate().unwrap();
 //! let input = Input::from_reader("example", Box::new(std::io::Cursor::new(text)));
 //! let mut out = Vec::new();
 //! let job = Job::Filter(Output::DropDups.into());
 //! let summary = neardup::run(&config, &job, vec![input], &mut out, &mut std::io::sink()).unwrap();
 //! assert_eq!(summary.duplicates(), 1);
-//! assert_eq!(out.len(), text.lines().take(2).map(|l| l.len() + 1).sum::<usize>());
 //! ```
 
 #![warn(missing_docs)]
 
-pub mod choice;
+pub use neardup_engine::*;
+
 pub mod cmd;
-pub mod config;
-pub(crate) mod corpus;
-pub(crate) mod diff;
-pub mod error;
-pub(crate) mod export;
-pub mod graph;
-pub mod guard;
-pub mod hash;
-pub mod input;
-pub mod job;
-pub mod limits;
-pub mod memory;
-pub(crate) mod output;
-pub use output::printed_similarity;
-pub mod pipeline;
-pub(crate) mod prefetch;
-pub mod report;
-pub mod sketch;
-pub(crate) mod state;
-pub mod text;
-pub mod verify;
-pub mod window;
-
-pub use config::Config;
-pub use error::{Error, Result};
-pub use job::Job;
-pub use pipeline::{Prepared, Summary};
-
-use std::io::Write;
-
-/// Runs `job` with the settings of `config` (validated) over `inputs`, writing results to
-/// `out` and warnings to `diagnostics`: loads the tables it names ([`Prepared`]), then runs
-/// the pipeline.
-///
-/// Progress is never shown through this entry point; the binary uses
-/// [`pipeline::run`] with the terminal check.
-pub fn run<W: Write, D: Write>(
-    config: &config::Settings,
-    job: &Job,
-    inputs: Vec<input::Input>,
-    out: W,
-    diagnostics: &mut D,
-) -> Result<Summary> {
-    let prepared = Prepared::new(config.clone())?;
-    let mut diagnostics = error::WordedWriter::new(diagnostics, error::Wording::Flags);
-    pipeline::run(&prepared, job, inputs, out, &mut diagnostics, false)
-}

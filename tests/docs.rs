@@ -102,9 +102,10 @@ fn source_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// DESIGN.md's map of the code (the text block under "## Layout") names every source file:
-/// a file at the top of `src/` by its path, a file in a folder by its name, with the folder
-/// named too (`src/window/` and `store/index.rs`); a folder's `mod.rs` by the folder. A file
+/// DESIGN.md's map of the code (the text block under "## Layout") names every source file
+/// of the command line (`src/`) and of the engine (`engine/src/`): a file at the top of a
+/// crate's `src/` by its path, a file in a folder by its name, with the folder named too
+/// (`engine/src/window/` and `store/index.rs`); a folder's `mod.rs` by the folder. A file
 /// added, moved or renamed without the map fails here.
 #[test]
 fn the_design_map_names_every_source_file() {
@@ -118,6 +119,13 @@ fn the_design_map_names_every_source_file() {
         .expect("DESIGN.md has a text block under '## Layout'");
     let mut files = Vec::new();
     source_files(&root.join("src"), &mut files);
+    let command_line = files.len();
+    source_files(&root.join("engine/src"), &mut files);
+    assert!(
+        files.len() > command_line + 50,
+        "engine/src has {} files",
+        files.len() - command_line
+    );
     let mut missing = Vec::new();
     for file in &files {
         let relative = file
@@ -125,13 +133,15 @@ fn the_design_map_names_every_source_file() {
             .unwrap()
             .to_string_lossy()
             .replace('\\', "/");
-        let parts: Vec<&str> = relative.split('/').collect();
+        let in_crate = relative.strip_prefix("engine/").unwrap_or(&relative);
+        let crate_src = &relative[..relative.len() - in_crate.len() + "src".len()];
+        let parts: Vec<&str> = in_crate.split('/').collect();
         let named = match parts.as_slice() {
             ["src", _] => layout.contains(relative.as_str()),
             ["src", folder, inner @ ..] => {
                 let name = inner.last().unwrap();
                 let inside = inner.join("/");
-                let folder_named = layout.contains(&format!("src/{folder}/"));
+                let folder_named = layout.contains(&format!("{crate_src}/{folder}/"));
                 let file_named = if *name == "mod.rs" {
                     // A folder's mod.rs: the folder (or, nested, its name) is enough.
                     inner.len() == 1 || layout.contains(&format!("{}/", inner[inner.len() - 2]))
@@ -286,12 +296,13 @@ fn man_page_gives_each_shared_flag_under_its_heading_with_its_default() {
     assert!(wrong.is_empty(), "man/neardup.1: {wrong:#?}");
 }
 
-/// The crate's overview (the table at the top of `src/lib.rs`) names every module of the
-/// crate root, so that a module added or renamed without it fails here, as DESIGN.md's map
-/// does.
+/// The engine's overview (the table at the top of `engine/src/lib.rs`) names every module of
+/// the crate root, so that a module added or renamed without it fails here, as DESIGN.md's
+/// map does.
 #[test]
 fn the_crate_overview_names_every_module() {
-    let lib = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs")).unwrap();
+    let lib =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/engine/src/lib.rs")).unwrap();
     let overview: String = lib
         .lines()
         .filter_map(|l| l.strip_prefix("//!"))
@@ -314,6 +325,6 @@ fn the_crate_overview_names_every_module() {
         .collect();
     assert!(
         missing.is_empty(),
-        "src/lib.rs's overview does not name {missing:?}"
+        "engine/src/lib.rs's overview does not name {missing:?}"
     );
 }

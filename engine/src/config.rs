@@ -1,9 +1,10 @@
 //! Validated settings for a run.
 //!
-//! The command line ([`crate::cmd`]) and library users both produce a [`Config`]; the engine
-//! never sees clap types. [`Config::validate`] checks every value and resolves derived ones
-//! (the LSH bands × rows) before any work starts, so a bad flag fails fast with exit code 2,
-//! and gives the [`Settings`] a run is made of: a run cannot be handed unchecked values.
+//! The command line (`neardup::cmd`, in a crate of its own) and library users both produce
+//! a [`Config`]; the engine never sees clap types. [`Config::validate`] checks every value
+//! and resolves derived ones (the LSH bands × rows) before any work starts, so a bad flag
+//! fails fast with exit code 2, and gives the [`Settings`] a run is made of: a run cannot
+//! be handed unchecked values.
 
 use crate::error::{Error, Result};
 pub use crate::input::settings::{

@@ -213,7 +213,7 @@ impl Deduper {
     }
 
     /// A Deduper for the settings and job of a filter command line
-    /// ([`crate::cmd::Args::filter_settings`]): the job must filter (`--pairs` does not).
+    /// (`neardup::cmd::Args::filter_settings`): the job must filter (`--pairs` does not).
     pub fn for_job(config: Settings, job: &Job) -> Result<Deduper> {
         match job {
             Job::Filter(filter) => Deduper::new(config, filter.clone()),
