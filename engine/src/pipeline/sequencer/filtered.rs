@@ -1,39 +1,38 @@
-//! The filter job (`--drop-dups`, `--only-dups`, `--annotate`) in the sequencer: its
-//! consumer ([`crate::pipeline::decision::Filter`]) decides and counts, and the line is
-//! written, or not, as the output says.
+//! The filter job (`--drop-dups`, `--only-dups`, `--annotate`) as the sequencer's consumer:
+//! [`crate::pipeline::decision::Filter`] decides and counts (for [`crate::pipeline::Deduper`]
+//! too), and the line is written, or not, as the output says.
 
-use super::Sequencer;
-use crate::error::{Error, Result};
+use super::consumer::{Consumer, Left, Shared};
+use crate::config::BadLinePolicy;
+use crate::error::Result;
 use crate::input::Batch;
 use crate::job::Output;
 use crate::output::Verdict;
-use crate::pipeline::decision::Decided;
+use crate::pipeline::decision::{Decided, Filter};
 use crate::pipeline::signing::Signed;
+use crate::pipeline::summary::Summary;
+use crate::window::Window;
 use std::io::Write;
 
-impl<W: Write> Sequencer<'_, W> {
-    /// A document of the filter job: its consumer decides, and the verdict is written as
-    /// the output says.
-    pub(super) fn filter_document(
+impl<W: Write> Consumer<W> for Filter {
+    /// The filter decides, and the verdict is written as the output says.
+    fn document(
         &mut self,
+        at: &mut Shared<'_, W>,
         batch: &Batch,
         i: usize,
         signed: Signed,
     ) -> Result<()> {
-        let Some(filter) = &mut self.filter else {
-            return Err(Error::Internal(
-                "a filter document without the filter".into(),
-            ));
-        };
-        let against = filter.reference.is_some().then_some(false);
-        let output = filter.job.output;
-        let decided = filter.document(
-            self.config,
-            &mut self.window,
+        let against = self.reference.is_some().then_some(false);
+        let output = self.job.output;
+        let decided = Filter::document(
+            self,
+            at.config,
+            &mut at.window,
             signed,
             batch.lines[i].number,
-            &mut self.summary,
-            self.report.as_mut(),
+            &mut at.summary,
+            at.report.as_mut(),
         )?;
         let verdict = match &decided {
             Decided::New => Verdict::new_document(against),
@@ -53,8 +52,22 @@ impl<W: Write> Sequencer<'_, W> {
             return Ok(());
         }
         match output {
-            Output::Annotate => self.out.annotated_document(batch, i, verdict),
-            _ => self.out.document(batch, i),
+            Output::Annotate => at.out.annotated_document(batch, i, verdict),
+            _ => at.out.document(batch, i),
         }
+    }
+
+    fn bad_line(&mut self, policy: BadLinePolicy, summary: &mut Summary) -> bool {
+        Filter::bad_line(self, policy, summary)
+    }
+
+    fn reference_docs(&self) -> Option<u64> {
+        self.reference.as_ref().map(|r| r.len() as u64)
+    }
+
+    /// The window and the reference are freed here ([`Consumer::finish`]).
+    fn finish(self: Box<Self>, window: Window) -> Left {
+        drop((window, self));
+        Left::default()
     }
 }

@@ -1,14 +1,14 @@
 //! The single-threaded, input-ordered stage: it takes the signed batches in input order
 //! (signing one itself while the next is not ready), runs the in-order loop (signals,
-//! checkpoints, progress, bad lines) and hands each document to its job's consumer: `sign`'s
-//! keys and the `--against` reference here, the filter in `filtered`, the pairs and graphs in
-//! `pairs`.
+//! checkpoints, progress, bad lines) and hands each document to its job's consumer
+//! ([`consumer::Consumer`]): `sign`'s keys and the `--against` reference in `consumer`, the
+//! filter in `filtered`, the pairs and graphs in `pairs`.
 
+mod consumer;
 mod filtered;
 mod pairing;
 mod pairs;
 
-use super::decision::{Filter, into_entry};
 use super::helpers::Helpers;
 use super::ordered::{self, Task};
 use super::prepare::Prepared;
@@ -22,8 +22,8 @@ use crate::job::Job;
 use crate::output::Results;
 use crate::state::Saved;
 use crate::window::Window;
+use consumer::{Consumer, Parallel, Shared};
 use crossbeam_channel::{Receiver, Sender, bounded};
-use pairing::Pairing;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -47,18 +47,13 @@ pub(super) struct Sequencer<'c, W: Write> {
     /// The run's tables, saved with the window by `--state`.
     prepared: &'c Prepared,
     names: &'c [String],
-    out: Results<W>,
-    window: Window,
-    summary: Summary,
-    /// The filter job's consumer (with the `--against` reference), for [`Job::Filter`].
-    filter: Option<Filter>,
-    /// `--pairs` and the graph commands: what they keep between documents.
-    pairing: Pairing,
+    /// The window, the output, the counts and the report, which the consumer changes.
+    at: Shared<'c, W>,
+    /// What the job does with each document.
+    consumer: Box<dyn Consumer<W> + 'c>,
     bad: BadLines,
     progress: bool,
     last_progress: Instant,
-    /// Number of the last input line handled (continues a `--state`'s count).
-    lines: u64,
     /// `docs_read` at the last `--checkpoint-every` save.
     checkpointed: u64,
     /// Output lines written by the runs before (`--state`), for the next save.
@@ -79,8 +74,6 @@ pub(super) struct Sequencer<'c, W: Write> {
     taken: usize,
     /// Batches waiting to be signed, taken while the next one in order is not ready.
     stealer: Stealer,
-    /// `--report`: what the page shows, gathered decision by decision.
-    report: Option<crate::report::Collector>,
 }
 
 /// What a run hands its sequencer besides the settings and the output.
@@ -122,28 +115,30 @@ impl<'c, W: Write> Sequencer<'c, W> {
             job,
             prepared,
             names: start.names,
-            out: match start.table {
-                Some(table) => Results::new(out, job.format()).with_table(table),
-                None => Results::new(out, job.format()),
+            at: Shared {
+                config,
+                window,
+                out: match start.table {
+                    Some(table) => Results::new(out, job.format()).with_table(table),
+                    None => Results::new(out, job.format()),
+                },
+                summary: Summary {
+                    resumed,
+                    max_memory: (
+                        config.memory.max_memory as u64,
+                        config.memory.memory_limit.as_ref().map(|l| l.source),
+                    ),
+                    ..Summary::default()
+                },
+                report: (job.report().is_some()).then(|| {
+                    crate::report::Collector::new(config.verify.threshold, config.sketch.seed)
+                }),
+                lines,
             },
-            window,
-            summary: Summary {
-                resumed,
-                max_memory: (
-                    config.memory.max_memory as u64,
-                    config.memory.memory_limit.as_ref().map(|l| l.source),
-                ),
-                ..Summary::default()
-            },
-            filter: match job {
-                Job::Filter(filter) => Some(Filter::new(filter.clone(), start.reference)),
-                _ => None,
-            },
-            pairing: Pairing::new(job),
+            consumer: consumer::of(job, start.reference),
             bad: super::prepare::bad_lines(config),
             progress: config.progress && !config.quiet && start.stderr_is_terminal,
             last_progress: Instant::now(),
-            lines,
             checkpointed: 0,
             limit_reported,
             pending,
@@ -153,9 +148,6 @@ impl<'c, W: Write> Sequencer<'c, W> {
             signed: start.signed,
             taken: 0,
             stealer: start.stealer,
-            report: (job.report().is_some()).then(|| {
-                crate::report::Collector::new(config.verify.threshold, config.sketch.seed)
-            }),
         }
     }
 
@@ -171,12 +163,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
         // Flush what was written even when stopping on an error, unless the pipe is closed;
         // a table's footer is written (or its file removed) here.
         let flushed = match (&result, self.job.state().is_some()) {
-            (Ok(()), _) => self.out.finish(),
+            (Ok(()), _) => self.at.out.finish(),
             (Err(_), false) => {
-                self.out.abandon();
+                self.at.out.abandon();
                 Ok(())
             }
-            (Err(_), true) => self.out.flush(),
+            (Err(_), true) => self.at.out.flush(),
         };
         if self.job.state().is_some() {
             if let Some(signal) = crate::guard::stop_requested() {
@@ -193,43 +185,29 @@ impl<'c, W: Write> Sequencer<'c, W> {
         self.bad.finish(diag);
         // Lines were read and none was a document: whatever was passed through, nothing was
         // deduplicated, and that is no success (said under `‹quiet›` too).
-        if self.summary.docs_read > 0 && self.summary.bad_lines == self.summary.docs_read {
+        if self.at.summary.docs_read > 0 && self.at.summary.bad_lines == self.at.summary.docs_read {
             return Err(Error::Data(format!(
                 "none of the {n} lines read was a document: all are bad lines (reported above \
                  unless ‹quiet›), so nothing was deduplicated",
-                n = self.summary.docs_read
+                n = self.at.summary.docs_read
             )));
         }
-        self.summary.evictions = self.window.evictions();
-        self.summary.window_docs = self.window.len() as u64;
+        self.at.summary.evictions = self.at.window.evictions();
+        self.at.summary.window_docs = self.at.window.len() as u64;
         if self.config.stats {
-            self.summary.window_bytes = self.window.approx_bytes() as u64;
-            self.summary.window_ram_bytes = self.window.ram_bytes() as u64;
-            self.summary.ram_bytes_per_doc = self.window.ram_bytes_per_doc();
-            self.summary.window_disk_bytes = self.window.disk_bytes();
+            self.at.summary.window_bytes = self.at.window.approx_bytes() as u64;
+            self.at.summary.window_ram_bytes = self.at.window.ram_bytes() as u64;
+            self.at.summary.ram_bytes_per_doc = self.at.window.ram_bytes_per_doc();
+            self.at.summary.window_disk_bytes = self.at.window.disk_bytes();
         }
-        if let Some(reference) = self.filter.as_ref().and_then(|f| f.reference.as_ref()) {
-            self.summary.reference_docs = Some(reference.len() as u64);
-        }
-        let window = std::mem::replace(&mut self.window, Window::placeholder());
-        if *self.job == Job::Reference {
-            return Ok(Finished {
-                summary: self.summary,
-                graph: None,
-                window: Some(window),
-                report: None,
-            });
-        }
-        // Freed here, before the run returns: the window is a few large blocks, so this takes
-        // milliseconds. (A detached thread used to free it while the process exited; a thread
-        // started at the end needs an allocator arena, which jemalloc could not map under an
-        // address-space limit, and the process died of SIGSEGV after its output was complete.)
-        drop((window, self.filter.take()));
+        self.at.summary.reference_docs = self.consumer.reference_docs();
+        let window = std::mem::replace(&mut self.at.window, Window::placeholder());
+        let left = self.consumer.finish(window);
         Ok(Finished {
-            summary: self.summary,
-            graph: self.pairing.graph,
-            window: None,
-            report: self.report,
+            summary: self.at.summary,
+            graph: left.graph,
+            window: left.window,
+            report: self.at.report,
         })
     }
 
@@ -245,7 +223,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     format!(
                         "writing output at input line {} (the output ends at a whole line and \
                          is complete up to input line {})",
-                        self.lines,
+                        self.at.lines,
                         crate::guard::written_line()
                     ),
                     source,
@@ -263,10 +241,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
     fn stop<D: Write>(&mut self, stop: Stop, diag: &mut D) -> Error {
         // What can still go out goes out (nothing, on a closed pipe or a reader that does
         // not read: a stopped write gives up at once).
-        let _ = self.out.flush();
+        let _ = self.at.out.flush();
         if self.job.state().is_none() {
             // A table output, stopped: its rows so far with their footer.
-            let finished = self.out.finish();
+            let finished = self.at.out.finish();
             let (what, status) = match stop {
                 Stop::Signal(signal) => (format!("interrupted (signal {signal})"), 128 + signal),
                 Stop::ClosedOutput => ("the output was closed".to_string(), 1),
@@ -274,24 +252,24 @@ impl<'c, W: Write> Sequencer<'c, W> {
             let outcome = match finished {
                 Ok(()) => format!(
                     "the output is a complete table of the {} rows decided before it",
-                    self.summary.written
+                    self.at.summary.written
                 ),
                 Err(e) => format!("the output could not be ended: {e}"),
             };
             let _ = writeln!(
                 diag,
                 "neardup: {what} after input line {}; {outcome}",
-                self.lines
+                self.at.lines
             );
             let _ = diag.flush();
             std::process::exit(status)
         }
-        self.pending = self.out.take_pending();
+        self.pending = self.at.out.take_pending();
         if let Err(e) = self.save() {
             return e;
         }
         let pending_lines = memchr::memchr_iter(b'\n', &self.pending).count() as u64;
-        let decided = self.written_before + self.summary.written;
+        let decided = self.written_before + self.at.summary.written;
         let (what, status) = match stop {
             Stop::Signal(signal) => (format!("interrupted (signal {signal})"), 128 + signal),
             Stop::ClosedOutput => ("the output was closed".to_string(), 1),
@@ -307,7 +285,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             let _ = writeln!(
                 diag,
                 "neardup: {what}; state saved after input line {}; the output holds {} lines{tail}",
-                self.lines,
+                self.at.lines,
                 decided - pending_lines
             );
         }
@@ -325,30 +303,30 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let Some(path) = self.job.state().map(|state| &state.path) else {
             return Ok(());
         };
-        self.checkpointed = self.summary.docs_read;
+        self.checkpointed = self.at.summary.docs_read;
         let saving = Instant::now();
         crate::state::save(
             path,
             &crate::state::settings(self.config, self.job, &self.prepared.shingling()),
-            &mut self.window,
-            (self.lines, self.written_before + self.summary.written),
+            &mut self.at.window,
+            (self.at.lines, self.written_before + self.at.summary.written),
             self.prepared.idf.as_deref(),
             &self.pending,
         )?;
-        self.summary.state_seconds.get_or_insert((0.0, 0.0)).1 += saving.elapsed().as_secs_f64();
+        self.at.summary.state_seconds.get_or_insert((0.0, 0.0)).1 += saving.elapsed().as_secs_f64();
         Ok(())
     }
 
     fn consume<D: Write>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
         // A table's footer must be written for what was decided to be readable: a table
         // output stops on a signal as `--state` does.
-        let signals = match self.job.state().is_some() || self.out.is_table() {
+        let signals = match self.job.state().is_some() || self.at.out.is_table() {
             true => termination_signals()?,
             false => crossbeam_channel::never(),
         };
         // The output the stopped run before decided but could not write comes first.
         let pending = std::mem::take(&mut self.pending);
-        self.out.raw(&pending)?;
+        self.at.out.raw(&pending)?;
         loop {
             let item = crossbeam_channel::select! {
                 recv(order) -> item => match item {
@@ -383,46 +361,56 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.taken += 1;
             // A batch that cannot evict anything may be verified on all threads; otherwise
             // each document's matches must be refreshed before the next insert may evict.
-            if self.helpers.is_some() && self.wants_help() && docs.len() <= self.window.room() {
-                self.batch_in_parallel(&batch, docs, diag)?;
+            if self.consumer.parallel()
+                && self.helpers.is_some()
+                && self.wants_help()
+                && docs.len() <= self.at.window.room()
+            {
+                let parallel = Parallel {
+                    helpers: self.helpers.as_ref(),
+                    bad: &mut self.bad,
+                    names: self.names,
+                    diag,
+                };
+                self.consumer
+                    .batch_in_parallel(&mut self.at, &batch, docs, parallel)?;
             } else {
                 let mut docs = docs.into_iter().enumerate().peekable();
                 while let Some((i, doc)) = docs.next() {
                     if let Some((_, Doc::Good(next))) = docs.peek() {
-                        self.window.prefetch_buckets(&next.band_keys);
-                        self.window.prefetch_copy(next.text_hash);
+                        self.at.window.prefetch_buckets(&next.band_keys);
+                        self.at.window.prefetch_copy(next.text_hash);
                     }
                     self.document(&batch, i, doc, diag)?;
                 }
             }
-            self.out.end_batch(&batch)?;
+            self.at.out.end_batch(&batch)?;
             // A live input waiting for its next line: the lines decided so far go out now
             // (unless more batches are ready), so a crawler downstream sees each document's
             // line as it is decided, while a file or a fast pipe keeps whole buffers.
             if self.config.run.line_buffered || (batch.idle && order.is_empty()) {
-                self.out.flush()?;
+                self.at.out.flush()?;
             }
-            if let Some(pending) = &mut self.pairing.same_id
-                && let Some(note) = pending.take()
+            if let Some(note) = self.consumer.note()
                 && !self.config.quiet
             {
                 let _ = writeln!(diag, "neardup: {note}");
             }
             if !self.limit_reported
-                && let Some(limit) = self.window.limited()
+                && let Some(limit) = self.at.window.limited()
             {
                 self.limit_reported = true;
                 if !self.config.quiet {
                     let _ = writeln!(
                         diag,
                         "{}",
-                        limit_note(self.config, limit, &self.window, self.lines)
+                        limit_note(self.config, limit, &self.at.window, self.at.lines)
                     );
                 }
             }
             let every = self.job.state().map_or(0, |state| state.checkpoint_every);
-            if every > 0 && self.summary.docs_read - self.checkpointed >= every {
-                self.out.flush()?;
+            if every > 0 && self.at.summary.docs_read - self.checkpointed >= every {
+                self.at.out.flush()?;
                 self.save()?;
             }
             if self.progress && self.last_progress.elapsed() >= Duration::from_millis(500) {
@@ -430,9 +418,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 let _ = write!(
                     diag,
                     "\r\x1b[Kneardup: {} docs, {} duplicates, {} in window",
-                    self.summary.docs_read,
-                    self.summary.duplicates(),
-                    self.window.len()
+                    self.at.summary.docs_read,
+                    self.at.summary.duplicates(),
+                    self.at.window.len()
                 );
                 let _ = diag.flush();
             }
@@ -478,33 +466,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if line.part.continues() {
             return self.rest_of_long_line(batch, i);
         }
-        self.summary.docs_read += 1;
-        self.lines = line.number;
+        self.at.summary.docs_read += 1;
+        self.at.lines = line.number;
         crate::guard::set_line(line.number);
         let signed = match doc {
             Doc::Good(s) => s,
             Doc::Bad(reason) => return self.bad_line(batch, i, &reason, diag),
         };
-
-        match self.job {
-            Job::Sign(sign) => {
-                self.summary.written += 1;
-                self.out.signed(
-                    &signed.id,
-                    line.number,
-                    &signed.band_keys,
-                    sign.values.then_some(&signed.signature[..]),
-                )
-            }
-            Job::Filter(_) => self.filter_document(batch, i, signed),
-            Job::Reference => {
-                self.window
-                    .insert(line.number, into_entry(signed, false))
-                    .map_err(|e| Error::spill(e, line.number))?;
-                Ok(())
-            }
-            Job::Pairs(_) | Job::Graph(_) => self.every_pair(batch, i, signed),
-        }
+        self.consumer.document(&mut self.at, batch, i, signed)
     }
 
     /// The first batch of JSON Lines: when most of its lines lack the text field (or the id
@@ -555,8 +524,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             return Ok(());
         }
         match batch.lines[i].part {
-            Part::Last => self.out.line(batch.raw(i)),
-            _ => self.out.piece(batch.raw(i)),
+            Part::Last => self.at.out.line(batch.raw(i)),
+            _ => self.at.out.piece(batch.raw(i)),
         }
     }
 
@@ -573,14 +542,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
         // Only the filter's outputs that write input lines pass a bad line through (not
         // `--only-dups`); the other jobs (`--pairs`, the graphs, `sign`, the `--against`
         // reference) skip it.
-        let passes = match &self.filter {
-            Some(filter) => filter.bad_line(self.config.read.on_bad_line, &mut self.summary),
-            None => {
-                self.summary.bad_lines += 1;
-                false
-            }
-        };
-        let place = format!("{}:{}", self.names[line.input as usize], line.input_line);
+        let policy = self.config.read.on_bad_line;
+        let passes = self.consumer.bad_line(policy, &mut self.at.summary);
+        let place = consumer::place(self.names, &line);
         let action = match passes {
             true => "passed through",
             false => "skipped",
@@ -588,8 +552,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
         self.bad.add(place, reason, action, diag)?;
         if passes {
             match line.part {
-                Part::First => self.out.piece(batch.raw(i))?,
-                _ => self.out.document(batch, i)?,
+                Part::First => self.at.out.piece(batch.raw(i))?,
+                _ => self.at.out.document(batch, i)?,
             }
         }
         Ok(())

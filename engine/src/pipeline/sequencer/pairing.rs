@@ -1,5 +1,6 @@
-//! What `--pairs` and the graph commands keep between documents ([`Pairing`]), apart from
-//! the sequencer's own state so that the jobs that list no pair carry none of it.
+//! What `--pairs` and the graph commands keep between documents ([`Pairing`]), their
+//! consumer (`pairs`), apart from the sequencer's own state so that the jobs that list no
+//! pair carry none of it.
 
 use crate::graph::GraphBuilder;
 use crate::job::Job;
@@ -10,6 +11,9 @@ use crate::window::{Held, Marks};
 /// keep none of it).
 #[derive(Default)]
 pub(super) struct Pairing {
+    /// [`crate::job::GraphJob::components_over`]: join components of edges at least this
+    /// similar instead of listing pairs.
+    pub(super) components_over: Option<f64>,
     /// The graph commands: the graph so far.
     pub(super) graph: Option<GraphBuilder>,
     /// [`crate::job::GraphJob::components_over`]: the components so far.
@@ -28,6 +32,7 @@ impl Pairing {
     /// The state of `job`'s pairs (empty for the jobs that list none).
     pub(super) fn new(job: &Job) -> Pairing {
         Pairing {
+            components_over: job.graph().and_then(|g| g.components_over),
             graph: job.graph().map(|_| GraphBuilder::default()),
             components: job
                 .graph()

@@ -3,69 +3,74 @@
 //! on all threads, and its pairs written or added to the graph; with only components wanted,
 //! a union–find joins documents instead ([`crate::pipeline::components`]).
 
-use super::Sequencer;
+use super::consumer::{Consumer, Left, Parallel, Shared};
+use super::pairing::Pairing;
 use crate::error::{Error, Result};
 use crate::graph::Node;
 use crate::input::{BadLine, Batch, DocId};
 use crate::pipeline::decision::into_entry;
 use crate::pipeline::helpers::{index_batch, look_up_and_verify};
 use crate::pipeline::signing::{Doc, NodeData, Signed};
-use crate::window::{Entry, Held};
+use crate::window::{Entry, Held, Window};
 use std::io::Write;
 use std::sync::Arc;
 
-impl<W: Write> Sequencer<'_, W> {
+impl<W: Write> Consumer<W> for Pairing {
     /// A document of `--pairs` or a graph command, one by one: its pairs with the documents
     /// held (or its component's join), then it is held itself.
-    pub(super) fn every_pair(&mut self, batch: &Batch, i: usize, mut signed: Signed) -> Result<()> {
+    fn document(
+        &mut self,
+        at: &mut Shared<'_, W>,
+        batch: &Batch,
+        i: usize,
+        mut signed: Signed,
+    ) -> Result<()> {
         let line = batch.lines[i];
         let spill = |e| Error::spill(e, line.number);
-        if let (Some(components), Some(graph), Some(min_edge)) = (
-            &mut self.pairing.components,
-            &self.pairing.graph,
-            self.job.graph().and_then(|g| g.components_over),
-        ) {
+        if let (Some(components), Some(graph), Some(min_edge)) =
+            (&mut self.components, &self.graph, self.components_over)
+        {
             let joined = components
                 .join(
-                    self.config,
+                    at.config,
                     min_edge,
-                    &mut self.window,
+                    &mut at.window,
                     graph,
                     &signed,
-                    &mut self.pairing.matches,
+                    &mut self.matches,
                 )
                 .map_err(spill)?;
-            self.summary.candidates += joined.verified;
-            self.report(batch, i, &signed.id, signed.node.take())?;
+            at.summary.candidates += joined.verified;
+            self.report(at, batch, i, &signed.id, signed.node.take())?;
             if !joined.copy {
-                let held = self
+                let held = at
                     .window
                     .insert(line.number, into_entry(signed, false))
                     .map_err(spill)?;
-                if let Some(components) = &mut self.pairing.components {
+                if let Some(components) = &mut self.components {
                     components.hold(held, joined.node);
                 }
             }
             return Ok(());
         }
         // --pairs and the graph want every pair, copies included.
-        self.window
-            .candidates(&signed.band_keys, &mut self.pairing.candidates);
-        self.summary.candidates += self.pairing.candidates.len() as u64;
-        self.pairing.matches.clear();
+        at.window
+            .candidates(&signed.band_keys, &mut self.candidates);
+        at.summary.candidates += self.candidates.len() as u64;
+        self.matches.clear();
         let (verifier, matches) = (
-            crate::pipeline::prepare::verifier(self.config),
-            &mut self.pairing.matches,
+            crate::pipeline::prepare::verifier(at.config),
+            &mut self.matches,
         );
-        self.window
-            .visit(&self.pairing.candidates, |held, entry| {
+        at.window
+            .visit(&self.candidates, |held, entry| {
                 if let Some(s) = verifier.decide(entry.compared(), signed.compared()) {
                     matches.push((held, s));
                 }
             })
             .map_err(spill)?;
-        self.report(batch, i, &signed.id, signed.node.take())?;
-        self.window
+        self.report(at, batch, i, &signed.id, signed.node.take())?;
+        at.window
             .insert(line.number, into_entry(signed, true))
             .map_err(spill)?;
         Ok(())
@@ -85,12 +90,14 @@ impl<W: Write> Sequencer<'_, W> {
     /// 4. in order, each document's outcome is written and its matches refreshed, then the
     ///    document itself: the same sequence of move-to-front operations as one by one (the
     ///    inserts' own moves in step 1 are all repeated here), so the same recency order.
-    pub(super) fn batch_in_parallel<D: Write>(
+    fn batch_in_parallel(
         &mut self,
+        at: &mut Shared<'_, W>,
         batch: &Batch,
         docs: Vec<Doc>,
-        diag: &mut D,
+        parallel: Parallel<'_>,
     ) -> Result<()> {
+        let (helpers, mut parallel) = (parallel.helpers, parallel);
         enum Plan {
             Bad(BadLine),
             /// The document's place in `inserted`.
@@ -114,7 +121,7 @@ impl<W: Write> Sequencer<'_, W> {
             let node = signed.node.take();
             let line = batch.lines[i].number;
             let entry = into_entry(signed, true);
-            let held = self
+            let held = at
                 .window
                 .insert_unindexed(line, &entry)
                 .map_err(|e| Error::spill(e, line))?;
@@ -122,41 +129,67 @@ impl<W: Write> Sequencer<'_, W> {
             inserted.push((held, entry));
         }
         let inserted: Arc<[(Held, Entry)]> = inserted.into();
-        index_batch(&mut self.window, &inserted, self.helpers.as_ref())?;
+        index_batch(&mut at.window, &inserted, helpers)?;
         let mut looked = look_up_and_verify(
-            self.config,
-            &mut self.window,
+            at.config,
+            &mut at.window,
             Arc::clone(&inserted),
-            &mut self.pairing.marks,
-            self.helpers.as_ref(),
+            &mut self.marks,
+            helpers,
         )?
         .into_iter();
         for (i, plan) in plans.into_iter().enumerate() {
-            self.lines = batch.lines[i].number;
+            at.lines = batch.lines[i].number;
             match plan {
-                Plan::Rest => self.rest_of_long_line(batch, i)?,
+                // The rest of an over-long line whose first piece was skipped.
+                Plan::Rest => {}
                 Plan::Bad(reason) => {
-                    self.summary.docs_read += 1;
-                    self.bad_line(batch, i, &reason, diag)?
+                    at.summary.docs_read += 1;
+                    at.summary.bad_lines += 1;
+                    parallel.skipped(&batch.lines[i], &reason)?;
                 }
                 Plan::Near(k, node) => {
                     let (held, entry) = &inserted[k];
-                    self.summary.docs_read += 1;
+                    at.summary.docs_read += 1;
                     let outcome = looked.next().expect("one outcome per inserted document");
-                    self.summary.candidates += outcome.candidates;
-                    self.pairing.matches = outcome.matches;
-                    self.report(batch, i, &entry.id, node)?;
-                    self.window.touch(*held);
+                    at.summary.candidates += outcome.candidates;
+                    self.matches = outcome.matches;
+                    self.report(at, batch, i, &entry.id, node)?;
+                    at.window.touch(*held);
                 }
             }
         }
         Ok(())
     }
 
+    fn parallel(&self) -> bool {
+        true
+    }
+
+    fn note(&mut self) -> Option<String> {
+        self.same_id.as_mut()?.take()
+    }
+
+    fn finish(self: Box<Self>, window: Window) -> Left {
+        drop(window);
+        Left {
+            graph: self.graph,
+            window: None,
+        }
+    }
+}
+
+impl Pairing {
     /// `--report` in a graph job: the document's most similar earlier document (its pairs
     /// are in `matches`), or none.
-    fn report_pairs(&mut self, line: u64, id: &DocId, text: Option<Box<str>>) -> Result<()> {
-        let best = self.pairing.matches.iter().copied().reduce(|b, m| {
+    fn report_pairs<W: Write>(
+        &mut self,
+        at: &mut Shared<'_, W>,
+        line: u64,
+        id: &DocId,
+        text: Option<Box<str>>,
+    ) -> Result<()> {
+        let best = self.matches.iter().copied().reduce(|b, m| {
             if m.1 > b.1 || (m.1 == b.1 && m.0.seq < b.0.seq) {
                 m
             } else {
@@ -165,12 +198,12 @@ impl<W: Write> Sequencer<'_, W> {
         });
         let matched = match best {
             Some((held, s)) => {
-                let earlier = self.window.id(held).map_err(|e| Error::spill(e, line))?;
+                let earlier = at.window.id(held).map_err(|e| Error::spill(e, line))?;
                 Some((held.seq, earlier, s))
             }
             None => None,
         };
-        let Some(collector) = &mut self.report else {
+        let Some(collector) = &mut at.report else {
             return Ok(());
         };
         match &matched {
@@ -188,24 +221,25 @@ impl<W: Write> Sequencer<'_, W> {
     }
 
     /// Writes what line `i` (document `id`) of `--pairs` or a graph command gets once its
-    /// verified matches are in `self.pairing.matches`: pairs or graph edges; the matched documents
+    /// verified matches are in `self.matches`: pairs or graph edges; the matched documents
     /// are refreshed. The caller then inserts (or refreshes) the document itself.
-    fn report(
+    fn report<W: Write>(
         &mut self,
+        at: &mut Shared<'_, W>,
         batch: &Batch,
         i: usize,
         id: &DocId,
         mut node: Option<NodeData>,
     ) -> Result<()> {
-        if self.report.is_some() {
+        if at.report.is_some() {
             let text = node.as_mut().and_then(|n| n.report_text.take());
-            self.report_pairs(batch.lines[i].number, id, text)?;
+            self.report_pairs(at, batch.lines[i].number, id, text)?;
         }
-        self.summary.pairs += self.pairing.matches.len() as u64;
-        for &(held, _) in &self.pairing.matches {
-            self.window.touch(held);
+        at.summary.pairs += self.matches.len() as u64;
+        for &(held, _) in &self.matches {
+            at.window.touch(held);
         }
-        if let Some(graph) = &mut self.pairing.graph {
+        if let Some(graph) = &mut self.graph {
             let NodeData {
                 snippet,
                 attrs,
@@ -221,24 +255,21 @@ impl<W: Write> Sequencer<'_, W> {
                     text_bytes,
                 },
             );
-            for &(held, similarity) in &self.pairing.matches {
+            for &(held, similarity) in &self.matches {
                 graph.add_edge(held.seq, node, similarity);
             }
         } else {
-            for &(held, similarity) in &self.pairing.matches {
-                let earlier = self
-                    .window
-                    .id(held)
-                    .map_err(|e| Error::spill(e, self.lines))?;
-                if earlier == *id && self.pairing.same_id.is_none() {
-                    self.pairing.same_id = Some(Some(format!(
+            for &(held, similarity) in &self.matches {
+                let earlier = at.window.id(held).map_err(|e| Error::spill(e, at.lines))?;
+                if earlier == *id && self.same_id.is_none() {
+                    self.same_id = Some(Some(format!(
                         "warning: lines {} and {} have the same id ({id}), so a pair names them \
                          alike (check ‹id-field›; without it, ids are line numbers)",
                         held.seq, batch.lines[i].number
                     )));
                 }
-                self.out.pair(&earlier, id, similarity)?;
-                self.summary.written += 1;
+                at.out.pair(&earlier, id, similarity)?;
+                at.summary.written += 1;
             }
         }
         Ok(())
