@@ -241,7 +241,7 @@ fn readme_stays_short_and_its_guide_links_resolve() {
     assert!(links >= 8, "{links} links into docs/guide.md");
 }
 
-/// The man page describes each shared flag ([`neardup::cmd::flags::defs::FLAGS`]) under the
+/// The man page describes each shared flag ([`neardup::cmd::flags::defs::all`]) under the
 /// section of its `--help` heading, and gives the default of each that has one.
 #[test]
 fn man_page_gives_each_shared_flag_under_its_heading_with_its_default() {
@@ -267,7 +267,7 @@ fn man_page_gives_each_shared_flag_under_its_heading_with_its_default() {
         after_tp = block.trim_end() == "TP";
     }
     let mut wrong = Vec::new();
-    for flag in neardup::cmd::flags::defs::FLAGS {
+    for flag in neardup::cmd::flags::defs::all() {
         let long = format!("--{}", flag.long);
         let Some((section, _, text)) = entries.iter().find(|(_, head, _)| {
             head.split(|c: char| c.is_whitespace() || c == '"' || c == ',')
@@ -326,5 +326,29 @@ fn the_crate_overview_names_every_module() {
     assert!(
         missing.is_empty(),
         "engine/src/lib.rs's overview does not name {missing:?}"
+    );
+}
+
+/// The man page's entries of the shared flags are the ones their definitions make
+/// (`neardup::cmd::flags::man`); `NEARDUP_BLESS=1 cargo test` writes them after a change
+/// to the table.
+#[test]
+fn the_man_pages_flag_entries_are_made_from_the_flag_table() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/man/neardup.1");
+    let page = std::fs::read_to_string(path).unwrap();
+    let made = neardup::cmd::flags::man::update(&page).unwrap();
+    if std::env::var_os("NEARDUP_BLESS").is_some() {
+        std::fs::write(path, &made).unwrap();
+        return;
+    }
+    let headings = page.matches(".\\\" The shared flags under ").count();
+    assert_eq!(
+        headings, 7,
+        "a block of generated entries per --help heading"
+    );
+    assert!(
+        made == page,
+        "man/neardup.1's shared flags differ from src/cmd/flags/defs/: run \
+         NEARDUP_BLESS=1 cargo test the_man_pages_flag_entries"
     );
 }

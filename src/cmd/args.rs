@@ -84,7 +84,7 @@ impl GroupingArgs {
     }
 }
 
-/// The shared flags ([`super::flags::defs::FLAGS`]) of a command line, read by their long names.
+/// The shared flags ([`super::flags::defs::all`]) of a command line, read by their long names.
 #[derive(Clone, Debug)]
 pub struct CommonArgs(ArgMatches);
 

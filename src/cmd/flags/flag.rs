@@ -29,6 +29,9 @@ pub struct Flag {
     pub help: &'static str,
     /// `--help`'s text, when it says more than `help`.
     pub long_help: Option<&'static str>,
+    /// The man page's text (its entry is made from the flag, [`super::man`]): plain text
+    /// with `code` in bold and *names* in italics; empty, the man page says `help`.
+    pub man: &'static str,
 }
 
 /// What a flag takes.

@@ -1,9 +1,10 @@
 //! The flags every command shares: what a flag is ([`flag`]), each one's definition
-//! ([`defs`]), and parsing a command line with the flags a command does not use refused
-//! ([`parse`]). ripgrep's `flags/` is the model.
+//! ([`defs`]), its man page entry made from it ([`man`]), and parsing a command line with
+//! the flags a command does not use refused ([`parse`]). ripgrep's `flags/` is the model.
 
 pub mod defs;
 pub mod flag;
+pub mod man;
 mod parse;
 
 pub use parse::parse;

@@ -1,6 +1,6 @@
 //! Parsing a command line with the shared flags a command does not use refused.
 //!
-//! Every command has the same shared flags ([`super::defs::FLAGS`]), so without this
+//! Every command has the same shared flags ([`super::defs::all`]), so without this
 //! `neardup idf --verify lcs` would run and ignore `--verify`. A command's unused flags are
 //! hidden from its `--help` ([`super::defs::uses`]) and, given on its command line, are a
 //! usage error (exit 2) naming the flag.
@@ -34,8 +34,7 @@ where
 /// The first shared flag on `name`'s command line that `name` does not use.
 fn unused_given(name: &str, matches: &ArgMatches) -> Option<&'static str> {
     let used = defs::uses(name);
-    defs::FLAGS
-        .iter()
+    defs::all()
         .filter(|f| !used.contains(&f.group))
         .map(|f| f.long)
         .filter(|id| matches.value_source(id) == Some(ValueSource::CommandLine))

@@ -1,0 +1,182 @@
+//! The flags every command shares, each defined once ([`all`]: one file per `--help`
+//! heading), and the groups of them each command takes ([`USES`]).
+//!
+//! From this table come the shared part of every command's clap definition ([`augment`]),
+//! the refusal of a flag a command does not use ([`super::parse`]), the defaults and the
+//! keywords the Python module reads ([`crate::cmd::flag_defaults`],
+//! [`crate::cmd::command_line_only`]), the man page's entries ([`super::man`]), and the
+//! check that the README gives each flag with its default (`tests/docs.rs`). Adding a
+//! shared flag is one entry here plus the line of [`crate::cmd::args::CommonArgs`]'s
+//! `config_of` that puts its value into the settings (and `NEARDUP_BLESS=1 cargo test` to
+//! write its man page entry).
+
+use crate::cmd::values::{NgramArg, ShingleArg, VerifyArg, choice, parse_size};
+use crate::config::{
+    BadLinePolicy, Compression, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM,
+    DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, Decompress, HelperPolicy, OutputFormat,
+    Weights,
+};
+use crate::sketch::lsh::DEFAULT_RECALL;
+use crate::text::normalize::Words;
+use clap::builder::EnumValueParser;
+use clap::{Command, value_parser};
+use std::path::PathBuf;
+
+use super::flag::Group::*;
+use super::flag::{Flag, Group, Value};
+
+mod input;
+mod memory;
+mod output;
+mod performance;
+mod similarity;
+mod sketch;
+mod text;
+
+/// Every group.
+const ALL: &[Group] = &[
+    Output, Table, Input, Text, Shingles, Weights, Block, Verify, Sketch, Window, Memory,
+    Candidates, Threads, Helpers,
+];
+
+/// The groups of shared flags each command takes; a command not listed (`neardup` alone,
+/// the filter, and `clusters`) takes them all. `sign` and `verify-pairs` take the similarity
+/// flags of both halves of a distributed join on purpose: the Spark job passes one set of
+/// engine flags to both.
+pub const USES: &[(&str, &[Group])] = &[
+    ("idf", &[Output, Input, Text, Shingles, Threads]),
+    ("hist", &[Output, Input, Text, Shingles, Threads]),
+    (
+        "tune",
+        &[
+            Output, Input, Text, Shingles, Weights, Block, Verify, Sketch, Candidates, Threads,
+        ],
+    ),
+    (
+        "graph",
+        &[
+            Output, Input, Text, Shingles, Weights, Block, Verify, Sketch, Window, Memory, Threads,
+            Helpers,
+        ],
+    ),
+    (
+        "sign",
+        &[
+            Output, Input, Text, Shingles, Weights, Block, Verify, Sketch, Threads,
+        ],
+    ),
+    (
+        "verify-pairs",
+        &[
+            Output, Input, Text, Shingles, Weights, Block, Verify, Sketch, Memory, Threads,
+        ],
+    ),
+    ("explain", EVERY_BUT_TABLE),
+    ("sample", EVERY_BUT_TABLE),
+    ("report", EVERY_BUT_TABLE),
+];
+
+/// What the commands that write no table take.
+const EVERY_BUT_TABLE: &[Group] = &[
+    Output, Input, Text, Shingles, Weights, Block, Verify, Sketch, Window, Memory, Candidates,
+    Threads, Helpers,
+];
+
+/// The groups of shared flags `command` takes.
+pub fn uses(command: &str) -> &'static [Group] {
+    USES.iter()
+        .find(|(name, _)| *name == command)
+        .map_or(ALL, |(_, groups)| groups)
+}
+
+const OUTPUT: &str = "Output";
+const INPUT: &str = "Input";
+const NORMALISATION: &str = "Normalisation";
+const SIMILARITY: &str = "Similarity";
+const SKETCH: &str = "MinHash and LSH";
+const MEMORY: &str = "Memory";
+const PERFORMANCE: &str = "Performance";
+
+/// What an entry leaves out.
+const FLAG: Flag = Flag {
+    long: "",
+    short: None,
+    group: Output,
+    heading: OUTPUT,
+    value: Value::Switch,
+    python: true,
+    negative: false,
+    conflicts: None,
+    help: "",
+    long_help: None,
+    man: "",
+};
+
+/// The shared flags by heading, in the order `--help` and the man page list them.
+static HEADINGS: &[&[Flag]] = &[
+    output::FLAGS,
+    input::FLAGS,
+    text::FLAGS,
+    similarity::FLAGS,
+    sketch::FLAGS,
+    memory::FLAGS,
+    performance::FLAGS,
+];
+
+/// Every shared flag, in the order `--help` lists them.
+pub fn all() -> impl Iterator<Item = &'static Flag> + Clone {
+    HEADINGS.iter().flat_map(|flags| flags.iter())
+}
+
+/// The shared flag `long`.
+pub fn flag(long: &str) -> Option<&'static Flag> {
+    all().find(|f| f.long == long)
+}
+
+/// `command` with the shared flags added (clap's `Args::augment_args` of
+/// [`crate::cmd::args::CommonArgs`]): the command's name says which it uses.
+pub fn augment(command: Command) -> Command {
+    let name = command.get_name().to_string();
+    let used = uses(&name);
+    command.args(all().map(|f| f.arg(!used.contains(&f.group))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_help_lines_are_one_sentence_each() {
+        let flags: Vec<&Flag> = all().collect();
+        for (i, f) in flags.iter().enumerate() {
+            let later = &flags[i + 1..];
+            assert!(later.iter().all(|g| g.long != f.long), "--{} twice", f.long);
+            if let Some(c) = f.short {
+                assert!(later.iter().all(|g| g.short != Some(c)), "-{c} twice");
+            }
+            // clap lists `help` after the flag on one line of `-h`; a long text is `long_help`.
+            assert!(
+                !f.help.contains('\n') && !f.help.ends_with('.'),
+                "--{}",
+                f.long
+            );
+            if let Some(other) = f.conflicts {
+                assert!(
+                    flag(other).is_some(),
+                    "--{} conflicts with --{other}",
+                    f.long
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_group_has_a_flag_and_the_filter_takes_them_all() {
+        for &group in ALL {
+            assert!(all().any(|f| f.group == group), "{group:?}");
+        }
+        assert!(USES.iter().all(|(_, groups)| groups.contains(&Output)));
+        assert_eq!(uses("neardup"), ALL);
+        assert!(!uses("idf").contains(&Verify) && uses("graph").contains(&Verify));
+    }
+}

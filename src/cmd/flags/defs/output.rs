@@ -1,0 +1,91 @@
+//! The shared flags under "Output" in `--help` and the man page.
+
+use super::*;
+
+/// The flags, in the order `--help` and the man page list them.
+pub(super) static FLAGS: &[Flag] = &[
+    Flag {
+        long: "stats",
+        group: Group::Output,
+        heading: OUTPUT,
+        value: Value::Switch,
+        python: false,
+        help: "Print a one-line JSON summary to stderr at the end",
+        man: "Print a one-line JSON summary to standard error at the end: docs_read, written, \
+            dropped, dropped_exact, dropped_near, bad_lines, candidates_checked, pairs, \
+            evictions, window_docs, window_bytes, bytes_read, seconds, docs_per_sec, \
+            mb_per_sec.",
+        ..FLAG
+    },
+    Flag {
+        long: "output",
+        short: Some('o'),
+        group: Group::Output,
+        heading: OUTPUT,
+        value: Value::One {
+            name: "FILE",
+            default: None,
+            parse: || value_parser!(PathBuf),
+        },
+        help: "Write the output to FILE instead of standard output. A table (Parquet, Arrow) is \
+            written under a temporary name and renamed to FILE when the run ends; a failed run \
+            leaves FILE as it was",
+        man: "Write the output to *FILE* instead of standard output (every command). A Parquet or \
+            Arrow output is written under a temporary name beside it and renamed when the run \
+            ends, on SIGINT and SIGTERM too (a valid table of the rows decided); a failed run \
+            removes it and leaves *FILE* as it was.",
+        ..FLAG
+    },
+    Flag {
+        long: "output-format",
+        group: Group::Table,
+        heading: OUTPUT,
+        value: Value::One {
+            name: "FORMAT",
+            default: Some(|| OutputFormat::Auto.to_string()),
+            parse: || choice::<OutputFormat>().into(),
+        },
+        help: "What the filter modes write: auto goes by -o FILE's extension (.parquet, .arrow), \
+            else by the input (Parquet or Arrow rows as a table of their kind, lines as \
+            lines); lines writes Parquet or Arrow rows as JSON objects",
+        man: "What the filter modes write: `auto` (default) goes by the extension of `-o` \
+            (`.parquet`, `.arrow`), else by the first input (Parquet rows as Parquet, Arrow \
+            rows as an Arrow IPC stream, lines as lines); `lines` writes Parquet and Arrow rows \
+            as JSON objects. Parquet and Arrow output need Parquet or Arrow input, and are not \
+            written to a terminal.",
+        ..FLAG
+    },
+    Flag {
+        long: "compression",
+        group: Group::Table,
+        heading: OUTPUT,
+        value: Value::One {
+            name: "CODEC",
+            default: None,
+            parse: || choice::<Compression>().into(),
+        },
+        help: "Parquet output's compression [default: zstd]",
+        man: "Page compression of Parquet output (default `zstd`, level 1).",
+        ..FLAG
+    },
+    Flag {
+        long: "quiet",
+        short: Some('q'),
+        group: Group::Output,
+        heading: OUTPUT,
+        value: Value::Switch,
+        help: "Print no warnings or progress on stderr (errors are still printed)",
+        man: "Print no warnings or progress (errors are still printed).",
+        ..FLAG
+    },
+    Flag {
+        long: "no-progress",
+        group: Group::Output,
+        heading: OUTPUT,
+        value: Value::Switch,
+        python: false,
+        help: "Never show progress (it is shown only when stderr is a terminal anyway)",
+        man: "Never show progress. Progress is shown only when standard error is a terminal.",
+        ..FLAG
+    },
+];

@@ -1,0 +1,223 @@
+//! The shared flags under "Similarity" in `--help` and the man page.
+
+use super::*;
+
+/// The flags, in the order `--help` and the man page list them.
+pub(super) static FLAGS: &[Flag] = &[
+    Flag {
+        long: "ngram",
+        short: Some('n'),
+        group: Group::Shingles,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "N",
+            default: Some(|| DEFAULT_NGRAM.to_string()),
+            parse: || value_parser!(NgramArg).into(),
+        },
+        help: "Shingle length in words (hist: a range such as 1..7)",
+        man: "Shingle length in words (default 5). A document shorter than *N* words is one \
+            shingle.",
+        ..FLAG
+    },
+    Flag {
+        long: "shingle",
+        group: Group::Shingles,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "KIND",
+            default: Some(|| "words".into()),
+            parse: || EnumValueParser::<ShingleArg>::new().into(),
+        },
+        help: "What a shingle is: words (-n consecutive words), chars (-n consecutive characters, \
+            or --char-ngram), or stopword (spot signatures: at each stop word, the stop word \
+            and the next -n words that are not stop words; robust to boilerplate around the \
+            text)",
+        man: "What a shingle is: `-n` consecutive words (default), `-n` consecutive characters, \
+            or spot signatures (SpotSigs): at each stop word, the stop word and the next `-n` \
+            words that are not stop words.",
+        ..FLAG
+    },
+    Flag {
+        long: "stopwords",
+        group: Group::Shingles,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "FILE",
+            default: None,
+            parse: || value_parser!(PathBuf),
+        },
+        help: "Stop words for --shingle stopword, one per line [default: a built-in English list]",
+        man: "Stop words for `--shingle stopword`, one per line (default: a built-in English \
+            list).",
+        ..FLAG
+    },
+    Flag {
+        long: "char-ngram",
+        group: Group::Shingles,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "N",
+            default: None,
+            parse: || value_parser!(usize).into(),
+        },
+        help: "Use shingles of N characters instead of words",
+        man: "Use shingles of *N* characters instead of words.",
+        ..FLAG
+    },
+    Flag {
+        long: "weights",
+        group: Group::Weights,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "WEIGHTS",
+            default: Some(|| Weights::Set.to_string()),
+            parse: || choice::<Weights>().into(),
+        },
+        help: "Shingle weights: set (each distinct shingle weighs 1), tf (counts: weighted \
+            Jaccard of shingle counts, the same as --bag) or tfidf (tf x idf; needs --idf or \
+            --idf-warmup)",
+        man: "Shingle weights. *set* (default): Jaccard of shingle sets. *tf*: weighted Jaccard \
+            of shingle counts, the same as `--bag`. *tfidf*: weighted Jaccard of tf × idf, idf \
+            = ln((1+N)/(1+df))+1; needs `--idf` or `--idf-warmup`. Signatures and verification \
+            use the same measure.",
+        ..FLAG
+    },
+    Flag {
+        long: "idf",
+        group: Group::Weights,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "FILE",
+            default: None,
+            parse: || value_parser!(PathBuf),
+        },
+        help: "Document frequencies for --weights tfidf, from 'neardup idf'",
+        conflicts: Some("idf-warmup"),
+        man: "Document frequencies from `neardup idf` (made with the same shingling settings).",
+        ..FLAG
+    },
+    Flag {
+        long: "idf-warmup",
+        group: Group::Weights,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "N",
+            default: Some(|| 0.to_string()),
+            parse: || value_parser!(usize).into(),
+        },
+        help: "Learn document frequencies for --weights tfidf from the first N lines, then freeze \
+            them and process those lines and the rest of the stream with the same weights",
+        man: "Learn document frequencies from the first *N* lines, freeze them, then process \
+            those lines and the rest of the stream with the same weights, in input order \
+            (default 0: no warm-up).",
+        ..FLAG
+    },
+    Flag {
+        long: "block-by",
+        group: Group::Block,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "PATH",
+            default: None,
+            parse: || value_parser!(String),
+        },
+        python: false,
+        help: "Only compare documents whose JSON field PATH has the same value (e.g. the date, as \
+            in news deduplication); documents without it form one block of their own",
+        man: "Only compare documents whose JSON field *PATH* has the same value (for example the \
+            date); documents without it form one block of their own.",
+        ..FLAG
+    },
+    Flag {
+        long: "bag",
+        group: Group::Shingles,
+        heading: SIMILARITY,
+        value: Value::Switch,
+        help: "Multiset semantics: a repeated shingle counts once per occurrence",
+        man: "Multiset semantics: the k-th repeat of a shingle is an element of its own.",
+        ..FLAG
+    },
+    Flag {
+        long: "threshold",
+        short: Some('t'),
+        group: Group::Verify,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "T",
+            default: Some(|| DEFAULT_THRESHOLD.to_string()),
+            parse: || value_parser!(f64).into(),
+        },
+        help: "Jaccard similarity at or above which a document is a duplicate, in (0, 1]",
+        negative: true,
+        man: "Jaccard similarity at or above which a document is a duplicate, in (0, 1] (default \
+            0.8).",
+        ..FLAG
+    },
+    Flag {
+        long: "verify",
+        group: Group::Verify,
+        heading: SIMILARITY,
+        value: Value::List {
+            name: "METHODS",
+            default: &["jaccard"],
+            parse: || EnumValueParser::<VerifyArg>::new().into(),
+        },
+        help: "How candidates are confirmed, as a comma-separated chain: jaccard (exact Jaccard \
+            of the shingles, at least --threshold), none alone (trust the MinHash estimate; no \
+            shingles kept), and the text stages edit (relative edit distance at most \
+            --max-edit), cosine (word-count cosine at least --min-cosine), lcs (longest common \
+            substring / shorter length at least --min-lcs). Without jaccard the text stages \
+            decide alone. Text stages keep each windowed document's normalised text",
+        man: "How candidates are confirmed: a comma-separated chain of *jaccard* (exact Jaccard \
+            at least `--threshold`, over 32-bit shingle fingerprints; the default), *none* \
+            (alone: trust the MinHash estimate), *edit* (relative Levenshtein distance at most \
+            `--max-edit`), *cosine* (word-count cosine at least `--min-cosine`), *lcs* (longest \
+            common substring over the shorter length at least `--min-lcs`). Without *jaccard* \
+            the text stages decide alone. Text stages keep the normalised text of windowed \
+            documents.",
+        ..FLAG
+    },
+    Flag {
+        long: "max-edit",
+        group: Group::Verify,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "D",
+            default: Some(|| 0.05.to_string()),
+            parse: || value_parser!(f64).into(),
+        },
+        help: "--verify edit: largest relative edit distance (distance / longer length, \
+            characters)",
+        negative: true,
+        man: "Largest relative edit distance for *edit* (default 0.05).",
+        ..FLAG
+    },
+    Flag {
+        long: "min-cosine",
+        group: Group::Verify,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "C",
+            default: Some(|| 0.95.to_string()),
+            parse: || value_parser!(f64).into(),
+        },
+        help: "--verify cosine: smallest cosine similarity of the word counts",
+        negative: true,
+        man: "Smallest cosine for *cosine* (default 0.95).",
+        ..FLAG
+    },
+    Flag {
+        long: "min-lcs",
+        group: Group::Verify,
+        heading: SIMILARITY,
+        value: Value::One {
+            name: "R",
+            default: Some(|| 0.6.to_string()),
+            parse: || value_parser!(f64).into(),
+        },
+        help: "--verify lcs: smallest longest-common-substring ratio (to the shorter text)",
+        negative: true,
+        man: "Smallest longest-common-substring ratio for *lcs* (default 0.6).",
+        ..FLAG
+    },
+];

@@ -1,0 +1,65 @@
+//! The shared flags under "Normalisation" in `--help` and the man page.
+
+use super::*;
+
+/// The flags, in the order `--help` and the man page list them.
+pub(super) static FLAGS: &[Flag] = &[
+    Flag {
+        long: "strip-html",
+        group: Group::Text,
+        heading: NORMALISATION,
+        value: Value::Switch,
+        help: "Remove HTML tags and decode HTML entities before tokenising",
+        man: "Remove HTML tags and decode entities before tokenising.",
+        ..FLAG
+    },
+    Flag {
+        long: "strip-punct",
+        group: Group::Text,
+        heading: NORMALISATION,
+        value: Value::Switch,
+        help: "Treat punctuation and symbols as word separators",
+        man: "Treat punctuation and symbols as word separators.",
+        ..FLAG
+    },
+    Flag {
+        long: "keep-case",
+        group: Group::Text,
+        heading: NORMALISATION,
+        value: Value::Switch,
+        help: "Do not lower-case the text",
+        man: "Do not lower-case.",
+        ..FLAG
+    },
+    Flag {
+        long: "no-nfkc",
+        group: Group::Text,
+        heading: NORMALISATION,
+        value: Value::Switch,
+        help: "Do not apply Unicode NFKC normalisation",
+        man: "Do not apply Unicode NFKC normalisation.",
+        ..FLAG
+    },
+    Flag {
+        long: "words",
+        group: Group::Text,
+        heading: NORMALISATION,
+        value: Value::One {
+            name: "WORDS",
+            default: Some(|| Words::Unicode.to_string()),
+            parse: || choice::<Words>().into(),
+        },
+        help: "What a word is: unicode (runs between white space, but each character of Chinese, \
+            Japanese, Thai, Lao, Khmer, Myanmar and other scripts written without spaces is a \
+            word of its own) or spaces (runs between white space only, as earlier versions \
+            did; a Chinese sentence is then one word)",
+        man: "What a word is. `unicode` (the default): a run of characters between white space, \
+            except that each character of a script written without spaces (Han, Hiragana, \
+            Katakana, Thai, Lao, Khmer, Myanmar, Bopomofo, Yi, the Tai scripts, Balinese, \
+            Javanese), with the combining marks after it, is a word of its own: “我们今天” is four \
+            words, “Rust 1.89の新機能” is rust, 1.89, の, 新, 機, 能. Other scripts are split as by \
+            `spaces`: on white space only, as earlier versions did. IDF and state files record \
+            the rule; one written before it existed is read with `--words spaces`.",
+        ..FLAG
+    },
+];
