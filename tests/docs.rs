@@ -352,3 +352,22 @@ fn the_man_pages_flag_entries_are_made_from_the_flag_table() {
          NEARDUP_BLESS=1 cargo test the_man_pages_flag_entries"
     );
 }
+
+/// The README's table of the shared flags is the one their definitions make
+/// (`neardup::cmd::flags::readme`); `NEARDUP_BLESS=1 cargo test` writes it after a change to
+/// the flag table.
+#[test]
+fn the_readmes_shared_flags_are_made_from_the_flag_table() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let readme = std::fs::read_to_string(path).unwrap();
+    let made = neardup::cmd::flags::readme::update(&readme).unwrap();
+    if std::env::var_os("NEARDUP_BLESS").is_some() {
+        std::fs::write(path, &made).unwrap();
+        return;
+    }
+    assert!(
+        made == readme,
+        "README.md's shared flags differ from src/cmd/flags/defs/: run \
+         NEARDUP_BLESS=1 cargo test the_readmes_shared_flags"
+    );
+}

@@ -32,6 +32,12 @@ pub struct Flag {
     /// The man page's text (its entry is made from the flag, [`super::man`]): plain text
     /// with `code` in bold and *names* in italics; empty, the man page says `help`.
     pub man: &'static str,
+    /// The README's phrase for it, in Markdown (its row is made from the flag,
+    /// [`super::readme`]); empty, the README says `help`.
+    pub summary: &'static str,
+    /// How the README states the default, where the value's own default does not say it
+    /// (one computed at run time, or none given to clap).
+    pub default_text: Option<&'static str>,
 }
 
 /// What a flag takes.
@@ -94,6 +100,28 @@ pub enum Group {
 }
 
 impl Flag {
+    /// The values it takes, when clap knows them (an enumerated value).
+    pub fn choices(&self) -> Vec<String> {
+        let parse = match self.value {
+            Value::Switch => return Vec::new(),
+            Value::One { parse, .. } | Value::List { parse, .. } => parse,
+        };
+        (parse().possible_values().into_iter().flatten())
+            .filter(|v| !v.is_hide_set())
+            .map(|v| v.get_name().to_string())
+            .collect()
+    }
+
+    /// Its value as the man page and the README show it: the choices of a single value
+    /// among a few, else the value's name; `None` for a switch.
+    pub fn shown_value(&self) -> Option<Vec<String>> {
+        match self.value {
+            Value::Switch => None,
+            Value::One { .. } if (2..=6).contains(&self.choices().len()) => Some(self.choices()),
+            Value::One { name, .. } | Value::List { name, .. } => Some(vec![name.to_string()]),
+        }
+    }
+
     /// The clap argument; `hidden` from `--help` (a command that does not use it).
     pub fn arg(&self, hidden: bool) -> Arg {
         let mut arg = Arg::new(self.long)

@@ -40,30 +40,33 @@ pub fn update(page: &str) -> Result<String, String> {
 /// One flag's entry: `.TP`, the names and value, the text.
 pub fn entry(flag: &Flag) -> String {
     let long = format!("\\-\\-{}", escape(flag.long));
-    let value = match flag.value {
-        Value::Switch => None,
-        Value::One { name, parse, .. } | Value::List { name, parse, .. } => {
-            let choices: Vec<String> = (parse().possible_values().into_iter().flatten())
-                .filter(|v| !v.is_hide_set())
-                .map(|v| escape(v.get_name()))
-                .collect();
-            Some(match (choices.len(), flag.value) {
-                (2..=6, Value::One { .. }) => choices.join("|"),
-                _ => escape(name),
-            })
-        }
-    };
+    let value = flag.shown_value().map(|words| {
+        let words: Vec<String> = words.iter().map(|w| escape(w)).collect();
+        words.join("|")
+    });
     let head = match (flag.short, value) {
         (None, None) => format!(".B {long}"),
         (None, Some(value)) => format!(".BI {long} \" {value}\""),
         (Some(c), None) => format!(".BR \\-{c} \", \" {long}"),
         (Some(c), Some(value)) => format!(".BR \\-{c} \", \" {long} \" \\fI{value}\\fR\""),
     };
-    let text = match flag.man {
-        "" => flag.long_help.unwrap_or(flag.help),
-        text => text,
+    let mut text = match flag.man {
+        "" => flag.long_help.unwrap_or(flag.help).to_string(),
+        text => text.to_string(),
     };
-    format!(".TP\n{head}\n{}\n", roff(text))
+    // A text that does not give the default (one written for `-h`) is followed by it.
+    if let Value::One {
+        default: Some(default),
+        ..
+    } = flag.value
+        && !text.to_lowercase().contains("default")
+    {
+        if !text.ends_with('.') {
+            text.push('.');
+        }
+        text.push_str(&format!(" Default: `{}`.", default()));
+    }
+    format!(".TP\n{head}\n{}\n", roff(&text))
 }
 
 /// Text with `code` and *names* as troff: bold, italics, hyphens as `\-`, lines of at most

@@ -1,10 +1,11 @@
 //! The flags every command shares: what a flag is ([`flag`]), each one's definition
-//! ([`defs`]), its man page entry made from it ([`man`]), and parsing a command line with
+//! ([`defs`]), its man page entry and README row made from it ([`man`], [`readme`]), and parsing a command line with
 //! the flags a command does not use refused ([`parse`]). ripgrep's `flags/` is the model.
 
 pub mod defs;
 pub mod flag;
 pub mod man;
 mod parse;
+pub mod readme;
 
 pub use parse::parse;

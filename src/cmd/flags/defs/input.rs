@@ -19,6 +19,9 @@ pub(super) static FLAGS: &[Flag] = &[
             the first batch lack it, the run stops before writing anything (exit status 2), \
             naming the string fields the lines have and the one to use; a few lines without it \
             are bad lines.",
+        summary: "dotted path of the text in JSON Lines (`body.text`); in Parquet and Arrow, the text \
+            column (a name, or a dotted path into struct columns; `Utf8`, `LargeUtf8`, \
+            `Utf8View` or dictionary-encoded)",
         ..FLAG
     },
     Flag {
@@ -37,6 +40,9 @@ pub(super) static FLAGS: &[Flag] = &[
         man: "Dotted path of the id field (a string or number). Default: the `id` field when each \
             of the first lines (up to 32) has one that is a string or an integer (said once on \
             stderr), else the 1-based line number over all inputs; `none`: line numbers always.",
+        summary: "dotted path of the id in JSON Lines (in Parquet and Arrow, a column of text or \
+            integers); `none`: line (row) numbers",
+        default_text: Some("`id` if every first line has one, else line number"),
         ..FLAG
     },
     Flag {
@@ -63,6 +69,7 @@ pub(super) static FLAGS: &[Flag] = &[
             writes it through unchanged in `--drop-dups` and `--annotate` and never treats it \
             as a duplicate; `skip` leaves it out; `fail` stops with exit status 1. The first 10 \
             bad lines are reported with file and line number, then a total.",
+        summary: "policy for lines that are not documents (below)",
         ..FLAG
     },
     Flag {
@@ -79,6 +86,9 @@ pub(super) static FLAGS: &[Flag] = &[
         man: "Lines longer than this are bad lines (default 67108864). They are read in pieces of \
             about this size and written through piece by piece (`pass`) or dropped as they \
             arrive, so memory stays bounded by the limit however long a line is.",
+        summary: "longer lines are bad lines, read in pieces (such a line costs about 2N of memory, \
+            whatever the reader downstream)",
+        default_text: Some("67108864 (64 MiB)"),
         ..FLAG
     },
     Flag {
@@ -96,6 +106,8 @@ pub(super) static FLAGS: &[Flag] = &[
             its header and first block magic; `none` reads every input as it is; `gzip`, \
             `zstd`, `xz` or `bzip2` names the format. An input that is not valid in the format \
             assumed is an error that says which format and why.",
+        summary: "`auto`: gzip, zstd and xz by their first bytes, bzip2 by its header and first block \
+            magic; `none` reads every input as it is; or `gzip`, `zstd`, `xz`, `bzip2`",
         ..FLAG
     },
 ];

@@ -29,6 +29,9 @@ pub(super) static FLAGS: &[Flag] = &[
             smallest of the physical memory, the memory cgroup's limit (a container's; v1 and \
             v2) and the address-space limit (`ulimit -v`, less what a run maps unused); \
             `--stats` says which, and the run's `peak_rss_bytes`.",
+        summary: "peak RSS of the whole run (`512M`, `8G`; 0: no limit); past it the window keeps its \
+            size and evicts (below)",
+        default_text: Some("half the RAM, container or `ulimit -v`"),
         ..FLAG
     },
     Flag {
@@ -48,6 +51,9 @@ pub(super) static FLAGS: &[Flag] = &[
         man: "Directory of the spill file (default: `$TMPDIR` or /tmp); `none` keeps every record \
             in RAM. A directory that cannot hold a file is a usage error before any input is \
             read.",
+        summary: "where held documents' records go past `--spill-cache`; `none` keeps them in RAM; \
+            checked before any input is read (exit 2)",
+        default_text: Some("`$TMPDIR` or `/tmp`"),
         ..FLAG
     },
     Flag {
@@ -63,6 +69,8 @@ pub(super) static FLAGS: &[Flag] = &[
             an eighth of --max-memory if that is less",
         man: "RAM for the newest held records (default 64M, or an eighth of `--max-memory` if \
             less).",
+        summary: "RAM for the newest held records",
+        default_text: Some("64M (≤ ⅛ of `--max-memory`)"),
         ..FLAG
     },
     Flag {
@@ -83,6 +91,9 @@ pub(super) static FLAGS: &[Flag] = &[
             evicts, with a note, and evicted records' space is reclaimed in place before the \
             file reaches it. No effect with `--spill-dir none`. Default 0: the disk's limit (a \
             full disk ends the run with status 1, the output at a whole line).",
+        summary: "most the spill file may take; the window stops growing at half of it and evicts; \
+            nothing with `--spill-dir none`",
+        default_text: Some("0 (the disk's)"),
         ..FLAG
     },
 ];

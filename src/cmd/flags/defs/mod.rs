@@ -4,11 +4,11 @@
 //! From this table come the shared part of every command's clap definition ([`augment`]),
 //! the refusal of a flag a command does not use ([`super::parse`]), the defaults and the
 //! keywords the Python module reads ([`crate::cmd::flag_defaults`],
-//! [`crate::cmd::command_line_only`]), the man page's entries ([`super::man`]), and the
-//! check that the README gives each flag with its default (`tests/docs.rs`). Adding a
+//! [`crate::cmd::command_line_only`]), and the man page's entries and the README's table
+//! ([`super::man`], [`super::readme`]). Adding a
 //! shared flag is one entry here plus the line of [`crate::cmd::args::CommonArgs`]'s
-//! `config_of` that puts its value into the settings (and `NEARDUP_BLESS=1 cargo test` to
-//! write its man page entry).
+//! `config_of` that puts its value into the settings; `NEARDUP_BLESS=1 cargo test` then
+//! writes its man page entry and README row ([`super::man`], [`super::readme`]).
 
 use crate::cmd::values::{NgramArg, ShingleArg, VerifyArg, choice, parse_size};
 use crate::config::{
@@ -110,6 +110,8 @@ const FLAG: Flag = Flag {
     help: "",
     long_help: None,
     man: "",
+    summary: "",
+    default_text: None,
 };
 
 /// The shared flags by heading, in the order `--help` and the man page list them.

@@ -15,6 +15,7 @@ pub(super) static FLAGS: &[Flag] = &[
             dropped, dropped_exact, dropped_near, bad_lines, candidates_checked, pairs, \
             evictions, window_docs, window_bytes, bytes_read, seconds, docs_per_sec, \
             mb_per_sec.",
+        summary: "JSON summary on stderr at the end",
         ..FLAG
     },
     Flag {
@@ -34,6 +35,10 @@ pub(super) static FLAGS: &[Flag] = &[
             Arrow output is written under a temporary name beside it and renamed when the run \
             ends, on SIGINT and SIGTERM too (a valid table of the rows decided); a failed run \
             removes it and leaves *FILE* as it was.",
+        summary: "write the output to FILE; a Parquet or Arrow output is written under a temporary \
+            name beside it and renamed when the run ends, and a failed run leaves FILE as it \
+            was",
+        default_text: Some("stdout"),
         ..FLAG
     },
     Flag {
@@ -53,6 +58,9 @@ pub(super) static FLAGS: &[Flag] = &[
             rows as an Arrow IPC stream, lines as lines); `lines` writes Parquet and Arrow rows \
             as JSON objects. Parquet and Arrow output need Parquet or Arrow input, and are not \
             written to a terminal.",
+        summary: "what the filter modes write: `auto` goes by `-o`'s extension (`.parquet`, \
+            `.arrow`), else by the input (Parquet rows as Parquet, Arrow as an Arrow stream, \
+            lines as lines); `lines` writes Parquet and Arrow rows as JSON objects",
         ..FLAG
     },
     Flag {
@@ -66,6 +74,8 @@ pub(super) static FLAGS: &[Flag] = &[
         },
         help: "Parquet output's compression [default: zstd]",
         man: "Page compression of Parquet output (default `zstd`, level 1).",
+        summary: "Parquet output's page compression",
+        default_text: Some("`zstd`"),
         ..FLAG
     },
     Flag {
@@ -76,6 +86,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::Switch,
         help: "Print no warnings or progress on stderr (errors are still printed)",
         man: "Print no warnings or progress (errors are still printed).",
+        summary: "no warnings or progress on stderr (errors still)",
         ..FLAG
     },
     Flag {
@@ -86,6 +97,7 @@ pub(super) static FLAGS: &[Flag] = &[
         python: false,
         help: "Never show progress (it is shown only when stderr is a terminal anyway)",
         man: "Never show progress. Progress is shown only when standard error is a terminal.",
+        summary: "never show progress (shown only when stderr is a terminal)",
         ..FLAG
     },
 ];

@@ -22,6 +22,9 @@ pub(super) static FLAGS: &[Flag] = &[
             signing threads: it signs batches while the next one in input order is not ready, \
             so `-j 1` runs everything but the reading on one thread. The output does not depend \
             on it.",
+        summary: "signing threads (the sequencer among them), and threads looking up and verifying a \
+            batch's candidates",
+        default_text: Some("0 (all cores)"),
         ..FLAG
     },
     Flag {
@@ -43,6 +46,9 @@ pub(super) static FLAGS: &[Flag] = &[
             behind it, that is when it is the slower stage; `always`; or `never`. Alone it \
             spends less CPU per document, so on two cores `auto` leaves them to signing. The \
             output does not depend on it.",
+        summary: "`--pairs` and the graph commands: when the sequencer shares a batch's lookups and \
+            verification with the other threads: `auto` (when signed batches queue up behind \
+            it), `always`, `never`; same output",
         ..FLAG
     },
 ];

@@ -17,6 +17,7 @@ pub(super) static FLAGS: &[Flag] = &[
         help: "Shingle length in words (hist: a range such as 1..7)",
         man: "Shingle length in words (default 5). A document shorter than *N* words is one \
             shingle.",
+        summary: "shingle length in words",
         ..FLAG
     },
     Flag {
@@ -35,6 +36,10 @@ pub(super) static FLAGS: &[Flag] = &[
         man: "What a shingle is: `-n` consecutive words (default), `-n` consecutive characters, \
             or spot signatures (SpotSigs): at each stop word, the stop word and the next `-n` \
             words that are not stop words.",
+        summary: "`stopword`: spot signatures (SpotSigs, methods §2): at every stop word, the stop \
+            word and the next `-n` words that are not stop words; text without stop words \
+            (menus, navigation, lists) adds nothing, so page boilerplate around an article \
+            hardly matters",
         ..FLAG
     },
     Flag {
@@ -49,6 +54,9 @@ pub(super) static FLAGS: &[Flag] = &[
         help: "Stop words for --shingle stopword, one per line [default: a built-in English list]",
         man: "Stop words for `--shingle stopword`, one per line (default: a built-in English \
             list).",
+        summary: "the anchors of `--shingle stopword`, one per line (`#` comments), normalised like \
+            the text; IDF files record the list",
+        default_text: Some("built-in English (~150 words)"),
         ..FLAG
     },
     Flag {
@@ -62,6 +70,8 @@ pub(super) static FLAGS: &[Flag] = &[
         },
         help: "Use shingles of N characters instead of words",
         man: "Use shingles of *N* characters instead of words.",
+        summary: "shingles of N characters instead of words",
+        default_text: Some("off"),
         ..FLAG
     },
     Flag {
@@ -80,6 +90,7 @@ pub(super) static FLAGS: &[Flag] = &[
             of shingle counts, the same as `--bag`. *tfidf*: weighted Jaccard of tf × idf, idf \
             = ln((1+N)/(1+df))+1; needs `--idf` or `--idf-warmup`. Signatures and verification \
             use the same measure.",
+        summary: "shingle weights (below); `tf` is `--bag`",
         ..FLAG
     },
     Flag {
@@ -94,6 +105,7 @@ pub(super) static FLAGS: &[Flag] = &[
         help: "Document frequencies for --weights tfidf, from 'neardup idf'",
         conflicts: Some("idf-warmup"),
         man: "Document frequencies from `neardup idf` (made with the same shingling settings).",
+        summary: "document frequencies from `neardup idf`, for `--weights tfidf`",
         ..FLAG
     },
     Flag {
@@ -110,6 +122,7 @@ pub(super) static FLAGS: &[Flag] = &[
         man: "Learn document frequencies from the first *N* lines, freeze them, then process \
             those lines and the rest of the stream with the same weights, in input order \
             (default 0: no warm-up).",
+        summary: "learn document frequencies from the first N lines instead, then freeze",
         ..FLAG
     },
     Flag {
@@ -126,6 +139,9 @@ pub(super) static FLAGS: &[Flag] = &[
             in news deduplication); documents without it form one block of their own",
         man: "Only compare documents whose JSON field *PATH* has the same value (for example the \
             date); documents without it form one block of their own.",
+        summary: "only compare documents whose JSON field has the same value (e.g. `date`); documents \
+            without it are one block; the block is mixed into every LSH and exact-index key, so \
+            it costs nothing",
         ..FLAG
     },
     Flag {
@@ -135,6 +151,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::Switch,
         help: "Multiset semantics: a repeated shingle counts once per occurrence",
         man: "Multiset semantics: the k-th repeat of a shingle is an element of its own.",
+        summary: "multiset semantics: the k-th repeat of a shingle is its own element",
         ..FLAG
     },
     Flag {
@@ -151,6 +168,7 @@ pub(super) static FLAGS: &[Flag] = &[
         negative: true,
         man: "Jaccard similarity at or above which a document is a duplicate, in (0, 1] (default \
             0.8).",
+        summary: "Jaccard cut-off, in (0, 1]",
         ..FLAG
     },
     Flag {
@@ -175,6 +193,8 @@ pub(super) static FLAGS: &[Flag] = &[
             common substring over the shorter length at least `--min-lcs`). Without *jaccard* \
             the text stages decide alone. Text stages keep the normalised text of windowed \
             documents.",
+        summary: "how candidates are confirmed, a comma-separated chain (below): `jaccard`, `none` \
+            (alone: trust the MinHash estimate, less memory), `edit`, `cosine`, `lcs`",
         ..FLAG
     },
     Flag {
@@ -190,6 +210,8 @@ pub(super) static FLAGS: &[Flag] = &[
             characters)",
         negative: true,
         man: "Largest relative edit distance for *edit* (default 0.05).",
+        summary: "`edit`: largest relative Levenshtein distance (distance / longer length, \
+            characters)",
         ..FLAG
     },
     Flag {
@@ -204,6 +226,7 @@ pub(super) static FLAGS: &[Flag] = &[
         help: "--verify cosine: smallest cosine similarity of the word counts",
         negative: true,
         man: "Smallest cosine for *cosine* (default 0.95).",
+        summary: "`cosine`: smallest cosine of the word-count vectors",
         ..FLAG
     },
     Flag {
@@ -218,6 +241,7 @@ pub(super) static FLAGS: &[Flag] = &[
         help: "--verify lcs: smallest longest-common-substring ratio (to the shorter text)",
         negative: true,
         man: "Smallest longest-common-substring ratio for *lcs* (default 0.6).",
+        summary: "`lcs`: smallest longest-common-substring / shorter-length ratio",
         ..FLAG
     },
 ];

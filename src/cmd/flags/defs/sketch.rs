@@ -14,6 +14,8 @@ pub(super) static FLAGS: &[Flag] = &[
         man: "Find candidates with the exact All-Pairs prefix filter instead of MinHash and LSH: \
             every pair at or above the threshold in the window is found (set or bag semantics; \
             needs `--verify jaccard`).",
+        summary: "exact join (All-Pairs prefix filtering) instead of MinHash + LSH: no pair at or \
+            above T in the window is missed (below)",
         ..FLAG
     },
     Flag {
@@ -28,6 +30,7 @@ pub(super) static FLAGS: &[Flag] = &[
         },
         help: "Number of MinHash values per document (K)",
         man: "MinHash values per document (default 128).",
+        summary: "MinHash values per document",
         ..FLAG
     },
     Flag {
@@ -44,6 +47,8 @@ pub(super) static FLAGS: &[Flag] = &[
             that catch a pair at the threshold with probability at least the recall target, the \
             one with the least false-positive area of the S-curve (fewest candidates below the \
             threshold).",
+        summary: "LSH bands; give `--bands` or `--rows` and the other is K / it",
+        default_text: Some("from `-t`, `--recall`"),
         ..FLAG
     },
     Flag {
@@ -58,6 +63,8 @@ pub(super) static FLAGS: &[Flag] = &[
         help: "LSH rows per band [default: chosen from --threshold and --recall]",
         man: "LSH rows per band. Given alone, `--bands` or `--rows` derives the other as K \
             divided by it.",
+        summary: "LSH rows per band (see `--bands`)",
+        default_text: Some("from `-t`, `--recall`"),
         ..FLAG
     },
     Flag {
@@ -76,6 +83,8 @@ pub(super) static FLAGS: &[Flag] = &[
         man: "Recall target of the default banding: P(candidate | J = T) ≥ *R* (default 0.99; \
             pairs above T are caught more often). Lower is faster. When no banding of K values \
             reaches it, the one with the highest P(T) is used, with a warning.",
+        summary: "LSH banding: a pair exactly at `-t` becomes a candidate with probability ≥ R (above \
+            `-t`, more often); lower is faster",
         ..FLAG
     },
     Flag {
@@ -89,6 +98,7 @@ pub(super) static FLAGS: &[Flag] = &[
         },
         help: "Seed for shingle hashing and MinHash",
         man: "Seed of shingle hashing and MinHash (default 1852137842).",
+        summary: "seed of shingle hashing and MinHash",
         ..FLAG
     },
     Flag {
@@ -105,6 +115,8 @@ pub(super) static FLAGS: &[Flag] = &[
             keeps all",
         man: "Keep at most *N* documents to compare with; the least recently inserted or matched \
             is evicted. 0 (default) keeps all.",
+        summary: "keep at most N documents to compare with; the least recently matched are evicted",
+        default_text: Some("0 (all)"),
         ..FLAG
     },
     Flag {
@@ -129,6 +141,9 @@ pub(super) static FLAGS: &[Flag] = &[
             document than ordinary text. 0: no bound (with `--exact`, the exact greedy answer). \
             `clusters` components are bounded the same way; `--pairs` and the other graph \
             outputs list every pair and are not bounded.",
+        summary: "filter modes and `clusters` components: verify at most N candidates per document \
+            (the most promising first) and keep at most 2N documents in each LSH bucket; 0: no \
+            bound",
         ..FLAG
     },
 ];

@@ -11,6 +11,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::Switch,
         help: "Remove HTML tags and decode HTML entities before tokenising",
         man: "Remove HTML tags and decode entities before tokenising.",
+        summary: "remove HTML tags, decode entities (`&amp;`, `&#163;`, …)",
         ..FLAG
     },
     Flag {
@@ -20,6 +21,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::Switch,
         help: "Treat punctuation and symbols as word separators",
         man: "Treat punctuation and symbols as word separators.",
+        summary: "punctuation and symbols separate words",
         ..FLAG
     },
     Flag {
@@ -29,6 +31,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::Switch,
         help: "Do not lower-case the text",
         man: "Do not lower-case.",
+        summary: "do not lower-case",
         ..FLAG
     },
     Flag {
@@ -38,6 +41,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::Switch,
         help: "Do not apply Unicode NFKC normalisation",
         man: "Do not apply Unicode NFKC normalisation.",
+        summary: "do not apply Unicode NFKC",
         ..FLAG
     },
     Flag {
@@ -60,6 +64,8 @@ pub(super) static FLAGS: &[Flag] = &[
             words, “Rust 1.89の新機能” is rust, 1.89, の, 新, 機, 能. Other scripts are split as by \
             `spaces`: on white space only, as earlier versions did. IDF and state files record \
             the rule; one written before it existed is read with `--words spaces`.",
+        summary: "what a word is (below): `unicode` makes each character of Chinese, Japanese, Thai, \
+            Lao, Khmer, Myanmar … a word; `spaces` splits on white space only",
         ..FLAG
     },
 ];
