@@ -4,7 +4,7 @@
 //! knows clap; the engine never sees these types.
 
 use super::flags::defs;
-pub use super::values::{NgramArg, ShingleArg, VerifyArg, check_similarity, choice, parse_size};
+pub use super::values::{NgramArg, check_similarity, choice, parse_size};
 use crate::config::{
     Config, InputFormat, MemorySettings, ReadSettings, RunSettings, ShingleKind, SketchSettings,
     TextSettings, TextStage, VerifyMode, VerifySettings,
@@ -12,6 +12,8 @@ use crate::config::{
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
 use crate::text::normalize::Normalizer;
+use crate::text::shingle::ShingleUnit;
+use crate::verify::settings::{Method, StageBounds, chain};
 use clap::ArgMatches;
 use std::path::PathBuf;
 
@@ -151,34 +153,19 @@ impl CommonArgs {
 
     /// The shingle check and the text stages of `--verify`.
     fn verify_chain(&self) -> Result<(VerifyMode, Vec<TextStage>)> {
-        let methods: Vec<VerifyArg> = self
+        let methods: Vec<Method> = self
             .0
-            .get_many::<VerifyArg>("verify")
+            .get_many::<Method>("verify")
             .into_iter()
             .flatten()
             .copied()
             .collect();
-        let mut stages = Vec::new();
-        let mut mode = VerifyMode::Stages;
-        for (i, &m) in methods.iter().enumerate() {
-            if methods[..i].contains(&m) {
-                return Err(Error::config("verify", format!("{m:?} is given twice")));
-            }
-            match m {
-                VerifyArg::Jaccard => mode = VerifyMode::Jaccard,
-                VerifyArg::None if methods.len() == 1 => mode = VerifyMode::None,
-                VerifyArg::None => {
-                    return Err(Error::config(
-                        "verify",
-                        "none (trust the estimate) cannot be chained with other methods",
-                    ));
-                }
-                VerifyArg::Edit => stages.push(TextStage::Edit(self.value("max-edit"))),
-                VerifyArg::Cosine => stages.push(TextStage::Cosine(self.value("min-cosine"))),
-                VerifyArg::Lcs => stages.push(TextStage::Lcs(self.value("min-lcs"))),
-            }
-        }
-        Ok((mode, stages))
+        let bounds = StageBounds {
+            max_edit: self.value("max-edit"),
+            min_cosine: self.value("min-cosine"),
+            min_lcs: self.value("min-lcs"),
+        };
+        chain(&methods, bounds).map_err(|why| Error::config("verify", why))
     }
 
     /// The engine settings these flags give (not yet validated).
@@ -209,11 +196,11 @@ impl CommonArgs {
             words: self.value("words"),
         };
         let shingle = match (self.value("shingle"), self.given("char-ngram")) {
-            (ShingleArg::Words | ShingleArg::Chars, Some(n)) => ShingleKind::Chars(n),
-            (ShingleArg::Words, None) => ShingleKind::Words(ngram.0),
-            (ShingleArg::Chars, None) => ShingleKind::Chars(ngram.0),
-            (ShingleArg::Stopword, None) => ShingleKind::Stopword(ngram.0),
-            (ShingleArg::Stopword, Some(_)) => {
+            (ShingleUnit::Words | ShingleUnit::Chars, Some(n)) => ShingleKind::Chars(n),
+            (ShingleUnit::Words, None) => ShingleKind::Words(ngram.0),
+            (ShingleUnit::Chars, None) => ShingleKind::Chars(ngram.0),
+            (ShingleUnit::Stopword, None) => ShingleKind::Stopword(ngram.0),
+            (ShingleUnit::Stopword, Some(_)) => {
                 return Err(Error::config(
                     "char-ngram",
                     "cannot be used with --shingle stopword",

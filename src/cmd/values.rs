@@ -5,7 +5,6 @@
 use crate::choice::Choice;
 use crate::config::PairsFormat;
 use crate::error::{Error, Result};
-use clap::ValueEnum;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use std::marker::PhantomData;
 
@@ -65,21 +64,6 @@ pub fn parse_pairs_format(text: &str) -> std::result::Result<PairsFormat, String
     }
 }
 
-/// `--verify` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum VerifyArg {
-    /// Exact Jaccard of the shingle sets.
-    Jaccard,
-    /// Trust the MinHash estimate.
-    None,
-    /// Relative edit distance.
-    Edit,
-    /// Cosine of word counts.
-    Cosine,
-    /// Longest common substring ratio.
-    Lcs,
-}
-
 /// `--ngram`: one length, or an inclusive range `LO..HI` (only `neardup hist` takes ranges).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NgramArg(pub usize, pub usize);
@@ -113,17 +97,6 @@ impl std::fmt::Display for NgramArg {
             write!(f, "{}..{}", self.0, self.1)
         }
     }
-}
-
-/// `--shingle` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ShingleArg {
-    /// Consecutive words.
-    Words,
-    /// Consecutive characters.
-    Chars,
-    /// Spot signatures anchored at stop words.
-    Stopword,
 }
 
 /// A size such as `512M`, `8G`, `1.5G` or `1048576` (K, M, G and T are powers of 1024; a

@@ -17,6 +17,24 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+/// What a shingle is made of, as users name it (`--shingle`); its length is the run's
+/// (`-n`, `--char-ngram`), and the two make a [`ShingleKind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShingleUnit {
+    /// Consecutive words.
+    Words,
+    /// Consecutive characters.
+    Chars,
+    /// Spot signatures anchored at stop words.
+    Stopword,
+}
+
+crate::choice::choices!(ShingleUnit {
+    "words" => Words: "Consecutive words",
+    "chars" => Chars: "Consecutive characters",
+    "stopword" => Stopword: "Spot signatures anchored at stop words",
+});
+
 /// What a shingle is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShingleKind {

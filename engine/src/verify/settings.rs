@@ -27,6 +27,69 @@ pub enum TextStage {
     Lcs(f64),
 }
 
+/// A method of a verification chain, as users name it (`--verify jaccard,edit`): the shingle
+/// check, trusting the estimate, or a text stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Exact Jaccard of the shingles.
+    Jaccard,
+    /// Trust the MinHash estimate.
+    None,
+    /// Relative edit distance.
+    Edit,
+    /// Cosine of word counts.
+    Cosine,
+    /// Longest common substring ratio.
+    Lcs,
+}
+
+crate::choice::choices!(Method {
+    "jaccard" => Jaccard: "Exact Jaccard of the shingle sets",
+    "none" => None: "Trust the MinHash estimate",
+    "edit" => Edit: "Relative edit distance",
+    "cosine" => Cosine: "Cosine of word counts",
+    "lcs" => Lcs: "Longest common substring ratio",
+});
+
+/// The bounds of the text stages (`--max-edit`, `--min-cosine`, `--min-lcs`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StageBounds {
+    /// Largest relative edit distance.
+    pub max_edit: f64,
+    /// Smallest cosine of the word counts.
+    pub min_cosine: f64,
+    /// Smallest longest-common-substring ratio.
+    pub min_lcs: f64,
+}
+
+/// The shingle check and the text stages, in order, of a chain of `methods`; an error says
+/// why the methods are not a chain (one given twice, `none` with another).
+pub fn chain(
+    methods: &[Method],
+    bounds: StageBounds,
+) -> Result<(VerifyMode, Vec<TextStage>), String> {
+    let mut stages = Vec::new();
+    let mut mode = VerifyMode::Stages;
+    for (i, &method) in methods.iter().enumerate() {
+        if methods[..i].contains(&method) {
+            return Err(format!("{method} is given twice"));
+        }
+        match method {
+            Method::Jaccard => mode = VerifyMode::Jaccard,
+            Method::None if methods.len() == 1 => mode = VerifyMode::None,
+            Method::None => {
+                return Err(
+                    "none (trust the estimate) cannot be chained with other methods".into(),
+                );
+            }
+            Method::Edit => stages.push(TextStage::Edit(bounds.max_edit)),
+            Method::Cosine => stages.push(TextStage::Cosine(bounds.min_cosine)),
+            Method::Lcs => stages.push(TextStage::Lcs(bounds.min_lcs)),
+        }
+    }
+    Ok((mode, stages))
+}
+
 /// The threshold and the checks a candidate pair passes ([`crate::Config::verify`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct VerifySettings {
@@ -47,5 +110,46 @@ impl Default for VerifySettings {
             mode: VerifyMode::Jaccard,
             text_stages: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::choice::Choice;
+
+    #[test]
+    fn a_chain_of_methods_gives_the_shingle_check_and_the_text_stages_in_order() {
+        let bounds = StageBounds {
+            max_edit: 0.1,
+            min_cosine: 0.9,
+            min_lcs: 0.5,
+        };
+        let of = |names: &[&str]| {
+            let methods: Vec<Method> = names
+                .iter()
+                .map(|n| Method::from_name(n).unwrap())
+                .collect();
+            chain(&methods, bounds)
+        };
+        assert_eq!(of(&["jaccard"]), Ok((VerifyMode::Jaccard, vec![])));
+        assert_eq!(of(&["none"]), Ok((VerifyMode::None, vec![])));
+        assert_eq!(
+            of(&["lcs", "jaccard", "edit"]),
+            Ok((
+                VerifyMode::Jaccard,
+                vec![TextStage::Lcs(0.5), TextStage::Edit(0.1)]
+            ))
+        );
+        assert_eq!(
+            of(&["cosine"]),
+            Ok((VerifyMode::Stages, vec![TextStage::Cosine(0.9)]))
+        );
+        assert_eq!(of(&["edit", "edit"]), Err("edit is given twice".into()));
+        assert!(
+            of(&["none", "jaccard"])
+                .unwrap_err()
+                .contains("cannot be chained")
+        );
     }
 }

@@ -27,7 +27,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "KIND",
             default: Some(|| "words".into()),
-            parse: || EnumValueParser::<ShingleArg>::new().into(),
+            parse: || choice::<ShingleUnit>().into(),
         },
         help: "What a shingle is: words (-n consecutive words), chars (-n consecutive characters, \
             or --char-ngram), or stopword (spot signatures: at each stop word, the stop word \
@@ -178,7 +178,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::List {
             name: "METHODS",
             default: &["jaccard"],
-            parse: || EnumValueParser::<VerifyArg>::new().into(),
+            parse: || choice::<Method>().into(),
         },
         help: "How candidates are confirmed, as a comma-separated chain: jaccard (exact Jaccard \
             of the shingles, at least --threshold), none alone (trust the MinHash estimate; no \
