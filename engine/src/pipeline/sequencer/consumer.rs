@@ -80,8 +80,9 @@ pub(in crate::pipeline) trait Consumer<W: Write> {
         false
     }
 
-    /// The documents of a batch that cannot evict anything, on this thread and `helpers`,
-    /// with the same output and window as one by one; its bad lines are reported to `bad`.
+    /// The documents of a batch that cannot evict anything, on this thread and the helpers,
+    /// with the same output and window as one by one; its bad lines are reported through
+    /// `parallel`.
     fn batch_in_parallel(
         &mut self,
         _at: &mut Shared<'_, W>,
@@ -195,7 +196,7 @@ mod tests {
 
     /// Every job counts a bad line; only the filter's outputs that write input lines write
     /// it through, and only under `pass`. Only the jobs that list every pair may take a
-    /// batch on all threads; only `--pairs` has a note to say.
+    /// batch on all threads; no consumer has a note or a reference before it is given one.
     #[test]
     fn each_jobs_consumer_counts_bad_lines_and_says_what_it_can_do() {
         let sign = SignJob {
