@@ -117,8 +117,14 @@ impl Flag {
     pub fn shown_value(&self) -> Option<Vec<String>> {
         match self.value {
             Value::Switch => None,
-            Value::One { .. } if (2..=6).contains(&self.choices().len()) => Some(self.choices()),
-            Value::One { name, .. } | Value::List { name, .. } => Some(vec![name.to_string()]),
+            Value::One { name, .. } => {
+                let choices = self.choices();
+                match choices.len() {
+                    2..=6 => Some(choices),
+                    _ => Some(vec![name.to_string()]),
+                }
+            }
+            Value::List { name, .. } => Some(vec![name.to_string()]),
         }
     }
 

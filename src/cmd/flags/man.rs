@@ -84,7 +84,7 @@ fn roff(text: &str) -> String {
                 italic = !italic;
                 styled.push_str(if italic { "\\fI" } else { "\\fR" });
             }
-            c => styled.push_str(&escape(&c.to_string())),
+            c => push_escaped(&mut styled, c),
         }
     }
     let mut out = String::new();
@@ -117,19 +117,24 @@ const WIDTH: usize = 92;
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\e"),
-            '-' => out.push_str("\\-"),
-            '—' => out.push_str("\\(em"),
-            '×' => out.push_str("\\(mu"),
-            '≤' => out.push_str("\\(<="),
-            '≥' => out.push_str("\\(>="),
-            '“' => out.push_str("\\(lq"),
-            '”' => out.push_str("\\(rq"),
-            c => out.push(c),
-        }
+        push_escaped(&mut out, c);
     }
     out
+}
+
+/// `c` as [`escape`] writes it.
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\\' => out.push_str("\\e"),
+        '-' => out.push_str("\\-"),
+        '—' => out.push_str("\\(em"),
+        '×' => out.push_str("\\(mu"),
+        '≤' => out.push_str("\\(<="),
+        '≥' => out.push_str("\\(>="),
+        '“' => out.push_str("\\(lq"),
+        '”' => out.push_str("\\(rq"),
+        c => out.push(c),
+    }
 }
 
 #[cfg(test)]
