@@ -655,7 +655,11 @@ fn sign_in_order<T: DocText>(
         for worker in helpers {
             let work_rx = work_rx.clone();
             let sign = &sign;
-            scope.spawn(move || ordered::serve(work_rx, |i| sign(worker, i)));
+            scope.spawn(move || {
+                // The worker was made on the calling thread.
+                crate::text::shingle::prepare_thread();
+                ordered::serve(work_rx, |i| sign(worker, i))
+            });
         }
         let mut slots = std::collections::VecDeque::<Slot<Vec<Doc>>>::new();
         let mut queued = 0;

@@ -109,8 +109,10 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// A worker signing for `job` with the settings of `prepared`.
+    /// A worker signing for `job` with the settings of `prepared`, made on the thread that
+    /// signs with it (which it prepares: [`crate::text::shingle::prepare_thread`]).
     pub fn new(prepared: &Prepared, job: &Job) -> Worker {
+        crate::text::shingle::prepare_thread();
         let config = &prepared.config;
         let no_attrs = Vec::new();
         let node_attrs = job.graph().map_or(&no_attrs, |g| &g.node_attrs);

@@ -284,6 +284,15 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Makes this thread's sort buffer exist. Its destructor is registered with the C library
+/// on first use, which allocates outside the guarded allocator ([`crate::guard`]) and aborts
+/// the process when that fails: a thread that shingles calls this when it starts, so that
+/// the registration never waits until memory has run out (the sequencer signs only when it
+/// would wait, which may first happen late in a run).
+pub fn prepare_thread() {
+    SCRATCH.with(|_| {});
+}
+
 /// The element standing for the k-th repeat (k ≥ 1) of shingle hash `h` in bag semantics:
 /// mixed so that (h, k) pairs land far from each other and from the plain shingle hashes.
 fn repeat_element(h: u64, k: u64) -> u64 {
