@@ -79,14 +79,18 @@ def _known(command: str | None) -> set[str]:
     return {name.replace("-", "_") for name in _neardup.options(command)}
 
 
-def _argv(
+Settings = list[tuple[str, bool | str | list[str]]]
+
+
+def _settings(
     caller: str, options: dict[str, object], command: str | None = None
-) -> list[str]:
-    """The command line of keyword arguments (None and False leave a flag out); each value
-    is joined to its flag (``--threshold=-0.1``) so that no value is read as a flag."""
+) -> Settings:
+    """The keyword arguments as the engine reads them: ``(long flag name, value)``, the
+    value True (a switch), a str or a list of str, each read by its flag's own parser (None
+    and False leave a flag out)."""
     refused = _command_line_only(command)
     known = _known(command) - refused
-    argv: list[str] = []
+    settings: Settings = []
     for name, value in options.items():
         if name in refused:
             raise TypeError(
@@ -101,13 +105,14 @@ def _argv(
             )
         if value is None or value is False:
             continue
+        flag = name.replace("_", "-")
         if value is True:
-            argv.append(_flag(name))
+            settings.append((flag, True))
         elif isinstance(value, (list, tuple)):
-            argv += [f"{_flag(name)}={_value(item)}" for item in value]
+            settings.append((flag, [_value(item) for item in value]))
         else:
-            argv.append(f"{_flag(name)}={_value(value)}")
-    return argv
+            settings.append((flag, _value(value)))
+    return settings
 
 
 def _python_terms(message: str) -> str:
@@ -331,13 +336,13 @@ class Deduper:
         only_texts = against_texts is not None and not against and against_only
         if only_texts:
             settings.pop("against_only", None)
-        argv = _argv("Deduper", settings)
+        keywords = _settings("Deduper", settings)
         if most_similar:
-            argv.append("--annotate")
+            keywords.append(("annotate", True))
         if against_texts is not None and isinstance(against_texts, (str, bytes)):
             raise TypeError("against_texts must be an iterable of texts, not one str")
         self._inner = _engine(
-            _neardup.Deduper, argv, against_texts, against_ids, only_texts
+            _neardup.Deduper, keywords, against_texts, against_ids, only_texts
         )
         self._state = state
 
@@ -476,8 +481,8 @@ def pairs(
     once, as the engine goes: a generator over a file is never held in memory whole. Texts
     may come in any shape ``Deduper.add_many`` takes (a column, or a table and ``column``).
     """
-    argv = _argv("pairs", dict(threshold=threshold, **options))
-    return _engine(_neardup.pairs, argv, _texts(texts, column, "pairs")[0])
+    settings = _settings("pairs", dict(threshold=threshold, **options))
+    return _engine(_neardup.pairs, settings, _texts(texts, column, "pairs")[0])
 
 
 def clusters(
@@ -502,9 +507,9 @@ def clusters(
     if threshold in ("components", "cliques"):
         # clusters(texts, "cliques"): the second argument was `by` before `threshold`.
         by, threshold = threshold, None  # type: ignore[assignment]
-    argv = _argv("clusters", dict(threshold=threshold, **options), command="clusters")
+    settings = _settings("clusters", dict(threshold=threshold, **options), "clusters")
     texts, _ = _texts(texts, column, "clusters")
-    groups, _ = _engine(_neardup.clusters, [f"--by={by}", *argv], texts)
+    groups, _ = _engine(_neardup.clusters, [("by", by), *settings], texts)
     return groups
 
 
@@ -596,7 +601,7 @@ def _check_keywords(caller: str, options: dict[str, object]) -> None:
     """Refuses a keyword that neither ``Deduper`` nor the command line takes, naming
     ``caller``."""
     own = {"idf", "idf_warmup", "against", "against_texts", "against_ids", "state"}
-    _argv(caller, {k: v for k, v in options.items() if k not in own})
+    _settings(caller, {k: v for k, v in options.items() if k not in own})
 
 
 def _first_kept(
@@ -643,13 +648,13 @@ def _longest_kept(
     settings = {k: v for k, v in options.items() if k != "on_bad_line"}
     if options.get("on_bad_line") == "fail":
         settings["on_bad_line"] = "fail"
-    argv = _argv("dedup", dict(threshold=threshold, **settings), command="clusters")
+    keywords = _settings("dedup", dict(threshold=threshold, **settings), "clusters")
     skip = options.get("on_bad_line") == "skip"
     # The grouping leaves bad rows out of every group ("skipped"); dedup keeps them under
     # "pass", and says so.
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always", NeardupWarning)
-        groups, best = _engine(_neardup.clusters, argv, texts, True)
+        groups, best = _engine(_neardup.clusters, keywords, texts, True)
     for w in said:
         message = str(w.message)
         if not skip:

@@ -48,10 +48,12 @@ class Skipped:
     def reason(self) -> str:
         """Why it is not a document."""
 
+Settings = list[tuple[str, bool | str | list[str]]]
+
 class Deduper:
     def __init__(
         self,
-        argv: list[str],
+        settings: Settings,
         against_texts: Iterable[object] | None = None,
         against_ids: Iterable[object] | None = None,
         against_only: bool = False,
@@ -69,9 +71,9 @@ class Deduper:
     def save(self, path: str | None = None) -> None: ...
     def stats(self) -> str: ...
 
-def pairs(argv: list[str], texts: Iterable[object]) -> list[tuple[int, int, float]]: ...
+def pairs(settings: Settings, texts: Iterable[object]) -> list[tuple[int, int, float]]: ...
 def clusters(
-    argv: list[str], texts: Iterable[object], longest: bool = False
+    settings: Settings, texts: Iterable[object], longest: bool = False
 ) -> tuple[list[int], list[int] | None]: ...
 def reads_arrow(texts: object) -> bool: ...
 def main(argv: list[str]) -> int: ...

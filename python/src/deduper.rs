@@ -3,7 +3,7 @@
 use crate::errors::{BadDocumentError, py_err, warn, with_outcomes};
 use crate::matches::outcome_to_py;
 use crate::texts::{Reader, text_of};
-use crate::values::{SLICE, id_from_py, with_program};
+use crate::values::{SLICE, id_from_py, keywords};
 use neardup::Error;
 use neardup::cmd;
 use neardup::config::BadLinePolicy;
@@ -171,17 +171,15 @@ impl PyDeduper {
 #[pymethods]
 impl PyDeduper {
     #[new]
-    #[pyo3(signature = (argv, against_texts=None, against_ids=None, against_only=false))]
+    #[pyo3(signature = (settings, against_texts=None, against_ids=None, against_only=false))]
     fn new(
         py: Python<'_>,
-        argv: Vec<String>,
+        settings: Vec<(String, Bound<'_, PyAny>)>,
         against_texts: Option<&Bound<'_, PyAny>>,
         against_ids: Option<&Bound<'_, PyAny>>,
         against_only: bool,
     ) -> PyResult<Self> {
-        let (config, job) = cmd::parse(with_program(argv))
-            .and_then(|args| args.filter_settings())
-            .map_err(py_err)?;
+        let (config, job) = cmd::filter_keywords(keywords(settings)?).map_err(py_err)?;
         let (policy, quiet) = (config.read.on_bad_line, config.quiet);
         let deduper = py
             .detach(|| Deduper::for_job(config, &job))

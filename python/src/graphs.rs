@@ -2,8 +2,9 @@
 
 use crate::errors::{py_err, warn};
 use crate::texts::Reader;
-use crate::values::with_program;
+use crate::values::keywords;
 use neardup::cmd;
+use neardup::cmd::flags::keywords::Keyword;
 use neardup::config::Settings;
 use neardup::error::{Wording, worded};
 use neardup::input::{Batch, Source, TEXTS, TextBatcher};
@@ -175,14 +176,14 @@ pub(crate) fn graph_of(
 #[pyfunction]
 pub(crate) fn pairs(
     py: Python<'_>,
-    argv: Vec<String>,
+    settings: Vec<(String, Bound<'_, PyAny>)>,
     texts: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<(u64, u64, f64)>> {
-    // The command line of `--pairs`, so that a filter's keyword (`only_dups`) is refused;
-    // every pair is collected as a graph's edges.
-    let (config, _) = cmd::parse(with_program([vec!["--pairs".into()], argv].concat()))
-        .and_then(|args| args.filter_settings())
-        .map_err(py_err)?;
+    // The settings of `--pairs`, so that a filter's keyword (`only_dups`) is refused; every
+    // pair is collected as a graph's edges.
+    let mut settings = keywords(settings)?;
+    settings.push("pairs", Keyword::Switch(true));
+    let (config, _) = cmd::filter_keywords(settings).map_err(py_err)?;
     let (pairs, _) = with_texts(py, texts, None, |input, said| {
         let graph = graph_of(config, GraphJob::ids_only(), input, said)?;
         let position = |node: u32| graph.lines[node as usize] - 1;
@@ -198,17 +199,14 @@ pub(crate) fn pairs(
 /// text that is not a document); with `longest`, also the position of each group's longest
 /// text (in bytes; the first of equals), as `neardup clusters --keep longest` keeps.
 #[pyfunction]
-#[pyo3(signature = (argv, texts, longest=false))]
+#[pyo3(signature = (settings, texts, longest=false))]
 pub(crate) fn clusters(
     py: Python<'_>,
-    argv: Vec<String>,
+    settings: Vec<(String, Bound<'_, PyAny>)>,
     texts: &Bound<'_, PyAny>,
     longest: bool,
 ) -> PyResult<(Vec<i64>, Option<Vec<u64>>)> {
-    let argv = [vec!["clusters".to_string()], argv].concat();
-    let plan = cmd::parse(with_program(argv))
-        .and_then(|args| args.clusters_settings())
-        .map_err(py_err)?;
+    let plan = cmd::clusters_keywords(keywords(settings)?).map_err(py_err)?;
     let config = &plan.config;
     let mut lengths = Vec::new();
     let ((graph, clustering), n) =

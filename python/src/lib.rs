@@ -1,7 +1,9 @@
-//! `neardup._neardup`: the Python module's native half. It takes command lines, not keyword
-//! arguments: `neardup/__init__.py` turns `threshold=0.8` into `--threshold 0.8`, and
-//! [`neardup::cmd::parse`] reads them as the binary does, so options, defaults and messages
-//! are the command line's. Everything else is the crate's own engine:
+//! `neardup._neardup`: the Python module's native half. It takes the settings as keywords by
+//! their flags' names (`neardup/__init__.py` turns `threshold=0.8` into `("threshold",
+//! "0.8")`), which [`neardup::cmd::filter_keywords`] and [`neardup::cmd::clusters_keywords`]
+//! read by each flag's own parser in the flag table, without the command-line parser, so
+//! options, defaults and messages are the command line's. Everything else is the crate's
+//! own engine:
 //! [`neardup::pipeline::Deduper`] for `Deduper`, and the pipeline itself for `pairs` and
 //! `clusters`. The GIL is released while documents are signed and verified.
 //!
@@ -9,7 +11,7 @@
 //! - [`graphs`]: `pairs` and `clusters`, texts streamed into the pipeline;
 //! - [`matches`]: what `Deduper` answers for a document (`Match`, `Skipped`);
 //! - [`texts`]: a batch's texts read a slice at a time, from Arrow buffers or item by item;
-//! - [`values`]: ids from Python and to it, and the settings' command line;
+//! - [`values`]: ids from Python and to it, and the settings' keywords;
 //! - [`errors`]: the module's exceptions, and engine errors as Python exceptions.
 
 mod deduper;

@@ -1,14 +1,28 @@
 //! Python values in and out: ids, texts (and missing ones), batches read a slice at a
-//! time, and the settings' command line.
+//! time, and the settings' keywords.
 
+use neardup::cmd::flags::keywords::{Keyword, Keywords};
 use neardup::input::DocId;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString};
 
-/// A command line's settings, its program name first.
-pub(crate) fn with_program(argv: Vec<String>) -> Vec<String> {
-    std::iter::once("neardup".to_string()).chain(argv).collect()
+/// The settings as `neardup/__init__.py` passes them: `(long flag name, value)`, the value
+/// a bool (a switch), a str, or a list of str (a repeated or list flag). The engine reads
+/// them by the flags' own parsers ([`neardup::cmd::filter_keywords`]).
+pub(crate) fn keywords(given: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Keywords> {
+    let mut read = Vec::with_capacity(given.len());
+    for (name, value) in given {
+        let value = if value.is_instance_of::<pyo3::types::PyBool>() {
+            Keyword::Switch(value.extract()?)
+        } else if let Ok(text) = value.cast::<PyString>() {
+            Keyword::One(text.to_str()?.to_string())
+        } else {
+            Keyword::Many(value.extract()?)
+        };
+        read.push((name, value));
+    }
+    Ok(Keywords::new(read))
 }
 
 /// The id as Python sees it: a position counts from 0 (the engine's line numbers from 1).

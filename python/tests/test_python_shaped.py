@@ -211,6 +211,28 @@ def test_errors_in_python_terms():
         neardup.clusters([text(1)], min_edg=0.5)
     with pytest.raises(ValueError, match="^invalid value 'lots' for max_memory"):
         neardup.Deduper(max_memory="lots")
+    with pytest.raises(ValueError, match=r"^invalid value 'bubble' for words\n  \[possible values: unicode, spaces\]$"):
+        neardup.Deduper(words="bubble")
+    with pytest.raises(ValueError, match="^a value is required for threshold but none was supplied$"):
+        neardup.Deduper(threshold=True)
+    with pytest.raises(ValueError, match="^unexpected value 'yes' for strip_html found"):
+        neardup.Deduper(strip_html="yes")
+    with pytest.raises(ValueError, match="^the argument idf cannot be used with idf_warmup$"):
+        neardup.Deduper(idf="f", idf_warmup=3)
+
+
+def test_settings_are_read_by_the_flags_own_parsers_not_a_command_line():
+    # The native module takes (flag, value) pairs, each value read by its flag's parser:
+    # a value that looks like a flag is a value, a list flag takes a list or commas.
+    d = neardup._neardup.Deduper([("threshold", "0.5"), ("verify", ["jaccard", "edit"])])
+    assert d.add(text(1)) is None
+    with pytest.raises(TypeError):
+        neardup._neardup.Deduper(["--threshold=0.5"])
+    with pytest.raises(ValueError, match="--window <N>'?: invalid digit"):
+        neardup._neardup.Deduper([("window", "--drop-dups")])
+    one = neardup.pairs([text(1), text(1)], threshold=0.5, verify="jaccard,edit")
+    listed = neardup.pairs([text(1), text(1)], threshold=0.5, verify=["jaccard", "edit"])
+    assert one == listed == [(0, 1, 1.0)]
 
 
 def test_stats_does_not_hold_the_gil_during_a_batch():

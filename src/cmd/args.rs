@@ -4,6 +4,7 @@
 //! knows clap; the engine never sees these types.
 
 use super::flags::defs;
+use super::flags::keywords::{Keywords, Values};
 pub use super::values::{NgramArg, check_similarity, choice, parse_size};
 use crate::config::{
     Config, InputFormat, MemorySettings, ReadSettings, RunSettings, ShingleKind, SketchSettings,
@@ -86,20 +87,30 @@ impl GroupingArgs {
     }
 }
 
-/// The shared flags ([`super::flags::defs::all`]) of a command line, read by their long names.
+/// The shared flags ([`super::flags::defs::all`]) of a command line or of keywords, read by
+/// their long names.
 #[derive(Clone, Debug)]
-pub struct CommonArgs(ArgMatches);
+pub struct CommonArgs(Given);
+
+/// Where the shared flags' values come from.
+#[derive(Clone, Debug)]
+enum Given {
+    /// A command line, parsed by clap.
+    Line(ArgMatches),
+    /// Keywords, read by the flags' own parsers (the Python API).
+    Keywords(Values),
+}
 
 impl clap::FromArgMatches for CommonArgs {
     fn from_arg_matches(matches: &ArgMatches) -> std::result::Result<Self, clap::Error> {
-        Ok(Self(matches.clone()))
+        Ok(Self(Given::Line(matches.clone())))
     }
 
     fn update_from_arg_matches(
         &mut self,
         matches: &ArgMatches,
     ) -> std::result::Result<(), clap::Error> {
-        self.0 = matches.clone();
+        self.0 = Given::Line(matches.clone());
         Ok(())
     }
 }
@@ -115,15 +126,36 @@ impl clap::Args for CommonArgs {
 }
 
 impl CommonArgs {
+    /// The shared flags of `command` (`neardup` for the filter) taken out of `keywords`.
+    pub fn from_keywords(command: &str, keywords: &mut Keywords) -> Result<Self> {
+        Values::take(command, keywords).map(|values| Self(Given::Keywords(values)))
+    }
+
     /// Whether switch `long` was given.
     fn on(&self, long: &str) -> bool {
-        self.0.get_flag(long)
+        match &self.0 {
+            Given::Line(matches) => matches.get_flag(long),
+            Given::Keywords(values) => values.on(long),
+        }
     }
 
     /// The value of flag `long`, or None when it was left out and has no default. The type
     /// is the one its parser gives (a mismatch is a bug that every command line shows).
     fn given<T: Clone + Send + Sync + 'static>(&self, long: &str) -> Option<T> {
-        self.0.get_one::<T>(long).cloned()
+        match &self.0 {
+            Given::Line(matches) => matches.get_one::<T>(long).cloned(),
+            Given::Keywords(values) => values.all(long).pop(),
+        }
+    }
+
+    /// The values of list flag `long`.
+    fn many<T: Clone + Send + Sync + 'static>(&self, long: &str) -> Vec<T> {
+        match &self.0 {
+            Given::Line(matches) => (matches.get_many::<T>(long).into_iter().flatten())
+                .cloned()
+                .collect(),
+            Given::Keywords(values) => values.all(long),
+        }
     }
 
     /// The value of flag `long`, which has a default.
@@ -153,13 +185,7 @@ impl CommonArgs {
 
     /// The shingle check and the text stages of `--verify`.
     fn verify_chain(&self) -> Result<(VerifyMode, Vec<TextStage>)> {
-        let methods: Vec<Method> = self
-            .0
-            .get_many::<Method>("verify")
-            .into_iter()
-            .flatten()
-            .copied()
-            .collect();
+        let methods: Vec<Method> = self.many("verify");
         let bounds = StageBounds {
             max_edit: self.value("max-edit"),
             min_cosine: self.value("min-cosine"),

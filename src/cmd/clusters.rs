@@ -2,6 +2,7 @@
 //! clique cluster), from the documents or from an edge list computed elsewhere.
 
 use super::args::{CommandInput, CommonArgs, GroupingArgs, choice};
+use super::flags::keywords::Keywords;
 use crate::config::{Config, Settings};
 use crate::error::Result;
 use crate::export::ClustersFormat;
@@ -82,6 +83,31 @@ pub struct ClustersPlan<C = Settings> {
 }
 
 impl ClustersArgs {
+    /// The arguments given as keywords (the Python API): the shared flags, `by`, `min-edge`,
+    /// `max-cluster` and `report`, refused as the command line refuses them; what is left
+    /// of `keywords` is refused.
+    pub fn from_keywords(mut keywords: Keywords) -> Result<Self> {
+        let common = CommonArgs::from_keywords("clusters", &mut keywords)?;
+        let args = ClustersArgs {
+            input: CommandInput {
+                files: Vec::new(),
+                input_format: crate::config::InputFormat::Auto,
+            },
+            by: (keywords.choice("by", "METHOD")?).unwrap_or(ClusterBy::Components),
+            format: ClustersFormat::Jsonl,
+            from_edges: None,
+            keep: None,
+            report: keywords.one("report", "FILE")?,
+            grouping: GroupingArgs {
+                min_edge: (keywords.one("min-edge", "S")?).unwrap_or(0.0),
+                max_cluster: (keywords.one("max-cluster", "N")?).unwrap_or(0),
+            },
+            common,
+        };
+        keywords.finish()?;
+        Ok(args)
+    }
+
     /// The settings of a run over documents, validated, without `--keep` (for programs that
     /// group documents in process: the Python module).
     pub fn settings(self) -> Result<ClustersPlan> {

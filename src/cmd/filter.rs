@@ -2,6 +2,7 @@
 //! `--pairs`).
 
 use super::args::{CommandInput, CommonArgs, choice};
+use super::flags::keywords::Keywords;
 use super::values::parse_pairs_format;
 use crate::config::{InputFormat, PairsFormat};
 use crate::config::{RunSettings, Settings};
@@ -96,6 +97,52 @@ pub struct FilterArgs {
 }
 
 impl FilterArgs {
+    /// The filter's own settings given as keywords (the Python API): the mode, the
+    /// reference, the state and the report, refused as the command line refuses them. The
+    /// keywords about files and formats are the command line's alone; `keywords` is left
+    /// with what the filter does not take.
+    pub fn from_keywords(keywords: &mut Keywords) -> Result<Self> {
+        let modes = ["drop-dups", "only-dups", "annotate", "pairs"];
+        let mut on = [false; 4];
+        for (mode, on) in modes.iter().zip(&mut on) {
+            *on = keywords.switch(mode)?;
+        }
+        if let [first, second, ..] = modes
+            .iter()
+            .zip(on)
+            .filter(|(_, on)| *on)
+            .map(|(mode, _)| mode)
+            .collect::<Vec<_>>()[..]
+        {
+            return Err(Error::Usage(format!(
+                "the argument '--{first}' cannot be used with '--{second}'"
+            )));
+        }
+        let [drop_dups, only_dups, annotate, pairs] = on;
+        let against = keywords.many("against", "FILE")?;
+        let against_only = keywords.switch("against-only")?;
+        if against_only && against.is_empty() {
+            return Err(Error::Usage(
+                "the following required arguments were not provided:\n  --against <FILE>".into(),
+            ));
+        }
+        Ok(FilterArgs {
+            files: Vec::new(),
+            drop_dups,
+            only_dups,
+            annotate,
+            pairs,
+            format: None,
+            line_buffered: false,
+            input_format: InputFormat::Auto,
+            against,
+            against_only,
+            state: keywords.one("state", "FILE")?,
+            checkpoint_every: 0,
+            report: keywords.one("report", "FILE")?,
+        })
+    }
+
     /// The validated settings of the filter, and its job (the filter or `--pairs`).
     pub fn settings(self, common: CommonArgs) -> Result<(Settings, Job)> {
         if let (Some(format), false) = (self.format, self.pairs) {

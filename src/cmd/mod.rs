@@ -332,10 +332,10 @@ pub fn flag_defaults(command: Option<&str>) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Parses a command line (the program name first) as the binary does, without running it:
-/// for programs that run the engine in process (the Python module), so that they take the
-/// same flags and defaults and give the same messages. `--help` and `--version` are errors
-/// here too, whose message is the text they print.
+/// Parses a command line (the program name first) as the binary does, without running it,
+/// with clap's message as a usage error (its first paragraph). `--help` and `--version` are
+/// errors here too, whose message is the text they print. Programs that hold settings rather
+/// than a command line use [`filter_keywords`] and [`clusters_keywords`].
 pub fn parse<I, T>(argv: I) -> Result<Args>
 where
     I: IntoIterator<Item = T>,
@@ -347,6 +347,22 @@ where
         let first = text.split("\n\n").next().unwrap_or_default();
         Error::Usage(first.trim_start_matches("error: ").trim_end().to_string())
     })
+}
+
+/// The validated settings and job of the filter given as keywords rather than a command line
+/// (the Python API): the shared flags read by their own parsers, with their defaults and the
+/// command line's messages ([`flags::keywords`]), and the filter's own settings
+/// ([`filter::FilterArgs::from_keywords`]).
+pub fn filter_keywords(mut keywords: flags::keywords::Keywords) -> Result<(Settings, Job)> {
+    let common = CommonArgs::from_keywords("neardup", &mut keywords)?;
+    let filter = filter::FilterArgs::from_keywords(&mut keywords)?;
+    keywords.finish()?;
+    filter.settings(common)
+}
+
+/// The validated settings of `clusters` given as keywords (the Python API; without `keep`).
+pub fn clusters_keywords(keywords: flags::keywords::Keywords) -> Result<ClustersPlan> {
+    clusters::ClustersArgs::from_keywords(keywords)?.settings()
 }
 
 impl Args {
@@ -474,10 +490,7 @@ mod tests {
             let unchanged = config_of(&bare).expect("a bare command line parses");
             let candidates: Vec<String> = match flag.value {
                 Value::Switch => vec![format!("--{}", flag.long)],
-                Value::One { parse, .. } | Value::List { parse, .. } => (parse().possible_values())
-                    .into_iter()
-                    .flatten()
-                    .map(|v| v.get_name().to_string())
+                Value::One { .. } | Value::List { .. } => (flag.choices().into_iter())
                     .chain(SAMPLES.iter().map(|v| v.to_string()))
                     .map(|v| format!("--{}={v}", flag.long))
                     .collect(),

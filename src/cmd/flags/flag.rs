@@ -1,8 +1,11 @@
-//! What a shared flag is ([`Flag`]: its name, value, default, help, group) and the clap
-//! argument it becomes. The flags themselves are in [`super::defs`].
+//! What a shared flag is ([`Flag`]: its name, value, default, help, group), the clap
+//! argument it becomes, and how its value is read without clap ([`Parser`]). The flags
+//! themselves are in [`super::defs`].
 
 use clap::builder::ValueParser;
 use clap::{Arg, ArgAction};
+use std::any::Any;
+use std::sync::Arc;
 
 /// One shared flag.
 #[derive(Clone, Copy)]
@@ -53,7 +56,7 @@ pub enum Value {
         /// optional (its absence means something of its own, said in its help).
         default: Option<fn() -> String>,
         /// The parser, which also gives the value's type.
-        parse: fn() -> ValueParser,
+        parse: Parser,
     },
     /// A comma-separated list; repeating the flag adds to it.
     List {
@@ -62,8 +65,75 @@ pub enum Value {
         /// The list a left-out flag means.
         default: &'static [&'static str],
         /// The parser of one item.
-        parse: fn() -> ValueParser,
+        parse: Parser,
     },
+}
+
+/// A flag's value once read, of the type its [`Parser`] gives.
+pub type Given = Arc<dyn Any + Send + Sync>;
+
+/// How a flag's value is read: by clap from a command line, or from a keyword's text (the
+/// Python API) without a command-line parser. [`parser!`] makes both from one type, so they
+/// give values of the same type and refuse the same texts with the same reasons.
+#[derive(Clone, Copy)]
+pub struct Parser {
+    /// clap's parser: its messages, and the choices `--help` lists.
+    pub clap: fn() -> ValueParser,
+    /// The same parse without clap: the value, or why the text is not one (None: the text
+    /// is no value at all, as an empty path is to clap).
+    pub text: fn(&str) -> Result<Given, Option<String>>,
+}
+
+/// The [`Parser`] of a flag's value: `parser!(usize)` (any `FromStr` type clap's
+/// `value_parser!` takes the same way), `parser!(size)` (`512M`), `parser!(choice T)`
+/// (an engine enum's names, [`crate::choice::Choice`]).
+macro_rules! parser {
+    (size) => {
+        $crate::cmd::flags::flag::Parser {
+            clap: || $crate::cmd::args::parse_size.into(),
+            text: |s| {
+                $crate::cmd::args::parse_size(s)
+                    .map($crate::cmd::flags::flag::given)
+                    .map_err(Some)
+            },
+        }
+    };
+    (choice $t:ty) => {
+        $crate::cmd::flags::flag::Parser {
+            clap: || $crate::cmd::args::choice::<$t>().into(),
+            text: |s| match s {
+                "" => Err(None),
+                _ => <$t as $crate::choice::Choice>::from_name(s)
+                    .map($crate::cmd::flags::flag::given)
+                    .ok_or(Some(String::new())),
+            },
+        }
+    };
+    (PathBuf) => {
+        $crate::cmd::flags::flag::Parser {
+            clap: || clap::value_parser!(PathBuf),
+            text: |s| match s {
+                "" => Err(None),
+                _ => Ok($crate::cmd::flags::flag::given(PathBuf::from(s))),
+            },
+        }
+    };
+    ($t:ty) => {
+        $crate::cmd::flags::flag::Parser {
+            clap: || clap::value_parser!($t).into(),
+            text: |s| {
+                s.parse::<$t>()
+                    .map($crate::cmd::flags::flag::given)
+                    .map_err(|e| Some(e.to_string()))
+            },
+        }
+    };
+}
+pub(crate) use parser;
+
+/// `value` as a [`Given`].
+pub fn given<T: Any + Send + Sync>(value: T) -> Given {
+    Arc::new(value)
 }
 
 /// The groups of shared flags: the unit a command takes or leaves.
@@ -106,7 +176,7 @@ impl Flag {
             Value::Switch => return Vec::new(),
             Value::One { parse, .. } | Value::List { parse, .. } => parse,
         };
-        (parse().possible_values().into_iter().flatten())
+        ((parse.clap)().possible_values().into_iter().flatten())
             .filter(|v| !v.is_hide_set())
             .map(|v| v.get_name().to_string())
             .collect()
@@ -154,7 +224,7 @@ impl Flag {
                 let arg = arg
                     .action(ArgAction::Set)
                     .value_name(name)
-                    .value_parser(parse());
+                    .value_parser((parse.clap)());
                 match default {
                     Some(default) => arg.default_value(default()),
                     None => arg,
@@ -168,7 +238,7 @@ impl Flag {
                 .action(ArgAction::Append)
                 .value_name(name)
                 .value_delimiter(',')
-                .value_parser(parse())
+                .value_parser((parse.clap)())
                 .default_values(default),
         };
         arg.allow_negative_numbers(self.negative)

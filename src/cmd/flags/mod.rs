@@ -1,9 +1,11 @@
 //! The flags every command shares: what a flag is ([`flag`]), each one's definition
-//! ([`defs`]), its man page entry and README row made from it ([`man`], [`readme`]), and parsing a command line with
-//! the flags a command does not use refused ([`parse`]). ripgrep's `flags/` is the model.
+//! ([`defs`]), its man page entry and README row made from it ([`man`], [`readme`]),
+//! parsing a command line with the flags a command does not use refused ([`parse`]), and
+//! reading them from keywords instead (the Python API, [`keywords`]). ripgrep's `flags/` is the model.
 
 pub mod defs;
 pub mod flag;
+pub mod keywords;
 pub mod man;
 mod parse;
 pub mod readme;

@@ -11,7 +11,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "PATH",
             default: Some(|| "text".into()),
-            parse: || value_parser!(String),
+            parse: parser!(String),
         },
         python: false,
         help: "Dotted path of the text field in JSON Lines input",
@@ -31,7 +31,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "PATH",
             default: None,
-            parse: || value_parser!(String),
+            parse: parser!(String),
         },
         python: false,
         help: "Dotted path of the id field in JSON Lines input. Default: the `id` field when each \
@@ -52,7 +52,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "POLICY",
             default: Some(|| BadLinePolicy::Pass.to_string()),
-            parse: || choice::<BadLinePolicy>().into(),
+            parse: parser!(choice BadLinePolicy),
         },
         help: "What to do with a line that is not a document (invalid JSON or UTF-8, missing \
             field, empty, too long)",
@@ -79,7 +79,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "BYTES",
             default: Some(|| DEFAULT_MAX_LINE_BYTES.to_string()),
-            parse: || value_parser!(usize).into(),
+            parse: parser!(usize),
         },
         python: false,
         help: "Lines longer than this many bytes are bad lines",
@@ -98,7 +98,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "HOW",
             default: Some(|| Decompress::Auto.to_string()),
-            parse: || choice::<Decompress>().into(),
+            parse: parser!(choice Decompress),
         },
         help: "How inputs are decompressed: auto recognises gzip, zstd and xz by their first \
             bytes and bzip2 by its header and first block; none reads every input as it is",

@@ -11,7 +11,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "SIZE",
             default: None,
-            parse: || parse_size.into(),
+            parse: parser!(size),
         },
         help: "RAM the run may use, e.g. 512M or 8G (K, M, G, T: powers of 1024). Held documents \
             cost their index entries in RAM (about 300 bytes each) and their records on disk \
@@ -41,7 +41,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "DIR",
             default: None,
-            parse: || value_parser!(PathBuf),
+            parse: parser!(PathBuf),
         },
         help: "Directory of the spill file holding the held documents' records (shingle \
             fingerprints, band keys, ids) past the RAM share of --spill-cache. The file is \
@@ -63,7 +63,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "SIZE",
             default: None,
-            parse: || parse_size.into(),
+            parse: parser!(size),
         },
         help: "RAM for the newest held records before they go to the spill file. Default: 64M, or \
             an eighth of --max-memory if that is less",
@@ -80,7 +80,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "SIZE",
             default: Some(|| "0".into()),
-            parse: || parse_size.into(),
+            parse: parser!(size),
         },
         help: "Most bytes the spill file may take: the window stops growing at half of it \
             (evicting from then on, said once), and evicted records' space is reclaimed before \

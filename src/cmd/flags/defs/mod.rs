@@ -10,7 +10,7 @@
 //! `config_of` that puts its value into the settings; `NEARDUP_BLESS=1 cargo test` then
 //! writes its man page entry and README row ([`super::man`], [`super::readme`]).
 
-use crate::cmd::values::{NgramArg, choice, parse_size};
+use crate::cmd::values::NgramArg;
 use crate::config::{
     BadLinePolicy, Compression, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM,
     DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, Decompress, HelperPolicy, OutputFormat,
@@ -20,11 +20,11 @@ use crate::sketch::lsh::DEFAULT_RECALL;
 use crate::text::normalize::Words;
 use crate::text::shingle::ShingleUnit;
 use crate::verify::settings::Method;
-use clap::{Command, value_parser};
+use clap::Command;
 use std::path::PathBuf;
 
 use super::flag::Group::*;
-use super::flag::{Flag, Group, Value};
+use super::flag::{Flag, Group, Value, parser};
 
 mod input;
 mod memory;

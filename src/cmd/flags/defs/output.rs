@@ -26,7 +26,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "FILE",
             default: None,
-            parse: || value_parser!(PathBuf),
+            parse: parser!(PathBuf),
         },
         help: "Write the output to FILE instead of standard output. A table (Parquet, Arrow) is \
             written under a temporary name and renamed to FILE when the run ends; a failed run \
@@ -48,7 +48,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "FORMAT",
             default: Some(|| OutputFormat::Auto.to_string()),
-            parse: || choice::<OutputFormat>().into(),
+            parse: parser!(choice OutputFormat),
         },
         help: "What the filter modes write: auto goes by -o FILE's extension (.parquet, .arrow), \
             else by the input (Parquet or Arrow rows as a table of their kind, lines as \
@@ -70,7 +70,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "CODEC",
             default: None,
-            parse: || choice::<Compression>().into(),
+            parse: parser!(choice Compression),
         },
         help: "Parquet output's compression [default: zstd]",
         man: "Page compression of Parquet output (default `zstd`, level 1).",

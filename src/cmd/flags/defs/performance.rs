@@ -12,7 +12,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "N",
             default: Some(|| 0.to_string()),
-            parse: || value_parser!(usize).into(),
+            parse: parser!(usize),
         },
         help: "Signing threads (the sequencer is one of them: it signs while the next batch in \
             order is not ready), and threads looking up and verifying a batch's candidates; 0 \
@@ -34,7 +34,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "WHEN",
             default: Some(|| HelperPolicy::Auto.to_string()),
-            parse: || choice::<HelperPolicy>().into(),
+            parse: parser!(choice HelperPolicy),
         },
         help: "--pairs and the graph commands: when the sequencer shares a batch's LSH lookups \
             and verification with helper threads (with more than one thread): auto (when \

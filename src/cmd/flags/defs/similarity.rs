@@ -12,7 +12,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "N",
             default: Some(|| DEFAULT_NGRAM.to_string()),
-            parse: || value_parser!(NgramArg).into(),
+            parse: parser!(NgramArg),
         },
         help: "Shingle length in words (hist: a range such as 1..7)",
         man: "Shingle length in words (default 5). A document shorter than *N* words is one \
@@ -27,7 +27,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "KIND",
             default: Some(|| "words".into()),
-            parse: || choice::<ShingleUnit>().into(),
+            parse: parser!(choice ShingleUnit),
         },
         help: "What a shingle is: words (-n consecutive words), chars (-n consecutive characters, \
             or --char-ngram), or stopword (spot signatures: at each stop word, the stop word \
@@ -49,7 +49,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "FILE",
             default: None,
-            parse: || value_parser!(PathBuf),
+            parse: parser!(PathBuf),
         },
         help: "Stop words for --shingle stopword, one per line [default: a built-in English list]",
         man: "Stop words for `--shingle stopword`, one per line (default: a built-in English \
@@ -66,7 +66,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "N",
             default: None,
-            parse: || value_parser!(usize).into(),
+            parse: parser!(usize),
         },
         help: "Use shingles of N characters instead of words",
         man: "Use shingles of *N* characters instead of words.",
@@ -81,7 +81,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "WEIGHTS",
             default: Some(|| Weights::Set.to_string()),
-            parse: || choice::<Weights>().into(),
+            parse: parser!(choice Weights),
         },
         help: "Shingle weights: set (each distinct shingle weighs 1), tf (counts: weighted \
             Jaccard of shingle counts, the same as --bag) or tfidf (tf x idf; needs --idf or \
@@ -100,7 +100,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "FILE",
             default: None,
-            parse: || value_parser!(PathBuf),
+            parse: parser!(PathBuf),
         },
         help: "Document frequencies for --weights tfidf, from 'neardup idf'",
         conflicts: Some("idf-warmup"),
@@ -115,7 +115,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "N",
             default: Some(|| 0.to_string()),
-            parse: || value_parser!(usize).into(),
+            parse: parser!(usize),
         },
         help: "Learn document frequencies for --weights tfidf from the first N lines, then freeze \
             them and process those lines and the rest of the stream with the same weights",
@@ -132,7 +132,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "PATH",
             default: None,
-            parse: || value_parser!(String),
+            parse: parser!(String),
         },
         python: false,
         help: "Only compare documents whose JSON field PATH has the same value (e.g. the date, as \
@@ -162,7 +162,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "T",
             default: Some(|| DEFAULT_THRESHOLD.to_string()),
-            parse: || value_parser!(f64).into(),
+            parse: parser!(f64),
         },
         help: "Jaccard similarity at or above which a document is a duplicate, in (0, 1]",
         negative: true,
@@ -178,7 +178,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::List {
             name: "METHODS",
             default: &["jaccard"],
-            parse: || choice::<Method>().into(),
+            parse: parser!(choice Method),
         },
         help: "How candidates are confirmed, as a comma-separated chain: jaccard (exact Jaccard \
             of the shingles, at least --threshold), none alone (trust the MinHash estimate; no \
@@ -204,7 +204,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "D",
             default: Some(|| 0.05.to_string()),
-            parse: || value_parser!(f64).into(),
+            parse: parser!(f64),
         },
         help: "--verify edit: largest relative edit distance (distance / longer length, \
             characters)",
@@ -221,7 +221,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "C",
             default: Some(|| 0.95.to_string()),
-            parse: || value_parser!(f64).into(),
+            parse: parser!(f64),
         },
         help: "--verify cosine: smallest cosine similarity of the word counts",
         negative: true,
@@ -236,7 +236,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "R",
             default: Some(|| 0.6.to_string()),
-            parse: || value_parser!(f64).into(),
+            parse: parser!(f64),
         },
         help: "--verify lcs: smallest longest-common-substring ratio (to the shorter text)",
         negative: true,

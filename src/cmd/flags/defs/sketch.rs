@@ -26,7 +26,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "K",
             default: Some(|| DEFAULT_NUM_PERM.to_string()),
-            parse: || value_parser!(usize).into(),
+            parse: parser!(usize),
         },
         help: "Number of MinHash values per document (K)",
         man: "MinHash values per document (default 128).",
@@ -40,7 +40,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "B",
             default: None,
-            parse: || value_parser!(usize).into(),
+            parse: parser!(usize),
         },
         help: "LSH bands [default: chosen from --threshold and --recall]",
         man: "LSH bands. Default: chosen from the threshold and `--recall`: among the b×r ≤ K \
@@ -58,7 +58,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "R",
             default: None,
-            parse: || value_parser!(usize).into(),
+            parse: parser!(usize),
         },
         help: "LSH rows per band [default: chosen from --threshold and --recall]",
         man: "LSH rows per band. Given alone, `--bands` or `--rows` derives the other as K \
@@ -74,7 +74,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "R",
             default: Some(|| DEFAULT_RECALL.to_string()),
-            parse: || value_parser!(f64).into(),
+            parse: parser!(f64),
         },
         help: "Recall target of the LSH banding: a pair exactly at --threshold becomes a \
             candidate with at least this probability (pairs above it more often). Lower is \
@@ -94,7 +94,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "SEED",
             default: Some(|| DEFAULT_SEED.to_string()),
-            parse: || value_parser!(u64).into(),
+            parse: parser!(u64),
         },
         help: "Seed for shingle hashing and MinHash",
         man: "Seed of shingle hashing and MinHash (default 1852137842).",
@@ -109,7 +109,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "N",
             default: Some(|| 0.to_string()),
-            parse: || value_parser!(usize).into(),
+            parse: parser!(usize),
         },
         help: "Keep at most N documents to compare with (least recently matched are evicted); 0 \
             keeps all",
@@ -126,7 +126,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "N",
             default: Some(|| DEFAULT_MAX_CANDIDATES.to_string()),
-            parse: || value_parser!(usize).into(),
+            parse: parser!(usize),
         },
         help: "Filter modes and clusters components: verify at most N candidates per document, \
             the most promising first (those lacking what it lacks in a template family, then \

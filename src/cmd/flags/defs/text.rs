@@ -51,7 +51,7 @@ pub(super) static FLAGS: &[Flag] = &[
         value: Value::One {
             name: "WORDS",
             default: Some(|| Words::Unicode.to_string()),
-            parse: || choice::<Words>().into(),
+            parse: parser!(choice Words),
         },
         help: "What a word is: unicode (runs between white space, but each character of Chinese, \
             Japanese, Thai, Lao, Khmer, Myanmar and other scripts written without spaces is a \
