@@ -63,7 +63,7 @@ pub struct GroupingArgs {
     /// written by graph.
     #[arg(
         long,
-        default_value_t = 0.0,
+        default_value_t = GroupingArgs::DEFAULT.min_edge,
         value_name = "S",
         allow_negative_numbers = true,
         help_heading = "Grouping"
@@ -72,11 +72,17 @@ pub struct GroupingArgs {
 
     /// No group of more than N documents: a larger component is reported and split into its
     /// clique clusters, and a larger clique into runs of N in input order. 0: no limit.
-    #[arg(long, default_value_t = 0, value_name = "N", help_heading = "Grouping")]
+    #[arg(long, default_value_t = GroupingArgs::DEFAULT.max_cluster, value_name = "N", help_heading = "Grouping")]
     pub max_cluster: usize,
 }
 
 impl GroupingArgs {
+    /// What the flags left out mean: every verified edge groups, no size limit.
+    pub const DEFAULT: GroupingArgs = GroupingArgs {
+        min_edge: 0.0,
+        max_cluster: 0,
+    };
+
     /// The grouping options, validated.
     pub fn options(&self) -> Result<ClusterOptions> {
         Ok(ClusterOptions {

@@ -12,6 +12,9 @@ use crate::job::GraphJob;
 use crate::pipeline::{self, Prepared};
 use std::path::PathBuf;
 
+/// What `--by` left out means.
+const DEFAULT_BY: ClusterBy = ClusterBy::Components;
+
 /// Arguments of `neardup clusters`.
 #[derive(clap::Args, Debug)]
 pub struct ClustersArgs {
@@ -21,7 +24,7 @@ pub struct ClustersArgs {
 
     /// How documents are grouped: connected components, or disjoint cliques (greedily, the
     /// largest clique of the remaining documents first).
-    #[arg(long, value_parser = choice::<ClusterBy>(), default_value_t = ClusterBy::Components, value_name = "METHOD", help_heading = "Output")]
+    #[arg(long, value_parser = choice::<ClusterBy>(), default_value_t = DEFAULT_BY, value_name = "METHOD", help_heading = "Output")]
     pub by: ClusterBy,
 
     /// Output: jsonl ({"id":…,"cluster":N,"size":S}, and "component" with --by cliques) or
@@ -85,7 +88,8 @@ pub struct ClustersPlan<C = Settings> {
 impl ClustersArgs {
     /// The arguments given as keywords (the Python API): the shared flags, `by`, `min-edge`,
     /// `max-cluster` and `report`, refused as the command line refuses them; what is left
-    /// of `keywords` is refused.
+    /// of `keywords` is refused. The flags about files and formats are the command line's
+    /// (their defaults here: texts come from the caller, groups go back as values).
     pub fn from_keywords(mut keywords: Keywords) -> Result<Self> {
         let common = CommonArgs::from_keywords("clusters", &mut keywords)?;
         let args = ClustersArgs {
@@ -93,14 +97,16 @@ impl ClustersArgs {
                 files: Vec::new(),
                 input_format: crate::config::InputFormat::Auto,
             },
-            by: (keywords.choice("by", "METHOD")?).unwrap_or(ClusterBy::Components),
+            by: (keywords.choice("by", "METHOD")?).unwrap_or(DEFAULT_BY),
             format: ClustersFormat::Jsonl,
             from_edges: None,
             keep: None,
             report: keywords.one("report", "FILE")?,
             grouping: GroupingArgs {
-                min_edge: (keywords.one("min-edge", "S")?).unwrap_or(0.0),
-                max_cluster: (keywords.one("max-cluster", "N")?).unwrap_or(0),
+                min_edge: (keywords.one("min-edge", "S")?)
+                    .unwrap_or(GroupingArgs::DEFAULT.min_edge),
+                max_cluster: (keywords.one("max-cluster", "N")?)
+                    .unwrap_or(GroupingArgs::DEFAULT.max_cluster),
             },
             common,
         };
