@@ -96,11 +96,11 @@ impl GroupingArgs {
 /// The shared flags ([`super::flags::defs::all`]) of a command line or of keywords, read by
 /// their long names.
 #[derive(Clone, Debug)]
-pub struct CommonArgs(Given);
+pub struct CommonArgs(Source);
 
 /// Where the shared flags' values come from.
 #[derive(Clone, Debug)]
-enum Given {
+enum Source {
     /// A command line, parsed by clap.
     Line(ArgMatches),
     /// Keywords, read by the flags' own parsers (the Python API).
@@ -109,14 +109,14 @@ enum Given {
 
 impl clap::FromArgMatches for CommonArgs {
     fn from_arg_matches(matches: &ArgMatches) -> std::result::Result<Self, clap::Error> {
-        Ok(Self(Given::Line(matches.clone())))
+        Ok(Self(Source::Line(matches.clone())))
     }
 
     fn update_from_arg_matches(
         &mut self,
         matches: &ArgMatches,
     ) -> std::result::Result<(), clap::Error> {
-        self.0 = Given::Line(matches.clone());
+        self.0 = Source::Line(matches.clone());
         Ok(())
     }
 }
@@ -134,14 +134,14 @@ impl clap::Args for CommonArgs {
 impl CommonArgs {
     /// The shared flags of `command` (`neardup` for the filter) taken out of `keywords`.
     pub fn from_keywords(command: &str, keywords: &mut Keywords) -> Result<Self> {
-        Values::take(command, keywords).map(|values| Self(Given::Keywords(values)))
+        Values::take(command, keywords).map(|values| Self(Source::Keywords(values)))
     }
 
     /// Whether switch `long` was given.
     fn on(&self, long: &str) -> bool {
         match &self.0 {
-            Given::Line(matches) => matches.get_flag(long),
-            Given::Keywords(values) => values.on(long),
+            Source::Line(matches) => matches.get_flag(long),
+            Source::Keywords(values) => values.on(long),
         }
     }
 
@@ -149,18 +149,18 @@ impl CommonArgs {
     /// is the one its parser gives (a mismatch is a bug that every command line shows).
     fn given<T: Clone + Send + Sync + 'static>(&self, long: &str) -> Option<T> {
         match &self.0 {
-            Given::Line(matches) => matches.get_one::<T>(long).cloned(),
-            Given::Keywords(values) => values.all(long).pop(),
+            Source::Line(matches) => matches.get_one::<T>(long).cloned(),
+            Source::Keywords(values) => values.all(long).pop(),
         }
     }
 
     /// The values of list flag `long`.
     fn many<T: Clone + Send + Sync + 'static>(&self, long: &str) -> Vec<T> {
         match &self.0 {
-            Given::Line(matches) => (matches.get_many::<T>(long).into_iter().flatten())
+            Source::Line(matches) => (matches.get_many::<T>(long).into_iter().flatten())
                 .cloned()
                 .collect(),
-            Given::Keywords(values) => values.all(long),
+            Source::Keywords(values) => values.all(long),
         }
     }
 

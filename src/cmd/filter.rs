@@ -102,23 +102,18 @@ impl FilterArgs {
     /// keywords about files and formats are the command line's alone; `keywords` is left
     /// with what the filter does not take.
     pub fn from_keywords(keywords: &mut Keywords) -> Result<Self> {
-        let modes = ["drop-dups", "only-dups", "annotate", "pairs"];
-        let mut on = [false; 4];
-        for (mode, on) in modes.iter().zip(&mut on) {
-            *on = keywords.switch(mode)?;
+        let mut modes = Vec::new();
+        for mode in ["drop-dups", "only-dups", "annotate", "pairs"] {
+            if keywords.switch(mode)? {
+                modes.push(mode);
+            }
         }
-        if let [first, second, ..] = modes
-            .iter()
-            .zip(on)
-            .filter(|(_, on)| *on)
-            .map(|(mode, _)| mode)
-            .collect::<Vec<_>>()[..]
-        {
+        if let [first, second, ..] = modes[..] {
             return Err(Error::Usage(format!(
                 "the argument '--{first}' cannot be used with '--{second}'"
             )));
         }
-        let [drop_dups, only_dups, annotate, pairs] = on;
+        let mode = |name| modes.contains(&name);
         let against = keywords.many("against", "FILE")?;
         let against_only = keywords.switch("against-only")?;
         if against_only && against.is_empty() {
@@ -128,10 +123,10 @@ impl FilterArgs {
         }
         Ok(FilterArgs {
             files: Vec::new(),
-            drop_dups,
-            only_dups,
-            annotate,
-            pairs,
+            drop_dups: mode("drop-dups"),
+            only_dups: mode("only-dups"),
+            annotate: mode("annotate"),
+            pairs: mode("pairs"),
             format: None,
             line_buffered: false,
             input_format: InputFormat::Auto,

@@ -153,7 +153,8 @@ impl Values {
                 && given(flag.long)
                 && given(other)
             {
-                let other = flag_named(other);
+                // A name the table's own test checks.
+                let other = defs::flag(other).expect("a flag of the table");
                 return Err(Error::Usage(format!(
                     "the argument '{}' cannot be used with '{}'",
                     shown(flag),
@@ -215,11 +216,6 @@ impl Values {
             })
             .collect()
     }
-}
-
-/// The flag `long` of the table (a name the table's test checks).
-fn flag_named(long: &str) -> &'static Flag {
-    defs::flag(long).expect("a flag of the table")
 }
 
 /// The name of `flag`'s value in `--help` (`SIZE`), empty for a switch.
@@ -397,6 +393,10 @@ mod tests {
             (&["--annotate"], &[("annotate", t.clone())]),
             (&["--pairs"], &[("pairs", t.clone())]),
             (&["--only-dups"], &[("only-dups", t.clone())]),
+            (
+                &["--annotate", "--pairs"],
+                &[("annotate", t.clone()), ("pairs", t.clone())],
+            ),
             (
                 &["--against=a.jsonl", "--against=b.jsonl", "--against-only"],
                 &[
