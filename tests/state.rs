@@ -724,6 +724,76 @@ fn an_old_state_file_resumes_and_becomes_an_index() {
     }
 }
 
+/// An index of version 9 (tables read into RAM, before they were laid out to be mapped;
+/// made by two runs of the build of 2026-11-27, 150 sample lines each, so it has a log)
+/// resumes as one run would, for a writer and for a reader, and the writer's save makes it
+/// today's version, whose tables are mapped at the next opening.
+#[test]
+fn an_index_of_version_9_resumes_and_is_written_anew() {
+    let args = ["--annotate", "-t", "0.6"];
+    let whole = neardup(&args, &sample_bytes()).ok().stdout;
+    let (head, tail) = halves(300);
+    let first = neardup(&args, &head).ok().stdout;
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/index-v9");
+    let state = temp_path("index-v9");
+    crate::util::remove_state(&state);
+    std::fs::create_dir_all(&state).unwrap();
+    for file in std::fs::read_dir(&fixture).unwrap() {
+        let file = file.unwrap().path();
+        std::fs::copy(&file, state.join(file.file_name().unwrap())).unwrap();
+    }
+    let version = |dir: &std::path::Path| {
+        let m = std::fs::read(dir.join("manifest")).unwrap();
+        u32::from_le_bytes(m[8..12].try_into().unwrap())
+    };
+    assert_eq!(version(&state), 9);
+    let against = [&args[..], &["--against", state.to_str().unwrap()]].concat();
+    let read = neardup(&against, &tail).ok().stdout;
+    let fresh = temp_path("index-v10-from-head");
+    crate::util::remove_state(&fresh);
+    let fresh_args = [&args[..], &["--state", fresh.to_str().unwrap()]].concat();
+    neardup(&fresh_args, &head).ok();
+    let fresh_against = [&args[..], &["--against", fresh.to_str().unwrap()]].concat();
+    assert!(
+        read == neardup(&fresh_against, &tail).ok().stdout,
+        "--against the version 9 index reads like --against today's"
+    );
+    assert_eq!(version(&state), 9, "a reader changes nothing");
+    let with_state = [&args[..], &["--state", state.to_str().unwrap()]].concat();
+    let run = neardup(&with_state, &tail).ok();
+    assert!(
+        [first.clone(), run.stdout].concat() == whole,
+        "resumed from version 9, the output differs from one run"
+    );
+    assert!(version(&state) > 9, "the save wrote today's version");
+    assert!(
+        !state.join("log.1").exists(),
+        "the tables were written whole, without the old log"
+    );
+    // Today's index opens mapped and says what the fresh one says of the same documents.
+    let digest = |dir: &std::path::Path| {
+        let out = bin()
+            .args(["state", "info", "--check"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        text.lines()
+            .find(|l| l.contains("digest"))
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("no digest in {text}"))
+    };
+    neardup(&fresh_args, &tail).ok();
+    assert_eq!(digest(&state), digest(&fresh));
+    crate::util::remove_state(&state);
+    crate::util::remove_state(&fresh);
+}
+
 /// `neardup state info` says what an index holds (the documents `--stats` counted, the lines
 /// read and written); `state compact` drops the records of evicted documents without
 /// changing what the index holds or what a resumed run writes.

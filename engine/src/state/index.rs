@@ -30,22 +30,29 @@
 //! changed, and an opening replays at most that share of the tables (except once, after a
 //! crash of a run that checkpointed).
 //!
-//! Opening reads the manifest, the tables and the log (each checked against its checksum),
-//! replays the log, and leaves the records in their file, read when a candidate needs one.
+//! Opening reads the manifest and the log and checks the tables against their checksum (each
+//! read through the page cache), maps the tables copy-on-write ([`Image`]: a run reads the
+//! pages of the slots and cells it touches, not the whole tables), replays the log, and
+//! leaves the records in their file, read when a candidate needs one. Tables of versions 8
+//! and 9 ([`Layout::Fields`]) are read into RAM instead, and a writer writes them whole in
+//! today's layout at its first save.
 
 use super::saved::{Saved, conflict, limit_byte, limit_of};
 use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
 use crate::sketch::weights::IdfTable;
-use crate::window::{Limit, Store, Window, WindowSettings, store::records_path};
+use crate::window::{Image, Layout, Limit, Store, Window, WindowSettings, store::records_path};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 const MAGIC: &[u8; 8] = b"NDINDEX\0";
 /// Index versions follow the state file's (7 was the last single file).
-pub const VERSION: u32 = 9;
+pub const VERSION: u32 = 10;
+/// The version before the tables were laid out to be mapped (read into RAM; a writer
+/// writes them whole at its first save, in today's layout).
+const VERSION_WITHOUT_MAPPING: u32 = 9;
 /// The version before the log (read as an index with an empty log).
 const VERSION_WITHOUT_LOG: u32 = 8;
 /// A run that opens a log longer than this share of its tables (1/FOLD) writes the tables
@@ -97,6 +104,8 @@ pub struct Manifest {
     pub log_len: u64,
     /// Documents the log inserts.
     pub log_inserts: u64,
+    /// How the tables are laid out (what the version says; a save writes today's).
+    pub layout: Layout,
 }
 
 fn tables_path(dir: &Path, generation: u64) -> PathBuf {
@@ -131,7 +140,7 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
     }
     let mut b = &body[8..];
     let version = u32::from_le_bytes(take(&mut b)?);
-    if version != VERSION && version != VERSION_WITHOUT_LOG {
+    if !(VERSION_WITHOUT_LOG..=VERSION).contains(&version) {
         return Err(bad(&format!(
             "index version {version}; this neardup reads version {VERSION}"
         )));
@@ -165,8 +174,12 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
         documents: u64_of(&mut b)?,
         log_len: 0,
         log_inserts: 0,
+        layout: match version {
+            VERSION_WITHOUT_LOG | VERSION_WITHOUT_MAPPING => Layout::Fields,
+            _ => Layout::InPlace,
+        },
     };
-    if version == VERSION {
+    if version > VERSION_WITHOUT_LOG {
         m.log_len = u64_of(&mut b)?;
         m.log_inserts = u64_of(&mut b)?;
     }
@@ -315,17 +328,17 @@ fn start_writeback(file: &File, offset: u64, len: u64) {
     let _ = (file, offset, len);
 }
 
-/// A reader that hashes what passes through it.
-struct Hashed<R> {
-    inner: R,
-    hash: Xxh3,
-}
-
-impl<R: Read> Read for Hashed<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.hash.update(&buf[..n]);
-        Ok(n)
+/// The xxh3-64 of `file`'s bytes, read from its start.
+fn checksum(mut file: &File) -> std::io::Result<u64> {
+    let mut hash = Xxh3::new();
+    let mut buf = vec![0; 1 << 20];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(hash.digest()),
+            Ok(n) => hash.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
 }
 
@@ -405,6 +418,7 @@ pub fn save(dir: &Path, window: &mut Window, p: &Progress) -> Result<()> {
         documents: window.len() as u64,
         log_len,
         log_inserts,
+        layout: Layout::InPlace,
     };
     write_manifest(dir, &manifest).map_err(io)?;
     window.index_committed();
@@ -606,19 +620,21 @@ fn open_window(
         .map_err(|e| Error::io(format!("opening the index {name}"), e))?;
         let capacity = window.capacity;
         let settings = window.clone();
-        let mut reader = Hashed {
-            inner: BufReader::with_capacity(1 << 20, tables_file),
-            hash: Xxh3::new(),
-        };
-        let opened = Window::read_image(window, store, m.records_end, &mut reader, m.tables_len);
-        // Tables that stop reading early are damaged, or were cut: the checksum says which.
-        let drained = std::io::copy(&mut reader, &mut std::io::sink());
-        if drained.is_err() || reader.hash.digest() != m.tables_sum {
-            return Err(bad(
-                "checksum mismatch in its tables: truncated or corrupted".into(),
-            ));
+        // The checksum is read through the page cache, not the mapping, so that the pages
+        // it passes are not the run's memory.
+        match checksum(&tables_file) {
+            Ok(sum) if sum == m.tables_sum => {}
+            Ok(_) => {
+                return Err(bad(
+                    "checksum mismatch in its tables: truncated or corrupted".into(),
+                ));
+            }
+            Err(e) => return Err(Error::io(format!("reading the index {name}"), e)),
         }
-        let mut opened = opened.map_err(|e| bad(e.to_string()))?;
+        let image = Image::map(&tables_file)
+            .map_err(|e| Error::io(format!("mapping the index {name}'s tables"), e))?;
+        let mut opened = Window::read_image(window, store, m.records_end, &image, m.layout)
+            .map_err(|e| bad(e.to_string()))?;
         opened
             .replay_log(&log, m.records_end)
             .map_err(|e| bad(format!("its log: {e}")))?;
@@ -631,9 +647,10 @@ fn open_window(
         }
         if writable {
             opened.start_journal(m.tables, journal_room(m.tables_len, m.log_len));
-            if m.log_len.saturating_mul(FOLD) > m.tables_len {
+            if m.log_len.saturating_mul(FOLD) > m.tables_len || m.layout != Layout::InPlace {
                 // Replayed at this opening: written whole at the next save, so that the
-                // next opening reads the tables in one pass instead.
+                // next opening maps them without a replay. Tables of an earlier
+                // layout are written whole in today's.
                 opened.stop_journal();
             }
         }

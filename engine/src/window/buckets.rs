@@ -22,6 +22,7 @@
 
 pub use super::cells::{CELL_BYTES, MAX_SLOT};
 use super::cells::{Cell, EMPTY, LINE_CELLS, MANY, Table, top};
+use super::image::Layout;
 
 /// Smallest table, in cells.
 const MIN_CELLS: usize = 16;
@@ -419,6 +420,7 @@ impl Buckets {
     ) -> std::io::Result<()> {
         put.u64(self.keys as u64)?;
         put.u64(self.cells.len() as u64)?;
+        put.align(64)?;
         put.raw(bytemuck::cast_slice(&self.cells.0))?;
         put.u64(self.lists.len() as u64)?;
         for (list, &protected) in self.lists.iter().zip(&self.protected) {
@@ -429,10 +431,14 @@ impl Buckets {
         put.u32s(&self.spare)
     }
 
-    /// What [`Buckets::write_image`] wrote, for a window of `slots` slots, keeping at most
-    /// `limit` members a bucket from now on. Every slot and list number is checked.
-    pub(super) fn read_image<R: std::io::Read>(
-        get: &mut super::codec::Get<'_, R>,
+    /// What [`Buckets::write_image`] wrote (in `image`, laid out as `layout` says), for a
+    /// window of `slots` slots, keeping at most `limit` members a bucket from now on. The
+    /// lists are checked; so are the cells of a [`Layout::Fields`] image, read into RAM (an
+    /// in-place one's are mapped, trusted to be what was written).
+    pub(super) fn read_image(
+        get: &mut super::codec::Get<'_, std::io::Cursor<&[u8]>>,
+        image: &super::Image,
+        layout: Layout,
         limit: usize,
         slots: usize,
     ) -> std::io::Result<Buckets> {
@@ -442,22 +448,37 @@ impl Buckets {
         if cells < LINE_CELLS || !cells.is_multiple_of(LINE_CELLS) || cells > 1 << 32 {
             return Err(damaged("a bucket table's size"));
         }
-        let mut table = Table::new(cells);
-        get.raw(bytemuck::cast_slice_mut(&mut table.0))?;
-        let (mut used, mut lists_named) = (0usize, 0usize);
-        for c in table.0.iter().flat_map(|l| l.0.iter()) {
-            if c.value != EMPTY {
-                used += 1;
-                if c.value & MANY != 0 {
-                    lists_named = lists_named.max((c.value & !MANY) as usize + 1);
-                } else if c.value as usize >= slots {
-                    return Err(damaged("a bucket's slot"));
-                }
-            }
-        }
-        if used != keys || keys * LOAD_DEN > cells * LOAD_NUM {
+        if keys * LOAD_DEN > cells * LOAD_NUM {
             return Err(damaged("a bucket table's keys"));
         }
+        let mut lists_named = 0usize;
+        let table = match layout {
+            Layout::InPlace => {
+                get.align(64)?;
+                let lines = image.region(get.at(), cells / LINE_CELLS)?;
+                get.skip((cells * CELL_BYTES) as u64)?;
+                Table(lines)
+            }
+            Layout::Fields => {
+                let mut table = Table::new(cells);
+                get.raw(bytemuck::cast_slice_mut(&mut table.0))?;
+                let mut used = 0usize;
+                for c in table.0.iter().flat_map(|l| l.0.iter()) {
+                    if c.value != EMPTY {
+                        used += 1;
+                        if c.value & MANY != 0 {
+                            lists_named = lists_named.max((c.value & !MANY) as usize + 1);
+                        } else if c.value as usize >= slots {
+                            return Err(damaged("a bucket's slot"));
+                        }
+                    }
+                }
+                if used != keys {
+                    return Err(damaged("a bucket table's keys"));
+                }
+                table
+            }
+        };
         let n = get.count(8)?;
         if lists_named > n {
             return Err(damaged("a bucket's list"));

@@ -8,6 +8,8 @@
 //! lookups of a band key find nothing, and at a table's average load (two thirds) such a
 //! probe passes several full cells before the empty one.
 
+use super::mapped::Region;
+
 /// A cell: empty (`value == EMPTY`), one member, or a list of members (`value & MANY`).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(8))]
@@ -113,14 +115,15 @@ pub(super) fn pair_masks(pairs: &[u32; 16], first: u32, sentinel: u32) -> (u32, 
     (marked, same)
 }
 
-/// The cells, indexed one by one.
+/// The cells, indexed one by one: owned, or the lines of a mapped index's tables
+/// ([`super::mapped`]).
 #[derive(Debug)]
-pub(super) struct Table(pub Box<[Line]>);
+pub(super) struct Table(pub Region<Line>);
 
 impl Table {
     /// `cells` empty cells (a multiple of [`LINE_CELLS`]).
     pub fn new(cells: usize) -> Table {
-        Table(vec![Line::default(); cells / LINE_CELLS].into_boxed_slice())
+        Table(vec![Line::default(); cells / LINE_CELLS].into())
     }
 
     /// [`Table::new`], or `None` when the memory is refused.
@@ -128,7 +131,7 @@ impl Table {
         let mut lines = Vec::new();
         crate::guard::fallibly(|| lines.try_reserve_exact(cells / LINE_CELLS)).ok()?;
         lines.resize(cells / LINE_CELLS, Line::default());
-        Some(Table(lines.into_boxed_slice()))
+        Some(Table(lines.into()))
     }
 
     /// Cells in the table.

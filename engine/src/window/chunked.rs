@@ -1,12 +1,41 @@
 //! The window's slot storage: a vector that never moves its items when it grows.
 
+use super::mapped::Region;
+
 /// A vector that grows by whole chunks of [`CHUNK`] items, so items never move. A window slot
-/// is about 180 bytes: a doubling vector of them copied its whole content at each growth, on
-/// the sequencer, between batches, and touched every page of each new copy.
+/// is a cache line: a doubling vector of them copied its whole content at each growth, on
+/// the sequencer, between batches, and touched every page of each new copy. The chunks of a
+/// window opened from an index are the mapped file's ([`Chunked::mapped`]) until one is
+/// pushed to.
 #[derive(Debug)]
 pub(super) struct Chunked<T> {
-    chunks: Vec<Vec<T>>,
+    chunks: Vec<Chunk<T>>,
     len: usize,
+}
+
+#[derive(Debug)]
+enum Chunk<T> {
+    Owned(Vec<T>),
+    /// A full chunk of a mapped image (or the last one, part full).
+    Mapped(Region<T>),
+}
+
+impl<T> Chunk<T> {
+    #[inline]
+    fn items(&self) -> &[T] {
+        match self {
+            Chunk::Owned(v) => v,
+            Chunk::Mapped(r) => r,
+        }
+    }
+
+    #[inline]
+    fn items_mut(&mut self) -> &mut [T] {
+        match self {
+            Chunk::Owned(v) => v,
+            Chunk::Mapped(r) => r,
+        }
+    }
 }
 
 /// Items per chunk of a [`Chunked`] vector.
@@ -21,6 +50,36 @@ impl<T> Default for Chunked<T> {
     }
 }
 
+impl<T: bytemuck::Pod> Chunked<T> {
+    /// The `n` items at byte `offset` of a mapped `image`, a chunk to a region.
+    pub(super) fn mapped(image: &super::Image, offset: usize, n: usize) -> std::io::Result<Self> {
+        let size = std::mem::size_of::<T>();
+        let mut chunks = Vec::with_capacity(n.div_ceil(CHUNK));
+        for start in (0..n).step_by(CHUNK) {
+            let k = CHUNK.min(n - start);
+            chunks.push(Chunk::Mapped(image.region(offset + start * size, k)?));
+        }
+        Ok(Chunked { chunks, len: n })
+    }
+
+    pub(super) fn push(&mut self, item: T) {
+        if self.len == self.capacity() {
+            self.chunks.push(Chunk::Owned(Vec::with_capacity(CHUNK)));
+        }
+        let chunk = &mut self.chunks[self.len / CHUNK];
+        if let Chunk::Mapped(region) = chunk {
+            // Only the last chunk of a mapped image can have room: it becomes an owned one.
+            let mut owned = Vec::with_capacity(CHUNK);
+            owned.extend_from_slice(region);
+            *chunk = Chunk::Owned(owned);
+        }
+        if let Chunk::Owned(v) = chunk {
+            v.push(item);
+        }
+        self.len += 1;
+    }
+}
+
 impl<T> Chunked<T> {
     pub(super) fn len(&self) -> usize {
         self.len
@@ -31,25 +90,22 @@ impl<T> Chunked<T> {
         self.chunks.len() * CHUNK
     }
 
-    pub(super) fn push(&mut self, item: T) {
-        if self.len == self.capacity() {
-            self.chunks.push(Vec::with_capacity(CHUNK));
-        }
-        self.chunks[self.len / CHUNK].push(item);
-        self.len += 1;
-    }
-
     /// The items, chunk by chunk.
     pub(super) fn chunks(&self) -> impl Iterator<Item = &[T]> {
-        self.chunks.iter().map(Vec::as_slice)
+        self.chunks.iter().map(Chunk::items)
     }
 
     /// Allocates the chunks for `additional` more items.
     pub(super) fn reserve(&mut self, additional: usize) {
         let chunks = (self.len + additional).div_ceil(CHUNK);
         while self.chunks.len() < chunks {
-            self.chunks.push(Vec::with_capacity(CHUNK));
+            self.chunks.push(Chunk::Owned(Vec::with_capacity(CHUNK)));
         }
+    }
+
+    /// True when some items are a mapped image's.
+    pub(super) fn is_mapped(&self) -> bool {
+        self.chunks.iter().any(|c| matches!(c, Chunk::Mapped(_)))
     }
 }
 
@@ -57,14 +113,14 @@ impl<T> std::ops::Index<usize> for Chunked<T> {
     type Output = T;
     #[inline]
     fn index(&self, i: usize) -> &T {
-        &self.chunks[i / CHUNK][i % CHUNK]
+        &self.chunks[i / CHUNK].items()[i % CHUNK]
     }
 }
 
 impl<T> std::ops::IndexMut<usize> for Chunked<T> {
     #[inline]
     fn index_mut(&mut self, i: usize) -> &mut T {
-        &mut self.chunks[i / CHUNK][i % CHUNK]
+        &mut self.chunks[i / CHUNK].items_mut()[i % CHUNK]
     }
 }
 
@@ -91,5 +147,33 @@ mod tests {
             .chain([7])
             .collect();
         assert!((0..v.len()).all(|i| v[i] == expected[i]));
+    }
+
+    #[test]
+    fn mapped_chunks_are_read_written_and_pushed_to() {
+        use std::io::Write;
+        let dir = std::env::temp_dir().join(format!("nd-chunked-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t");
+        let n = CHUNK + 5;
+        let items: Vec<u64> = (0..n as u64).map(|i| i * 2).collect();
+        let mut file = std::fs::File::create(&path).unwrap();
+        file.write_all(&[0; 8]).unwrap();
+        file.write_all(bytemuck::cast_slice(&items)).unwrap();
+        let image = super::super::Image::map(&std::fs::File::open(&path).unwrap()).unwrap();
+        let mut v: Chunked<u64> = Chunked::mapped(&image, 8, n).unwrap();
+        assert!(v.is_mapped());
+        assert_eq!((v.len(), v.capacity()), (n, 2 * CHUNK));
+        assert!((0..n).all(|i| v[i] == i as u64 * 2));
+        v[3] = 1;
+        v.push(99);
+        v.push(100);
+        assert_eq!(
+            (v[3], v[CHUNK + 4], v[n], v[n + 1]),
+            (1, (CHUNK as u64 + 4) * 2, 99, 100)
+        );
+        assert!(v.is_mapped(), "the first chunk is still the file's");
+        assert!(Chunked::<u64>::mapped(&image, 8, n + 1).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

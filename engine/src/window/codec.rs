@@ -10,6 +10,8 @@ const PIECE: usize = 8192;
 pub(super) struct Put<'a, W: Write> {
     w: &'a mut W,
     buf: Vec<u8>,
+    /// Bytes written so far (where the next one goes in the image).
+    at: u64,
 }
 
 impl<'a, W: Write> Put<'a, W> {
@@ -17,15 +19,28 @@ impl<'a, W: Write> Put<'a, W> {
         Put {
             w,
             buf: Vec::with_capacity(PIECE * 8),
+            at: 0,
         }
     }
 
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.at += bytes.len() as u64;
+        self.w.write_all(bytes)
+    }
+
     pub(super) fn u64(&mut self, v: u64) -> io::Result<()> {
-        self.w.write_all(&v.to_le_bytes())
+        self.write(&v.to_le_bytes())
     }
 
     pub(super) fn u32(&mut self, v: u32) -> io::Result<()> {
-        self.w.write_all(&v.to_le_bytes())
+        self.write(&v.to_le_bytes())
+    }
+
+    /// Zeros up to the next multiple of `align` bytes from the start: an array that follows
+    /// can be mapped in place ([`Get::align`] skips them).
+    pub(super) fn align(&mut self, align: u64) -> io::Result<()> {
+        let pad = self.at.next_multiple_of(align) - self.at;
+        self.write(&vec![0; pad as usize])
     }
 
     /// `items`, each as the bytes `each` appends.
@@ -38,17 +53,19 @@ impl<'a, W: Write> Put<'a, W> {
         for item in items {
             each(&mut self.buf, item);
             if self.buf.len() >= PIECE * 8 {
+                self.at += self.buf.len() as u64;
                 self.w.write_all(&self.buf)?;
                 self.buf.clear();
             }
         }
+        self.at += self.buf.len() as u64;
         self.w.write_all(&self.buf)
     }
 
     /// Bytes as they are (items in memory order: the image is little-endian, as the
     /// records are).
     pub(super) fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.w.write_all(bytes)
+        self.write(bytes)
     }
 
     /// A u64 count, then the u32s.
@@ -73,6 +90,29 @@ pub(super) fn damaged(what: &str) -> io::Error {
         io::ErrorKind::InvalidData,
         format!("the window's tables are damaged ({what})"),
     )
+}
+
+impl Get<'_, io::Cursor<&[u8]>> {
+    /// Where the next byte is in the bytes read (an image mapped whole).
+    pub(super) fn at(&self) -> usize {
+        self.r.position() as usize
+    }
+
+    /// Passes `n` bytes (an array mapped where it is instead of read).
+    pub(super) fn skip(&mut self, n: u64) -> io::Result<()> {
+        if n > self.left {
+            return Err(damaged("a count runs past the end"));
+        }
+        self.r.set_position(self.r.position() + n);
+        self.left -= n;
+        Ok(())
+    }
+
+    /// Passes what [`Put::align`] wrote.
+    pub(super) fn align(&mut self, align: u64) -> io::Result<()> {
+        let at = self.r.position();
+        self.skip(at.next_multiple_of(align) - at)
+    }
 }
 
 impl<'a, R: Read> Get<'a, R> {

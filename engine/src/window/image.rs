@@ -5,25 +5,45 @@
 //! into.
 //!
 //! ```text
-//! u64 slots | slots × (u64 offset | u32 len | u32 newer | u32 older) | slots × u64 seq
-//!   | slots × 4 × u64 sketch | slots × u32 record checksum | u64 n + n × u32 free slot | u32 newest | u32 oldest
-//!   | u64 held | u64 evictions | u64 bands | u32 tables | tables × bucket table
-//!   | bucket table (the copy index) | u64 n + n bytes, the family summaries
-//! bucket table: u64 keys | u64 cells + cells × (u32 top | u32 value) | u64 lists
+//! u64 slots | pad | slots × slot (4 × u64 sketch | u64 seq | u64 offset | u32 len
+//!   | u32 newer | u32 older | u32 record checksum) | u64 n + n × u32 free slot
+//!   | u32 newest | u32 oldest | u64 held | u64 evictions | u64 bands | u32 tables
+//!   | tables × bucket table | bucket table (the copy index) | u64 n + n bytes, the family
+//!   summaries
+//! bucket table: u64 keys | u64 cells | pad | cells × (u32 top | u32 value) | u64 lists
 //!   + lists × (u32 protected | u32 m + m × u32 slot) | u64 n + n × u32 spare list
 //! ```
-//! Little-endian (numbers as they are in memory: the records assume it too). Reading checks
-//! every count against the bytes left and every slot number against the slots, so a damaged
-//! image is an error, never a panic or an allocation larger than the file.
+//! Little-endian (numbers as they are in memory: the records assume it too); `pad` is zeros
+//! up to a multiple of 64 bytes from the start, so the slots and cells are mapped where they
+//! are ([`Layout::InPlace`]). Index versions 8 and 9 wrote [`Layout::Fields`]: after the
+//! count of slots, `slots × (u64 offset | u32 len | u32 newer | u32 older)`, then `slots ×
+//! u64 seq`, `slots × 4 × u64 sketch`, `slots × u32 record checksum`, and no `pad`. Reading
+//! checks every count against the bytes left, so a damaged image is an error, never a panic
+//! or an allocation larger than the file.
 
 use super::codec::{Get, Put, damaged};
-use super::{Buckets, Chunked, Family, NIL, SHARDS, Slot, Window, WindowSettings};
+use super::{Buckets, Chunked, Family, Image, NIL, SHARDS, Slot, Window, WindowSettings};
 use crate::sketch::lsh::Sketch;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-/// A slot's place and links as the image keeps them (20 bytes); the sequence numbers,
-/// sketches and checksums follow as arrays of their own.
+/// Where the image's mapped arrays start: a cache line (a slot, a line of cells).
+const ALIGN: u64 = 64;
+
+/// How an image lays out its slots and cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Index versions 8 and 9: each field of the slots as an array of its own, the cells
+    /// unaligned; read into RAM and checked item by item.
+    Fields,
+    /// Index version 10 on: the slots and each table's cells as they are in memory, at
+    /// 64-byte boundaries of the file, so that they are mapped where they are
+    /// ([`super::mapped`]) and a run reads only the pages it touches.
+    InPlace,
+}
+
+/// A slot's place and links as the [`Layout::Fields`] image keeps them (20 bytes); the
+/// sequence numbers, sketches and checksums follow as arrays of their own.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C, packed(4))]
 struct SlotImage {
@@ -39,25 +59,11 @@ unsafe impl bytemuck::Zeroable for SlotImage {}
 // SAFETY: as above.
 unsafe impl bytemuck::Pod for SlotImage {}
 
-/// Slots written or read per piece (the image's arrays are converted a piece at a time).
+/// Slots read per piece (a [`Layout::Fields`] image's arrays are converted a piece at a
+/// time).
 const PIECE: usize = super::chunked::CHUNK;
 
-/// Writes one field of every slot as an array, a chunk of slots at a time.
-fn put_field<W: Write, T: bytemuck::Pod>(
-    put: &mut Put<'_, W>,
-    slots: &Chunked<Slot>,
-    field: impl Fn(&Slot) -> T,
-) -> io::Result<()> {
-    let mut piece = Vec::with_capacity(PIECE);
-    for chunk in slots.chunks() {
-        piece.clear();
-        piece.extend(chunk.iter().map(&field));
-        put.raw(bytemuck::cast_slice(&piece))?;
-    }
-    Ok(())
-}
-
-/// Reads what [`put_field`] wrote into the slots, with `set`.
+/// Reads one field of every slot, written as an array, into the slots with `set`.
 fn get_field<R: Read, T: bytemuck::Pod>(
     get: &mut Get<'_, R>,
     slots: &mut Chunked<Slot>,
@@ -75,27 +81,54 @@ fn get_field<R: Read, T: bytemuck::Pod>(
     Ok(())
 }
 
+/// The slots of a [`Layout::Fields`] image, each record checked against `records_end`.
+fn get_slot_fields<R: Read>(
+    get: &mut Get<'_, R>,
+    n: usize,
+    records_end: u64,
+) -> io::Result<Chunked<Slot>> {
+    let mut slots = Chunked::default();
+    slots.reserve(n);
+    let mut piece = Vec::new();
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(PIECE);
+        piece.clear();
+        piece.resize(k, SlotImage::default());
+        get.raw(bytemuck::cast_slice_mut(&mut piece))?;
+        for &image in &piece {
+            let (offset, len) = (image.offset, image.len);
+            // A free slot (length 0) keeps the offset of the record it had.
+            if len > 0 && offset.saturating_add(u64::from(len)) > records_end {
+                return Err(damaged("a record lies past the records' end"));
+            }
+            slots.push(Slot {
+                offset,
+                len,
+                newer: image.newer,
+                older: image.older,
+                ..Slot::default()
+            });
+        }
+        left -= k;
+    }
+    // The sequence numbers, sketches and checksums, into the slots a piece at a time.
+    get_field(get, &mut slots, |s, seq: u64| s.seq = seq)?;
+    get_field(get, &mut slots, |s, sketch: Sketch| s.sketch = sketch)?;
+    get_field(get, &mut slots, |s, sum: u32| s.sum = sum)?;
+    Ok(slots)
+}
+
 impl Window {
-    /// Writes the window's tables (not its records: the store keeps those).
+    /// Writes the window's tables (not its records: the store keeps those), laid out
+    /// [`Layout::InPlace`].
     pub fn write_image<W: Write>(&self, w: &mut W) -> io::Result<()> {
         let mut put = Put::new(w);
-        let n = self.slots.len();
-        put.u64(n as u64)?;
-        // Each array of the layout in turn, a chunk of slots at a time.
-        let mut images = Vec::with_capacity(PIECE);
+        put.u64(self.slots.len() as u64)?;
+        put.align(ALIGN)?;
         for chunk in self.slots.chunks() {
-            images.clear();
-            images.extend(chunk.iter().map(|s| SlotImage {
-                offset: s.offset,
-                len: s.len,
-                newer: s.newer,
-                older: s.older,
-            }));
-            put.raw(bytemuck::cast_slice(&images))?;
+            put.raw(bytemuck::cast_slice(chunk))?;
         }
-        put_field(&mut put, &self.slots, |s| s.seq)?;
-        put_field(&mut put, &self.slots, |s| s.sketch)?;
-        put_field(&mut put, &self.slots, |s| s.sum)?;
         put.u32s(&self.free)?;
         put.u32(self.newest)?;
         put.u32(self.oldest)?;
@@ -113,54 +146,41 @@ impl Window {
         put.raw(&family)
     }
 
-    /// The window `settings` describe holding what [`Window::write_image`] wrote, its
-    /// records in `store` (whose bytes end at `records_end`). `left` bounds what is read.
-    /// It holds what the image holds whatever the settings' limits: [`Window::settle`]
-    /// applies them (after a log is replayed).
-    pub fn read_image<R: Read>(
+    /// The window `settings` describe holding what [`Window::write_image`] wrote (the
+    /// mapped `image`, laid out as `layout` says), its records in `store` (whose bytes end
+    /// at `records_end`). It holds what the image holds whatever the settings' limits:
+    /// [`Window::settle`] applies them (after a log is replayed).
+    ///
+    /// A [`Layout::Fields`] image is read into RAM and every count, slot number and link
+    /// checked, so a damaged one is an error, never a panic. A [`Layout::InPlace`] one is
+    /// mapped and its counts and small parts checked; its slots and cells are trusted to be
+    /// what the manifest's checksum of the whole file (checked before) says were written.
+    pub fn read_image(
         settings: WindowSettings,
         store: super::Store,
         records_end: u64,
-        r: &mut R,
-        left: u64,
+        image: &Image,
+        layout: Layout,
     ) -> io::Result<Window> {
         let bucket_limit = settings.bucket_limit;
         let mut w = Window::with_settings(settings);
         w.store = store;
-        let mut get = Get::new(r, left);
+        let bytes = image.bytes();
+        let mut cursor = io::Cursor::new(bytes);
+        let mut get = Get::new(&mut cursor, bytes.len() as u64);
         let n = get.count(20)?;
         if n > super::buckets::MAX_SLOT as usize {
             return Err(damaged("too many slots"));
         }
-        let mut slots = Chunked::default();
-        slots.reserve(n);
-        let mut piece = Vec::new();
-        let mut left = n;
-        while left > 0 {
-            let k = left.min(PIECE);
-            piece.clear();
-            piece.resize(k, SlotImage::default());
-            get.raw(bytemuck::cast_slice_mut(&mut piece))?;
-            for &image in &piece {
-                let (offset, len) = (image.offset, image.len);
-                // A free slot (length 0) keeps the offset of the record it had.
-                if len > 0 && offset.saturating_add(u64::from(len)) > records_end {
-                    return Err(damaged("a record lies past the records' end"));
-                }
-                slots.push(Slot {
-                    offset,
-                    len,
-                    newer: image.newer,
-                    older: image.older,
-                    ..Slot::default()
-                });
+        let slots = match layout {
+            Layout::Fields => get_slot_fields(&mut get, n, records_end)?,
+            Layout::InPlace => {
+                get.align(ALIGN)?;
+                let slots = Chunked::mapped(image, get.at(), n)?;
+                get.skip((n * std::mem::size_of::<Slot>()) as u64)?;
+                slots
             }
-            left -= k;
-        }
-        // The sequence numbers, sketches and checksums, into the slots a piece at a time.
-        get_field(&mut get, &mut slots, |s, seq: u64| s.seq = seq)?;
-        get_field(&mut get, &mut slots, |s, sketch: Sketch| s.sketch = sketch)?;
-        get_field(&mut get, &mut slots, |s, sum: u32| s.sum = sum)?;
+        };
         let free = get.u32s()?;
         let (newest, oldest) = (get.u32()?, get.u32()?);
         let held = get.u64()? as usize;
@@ -172,9 +192,15 @@ impl Window {
         }
         let mut buckets = Vec::with_capacity(SHARDS);
         for _ in 0..SHARDS {
-            buckets.push(Buckets::read_image(&mut get, bucket_limit, n)?);
+            buckets.push(Buckets::read_image(
+                &mut get,
+                image,
+                layout,
+                bucket_limit,
+                n,
+            )?);
         }
-        let copies = Buckets::read_image(&mut get, 0, n)?;
+        let copies = Buckets::read_image(&mut get, image, layout, 0, n)?;
         let family_len = get.count(1)?;
         let mut family = Vec::with_capacity(family_len);
         get.all(family_len, 1, |b| {
@@ -184,6 +210,13 @@ impl Window {
         let family = Family::read_from(&family).ok_or_else(|| damaged("family summaries"))?;
         if get.left() != 0 {
             return Err(damaged("bytes after the tables"));
+        }
+        let valid = |s: u32| s == NIL || (s as usize) < n;
+        if held + free.len() > n || !valid(newest) || !valid(oldest) {
+            return Err(damaged("the recency list's ends"));
+        }
+        if free.iter().any(|&f| f as usize >= n) {
+            return Err(damaged("the free slots"));
         }
         w.slots = slots;
         w.free = free;
@@ -195,7 +228,11 @@ impl Window {
         w.buckets = buckets;
         w.copies = copies;
         w.family = family;
-        w.check_links()?;
+        // Every held record was summed by the save that wrote the image.
+        w.unsummed = Some(Vec::new());
+        if layout == Layout::Fields {
+            w.check_links()?;
+        }
         Ok(w)
     }
 
@@ -203,7 +240,11 @@ impl Window {
     /// run's `settings`: at most its capacity, within its memory budget (which may rebuild
     /// it, [`Window::fit_budget`]).
     pub fn settle(mut self, settings: WindowSettings) -> io::Result<Window> {
-        self.check_links()?;
+        // Walking the links of a mapped window would read every slot's page: what mapping
+        // saves (its bytes are the checksummed file's and the log's checked changes).
+        if !self.slots.is_mapped() {
+            self.check_links()?;
+        }
         if self.capacity > 0 {
             while self.len > self.capacity {
                 self.evict_oldest()?;
@@ -327,21 +368,36 @@ impl Window {
     }
 
     /// Computes the checksum of every held record that has none yet (those added since the
-    /// last save), before they are saved.
+    /// last save), before they are saved: the listed ones, or every held one when the list
+    /// was given up (a window opened from a mapped index must not read every slot's page).
     fn sum_records(&mut self) -> io::Result<()> {
+        let slots = match self.unsummed.replace(Vec::new()) {
+            Some(listed) => listed,
+            None => self.oldest_first().map(|h| h.slot).collect(),
+        };
         let mut scratch = Vec::new();
-        let mut slot = self.oldest;
-        while slot != NIL {
+        for slot in slots {
             let s = self.slots[slot as usize];
-            if s.sum == 0 {
+            if s.len > 0 && s.sum == 0 {
                 let record = self.store.get(s.place(), &mut scratch, 0)?;
                 let sum = super::store::record_sum(record);
                 self.slots[slot as usize].sum = sum;
                 self.journal.sum(slot, sum);
             }
-            slot = s.newer;
         }
         Ok(())
+    }
+
+    /// Lists `slot` as given a record without a checksum ([`Window::sum_records`]), unless
+    /// the list would pass a sixteenth of the slots: every held one is looked at then.
+    pub(super) fn unsummed_push(&mut self, slot: u32) {
+        if let Some(listed) = &mut self.unsummed {
+            if listed.len() > self.slots.len() / 16 + 4096 {
+                self.unsummed = None;
+            } else {
+                listed.push(slot);
+            }
+        }
     }
 
     /// A manifest naming what [`Window::sync_index`] returned is saved.

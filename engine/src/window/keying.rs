@@ -72,6 +72,7 @@ impl Window {
             slot.len = place.len;
             slot.sum = 0;
             self.store.freed(old);
+            self.unsummed_push(h.slot);
         }
         if self.store.needs_compaction() {
             self.compact()?;

@@ -35,11 +35,15 @@ mod journal;
 mod keying;
 mod limit;
 mod lookup;
+mod mapped;
 mod marks;
 mod rank;
 mod recency;
 mod record;
 pub mod store;
+
+pub use image::Layout;
+pub use mapped::Image;
 
 use crate::input::DocId;
 use crate::prefetch::prefetch;
@@ -106,6 +110,13 @@ struct Slot {
 
 const _: () = assert!(std::mem::size_of::<Slot>() == 64);
 
+// SAFETY: `Slot` is `repr(C, align(64))` of plain numbers, 32 + 8 + 8 + 4 × 4 = 64 bytes at
+// alignment 64, so no padding; any bit pattern is a value. An index's image holds the slots
+// as they are in memory and maps them ([`mapped`]).
+unsafe impl bytemuck::Zeroable for Slot {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Slot {}
+
 impl Slot {
     fn place(&self) -> Place {
         Place {
@@ -134,6 +145,10 @@ pub struct Window {
     capacity: usize,
     slots: Chunked<Slot>,
     free: Vec<u32>,
+    /// The slots given a record without a checksum since the last save
+    /// ([`Window::sync_index`] computes them); `None`: look at every held one (a window
+    /// that was never saved, or one that inserted too many to list).
+    unsummed: Option<Vec<u32>>,
     /// The most recently inserted or matched document.
     newest: u32,
     /// The least recently inserted or matched document (evicted first).
@@ -223,6 +238,7 @@ impl Window {
             capacity: 0,
             slots: Chunked::default(),
             free: Vec::new(),
+            unsummed: None,
             newest: NIL,
             oldest: NIL,
             len: 0,
@@ -518,6 +534,7 @@ impl Window {
             s.offset = place.offset;
             s.len = place.len;
         }
+        self.unsummed_push(slot);
         self.link_newest(slot);
         self.len += 1;
         self.journal.insert(

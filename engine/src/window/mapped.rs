@@ -1,0 +1,196 @@
+//! A saved index's tables mapped copy-on-write ([`Image`]), and the arrays that live in them
+//! ([`Region`]): the slots and bucket cells of a window opened from an index are the file's
+//! own bytes until a run writes to them. Opening then costs what the run touches, not the
+//! tables' size: a page is read from the file (or the page cache) when a lookup first meets
+//! it, and copied into the process only when it is changed. Nothing is ever written back to
+//! the file (the mapping is private); a save writes the window's changes as it always did.
+//!
+//! Mapping is safe here because an index's tables file is never changed once written: a
+//! save writes new tables to a new file (`tables.T+1`) and removes the old one only after
+//! the manifest stops naming it, and a removed file stays mapped until the last run that
+//! maps it ends.
+
+use std::fs::File;
+use std::io;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+/// A tables file mapped private and writable (copy-on-write).
+pub struct Image {
+    map: Arc<memmap2::MmapMut>,
+    base: NonNull<u8>,
+    len: usize,
+}
+
+impl Image {
+    /// Maps `file` whole.
+    pub fn map(file: &File) -> io::Result<Image> {
+        // SAFETY: the mapping is private, so the process never writes the file; the file is
+        // never changed or cut while an index names it (module documentation), so the bytes
+        // stay what they were when it was mapped.
+        let mut map = unsafe { memmap2::MmapOptions::new().map_copy(file)? };
+        // Lookups meet the tables at random: without this, each page a lookup reads brings
+        // its neighbours into the process too (the kernel's fault-around), and a thousand
+        // documents' lookups map most of the tables.
+        #[cfg(unix)]
+        map.advise(memmap2::Advice::Random)?;
+        let len = map.len();
+        let base = NonNull::new(map.as_mut_ptr()).unwrap_or(NonNull::dangling());
+        Ok(Image {
+            map: Arc::new(map),
+            base,
+            len,
+        })
+    }
+
+    /// The mapped bytes, to read the image's small parts from.
+    pub fn bytes(&self) -> &[u8] {
+        &self.map[..]
+    }
+
+    /// The `n` items of type `T` at byte `offset` as an array of the window's: refused when
+    /// they pass the end or are not aligned for `T`. Each call must name bytes no other
+    /// region names (the regions are written through).
+    pub(super) fn region<T: bytemuck::Pod>(
+        &self,
+        offset: usize,
+        n: usize,
+    ) -> io::Result<Region<T>> {
+        let size = std::mem::size_of::<T>();
+        let end = n
+            .checked_mul(size)
+            .and_then(|b| b.checked_add(offset))
+            .filter(|&end| end <= self.len);
+        if end.is_none() || !offset.is_multiple_of(std::mem::align_of::<T>()) {
+            return Err(super::codec::damaged("an array's place"));
+        }
+        // SAFETY: `offset` is within the mapping (checked above), so the pointer is too.
+        let ptr = unsafe { self.base.as_ptr().add(offset) }.cast::<T>();
+        Ok(Region {
+            ptr: NonNull::new(ptr).unwrap_or(NonNull::dangling()),
+            len: n,
+            _map: Some(Arc::clone(&self.map)),
+        })
+    }
+}
+
+/// An array of a window's: owned, or items of a mapped [`Image`] (written copy-on-write).
+pub(super) struct Region<T> {
+    ptr: NonNull<T>,
+    len: usize,
+    /// The mapping the items live in (`None`: owned, `ptr` is a leaked boxed slice's).
+    _map: Option<Arc<memmap2::MmapMut>>,
+}
+
+// SAFETY: a region is the only handle to its items (owned, or bytes of a mapping no other
+// region names), like a `Box<[T]>`; the mapping it keeps alive is itself `Send + Sync`.
+unsafe impl<T: Send> Send for Region<T> {}
+// SAFETY: as above; shared access only reads.
+unsafe impl<T: Sync> Sync for Region<T> {}
+
+impl<T> Region<T> {
+    /// True when the items are the mapped file's.
+    pub(super) fn is_mapped(&self) -> bool {
+        self._map.is_some()
+    }
+}
+
+impl<T> From<Box<[T]>> for Region<T> {
+    fn from(items: Box<[T]>) -> Region<T> {
+        let len = items.len();
+        let ptr = NonNull::new(Box::into_raw(items).cast::<T>()).unwrap_or(NonNull::dangling());
+        Region {
+            ptr,
+            len,
+            _map: None,
+        }
+    }
+}
+
+impl<T> From<Vec<T>> for Region<T> {
+    fn from(items: Vec<T>) -> Region<T> {
+        Region::from(items.into_boxed_slice())
+    }
+}
+
+impl<T> Drop for Region<T> {
+    fn drop(&mut self) {
+        if self._map.is_none() {
+            // SAFETY: an owned region's pointer and length are those of the boxed slice it
+            // was made from (`From<Box<[T]>>`), freed only here.
+            drop(unsafe {
+                Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                    self.ptr.as_ptr(),
+                    self.len,
+                ))
+            });
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Region<T> {
+    type Target = [T];
+    #[inline]
+    fn deref(&self) -> &[T] {
+        // SAFETY: `ptr` points at `len` initialised items (a boxed slice's, or a mapping's
+        // checked for bounds and alignment; any bit pattern is a `Pod` value) that live as
+        // long as the region.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T> std::ops::DerefMut for Region<T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as for `deref`; the region is the only handle to these items and the
+        // mapping is writable (private: the kernel copies a page at its first write).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Region<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Region")
+            .field("len", &self.len)
+            .field("mapped", &self.is_mapped())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn a_mapped_region_reads_the_file_and_writes_only_memory() {
+        let dir = std::env::temp_dir().join(format!("nd-mapped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t");
+        let words: Vec<u64> = (0..1024).collect();
+        File::create(&path)
+            .unwrap()
+            .write_all(bytemuck::cast_slice(&words))
+            .unwrap();
+        let image = Image::map(&File::open(&path).unwrap()).unwrap();
+        let mut a: Region<u64> = image.region(8, 4).unwrap();
+        let b: Region<u64> = image.region(64, 2).unwrap();
+        assert_eq!((&a[..], &b[..]), (&[1, 2, 3, 4][..], &[8, 9][..]));
+        a[0] = 77;
+        assert_eq!(a[0], 77);
+        assert!(image.region::<u64>(8 * 1023, 2).is_err(), "past the end");
+        assert!(image.region::<u64>(4, 1).is_err(), "not aligned");
+        drop(image);
+        assert_eq!(b[1], 9, "a region keeps the mapping alive");
+        let on_disk = std::fs::read(&path).unwrap();
+        assert_eq!(
+            &on_disk[8..16],
+            &1u64.to_le_bytes(),
+            "the file is unchanged"
+        );
+        let owned = Region::from(vec![5u32, 6]);
+        assert!(!owned.is_mapped() && a.is_mapped());
+        assert_eq!(&owned[..], &[5, 6]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
