@@ -747,6 +747,11 @@ fn an_index_of_version_9_resumes_and_is_written_anew() {
         u32::from_le_bytes(m[8..12].try_into().unwrap())
     };
     assert_eq!(version(&state), 9);
+    let old = info_json(&state);
+    assert_eq!(
+        (old["version"].as_u64(), old["mapped_bytes"].as_u64()),
+        (Some(9), Some(0))
+    );
     let against = [&args[..], &["--against", state.to_str().unwrap()]].concat();
     let read = neardup(&against, &tail).ok().stdout;
     let fresh = temp_path("index-v10-from-head");
@@ -766,6 +771,12 @@ fn an_index_of_version_9_resumes_and_is_written_anew() {
         "resumed from version 9, the output differs from one run"
     );
     assert!(version(&state) > 9, "the save wrote today's version");
+    let new = info_json(&state);
+    assert!(new["version"].as_u64() > Some(9), "{new}");
+    assert!(
+        new["mapped_bytes"].as_u64() > Some(100_000),
+        "today's tables are mapped: {new}"
+    );
     assert!(
         !state.join("log.1").exists(),
         "the tables were written whole, without the old log"

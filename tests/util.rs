@@ -224,6 +224,7 @@ pub fn state_bytes(path: &std::path::Path) -> Vec<u8> {
         "log_documents",
         "garbage_bytes",
         "ram_bytes_when_opened",
+        "mapped_bytes",
         "index",
     ] {
         v.as_object_mut().unwrap().remove(key);

@@ -54,7 +54,7 @@ impl StateArgs {
                 if json {
                     let v = serde_json::json!({
                         "index": dir.display().to_string(),
-                        "version": index::VERSION,
+                        "version": m.version,
                         "documents": m.documents,
                         "lines_read": m.lines,
                         "lines_written": m.written,
@@ -64,6 +64,7 @@ impl StateArgs {
                         "log_bytes": m.log_len,
                         "log_documents": m.log_inserts,
                         "ram_bytes_when_opened": info.ram_bytes,
+                        "mapped_bytes": info.mapped_bytes,
                         "capacity": m.capacity,
                         "evicts_for": limit,
                         "pending_output_bytes": m.pending.len(),
@@ -75,11 +76,7 @@ impl StateArgs {
                 } else {
                     let mb = |b: u64| format!("{:.1} MB", b as f64 / 1e6);
                     let mut lines = vec![
-                        format!(
-                            "index:          {} (version {})",
-                            dir.display(),
-                            index::VERSION
-                        ),
+                        format!("index:          {} (version {})", dir.display(), m.version),
                         format!("documents:      {}", m.documents),
                         format!("last line read: {}", m.lines),
                         format!("output lines:   {}", m.written),
@@ -92,7 +89,12 @@ impl StateArgs {
                             mb(m.log_len),
                             m.log_inserts
                         ),
-                        format!("RAM to open:    {}", mb(info.ram_bytes as u64)),
+                        format!(
+                            "RAM to open:    {}, and {} of tables mapped (a run reads the \
+                             pages it touches)",
+                            mb(info.ram_bytes as u64),
+                            mb(info.mapped_bytes as u64)
+                        ),
                         format!(
                             "window:         {}, evicts for: {limit}",
                             match m.capacity {

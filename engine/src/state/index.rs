@@ -104,6 +104,8 @@ pub struct Manifest {
     pub log_len: u64,
     /// Documents the log inserts.
     pub log_inserts: u64,
+    /// Its version ([`VERSION`] once saved by this build).
+    pub version: u32,
     /// How the tables are laid out (what the version says; a save writes today's).
     pub layout: Layout,
 }
@@ -174,6 +176,7 @@ pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
         documents: u64_of(&mut b)?,
         log_len: 0,
         log_inserts: 0,
+        version,
         layout: match version {
             VERSION_WITHOUT_LOG | VERSION_WITHOUT_MAPPING => Layout::Fields,
             _ => Layout::InPlace,
@@ -418,6 +421,7 @@ pub fn save(dir: &Path, window: &mut Window, p: &Progress) -> Result<()> {
         documents: window.len() as u64,
         log_len,
         log_inserts,
+        version: VERSION,
         layout: Layout::InPlace,
     };
     write_manifest(dir, &manifest).map_err(io)?;
@@ -693,8 +697,11 @@ pub struct Info {
     pub records_bytes: u64,
     /// Bytes of its tables file.
     pub tables_bytes: u64,
-    /// RAM its window takes once opened (tables; the records stay on disk).
+    /// RAM its window takes once opened (tables; the records stay on disk), besides
+    /// `mapped_bytes`.
     pub ram_bytes: usize,
+    /// Bytes of its tables mapped, not read: a run reads the pages it touches.
+    pub mapped_bytes: usize,
     /// With `check`: a digest of the held documents (their sequence numbers and records, in
     /// recency order) and of the tables ([`Window::tables_digest`]), after every record was
     /// read back and checked against its checksum. Two indexes with the same digest hold the
@@ -734,7 +741,8 @@ pub fn info(dir: &Path, check: bool) -> Result<Info> {
     Ok(Info {
         records_bytes: size(records_path(dir, m.records)),
         tables_bytes: size(tables_path(dir, m.tables)),
-        ram_bytes: window.ram_bytes(),
+        ram_bytes: window.ram_bytes() - window.mapped_bytes(),
+        mapped_bytes: window.mapped_bytes(),
         manifest: m,
         digest,
     })

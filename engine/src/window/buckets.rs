@@ -522,6 +522,15 @@ impl Buckets {
         self.keys * CELL_BYTES * 3 / 2 + self.listed * 4 * 3 / 2
     }
 
+    /// Bytes of cells that are a mapped index's ([`super::mapped`]): read as they are
+    /// touched, not held.
+    pub fn mapped_bytes(&self) -> usize {
+        match self.cells.0.is_mapped() {
+            true => self.cells.len() * CELL_BYTES,
+            false => 0,
+        }
+    }
+
     pub fn approx_bytes(&self) -> usize {
         self.cells.len() * CELL_BYTES
             + self.lists.capacity() * std::mem::size_of::<Vec<u32>>()

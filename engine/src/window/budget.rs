@@ -167,6 +167,14 @@ impl Window {
         slots + bucket_bytes + self.copies.approx_bytes() + self.store.ram_bytes()
     }
 
+    /// Bytes of [`Window::ram_bytes`] that are a mapped index's tables, read from the file
+    /// (or the page cache) as a run touches them instead of held.
+    pub fn mapped_bytes(&self) -> usize {
+        let slots = self.slots.mapped_len() * std::mem::size_of::<Slot>();
+        let cells: usize = self.buckets.iter().map(Buckets::mapped_bytes).sum();
+        slots + cells + self.copies.mapped_bytes()
+    }
+
     /// RAM a held document costs, from what the documents use rather than what is
     /// allocated (a new table's cells, the store's first segment): so it means the same
     /// after one document as after a million.

@@ -151,6 +151,7 @@ impl Table {
     pub fn find(&self, home: usize, top: u32) -> Option<usize> {
         let mut l = home;
         loop {
+            self.0.touch(l);
             let (empty, same) = self.0[l].masks(top);
             let stop = same | empty;
             if stop != 0 {
@@ -167,6 +168,7 @@ impl Table {
     pub fn first_empty(&self, home: usize) -> usize {
         let mut l = home;
         loop {
+            self.0.touch(l);
             let (empty, _) = self.0[l].masks(0);
             if empty != 0 {
                 return l * LINE_CELLS + empty.trailing_zeros() as usize;
@@ -180,6 +182,7 @@ impl std::ops::Index<usize> for Table {
     type Output = Cell;
     #[inline]
     fn index(&self, i: usize) -> &Cell {
+        self.0.touch(i / LINE_CELLS);
         &self.0[i / LINE_CELLS].0[i % LINE_CELLS]
     }
 }
@@ -187,6 +190,7 @@ impl std::ops::Index<usize> for Table {
 impl std::ops::IndexMut<usize> for Table {
     #[inline]
     fn index_mut(&mut self, i: usize) -> &mut Cell {
+        self.0.touch(i / LINE_CELLS);
         &mut self.0[i / LINE_CELLS].0[i % LINE_CELLS]
     }
 }

@@ -29,11 +29,27 @@ impl<T> Chunk<T> {
         }
     }
 
+    /// Item `i`, its page made the process's own first when it is mapped
+    /// ([`Region::touch`]).
     #[inline]
-    fn items_mut(&mut self) -> &mut [T] {
+    fn item(&self, i: usize) -> &T {
         match self {
-            Chunk::Owned(v) => v,
-            Chunk::Mapped(r) => r,
+            Chunk::Owned(v) => &v[i],
+            Chunk::Mapped(r) => {
+                r.touch(i);
+                &r[i]
+            }
+        }
+    }
+
+    #[inline]
+    fn item_mut(&mut self, i: usize) -> &mut T {
+        match self {
+            Chunk::Owned(v) => &mut v[i],
+            Chunk::Mapped(r) => {
+                r.touch(i);
+                &mut r[i]
+            }
         }
     }
 }
@@ -107,20 +123,31 @@ impl<T> Chunked<T> {
     pub(super) fn is_mapped(&self) -> bool {
         self.chunks.iter().any(|c| matches!(c, Chunk::Mapped(_)))
     }
+
+    /// Items that are a mapped image's.
+    pub(super) fn mapped_len(&self) -> usize {
+        self.chunks
+            .iter()
+            .map(|c| match c {
+                Chunk::Mapped(r) => r.len(),
+                Chunk::Owned(_) => 0,
+            })
+            .sum()
+    }
 }
 
 impl<T> std::ops::Index<usize> for Chunked<T> {
     type Output = T;
     #[inline]
     fn index(&self, i: usize) -> &T {
-        &self.chunks[i / CHUNK].items()[i % CHUNK]
+        self.chunks[i / CHUNK].item(i % CHUNK)
     }
 }
 
 impl<T> std::ops::IndexMut<usize> for Chunked<T> {
     #[inline]
     fn index_mut(&mut self, i: usize) -> &mut T {
-        &mut self.chunks[i / CHUNK].items_mut()[i % CHUNK]
+        self.chunks[i / CHUNK].item_mut(i % CHUNK)
     }
 }
 
@@ -173,6 +200,7 @@ mod tests {
             (1, (CHUNK as u64 + 4) * 2, 99, 100)
         );
         assert!(v.is_mapped(), "the first chunk is still the file's");
+        assert_eq!(v.mapped_len(), CHUNK, "the last one became owned");
         assert!(Chunked::<u64>::mapped(&image, 8, n + 1).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -5,6 +5,13 @@
 //! it, and copied into the process only when it is changed. Nothing is ever written back to
 //! the file (the mapping is private); a save writes the window's changes as it always did.
 //!
+//! A page a run reads is made the run's own before its first read ([`Region::touch`]:
+//! `MADV_POPULATE_WRITE` on Linux, one page): a plain read fault would also map the page's
+//! cached neighbours into the process (the kernel's fault-around, which no advice turns
+//! off), and the tables are all cached after the checksum pass, so a thousand documents'
+//! lookups, each on a different page, would map most of the tables. A private page costs
+//! 4 KiB of the run's memory, and a run touches a few dozen a document.
+//!
 //! Mapping is safe here because an index's tables file is never changed once written: a
 //! save writes new tables to a new file (`tables.T+1`) and removes the old one only after
 //! the manifest stops naming it, and a removed file stays mapped until the last run that
@@ -14,12 +21,51 @@ use std::fs::File;
 use std::io;
 use std::ptr::NonNull;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A tables file mapped private and writable (copy-on-write).
 pub struct Image {
-    map: Arc<memmap2::MmapMut>,
+    map: Arc<Mapping>,
     base: NonNull<u8>,
     len: usize,
+}
+
+/// The mapping, and which of its pages are the process's own.
+struct Mapping {
+    map: memmap2::MmapMut,
+    /// Where the mapping starts.
+    base: usize,
+    /// log2 of the page size.
+    page_shift: u32,
+    /// A bit a page: set once [`Mapping::touch`] made it private.
+    owned: Box<[AtomicU64]>,
+}
+
+impl Mapping {
+    /// Makes the page holding `addr` (in the mapping) the process's own, once.
+    #[inline]
+    fn touch(&self, addr: usize) {
+        let page = (addr - self.base) >> self.page_shift;
+        let bit = 1u64 << (page % 64);
+        if self.owned[page / 64].load(Ordering::Relaxed) & bit == 0 {
+            self.populate(page, bit);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn populate(&self, page: usize, bit: u64) {
+        #[cfg(target_os = "linux")]
+        {
+            let size = 1usize << self.page_shift;
+            let addr = (self.base + (page << self.page_shift)) as *mut libc::c_void;
+            // SAFETY: the page lies in the mapping, which lives as long as `self`; making it
+            // private (as a write would) changes none of its bytes. Where the kernel lacks
+            // the advice it fails and the page is faulted in as usual.
+            unsafe { libc::madvise(addr, size, libc::MADV_POPULATE_WRITE) };
+        }
+        self.owned[page / 64].fetch_or(bit, Ordering::Relaxed);
+    }
 }
 
 impl Image {
@@ -36,8 +82,15 @@ impl Image {
         map.advise(memmap2::Advice::Random)?;
         let len = map.len();
         let base = NonNull::new(map.as_mut_ptr()).unwrap_or(NonNull::dangling());
+        let page = page_size();
+        let pages = len.div_ceil(page);
         Ok(Image {
-            map: Arc::new(map),
+            map: Arc::new(Mapping {
+                map,
+                base: base.as_ptr() as usize,
+                page_shift: page.trailing_zeros(),
+                owned: (0..pages.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            }),
             base,
             len,
         })
@@ -45,7 +98,7 @@ impl Image {
 
     /// The mapped bytes, to read the image's small parts from.
     pub fn bytes(&self) -> &[u8] {
-        &self.map[..]
+        &self.map.map[..]
     }
 
     /// The `n` items of type `T` at byte `offset` as an array of the window's: refused when
@@ -74,16 +127,30 @@ impl Image {
     }
 }
 
+/// The system's page size (a power of two).
+fn page_size() -> usize {
+    #[cfg(unix)]
+    {
+        // SAFETY: a plain query with no memory of ours.
+        let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        if size > 0 && (size as usize).is_power_of_two() {
+            return size as usize;
+        }
+    }
+    4096
+}
+
 /// An array of a window's: owned, or items of a mapped [`Image`] (written copy-on-write).
 pub(super) struct Region<T> {
     ptr: NonNull<T>,
     len: usize,
     /// The mapping the items live in (`None`: owned, `ptr` is a leaked boxed slice's).
-    _map: Option<Arc<memmap2::MmapMut>>,
+    _map: Option<Arc<Mapping>>,
 }
 
 // SAFETY: a region is the only handle to its items (owned, or bytes of a mapping no other
-// region names), like a `Box<[T]>`; the mapping it keeps alive is itself `Send + Sync`.
+// region names), like a `Box<[T]>`; the mapping it keeps alive is `Send + Sync` (the map and
+// atomics).
 unsafe impl<T: Send> Send for Region<T> {}
 // SAFETY: as above; shared access only reads.
 unsafe impl<T: Sync> Sync for Region<T> {}
@@ -92,6 +159,16 @@ impl<T> Region<T> {
     /// True when the items are the mapped file's.
     pub(super) fn is_mapped(&self) -> bool {
         self._map.is_some()
+    }
+
+    /// Before item `i` is read or written: a mapped region makes its page the process's own
+    /// the first time (module documentation). Items never straddle a page (the image
+    /// aligns the arrays to 64 bytes, and items are at most that).
+    #[inline]
+    pub(super) fn touch(&self, i: usize) {
+        if let Some(map) = &self._map {
+            map.touch(self.ptr.as_ptr().wrapping_add(i) as usize);
+        }
     }
 }
 
@@ -175,6 +252,13 @@ mod tests {
         let image = Image::map(&File::open(&path).unwrap()).unwrap();
         let mut a: Region<u64> = image.region(8, 4).unwrap();
         let b: Region<u64> = image.region(64, 2).unwrap();
+        a.touch(3);
+        b.touch(0);
+        assert_eq!(
+            image.map.owned[0].load(Ordering::Relaxed),
+            1,
+            "one page made private"
+        );
         assert_eq!((&a[..], &b[..]), (&[1, 2, 3, 4][..], &[8, 9][..]));
         a[0] = 77;
         assert_eq!(a[0], 77);
