@@ -680,6 +680,27 @@ fn many_readers_share_an_index_while_it_is_saved() {
     );
 }
 
+/// The sample split after a line, with one run's output over the whole and over the head.
+struct Resumed {
+    whole: Vec<u8>,
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    first: Vec<u8>,
+}
+
+/// [`Resumed`] with `args`, the sample split after line `cut`.
+fn resumed(args: &[&str], cut: usize) -> Resumed {
+    let whole = neardup(args, &sample_bytes()).ok().stdout;
+    let (head, tail) = halves(cut);
+    let first = neardup(args, &head).ok().stdout;
+    Resumed {
+        whole,
+        head,
+        tail,
+        first,
+    }
+}
+
 /// A single-file state saved by an earlier version (7, by the build before the index, over
 /// the sample's first 300 lines) resumes as it did, and its first save turns it into an
 /// index directory at the same path, said once; a conversion that stopped after moving the
@@ -687,9 +708,9 @@ fn many_readers_share_an_index_while_it_is_saved() {
 #[test]
 fn an_old_state_file_resumes_and_becomes_an_index() {
     let args = ["--annotate", "-t", "0.6"];
-    let whole = neardup(&args, &sample_bytes()).ok().stdout;
-    let (head, tail) = halves(300);
-    let first = neardup(&args, &head).ok().stdout;
+    let Resumed {
+        whole, tail, first, ..
+    } = resumed(&args, 300);
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/state-v7.ndstate");
     for aside in [false, true] {
         let state = temp_path(&format!("old-{aside}.ndstate"));
@@ -731,9 +752,12 @@ fn an_old_state_file_resumes_and_becomes_an_index() {
 #[test]
 fn an_index_of_version_9_resumes_and_is_written_anew() {
     let args = ["--annotate", "-t", "0.6"];
-    let whole = neardup(&args, &sample_bytes()).ok().stdout;
-    let (head, tail) = halves(300);
-    let first = neardup(&args, &head).ok().stdout;
+    let Resumed {
+        whole,
+        head,
+        tail,
+        first,
+    } = resumed(&args, 300);
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/index-v9");
     let state = temp_path("index-v9");
     crate::util::remove_state(&state);
@@ -782,25 +806,8 @@ fn an_index_of_version_9_resumes_and_is_written_anew() {
         "the tables were written whole, without the old log"
     );
     // Today's index opens mapped and says what the fresh one says of the same documents.
-    let digest = |dir: &std::path::Path| {
-        let out = bin()
-            .args(["state", "info", "--check"])
-            .arg(dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8_lossy(&out.stdout).to_string();
-        text.lines()
-            .find(|l| l.contains("digest"))
-            .map(str::to_string)
-            .unwrap_or_else(|| panic!("no digest in {text}"))
-    };
     neardup(&fresh_args, &tail).ok();
-    assert_eq!(digest(&state), digest(&fresh));
+    assert!(crate::util::state_bytes(&state) == crate::util::state_bytes(&fresh));
     crate::util::remove_state(&state);
     crate::util::remove_state(&fresh);
 }

@@ -22,7 +22,7 @@
 
 pub use super::cells::{CELL_BYTES, MAX_SLOT};
 use super::cells::{Cell, EMPTY, LINE_CELLS, MANY, Table, top};
-use super::image::Layout;
+use super::mapped::Layout;
 
 /// Smallest table, in cells.
 const MIN_CELLS: usize = 16;
@@ -437,7 +437,7 @@ impl Buckets {
     /// in-place one's are mapped, trusted to be what was written).
     pub(super) fn read_image(
         get: &mut super::codec::Get<'_, std::io::Cursor<&[u8]>>,
-        image: &super::Image,
+        image: &super::mapped::Image,
         layout: Layout,
         limit: usize,
         slots: usize,

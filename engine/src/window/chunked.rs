@@ -68,7 +68,11 @@ impl<T> Default for Chunked<T> {
 
 impl<T: bytemuck::Pod> Chunked<T> {
     /// The `n` items at byte `offset` of a mapped `image`, a chunk to a region.
-    pub(super) fn mapped(image: &super::Image, offset: usize, n: usize) -> std::io::Result<Self> {
+    pub(super) fn mapped(
+        image: &super::mapped::Image,
+        offset: usize,
+        n: usize,
+    ) -> std::io::Result<Self> {
         let size = std::mem::size_of::<T>();
         let mut chunks = Vec::with_capacity(n.div_ceil(CHUNK));
         for start in (0..n).step_by(CHUNK) {
@@ -187,7 +191,7 @@ mod tests {
         let mut file = std::fs::File::create(&path).unwrap();
         file.write_all(&[0; 8]).unwrap();
         file.write_all(bytemuck::cast_slice(&items)).unwrap();
-        let image = super::super::Image::map(&std::fs::File::open(&path).unwrap()).unwrap();
+        let image = super::super::mapped::Image::map(&std::fs::File::open(&path).unwrap()).unwrap();
         let mut v: Chunked<u64> = Chunked::mapped(&image, 8, n).unwrap();
         assert!(v.is_mapped());
         assert_eq!((v.len(), v.capacity()), (n, 2 * CHUNK));

@@ -22,6 +22,7 @@
 //! or an allocation larger than the file.
 
 use super::codec::{Get, Put, damaged};
+use super::mapped::Layout;
 use super::{Buckets, Chunked, Family, Image, NIL, SHARDS, Slot, Window, WindowSettings};
 use crate::sketch::lsh::Sketch;
 use std::io::{self, Read, Write};
@@ -29,18 +30,6 @@ use std::path::Path;
 
 /// Where the image's mapped arrays start: a cache line (a slot, a line of cells).
 const ALIGN: u64 = 64;
-
-/// How an image lays out its slots and cells.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Layout {
-    /// Index versions 8 and 9: each field of the slots as an array of its own, the cells
-    /// unaligned; read into RAM and checked item by item.
-    Fields,
-    /// Index version 10 on: the slots and each table's cells as they are in memory, at
-    /// 64-byte boundaries of the file, so that they are mapped where they are
-    /// ([`super::mapped`]) and a run reads only the pages it touches.
-    InPlace,
-}
 
 /// A slot's place and links as the [`Layout::Fields`] image keeps them (20 bytes); the
 /// sequence numbers, sketches and checksums follow as arrays of their own.

@@ -23,6 +23,18 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// How an image lays out its slots and cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Index versions 8 and 9: each field of the slots as an array of its own, the cells
+    /// unaligned; read into RAM and checked item by item.
+    Fields,
+    /// Index version 10 on: the slots and each table's cells as they are in memory, at
+    /// 64-byte boundaries of the file, so that they are mapped where they are
+    /// ([`Image`]) and a run reads only the pages it touches.
+    InPlace,
+}
+
 /// A tables file mapped private and writable (copy-on-write).
 pub struct Image {
     map: Arc<Mapping>,

@@ -42,8 +42,7 @@ mod recency;
 mod record;
 pub mod store;
 
-pub use image::Layout;
-pub use mapped::Image;
+pub use mapped::{Image, Layout};
 
 use crate::input::DocId;
 use crate::prefetch::prefetch;
