@@ -455,7 +455,10 @@ impl Buckets {
         let table = match layout {
             Layout::InPlace => {
                 get.align(64)?;
-                let lines = image.region(get.at(), cells / LINE_CELLS)?;
+                // SAFETY: the cursor only moves forwards, past each array it maps, so no two
+                // regions share a byte, and the image's small parts are read from bytes after
+                // or before them.
+                let lines = unsafe { image.region(get.at(), cells / LINE_CELLS) }?;
                 get.skip((cells * CELL_BYTES) as u64)?;
                 Table(lines)
             }

@@ -68,7 +68,10 @@ impl<T> Default for Chunked<T> {
 
 impl<T: bytemuck::Pod> Chunked<T> {
     /// The `n` items at byte `offset` of a mapped `image`, a chunk to a region.
-    pub(super) fn mapped(
+    ///
+    /// # Safety
+    /// As [`super::mapped::Image::region`]: no other region of `image` may share those bytes.
+    pub(super) unsafe fn mapped(
         image: &super::mapped::Image,
         offset: usize,
         n: usize,
@@ -77,7 +80,11 @@ impl<T: bytemuck::Pod> Chunked<T> {
         let mut chunks = Vec::with_capacity(n.div_ceil(CHUNK));
         for start in (0..n).step_by(CHUNK) {
             let k = CHUNK.min(n - start);
-            chunks.push(Chunk::Mapped(image.region(offset + start * size, k)?));
+            // SAFETY: the chunks name consecutive, disjoint bytes of the ones the caller
+            // vouches for.
+            chunks.push(Chunk::Mapped(unsafe {
+                image.region(offset + start * size, k)
+            }?));
         }
         Ok(Chunked { chunks, len: n })
     }
@@ -192,7 +199,8 @@ mod tests {
         file.write_all(&[0; 8]).unwrap();
         file.write_all(bytemuck::cast_slice(&items)).unwrap();
         let image = super::super::mapped::Image::map(&std::fs::File::open(&path).unwrap()).unwrap();
-        let mut v: Chunked<u64> = Chunked::mapped(&image, 8, n).unwrap();
+        // SAFETY: the only regions of this image.
+        let mut v: Chunked<u64> = unsafe { Chunked::mapped(&image, 8, n) }.unwrap();
         assert!(v.is_mapped());
         assert_eq!((v.len(), v.capacity()), (n, 2 * CHUNK));
         assert!((0..n).all(|i| v[i] == i as u64 * 2));
@@ -205,7 +213,8 @@ mod tests {
         );
         assert!(v.is_mapped(), "the first chunk is still the file's");
         assert_eq!(v.mapped_len(), CHUNK, "the last one became owned");
-        assert!(Chunked::<u64>::mapped(&image, 8, n + 1).is_err());
+        // SAFETY: refused, so no region is made.
+        assert!(unsafe { Chunked::<u64>::mapped(&image, 8, n + 1) }.is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

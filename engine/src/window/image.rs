@@ -165,7 +165,9 @@ impl Window {
             Layout::Fields => get_slot_fields(&mut get, n, records_end)?,
             Layout::InPlace => {
                 get.align(ALIGN)?;
-                let slots = Chunked::mapped(image, get.at(), n)?;
+                // SAFETY: the first array mapped; the cursor moves past it, and every later
+                // one is mapped (or read) from bytes after it.
+                let slots = unsafe { Chunked::mapped(image, get.at(), n) }?;
                 get.skip((n * std::mem::size_of::<Slot>()) as u64)?;
                 slots
             }

@@ -87,9 +87,9 @@ impl Image {
         // never changed or cut while an index names it (module documentation), so the bytes
         // stay what they were when it was mapped.
         let mut map = unsafe { memmap2::MmapOptions::new().map_copy(file)? };
-        // Lookups meet the tables at random: without this, each page a lookup reads brings
-        // its neighbours into the process too (the kernel's fault-around), and a thousand
-        // documents' lookups map most of the tables.
+        // Lookups meet the tables at random: a page read from the disk brings no read-ahead
+        // with it (the neighbours a fault maps from the page cache are another matter:
+        // `Region::touch`).
         #[cfg(unix)]
         map.advise(memmap2::Advice::Random)?;
         let len = map.len();
@@ -109,14 +109,17 @@ impl Image {
     }
 
     /// The mapped bytes, to read the image's small parts from.
-    pub fn bytes(&self) -> &[u8] {
+    pub(super) fn bytes(&self) -> &[u8] {
         &self.map.map[..]
     }
 
     /// The `n` items of type `T` at byte `offset` as an array of the window's: refused when
-    /// they pass the end or are not aligned for `T`. Each call must name bytes no other
-    /// region names (the regions are written through).
-    pub(super) fn region<T: bytemuck::Pod>(
+    /// they pass the end or are not aligned for `T`.
+    ///
+    /// # Safety
+    /// No two regions of one image may share a byte, and nothing may read the bytes a
+    /// region names through [`Image::bytes`] while it lives: a region is written through.
+    pub(super) unsafe fn region<T: bytemuck::Pod>(
         &self,
         offset: usize,
         n: usize,
@@ -262,8 +265,10 @@ mod tests {
             .write_all(bytemuck::cast_slice(&words))
             .unwrap();
         let image = Image::map(&File::open(&path).unwrap()).unwrap();
-        let mut a: Region<u64> = image.region(8, 4).unwrap();
-        let b: Region<u64> = image.region(64, 2).unwrap();
+        // SAFETY: the two regions share no byte.
+        let mut a: Region<u64> = unsafe { image.region(8, 4) }.unwrap();
+        // SAFETY: as above.
+        let b: Region<u64> = unsafe { image.region(64, 2) }.unwrap();
         a.touch(3);
         b.touch(0);
         assert_eq!(
@@ -274,8 +279,13 @@ mod tests {
         assert_eq!((&a[..], &b[..]), (&[1, 2, 3, 4][..], &[8, 9][..]));
         a[0] = 77;
         assert_eq!(a[0], 77);
-        assert!(image.region::<u64>(8 * 1023, 2).is_err(), "past the end");
-        assert!(image.region::<u64>(4, 1).is_err(), "not aligned");
+        // SAFETY: refused, so no region is made.
+        assert!(
+            unsafe { image.region::<u64>(8 * 1023, 2) }.is_err(),
+            "past the end"
+        );
+        // SAFETY: as above.
+        assert!(unsafe { image.region::<u64>(4, 1) }.is_err(), "not aligned");
         drop(image);
         assert_eq!(b[1], 9, "a region keeps the mapping alive");
         let on_disk = std::fs::read(&path).unwrap();
