@@ -22,7 +22,7 @@
 
 pub use super::cells::{CELL_BYTES, MAX_SLOT};
 use super::cells::{Cell, EMPTY, LINE_CELLS, MANY, Table, top};
-use super::mapped::Layout;
+use super::mapped::{ALIGN, Layout};
 
 /// Smallest table, in cells.
 const MIN_CELLS: usize = 16;
@@ -420,7 +420,7 @@ impl Buckets {
     ) -> std::io::Result<()> {
         put.u64(self.keys as u64)?;
         put.u64(self.cells.len() as u64)?;
-        put.align(64)?;
+        put.align(ALIGN)?;
         put.raw(bytemuck::cast_slice(&self.cells.0))?;
         put.u64(self.lists.len() as u64)?;
         for (list, &protected) in self.lists.iter().zip(&self.protected) {
@@ -454,7 +454,7 @@ impl Buckets {
         let mut lists_named = 0usize;
         let table = match layout {
             Layout::InPlace => {
-                get.align(64)?;
+                get.align(ALIGN)?;
                 // SAFETY: the cursor only moves forwards, past each array it maps, so no two
                 // regions share a byte, and the image's small parts are read from bytes after
                 // or before them.

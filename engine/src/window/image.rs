@@ -22,14 +22,11 @@
 //! or an allocation larger than the file.
 
 use super::codec::{Get, Put, damaged};
-use super::mapped::Layout;
+use super::mapped::{ALIGN, Layout};
 use super::{Buckets, Chunked, Family, Image, NIL, SHARDS, Slot, Window, WindowSettings};
 use crate::sketch::lsh::Sketch;
 use std::io::{self, Read, Write};
 use std::path::Path;
-
-/// Where the image's mapped arrays start: a cache line (a slot, a line of cells).
-const ALIGN: u64 = 64;
 
 /// A slot's place and links as the [`Layout::Fields`] image keeps them (20 bytes); the
 /// sequence numbers, sketches and checksums follow as arrays of their own.

@@ -23,6 +23,10 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Where an image's mapped arrays start, in bytes from its start: a cache line (a slot, a
+/// line of cells), and never across a page.
+pub(super) const ALIGN: u64 = 64;
+
 /// How an image lays out its slots and cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
