@@ -42,8 +42,6 @@ pub enum Layout {
 /// A tables file mapped private and writable (copy-on-write).
 pub struct Image {
     map: Arc<Mapping>,
-    base: NonNull<u8>,
-    len: usize,
 }
 
 /// The mapping, and which of its pages are the process's own.
@@ -96,19 +94,15 @@ impl Image {
         // `Region::touch`).
         #[cfg(unix)]
         map.advise(memmap2::Advice::Random)?;
-        let len = map.len();
-        let base = NonNull::new(map.as_mut_ptr()).unwrap_or(NonNull::dangling());
         let page = page_size();
-        let pages = len.div_ceil(page);
+        let pages = map.len().div_ceil(page);
         Ok(Image {
             map: Arc::new(Mapping {
+                base: map.as_mut_ptr() as usize,
                 map,
-                base: base.as_ptr() as usize,
                 page_shift: page.trailing_zeros(),
                 owned: (0..pages.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
             }),
-            base,
-            len,
         })
     }
 
@@ -132,16 +126,16 @@ impl Image {
         let end = n
             .checked_mul(size)
             .and_then(|b| b.checked_add(offset))
-            .filter(|&end| end <= self.len);
+            .filter(|&end| end <= self.map.map.len());
         if end.is_none() || !offset.is_multiple_of(std::mem::align_of::<T>()) {
             return Err(super::codec::damaged("an array's place"));
         }
-        // SAFETY: `offset` is within the mapping (checked above), so the pointer is too.
-        let ptr = unsafe { self.base.as_ptr().add(offset) }.cast::<T>();
+        // The items lie within the mapping (checked above), whose start is not null.
+        let ptr = (self.map.base + offset) as *mut T;
         Ok(Region {
             ptr: NonNull::new(ptr).unwrap_or(NonNull::dangling()),
             len: n,
-            _map: Some(Arc::clone(&self.map)),
+            map: Some(Arc::clone(&self.map)),
         })
     }
 }
@@ -164,7 +158,7 @@ pub(super) struct Region<T> {
     ptr: NonNull<T>,
     len: usize,
     /// The mapping the items live in (`None`: owned, `ptr` is a leaked boxed slice's).
-    _map: Option<Arc<Mapping>>,
+    map: Option<Arc<Mapping>>,
 }
 
 // SAFETY: a region is the only handle to its items (owned, or bytes of a mapping no other
@@ -177,7 +171,7 @@ unsafe impl<T: Sync> Sync for Region<T> {}
 impl<T> Region<T> {
     /// True when the items are the mapped file's.
     pub(super) fn is_mapped(&self) -> bool {
-        self._map.is_some()
+        self.map.is_some()
     }
 
     /// Before item `i` is read or written: a mapped region makes its page the process's own
@@ -185,7 +179,7 @@ impl<T> Region<T> {
     /// aligns the arrays to 64 bytes, and items are at most that).
     #[inline]
     pub(super) fn touch(&self, i: usize) {
-        if let Some(map) = &self._map {
+        if let Some(map) = &self.map {
             map.touch(self.ptr.as_ptr().wrapping_add(i) as usize);
         }
     }
@@ -198,7 +192,7 @@ impl<T> From<Box<[T]>> for Region<T> {
         Region {
             ptr,
             len,
-            _map: None,
+            map: None,
         }
     }
 }
@@ -211,7 +205,7 @@ impl<T> From<Vec<T>> for Region<T> {
 
 impl<T> Drop for Region<T> {
     fn drop(&mut self) {
-        if self._map.is_none() {
+        if self.map.is_none() {
             // SAFETY: an owned region's pointer and length are those of the boxed slice it
             // was made from (`From<Box<[T]>>`), freed only here.
             drop(unsafe {
