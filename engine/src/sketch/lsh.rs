@@ -40,18 +40,32 @@ pub const SKETCH_VALUES: usize = 128;
 /// The sketch of a signature's values (see [`Sketch`]).
 pub fn sketch_of(values: &[u64]) -> Sketch {
     let mut sketch = [0u64; 4];
-    // One word at a time, built in a register: or-ing into the array element by element
-    // chains every value through a store and a reload.
-    for (word, chunk) in sketch
-        .iter_mut()
-        .zip(values[..values.len().min(SKETCH_VALUES)].chunks(32))
-    {
-        *word = chunk
+    let values = &values[..values.len().min(SKETCH_VALUES)];
+    let (whole, rest) = values.as_chunks::<32>();
+    // A whole word's 32 shifts are constants once unrolled, and its values are or-ed in a
+    // tree rather than one chain, so the word is built in a few dependent steps.
+    for (word, chunk) in sketch.iter_mut().zip(whole) {
+        *word = pack(chunk);
+    }
+    if let Some(word) = sketch.get_mut(whole.len()) {
+        *word = rest
             .iter()
             .enumerate()
             .fold(0, |acc, (i, &v)| acc | (v & 3) << (2 * i));
     }
     sketch
+}
+
+/// The low 2 bits of 32 values, value `i` at bits `2i` and `2i + 1`.
+#[inline]
+fn pack(chunk: &[u64; 32]) -> u64 {
+    let mut lanes = [0u64; 4];
+    for (j, lane) in lanes.iter_mut().enumerate() {
+        for i in 0..8 {
+            *lane |= (chunk[4 * i + j] & 3) << (8 * i + 2 * j);
+        }
+    }
+    lanes[0] | lanes[1] | lanes[2] | lanes[3]
 }
 
 /// How many of two sketches' 2-bit values agree (0 to [`SKETCH_VALUES`]).
@@ -290,6 +304,20 @@ mod tests {
             128
         );
         assert_eq!(sketch_of(&[7, 1])[0], 0b01_11);
+    }
+
+    /// Value `i`'s low 2 bits sit at bits `2i` of word `i / 32`, whatever K is (whole words
+    /// and a partial last one), and values past the 128th are left out.
+    #[test]
+    fn sketch_bits_are_in_value_order() {
+        let a: Vec<u64> = (0..200u64).map(|i| mix64(i ^ 0x5a)).collect();
+        for k in [0, 1, 31, 32, 33, 64, 100, 127, 128, 200] {
+            let mut expected = [0u64; 4];
+            for (i, &v) in a[..k.min(SKETCH_VALUES)].iter().enumerate() {
+                expected[i / 32] |= (v & 3) << (2 * (i % 32));
+            }
+            assert_eq!(sketch_of(&a[..k]), expected, "K = {k}");
+        }
     }
 
     #[test]

@@ -92,10 +92,15 @@ const SPACELESS: [Script; 18] = [
 /// the middle dot `·`, used with Han among a dozen scripts, split Catalan `col·legi`.)
 pub fn is_word_of_its_own(c: char) -> bool {
     // Below Thai (U+0E00) only the two Bopomofo tone letters are in such a script, so
-    // Latin, Greek, Cyrillic, Arabic and the Indic scripts skip the table lookup (a test
-    // checks this against the table).
+    // Latin, Greek, Cyrillic, Arabic and the Indic scripts skip the table lookup; so do the
+    // punctuation and symbols from U+2000 to the CJK radicals (U+2E80), the curly quotes and
+    // dashes of any Western text, which would otherwise build the table (a test checks both
+    // against the Unicode tables).
     if c < '\u{0E00}' {
         return matches!(c, '\u{02EA}' | '\u{02EB}');
+    }
+    if ('\u{2000}'..'\u{2E80}').contains(&c) {
+        return false;
     }
     match BMP.alone.get(c as usize / 64) {
         Some(bits) => bits >> (c as usize % 64) & 1 == 1,
@@ -143,8 +148,8 @@ static BMP: LazyLock<BmpBits> = LazyLock::new(|| {
 mod tests {
     use super::*;
 
-    /// The shortcut below U+0E00 and the bit table of [`is_word_of_its_own`] against the
-    /// Unicode tables.
+    /// The shortcuts (below U+0E00, U+2000 to U+2E80) and the bit table of
+    /// [`is_word_of_its_own`] against the Unicode tables.
     #[test]
     fn no_script_without_spaces_below_thai() {
         for c in (0..0x20000).filter_map(char::from_u32) {
