@@ -37,6 +37,7 @@
 //! and 9 ([`Layout::Fields`]) are read into RAM instead, and a writer writes them whole in
 //! today's layout at its first save.
 
+use super::disk::{Hashing, WriteBehind, checksum, sync_dir};
 use super::saved::{Saved, conflict, limit_byte, limit_of};
 use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
@@ -255,96 +256,6 @@ fn write_manifest(dir: &Path, m: &Manifest) -> std::io::Result<()> {
     result
 }
 
-/// Makes renames and new files in `dir` durable (not possible everywhere).
-fn sync_dir(dir: &Path) {
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-}
-
-/// A writer that hashes and counts what passes through it.
-struct Hashing<W> {
-    inner: W,
-    hash: Xxh3,
-    len: u64,
-}
-
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hash.update(&buf[..n]);
-        self.len += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// A file written front to back whose pages are handed to the disk as they fill
-/// (`sync_file_range`, every [`WRITE_BEHIND`] bytes), so that the `fsync` a save ends with
-/// waits for the last stretch instead of the whole tables file: writing and the disk overlap.
-/// The `fsync` still decides when the file is durable.
-struct WriteBehind {
-    file: File,
-    written: u64,
-    started: u64,
-}
-
-/// Bytes between two write-behind requests.
-const WRITE_BEHIND: u64 = 8 << 20;
-
-impl Write for WriteBehind {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.file.write(buf)?;
-        self.written += n as u64;
-        if self.written - self.started >= WRITE_BEHIND {
-            start_writeback(&self.file, self.started, self.written - self.started);
-            self.started = self.written;
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
-    }
-}
-
-/// Asks the kernel to start writing `len` bytes of `file` at `offset` to the disk, without
-/// waiting. Only a hint: where it is not available the final `fsync` does all the work.
-fn start_writeback(file: &File, offset: u64, len: u64) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::fd::AsRawFd;
-        // SAFETY: a plain system call on an open descriptor; it reads no memory of ours.
-        unsafe {
-            libc::sync_file_range(
-                file.as_raw_fd(),
-                offset as libc::off64_t,
-                len as libc::off64_t,
-                libc::SYNC_FILE_RANGE_WRITE,
-            );
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (file, offset, len);
-}
-
-/// The xxh3-64 of `file`'s bytes, read from its start.
-fn checksum(mut file: &File) -> std::io::Result<u64> {
-    let mut hash = Xxh3::new();
-    let mut buf = vec![0; 1 << 20];
-    loop {
-        match file.read(&mut buf) {
-            Ok(0) => return Ok(hash.digest()),
-            Ok(n) => hash.update(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-}
-
 /// What a save records besides the window.
 pub struct Progress<'a> {
     /// What shaped the window ([`super::settings`]).
@@ -463,19 +374,11 @@ fn append_log(dir: &Path, m: &Manifest, window: &Window) -> std::io::Result<Opti
 fn write_tables(dir: &Path, generation: u64, window: &Window) -> std::io::Result<(u64, u64)> {
     let path = tables_path(dir, generation);
     (|| -> std::io::Result<(u64, u64)> {
-        let file = WriteBehind {
-            file: File::create(&path)?,
-            written: 0,
-            started: 0,
-        };
-        let mut w = Hashing {
-            inner: BufWriter::with_capacity(1 << 20, file),
-            hash: Xxh3::new(),
-            len: 0,
-        };
+        let file = WriteBehind::new(File::create(&path)?);
+        let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));
         window.write_image(&mut w)?;
-        let (len, sum) = (w.len, w.hash.digest());
-        let file = w.inner.into_inner().map_err(|e| e.into_error())?.file;
+        let (inner, len, sum) = w.finish();
+        let file = inner.into_inner().map_err(|e| e.into_error())?.into_file();
         file.sync_all()?;
         Ok((len, sum))
     })()

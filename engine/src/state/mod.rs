@@ -13,6 +13,7 @@
 //! and a manifest written last, so that a save costs what changed and an open costs the
 //! tables, not the records. Single-file states of earlier versions ([`file`]) still load and
 //! become index directories at their first save.
+mod disk;
 mod file;
 pub mod index;
 mod lock;
