@@ -73,7 +73,7 @@ const MANIFEST: &str = "manifest";
 /// What a manifest says.
 #[derive(Debug, Clone)]
 pub struct Manifest {
-    /// What shaped the window ([`super::settings`]).
+    /// What shaped the window ([`super::saved::settings`]).
     pub settings: String,
     /// Input lines consumed by the runs that made it.
     pub lines: u64,
@@ -258,7 +258,7 @@ fn write_manifest(dir: &Path, m: &Manifest) -> std::io::Result<()> {
 
 /// What a save records besides the window.
 pub struct Progress<'a> {
-    /// What shaped the window ([`super::settings`]).
+    /// What shaped the window ([`super::saved::settings`]).
     pub settings: &'a str,
     /// Input lines consumed so far.
     pub lines: u64,
@@ -658,7 +658,7 @@ fn not_an_index(path: &Path) -> Error {
     let old = File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
         .is_ok()
-        && super::has_magic(&head);
+        && super::file::has_magic(&head);
     let name = path.display();
     Error::config(
         "state",
