@@ -243,7 +243,15 @@ impl Buckets {
 
     /// Grows the table now if `additional` more keys would make it grow; false when the
     /// memory for that is refused (the table is unchanged and still works).
+    #[inline]
     pub fn try_room_for(&mut self, additional: usize) -> bool {
+        (self.keys + additional) * LOAD_DEN <= self.cells.len() * LOAD_NUM
+            || self.try_grow_for(additional)
+    }
+
+    /// [`Buckets::try_room_for`] when the table must grow.
+    #[cold]
+    fn try_grow_for(&mut self, additional: usize) -> bool {
         let mut cells = self.cells.len();
         while (self.keys + additional) * LOAD_DEN > cells * LOAD_NUM {
             cells = grown(cells);
@@ -266,29 +274,31 @@ impl Buckets {
         if (self.keys + 1) * LOAD_DEN > self.cells.len() * LOAD_NUM {
             self.resize(grown(self.cells.len()));
         }
-        if let Some(i) = self.find(key) {
-            let c = self.cells[i];
-            if c.value & MANY == 0 {
-                let list = self.new_list(c.value, slot);
-                self.cells[i].value = MANY | list;
-            } else {
-                let index = (c.value & !MANY) as usize;
-                let list = &mut self.lists[index];
-                if self.limit > 1 && list.len() >= self.limit {
-                    // The oldest member that is not protected (there is one: at most half
-                    // the limit are).
-                    list.remove((self.protected[index] as usize).min(list.len() - 1));
-                    self.listed -= 1;
-                }
-                list.push(slot);
-                self.listed += 1;
-            }
-            return;
-        }
         let top = top(key);
-        let i = self.cells.first_empty(self.home_line(top));
-        self.cells[i] = Cell { top, value: slot };
-        self.keys += 1;
+        let i = match self.cells.find_or_empty(self.home_line(top), top) {
+            Ok(i) => i,
+            Err(empty) => {
+                self.cells[empty] = Cell { top, value: slot };
+                self.keys += 1;
+                return;
+            }
+        };
+        let c = self.cells[i];
+        if c.value & MANY == 0 {
+            let list = self.new_list(c.value, slot);
+            self.cells[i].value = MANY | list;
+        } else {
+            let index = (c.value & !MANY) as usize;
+            let list = &mut self.lists[index];
+            if self.limit > 1 && list.len() >= self.limit {
+                // The oldest member that is not protected (there is one: at most half
+                // the limit are).
+                list.remove((self.protected[index] as usize).min(list.len() - 1));
+                self.listed -= 1;
+            }
+            list.push(slot);
+            self.listed += 1;
+        }
     }
 
     fn new_list(&mut self, first: u32, second: u32) -> u32 {

@@ -149,6 +149,13 @@ impl Table {
     /// line `home`; `None` when the probe meets an empty cell first.
     #[inline]
     pub fn find(&self, home: usize, top: u32) -> Option<usize> {
+        self.find_or_empty(home, top).ok()
+    }
+
+    /// [`Table::find`], or where it stopped: the first empty cell from `home`, which is
+    /// where the key goes ([`Table::first_empty`] without probing again).
+    #[inline(always)]
+    pub fn find_or_empty(&self, home: usize, top: u32) -> Result<usize, usize> {
         let mut l = home;
         loop {
             self.0.touch(l);
@@ -156,7 +163,12 @@ impl Table {
             let stop = same | empty;
             if stop != 0 {
                 let j = stop.trailing_zeros();
-                return (same >> j & 1 == 1).then_some(l * LINE_CELLS + j as usize);
+                let cell = l * LINE_CELLS + j as usize;
+                return if same >> j & 1 == 1 {
+                    Ok(cell)
+                } else {
+                    Err(cell)
+                };
             }
             l = self.next_line(l);
         }
@@ -226,7 +238,8 @@ mod tests {
     }
 
     /// The line probes stop where a walk over the cells one by one stops: at the key's cell
-    /// or the first empty one, across lines and around the end of the table.
+    /// or the first empty one (which a miss gives), across lines and around the end of the
+    /// table.
     #[test]
     fn line_probes_stop_where_a_walk_cell_by_cell_stops() {
         let mut rng = crate::hash::test_rng(11);
@@ -261,6 +274,8 @@ mod tests {
                         i = (i + 1) % table.len();
                     }
                     assert_eq!(table.first_empty(home), i);
+                    // A miss stops at the first empty cell, where the key would go.
+                    assert_eq!(table.find_or_empty(home, top), walked.ok_or(i));
                 }
             }
         }

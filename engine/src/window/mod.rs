@@ -506,8 +506,11 @@ impl Window {
             self.copies.push(h as u64, slot);
             indexed = Some(h);
         }
-        record::encode(entry, indexed, &mut self.bytes);
-        let place = match self.store.append(&self.bytes) {
+        let place = match self.store.append_with(
+            record::encoded_len(entry),
+            |out| record::encode_onto(entry, indexed, out),
+            &mut self.bytes,
+        ) {
             Ok(place) => place,
             Err(e) => {
                 // Undo what was done for this document, so the window stays consistent.

@@ -116,9 +116,27 @@ fn padded(n: usize) -> usize {
     n.div_ceil(8) * 8
 }
 
+/// The length of `entry`'s record (what [`encode_onto`] appends).
+pub fn encoded_len(entry: &Entry) -> usize {
+    let id = match &entry.id {
+        DocId::Line(_) => 0,
+        DocId::Str(s) | DocId::Num(s) => s.len(),
+    };
+    let numbers = 8 * entry.band_keys.len()
+        + 4 * (entry.shingles.len() + entry.weights.len() + entry.signature.len());
+    padded(HEADER + numbers) + padded(entry.text.len() + id)
+}
+
 /// Writes the record of `entry` into `out` (cleared first; its length a multiple of 8);
 /// `copy_key` is what the copy index holds for it.
 pub fn encode(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
+    out.clear();
+    encode_onto(entry, copy_key, out);
+}
+
+/// [`encode`] after what `out` holds (whose length is a multiple of 8, like every record's):
+/// [`encoded_len`] bytes.
+pub fn encode_onto(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
     let (kind, line, id_bytes): (u32, u64, &[u8]) = match &entry.id {
         DocId::Line(n) => (LINE, *n, &[]),
         DocId::Str(s) => (STR, 0, s.as_bytes()),
@@ -137,7 +155,10 @@ pub fn encode(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
         text_len: entry.text.len() as u32,
         _pad: 0,
     };
-    out.clear();
+    debug_assert!(
+        out.len().is_multiple_of(8),
+        "records start at multiples of 8"
+    );
     out.extend_from_slice(bytemuck::bytes_of(&header));
     out.extend_from_slice(bytemuck::cast_slice(&entry.band_keys));
     out.extend_from_slice(bytemuck::cast_slice(&entry.shingles));
@@ -298,6 +319,11 @@ mod tests {
             let mut bytes = Vec::new();
             encode(&entry, entry.copy_key, &mut bytes);
             assert_eq!(bytes.len() % 8, 0);
+            assert_eq!(bytes.len(), encoded_len(&entry));
+            // Written after another record, the same bytes.
+            let mut after = vec![7u8; 16];
+            encode_onto(&entry, entry.copy_key, &mut after);
+            assert_eq!(after[16..], bytes[..]);
             let words = aligned(&bytes);
             let record = &bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()];
             let view = View::parse(record).unwrap();

@@ -157,6 +157,40 @@ impl Store {
         }
     }
 
+    /// Appends the `len` bytes `write` appends to the vector it is given, and returns where
+    /// they are: written straight into the newest segment when they fit there (most records:
+    /// no copy through a buffer), else into `scratch` (cleared first) and appended from it.
+    pub fn append_with(
+        &mut self,
+        len: usize,
+        write: impl FnOnce(&mut Vec<u8>),
+        scratch: &mut Vec<u8>,
+    ) -> io::Result<Place> {
+        let writable = self.index.as_ref().is_none_or(|i| i.writable);
+        match self.segments.back_mut() {
+            Some(last) if writable && len <= self.segment - last.len() && len > 0 => {
+                let start = last.len();
+                write(last);
+                debug_assert_eq!(
+                    last.len() - start,
+                    len,
+                    "the length written is the one given"
+                );
+                let place = Place {
+                    offset: self.end,
+                    len: len as u32,
+                };
+                self.end += len as u64;
+                Ok(place)
+            }
+            _ => {
+                scratch.clear();
+                write(scratch);
+                self.append(scratch)
+            }
+        }
+    }
+
     /// Appends `record` and returns where it is.
     pub fn append(&mut self, record: &[u8]) -> io::Result<Place> {
         if self.index.as_ref().is_some_and(|i| !i.writable) {
@@ -590,7 +624,19 @@ mod tests {
                 index: None,
             });
             let records = records();
-            let places: Vec<Place> = records.iter().map(|r| store.append(r).unwrap()).collect();
+            // Every other record written in place: into the newest segment when it fits
+            // there, else through the scratch buffer, across segments.
+            let mut scratch = Vec::new();
+            let places: Vec<Place> = records
+                .iter()
+                .enumerate()
+                .map(|(i, r)| match i % 2 {
+                    0 => store.append(r).unwrap(),
+                    _ => store
+                        .append_with(r.len(), |out| out.extend_from_slice(r), &mut scratch)
+                        .unwrap(),
+                })
+                .collect();
             assert_eq!(store.disk_bytes() > 0, spill);
             assert!(!spill || store.ram_bytes() <= store.ram_ceiling());
             let mut out = Vec::new();
