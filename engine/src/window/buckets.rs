@@ -38,6 +38,14 @@ fn grown(cells: usize) -> usize {
     (cells + cells / 2).div_ceil(LINE_CELLS) * LINE_CELLS
 }
 
+/// The home line of a key with hash top bits `top` in a table of `lines` lines: the top bits
+/// scaled to the number of lines (Lemire's multiply-shift range reduction), so a table need
+/// not be a power of two and can grow by half.
+#[inline]
+fn home(top: u32, lines: usize) -> usize {
+    ((u64::from(top) * lines as u64) >> 32) as usize
+}
+
 /// Band key → slots.
 #[derive(Debug)]
 pub struct Buckets {
@@ -101,9 +109,7 @@ impl Buckets {
     /// run usually stays in that one line, which [`Buckets::prefetch`] asks for.
     #[inline]
     fn home_line(&self, top: u32) -> usize {
-        // The top bits scaled to the number of lines (Lemire's multiply-shift range
-        // reduction), so a table need not be a power of two and can grow by half.
-        ((u64::from(top) * self.cells.0.len() as u64) >> 32) as usize
+        home(top, self.cells.0.len())
     }
 
     /// The first cell of [`Buckets::home_line`].
@@ -414,13 +420,9 @@ impl Buckets {
             table.len() <= 1 << 32,
             "a bucket table of at most 2^32 cells"
         );
+        let lines = table.0.len();
         let old = std::mem::replace(&mut self.cells, table);
-        for line in old.0.iter() {
-            for c in line.0.iter().filter(|c| c.value != EMPTY) {
-                let i = self.cells.first_empty(self.home_line(c.top));
-                self.cells[i] = *c;
-            }
-        }
+        self.cells.fill_from(&old, |top| home(top, lines));
     }
 
     /// Writes the table as it is (`super::image`).
