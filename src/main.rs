@@ -35,5 +35,6 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
+    neardup::guard::stop_when_exhausted();
     ExitCode::from(neardup::cmd::main(std::env::args_os()))
 }

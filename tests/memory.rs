@@ -221,6 +221,30 @@ fn running_out_of_memory_stops_at_a_whole_line() {
     assert!(failed, "no limit made the run fail: lower them");
 }
 
+/// A thread the system refuses (here: a stack larger than any address space, which
+/// `RUST_MIN_STACK` asks of every thread) stops the run as running out of memory does: exit
+/// status 1 and a message naming the input line, not a panic.
+#[test]
+fn a_thread_refused_stops_like_running_out_of_memory() {
+    for threads in ["1", "2"] {
+        let output = bin()
+            .args(["-j", threads, "--drop-dups", SAMPLE])
+            .env("RUST_MIN_STACK", (1u64 << 46).to_string())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run neardup");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
+        assert!(
+            stderr.contains("out of memory: a thread could not start"),
+            "stderr: {stderr}"
+        );
+        assert!(stderr.contains("input line"), "stderr: {stderr}");
+        assert!(!stderr.contains("panicked"), "stderr: {stderr}");
+        assert!(output.stdout.is_empty() || output.stdout.ends_with(b"\n"));
+    }
+}
+
 /// Spill files are gone after success, an error and SIGTERM (they are unlinked at once).
 #[test]
 fn spill_files_never_stay_behind() {

@@ -125,6 +125,38 @@ impl Write for Fixed {
 /// exits with status 1 (without running destructors or flushing buffers: the output ends at
 /// the last whole line written).
 pub fn out_of_memory(size: usize) -> ! {
+    stop_for(format_args!("an allocation of {size} bytes failed"))
+}
+
+/// Whether this process is the `neardup` program, whose allocator is [`Guarded`] and which
+/// may stop itself when memory runs out (a library's host, Python, may not).
+static PROGRAM: AtomicU8 = AtomicU8::new(0);
+
+/// Called by the `neardup` program at its start: a thread the system refuses stops the
+/// process like a failed allocation ([`spawn_scoped`]).
+pub fn stop_when_exhausted() {
+    PROGRAM.store(1, Ordering::Relaxed);
+}
+
+/// Starts a thread of `scope` like `Scope::spawn`. In the `neardup` program
+/// ([`stop_when_exhausted`]) a thread the system refuses (no memory for its stack under an
+/// address-space limit, or no thread left under a process limit) stops the process as
+/// [`out_of_memory`] does; elsewhere it panics, as `Scope::spawn` does.
+pub fn spawn_scoped<'scope, 'env, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, T> {
+    match std::thread::Builder::new().spawn_scoped(scope, f) {
+        Ok(handle) => handle,
+        Err(e) if PROGRAM.load(Ordering::Relaxed) == 1 => {
+            stop_for(format_args!("a thread could not start ({e})"))
+        }
+        Err(e) => panic!("failed to spawn a thread: {e}"),
+    }
+}
+
+/// [`out_of_memory`] with `what` failed.
+fn stop_for(what: std::fmt::Arguments<'_>) -> ! {
     // Whoever ran out second waits here for the first to exit.
     while GATE
         .compare_exchange(IDLE, CLOSED, Ordering::Acquire, Ordering::Relaxed)
@@ -143,9 +175,9 @@ pub fn out_of_memory(size: usize) -> ! {
     };
     let _ = writeln!(
         m,
-        "neardup: out of memory: an allocation of {size} bytes failed at input line {}; the \
-         output is complete up to input line {} and ends at a whole line (give the run more \
-         memory, or a lower --max-memory so that the window evicts instead)",
+        "neardup: out of memory: {what} at input line {}; the output is complete up to input \
+         line {} and ends at a whole line (give the run more memory, or a lower --max-memory so \
+         that the window evicts instead)",
         LINE.load(Ordering::Relaxed),
         WRITTEN.load(Ordering::Relaxed),
     );

@@ -137,7 +137,7 @@ impl Helpers {
         let (done_tx, done) = bounded(count);
         for _ in 0..count {
             let (offer_rx, done_tx) = (offer_rx.clone(), done_tx.clone());
-            scope.spawn(move || {
+            crate::guard::spawn_scoped(scope, move || {
                 let mut marks = Marks::default();
                 for offer in offer_rx {
                     // Taken back by the sequencer already: nothing to do or to answer.

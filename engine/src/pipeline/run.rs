@@ -146,7 +146,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
     let signed = &signed;
 
     std::thread::scope(|scope| {
-        let reader_handle = scope.spawn(move || {
+        let reader_handle = crate::guard::spawn_scoped(scope, move || {
             loop {
                 let batch = match reader.next_batch() {
                     Ok(Some(b)) => b,
@@ -165,7 +165,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
         });
         for _ in 0..workers {
             let work_rx = work_rx.clone();
-            scope.spawn(move || {
+            crate::guard::spawn_scoped(scope, move || {
                 let mut worker = Worker::new(prepared, job);
                 ordered::serve(work_rx, |batch| sign(&mut worker, batch, signed));
             });
