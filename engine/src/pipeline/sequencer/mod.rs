@@ -609,10 +609,12 @@ fn termination_signals() -> Result<Receiver<i32>> {
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
         .map_err(|e| Error::io("installing signal handlers", e))?;
     let (tx, rx) = bounded(1);
-    std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            let _ = tx.send(signal);
-        }
-    });
+    std::thread::Builder::new()
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                let _ = tx.send(signal);
+            }
+        })
+        .map_err(|e| Error::io("starting the signal thread", e))?;
     Ok(rx)
 }
