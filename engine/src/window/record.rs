@@ -134,9 +134,12 @@ pub fn encode(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
     encode_onto(entry, copy_key, out);
 }
 
-/// [`encode`] after what `out` holds (whose length is a multiple of 8, like every record's):
-/// [`encoded_len`] bytes.
+/// [`encode`] after what `out` holds: [`encoded_len`] bytes, padded from where they start
+/// (a store segment may end in the middle of a record, so the next one's place in it need
+/// not be a multiple of 8).
 pub fn encode_onto(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
+    let start = out.len();
+    let pad = |out: &mut Vec<u8>| out.resize(start + padded(out.len() - start), 0);
     let (kind, line, id_bytes): (u32, u64, &[u8]) = match &entry.id {
         DocId::Line(n) => (LINE, *n, &[]),
         DocId::Str(s) => (STR, 0, s.as_bytes()),
@@ -155,19 +158,15 @@ pub fn encode_onto(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
         text_len: entry.text.len() as u32,
         _pad: 0,
     };
-    debug_assert!(
-        out.len().is_multiple_of(8),
-        "records start at multiples of 8"
-    );
     out.extend_from_slice(bytemuck::bytes_of(&header));
     out.extend_from_slice(bytemuck::cast_slice(&entry.band_keys));
     out.extend_from_slice(bytemuck::cast_slice(&entry.shingles));
     out.extend_from_slice(bytemuck::cast_slice(&entry.weights));
     out.extend_from_slice(bytemuck::cast_slice(&entry.signature));
-    out.resize(padded(out.len()), 0);
+    pad(out);
     out.extend_from_slice(entry.text.as_bytes());
     out.extend_from_slice(id_bytes);
-    out.resize(padded(out.len()), 0);
+    pad(out);
 }
 
 fn damaged() -> io::Error {
@@ -320,10 +319,12 @@ mod tests {
             encode(&entry, entry.copy_key, &mut bytes);
             assert_eq!(bytes.len() % 8, 0);
             assert_eq!(bytes.len(), encoded_len(&entry));
-            // Written after another record, the same bytes.
-            let mut after = vec![7u8; 16];
-            encode_onto(&entry, entry.copy_key, &mut after);
-            assert_eq!(after[16..], bytes[..]);
+            // Written after other bytes, the same bytes, wherever they start.
+            for before in [16, 13] {
+                let mut after = vec![7u8; before];
+                encode_onto(&entry, entry.copy_key, &mut after);
+                assert_eq!(after[before..], bytes[..]);
+            }
             let words = aligned(&bytes);
             let record = &bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()];
             let view = View::parse(record).unwrap();

@@ -616,7 +616,8 @@ mod tests {
     fn records_read_back_from_ram_and_disk() {
         let dir = std::env::temp_dir().join(format!("neardup-store-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for (spill, ram) in [(false, 0), (true, 0), (true, MAX_SEGMENT)] {
+        // Segments of 4,096 bytes, of 4,099 (records cross them at odd places), of 1 MiB.
+        for (spill, ram) in [(false, 0), (true, 0), (true, 4 * 4099), (true, MAX_SEGMENT)] {
             let mut store = Store::new(StoreSettings {
                 dir: spill.then(|| dir.clone()),
                 ram,
