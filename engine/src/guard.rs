@@ -14,7 +14,7 @@
 use std::alloc::{GlobalAlloc, Layout};
 use std::cell::Cell;
 use std::io::Write;
-use std::sync::atomic::{AtomicI32, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicU64, Ordering};
 
 /// No write in progress.
 const IDLE: u8 = 0;
@@ -130,12 +130,12 @@ pub fn out_of_memory(size: usize) -> ! {
 
 /// Whether this process is the `neardup` program, whose allocator is [`Guarded`] and which
 /// may stop itself when memory runs out (a library's host, Python, may not).
-static PROGRAM: AtomicU8 = AtomicU8::new(0);
+static PROGRAM: AtomicBool = AtomicBool::new(false);
 
 /// Called by the `neardup` program at its start: a thread the system refuses stops the
 /// process like a failed allocation ([`spawn_scoped`]).
 pub fn stop_when_exhausted() {
-    PROGRAM.store(1, Ordering::Relaxed);
+    PROGRAM.store(true, Ordering::Relaxed);
 }
 
 /// Starts a thread of `scope` like `Scope::spawn`. In the `neardup` program
@@ -148,7 +148,7 @@ pub fn spawn_scoped<'scope, 'env, T: Send + 'scope>(
 ) -> std::thread::ScopedJoinHandle<'scope, T> {
     match std::thread::Builder::new().spawn_scoped(scope, f) {
         Ok(handle) => handle,
-        Err(e) if PROGRAM.load(Ordering::Relaxed) == 1 => {
+        Err(e) if PROGRAM.load(Ordering::Relaxed) => {
             stop_for(format_args!("a thread could not start ({e})"))
         }
         Err(e) => panic!("failed to spawn a thread: {e}"),

@@ -38,6 +38,21 @@ fn grown(cells: usize) -> usize {
     (cells + cells / 2).div_ceil(LINE_CELLS) * LINE_CELLS
 }
 
+/// Whether a table of `cells` cells may hold `keys` keys (at most LOAD_NUM / LOAD_DEN full).
+#[inline]
+fn holds(keys: usize, cells: usize) -> bool {
+    keys * LOAD_DEN <= cells * LOAD_NUM
+}
+
+/// The size a table of `cells` cells grows to (itself when it is enough) to hold `keys` keys.
+fn size_for(keys: usize, cells: usize) -> usize {
+    let mut cells = cells;
+    while !holds(keys, cells) {
+        cells = grown(cells);
+    }
+    cells
+}
+
 /// The home line of a key with hash top bits `top` in a table of `lines` lines: the top bits
 /// scaled to the number of lines (Lemire's multiply-shift range reduction), so a table need
 /// not be a power of two and can grow by half.
@@ -237,11 +252,7 @@ impl Buckets {
 
     /// Makes room for `additional` more keys without growing.
     pub fn reserve(&mut self, additional: usize) {
-        let wanted = self.keys + additional;
-        let mut cells = self.cells.len();
-        while wanted * LOAD_DEN > cells * LOAD_NUM {
-            cells = grown(cells);
-        }
+        let cells = size_for(self.keys + additional, self.cells.len());
         if cells > self.cells.len() {
             self.resize(cells);
         }
@@ -251,17 +262,13 @@ impl Buckets {
     /// memory for that is refused (the table is unchanged and still works).
     #[inline]
     pub fn try_room_for(&mut self, additional: usize) -> bool {
-        (self.keys + additional) * LOAD_DEN <= self.cells.len() * LOAD_NUM
-            || self.try_grow_for(additional)
+        holds(self.keys + additional, self.cells.len()) || self.try_grow_for(additional)
     }
 
     /// [`Buckets::try_room_for`] when the table must grow.
     #[cold]
     fn try_grow_for(&mut self, additional: usize) -> bool {
-        let mut cells = self.cells.len();
-        while (self.keys + additional) * LOAD_DEN > cells * LOAD_NUM {
-            cells = grown(cells);
-        }
+        let cells = size_for(self.keys + additional, self.cells.len());
         if cells == self.cells.len() {
             return true;
         }
@@ -277,7 +284,7 @@ impl Buckets {
     /// Adds `slot` to the bucket of `key` (after the slots already there).
     pub fn push(&mut self, key: u64, slot: u32) {
         debug_assert!(slot < MAX_SLOT);
-        if (self.keys + 1) * LOAD_DEN > self.cells.len() * LOAD_NUM {
+        if !holds(self.keys + 1, self.cells.len()) {
             self.resize(grown(self.cells.len()));
         }
         let top = top(key);
@@ -460,7 +467,7 @@ impl Buckets {
         if cells < LINE_CELLS || !cells.is_multiple_of(LINE_CELLS) || cells > 1 << 32 {
             return Err(damaged("a bucket table's size"));
         }
-        if keys * LOAD_DEN > cells * LOAD_NUM {
+        if !holds(keys, cells) {
             return Err(damaged("a bucket table's keys"));
         }
         let mut lists_named = 0usize;

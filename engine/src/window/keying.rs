@@ -64,8 +64,11 @@ impl Window {
             for &key in &entry.band_keys[bands..] {
                 self.buckets[shard(key)].push(key, h.slot);
             }
-            record::encode(&entry, copy_key, &mut self.bytes);
-            let place = self.store.append(&self.bytes)?;
+            let place = self.store.append_with(
+                record::encoded_len(&entry),
+                |out| record::encode_onto(&entry, copy_key, out),
+                &mut self.bytes,
+            )?;
             let slot = &mut self.slots[h.slot as usize];
             let old = slot.place();
             slot.offset = place.offset;

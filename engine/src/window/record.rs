@@ -128,7 +128,9 @@ pub fn encoded_len(entry: &Entry) -> usize {
 }
 
 /// Writes the record of `entry` into `out` (cleared first; its length a multiple of 8);
-/// `copy_key` is what the copy index holds for it.
+/// `copy_key` is what the copy index holds for it. (The window writes records with
+/// [`encode_onto`], straight into its store.)
+#[cfg(test)]
 pub fn encode(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
     out.clear();
     encode_onto(entry, copy_key, out);
