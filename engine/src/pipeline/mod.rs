@@ -36,6 +36,7 @@ mod deduper;
 mod helpers;
 mod ordered;
 pub mod prepare;
+mod presize;
 mod reference;
 mod run;
 mod sequencer;

@@ -553,6 +553,12 @@ impl Buckets {
         }
     }
 
+    /// Cells of the table (for tests: whether it grew).
+    #[cfg(test)]
+    pub(super) fn cells(&self) -> usize {
+        self.cells.len()
+    }
+
     pub fn approx_bytes(&self) -> usize {
         self.cells.len() * CELL_BYTES
             + self.lists.capacity() * std::mem::size_of::<Vec<u32>>()

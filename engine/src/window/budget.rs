@@ -3,7 +3,7 @@
 //! compaction that keeps the spill file within a few times the held records.
 
 use super::limit::Limit;
-use super::{Buckets, NIL, Slot, Window, buckets, shard};
+use super::{Buckets, NIL, SHARDS, Slot, Window, buckets, shard};
 use std::io;
 
 /// Inserts between two checks of the memory budget.
@@ -110,6 +110,58 @@ impl Window {
         std::mem::size_of::<Slot>() + 4 + 40 + keys * buckets::CELL_BYTES * 8 / 3
     }
 
+    /// Makes room for `docs` more documents with `keys` band keys in all (avoids rehashing
+    /// while a saved window is loaded).
+    pub fn reserve(&mut self, docs: usize, keys: usize) {
+        let per_table = keys_per_table(keys);
+        for table in &mut self.buckets {
+            table.reserve(per_table);
+        }
+        self.copies.reserve(docs);
+        self.slots.reserve(docs);
+    }
+
+    /// Sizes the window for `docs` more documents at once: the copy index and the band
+    /// tables, at the keys per document held so far, on the sizes they would grow to. A table
+    /// that grows as documents come re-inserts every key it holds each time it grows by half
+    /// (each key about twice over a long run); a table sized from what the input's size
+    /// promises does not. At most what the `--window` capacity leaves.
+    ///
+    /// All or nothing: not at all unless the window those documents make (at the RAM per
+    /// document so far, [`Window::bytes_per_doc_ceiling`] and the records) fits in a quarter
+    /// of the memory budget, and all its records in the RAM of a store that spills
+    /// ([`super::Store::ram_before_spilling`]). Tables sized early would leave the records
+    /// less RAM from the start (a record sent to disk costs more than the growths spared),
+    /// and would make the budget's limit come sooner (the window's size, and so the output,
+    /// would then depend on whether the input's size was known). An empty window (no keys
+    /// per document known yet) or one whose limit is reached is left as it is.
+    pub fn presize(&mut self, docs: usize) {
+        if self.len == 0 || self.limited().is_some() {
+            return;
+        }
+        let docs = match self.capacity {
+            0 => docs,
+            capacity => docs.min(capacity.saturating_sub(self.len)),
+        };
+        let per_doc = self.bytes_per_doc_ceiling() + self.store.live_bytes() as usize / self.len;
+        let window = (self.len + docs).saturating_mul(per_doc);
+        if docs == 0
+            || (self.budget > 0 && window > self.budget / 4)
+            || (self.store.ram_before_spilling()).is_some_and(|ram| window > ram)
+        {
+            return;
+        }
+        // Slots come in chunks that never move: only the tables would grow by copying. The
+        // tables are grown while the system gives the memory; a refusal ends the sizing.
+        let per_table = keys_per_table(docs * self.buckets_keys_per_doc());
+        for table in &mut self.buckets {
+            if !table.try_room_for(per_table) {
+                return;
+            }
+        }
+        self.copies.try_room_for(docs);
+    }
+
     fn buckets_keys_per_doc(&self) -> usize {
         let keys: usize = self.buckets.iter().map(Buckets::len).sum();
         if self.len == 0 {
@@ -206,11 +258,118 @@ impl Window {
     }
 }
 
+/// Room for `keys` keys spread over the tables: a table's share, give or take the few
+/// percent by which keys fall unevenly.
+fn keys_per_table(keys: usize) -> usize {
+    let per_table = keys.div_ceil(SHARDS);
+    per_table + per_table / 8 + 16
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Entry, StoreSettings};
     use super::*;
     use crate::input::DocId;
+
+    /// Cells of all the window's tables: the band tables and the copy index.
+    fn table_cells(w: &Window) -> usize {
+        w.buckets.iter().map(Buckets::cells).sum::<usize>() + w.copies.cells()
+    }
+
+    /// Ten keys of its own and one of 50 shared keys; 4 KiB of fingerprints.
+    fn presize_doc(seq: u64) -> Entry {
+        let mut band_keys: Vec<u64> = (0..10).map(|b| crate::hash::mix64(seq << 4 | b)).collect();
+        band_keys.push((1 << 60) | (seq % 50));
+        Entry {
+            id: DocId::Line(seq),
+            shingles: (0..1024)
+                .map(|i| (i as u32).wrapping_mul(seq as u32 | 1))
+                .collect(),
+            band_keys,
+            copy_key: Some(u128::from(seq)),
+            text_hash: u128::from(seq),
+            ..Entry::default()
+        }
+    }
+
+    /// A window sized for the documents to come holds them without a table growing, and
+    /// gives the answers of a window that grew as they came.
+    #[test]
+    fn a_presized_window_holds_its_documents_without_growing() {
+        let (mut grown, mut sized) = (Window::new(0), Window::new(0));
+        sized.presize(5000);
+        assert_eq!(
+            table_cells(&sized),
+            table_cells(&grown),
+            "an empty window stays"
+        );
+        for w in [&mut grown, &mut sized] {
+            w.insert(0, presize_doc(0)).unwrap();
+        }
+        sized.presize(5000);
+        let cells = table_cells(&sized);
+        assert!(cells > table_cells(&grown));
+        for seq in 1..=5000 {
+            grown.insert(seq, presize_doc(seq)).unwrap();
+            sized.insert(seq, presize_doc(seq)).unwrap();
+        }
+        assert_eq!(table_cells(&sized), cells, "no table grew");
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for key in (0..50).map(|k| (1 << 60) | k) {
+            grown.candidates(&[key], &mut a);
+            sized.candidates(&[key], &mut b);
+            assert_eq!(a, b);
+            assert!(a.len() >= 100);
+        }
+        for seq in [0, 17, 5000] {
+            assert_eq!(
+                sized.find_copy(u128::from(seq)).unwrap().map(|h| h.seq),
+                Some(seq)
+            );
+        }
+    }
+
+    /// `--window N` caps the sizing at N documents; a window that would pass a quarter of
+    /// the budget, or whose records would not all stay in RAM, gets no sizing at all.
+    #[test]
+    fn presizing_stops_at_the_capacity_the_budget_and_where_records_would_spill() {
+        let sized_for = |capacity: usize, docs: usize| {
+            let mut w = Window::new(capacity);
+            w.insert(0, presize_doc(0)).unwrap();
+            w.presize(docs);
+            table_cells(&w)
+        };
+        assert_eq!(sized_for(100, 1_000_000), sized_for(100, 99));
+        assert!(sized_for(100, 99) > sized_for(100, 0));
+        let spilling = |docs: usize| {
+            let mut w = Window::new(0).with_store(
+                StoreSettings {
+                    dir: Some(std::env::temp_dir()),
+                    ram: 1 << 20,
+                    disk: 0,
+                    index: None,
+                },
+                0,
+            );
+            w.insert(0, presize_doc(0)).unwrap();
+            let before = table_cells(&w);
+            w.presize(docs);
+            table_cells(&w) > before
+        };
+        // 4 KiB records: 4 MiB of RAM before spilling holds about 900 of them.
+        assert!(spilling(100));
+        assert!(!spilling(2000));
+        let within = |budget: usize| {
+            let mut w = Window::new(0).with_store(StoreSettings::default(), budget);
+            w.insert(0, presize_doc(0)).unwrap();
+            let before = table_cells(&w);
+            w.presize(100);
+            table_cells(&w) > before
+        };
+        // 101 documents of about 4.3 KiB: 440 KiB, a quarter of 1.7 MiB.
+        assert!(within(4 << 20));
+        assert!(!within(1 << 20));
+    }
 
     /// A bounded window over a spill file: evicted records are garbage, and once they
     /// outweigh the held ones the held ones are rewritten, so the file stays within about

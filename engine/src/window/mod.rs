@@ -258,18 +258,6 @@ impl Window {
         }
     }
 
-    /// Makes room for `docs` more documents with `keys` band keys in all (avoids rehashing
-    /// while a saved window is loaded).
-    pub fn reserve(&mut self, docs: usize, keys: usize) {
-        // Keys spread evenly over the tables, give or take a few percent.
-        let per_table = keys.div_ceil(SHARDS);
-        for table in &mut self.buckets {
-            table.reserve(per_table + per_table / 8 + 16);
-        }
-        self.copies.reserve(docs);
-        self.slots.reserve(docs);
-    }
-
     /// Number of documents held.
     pub fn len(&self) -> usize {
         self.len

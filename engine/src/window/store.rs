@@ -96,6 +96,10 @@ pub struct Store {
     index: Option<Index>,
 }
 
+/// Records and indexes together may take this many times the store's RAM share before
+/// records are spilled ([`Store::adapt`]).
+const LENT_SHARES: usize = 4;
+
 /// Distinguishes the spill files of one process.
 static FILES: AtomicU64 = AtomicU64::new(0);
 
@@ -146,7 +150,9 @@ impl Store {
     /// keep their RAM per document.
     pub fn adapt(&mut self, index_bytes: usize, budget: usize) {
         if self.settings.dir.is_some() && self.base_ram > 0 {
-            let mut lent = (4 * self.base_ram).saturating_sub(index_bytes);
+            let mut lent = LENT_SHARES
+                .saturating_mul(self.base_ram)
+                .saturating_sub(index_bytes);
             if budget > 0 {
                 // The four times are a quarter of the budget's pipeline share only when the
                 // window takes half the budget; a window given less (a columnar input's run)
@@ -155,6 +161,13 @@ impl Store {
             }
             self.settings.ram = self.base_ram.max(lent);
         }
+    }
+
+    /// The RAM records and indexes may take together before records go to the spill file
+    /// ([`Store::adapt`]); `None` when records never leave RAM.
+    pub fn ram_before_spilling(&self) -> Option<usize> {
+        (self.settings.dir.is_some() && self.base_ram > 0)
+            .then(|| LENT_SHARES.saturating_mul(self.base_ram))
     }
 
     /// Appends the `len` bytes `write` appends to the vector it is given, and returns where

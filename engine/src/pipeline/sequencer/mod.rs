@@ -72,6 +72,9 @@ pub(super) struct Sequencer<'c, W: Write> {
     /// ([`Sequencer::wants_help`]).
     signed: &'c AtomicUsize,
     taken: usize,
+    /// Whether the window is sized for the whole input ([`super::presize`]): after the first
+    /// batch, or from the start for a resumed window.
+    presized: bool,
     /// Batches waiting to be signed, taken while the next one in order is not ready.
     stealer: Stealer,
 }
@@ -101,6 +104,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     pub(super) fn new(prepared: &'c Prepared, job: &'c Job, out: W, start: Start<'c>) -> Self {
         let config = &prepared.config;
         let resumed = (start.saved.as_ref()).map(|s| (s.lines, s.written.unwrap_or(0)));
+        let presized = start.saved.is_some();
         let (window, lines, written, pending) = match start.saved {
             Some(saved) => (saved.window, saved.lines, saved.written, saved.pending),
             None => {
@@ -147,6 +151,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             recycle: start.recycle,
             signed: start.signed,
             taken: 0,
+            presized,
             stealer: start.stealer,
         }
     }
@@ -385,6 +390,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 }
             }
             self.at.out.end_batch(&batch)?;
+            if !self.presized {
+                self.presized = true;
+                self.presize(&batch);
+            }
             // A live input waiting for its next line: the lines decided so far go out now
             // (unless more batches are ready), so a crawler downstream sees each document's
             // line as it is decided, while a file or a fast pipe keeps whole buffers.
@@ -440,6 +449,19 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let Stealer { work, worker } = &mut self.stealer;
         let signed = self.signed;
         ordered::wait_in_order(slot, Some(&*work), |batch| sign(worker, batch, signed))
+    }
+
+    /// Sizes the window for the documents the whole input promises, from the first batch
+    /// (`batch`, just decided): see [`super::presize`].
+    fn presize(&mut self, batch: &Batch) {
+        let Some(bytes) = super::presize::input_bytes(self.names) else {
+            return;
+        };
+        let (docs, held) = (self.at.summary.docs_read, self.at.window.len() as u64);
+        if let Some(expected) = super::presize::expected_held(bytes, batch, docs, held) {
+            let window = &mut self.at.window;
+            window.presize(expected.saturating_sub(window.len()));
+        }
     }
 
     /// Whether the helpers are called for the batch just taken ([`HelperPolicy`]). `Auto`:
