@@ -207,14 +207,24 @@ fn a_closed_stdout_is_an_error() {
         stderr.contains("writing output: Bad file descriptor"),
         "{stderr}"
     );
-    // Standard output sent to /dev/null is not closed.
-    let out = crate::util::bin()
-        .arg("tests/data/reuters-sample.jsonl")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(std::fs::File::create("/dev/null").unwrap())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    // Standard output sent to /dev/null is not closed: opened write-only (a shell's
+    // `> /dev/null`) or read-write (Python's `subprocess.DEVNULL`, what Rust's runtime puts
+    // on a closed descriptor).
+    for read in [false, true] {
+        let null = std::fs::OpenOptions::new()
+            .read(read)
+            .write(true)
+            .open("/dev/null")
+            .unwrap();
+        let out = crate::util::bin()
+            .arg("tests/data/reuters-sample.jsonl")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(null)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "read-write {read}: {stderr}");
+    }
 }
 
 /// A text that starts with `BZh9` is read as text, not rejected as bad bzip2.

@@ -9,12 +9,35 @@ use crate::input::Input;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Whether standard output was open when the process started. Rust's runtime opens
-/// `/dev/null` read-write on a standard descriptor it finds closed, where a shell's
-/// `> /dev/null` opens it write-only: so `/dev/null` opened read-write on descriptor 1 means
-/// `>&-`.
+/// Set before Rust's runtime starts when descriptor 1 was closed (`>&-`): the runtime then
+/// opens `/dev/null` read-write there, which a caller may also have done on purpose (Python's
+/// `subprocess.DEVNULL`), so only a look before it can tell the two apart.
+static STDOUT_CLOSED_AT_START: AtomicBool = AtomicBool::new(false);
+
+/// Run by the loader before `main` and before Rust's runtime reopens closed standard
+/// descriptors (an `.init_array` entry, as C constructors are).
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static LOOK_AT_STDOUT: extern "C" fn() = {
+    extern "C" fn look_at_stdout() {
+        // SAFETY: fcntl(F_GETFD) only reads the descriptor's flags.
+        if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+            STDOUT_CLOSED_AT_START.store(true, Ordering::Relaxed);
+        }
+    }
+    look_at_stdout
+};
+
+/// Whether standard output was open when the process started.
 pub(super) fn stdout_is_open() -> bool {
+    if cfg!(target_os = "linux") {
+        return !STDOUT_CLOSED_AT_START.load(Ordering::Relaxed);
+    }
+    // Elsewhere, a guess: a shell's `> /dev/null` opens it write-only, and the runtime's
+    // read-write, so `/dev/null` opened read-write on descriptor 1 is taken for `>&-`.
     // SAFETY: fcntl(F_GETFL) and fstat only read the descriptor's state into `stat`.
     unsafe {
         let flags = libc::fcntl(1, libc::F_GETFL);
