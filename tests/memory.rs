@@ -167,6 +167,39 @@ fn a_memory_budget_evicts_with_a_note_and_loses_nothing() {
     );
 }
 
+/// The window is sized for a file's documents at once after its first batch (its size is
+/// known), not for a pipe's; whether or not a memory limit is reached, the two write the
+/// same bytes and hold the same documents (the sizing itself: `window::budget`'s tests).
+#[test]
+fn a_file_and_a_pipe_of_it_keep_the_same_window() {
+    // 12,000 documents, every tenth a copy of the one before: several batches.
+    let mut input = String::new();
+    for i in 0..12_000 {
+        let n = if i % 10 == 9 { i - 1 } else { i };
+        input += &format!(
+            "item {n} has parts {} and {} and {}\n",
+            n * 7,
+            n * 13,
+            n * 31
+        );
+    }
+    let path = crate::util::temp_path("presized.txt");
+    std::fs::write(&path, &input).unwrap();
+    let path = path.to_str().unwrap();
+    for budget in ["1M", "2M", "512M"] {
+        let args = ["--stats", "--drop-dups", "--max-memory", budget];
+        let file = neardup(&[&args[..], &[path]].concat(), b"").ok();
+        let pipe = neardup(&args, input.as_bytes()).ok();
+        assert_eq!(file.stdout, pipe.stdout, "--max-memory {budget}");
+        let (a, b) = (file.stats(), pipe.stats());
+        assert_eq!(a["window_docs"], b["window_docs"], "--max-memory {budget}");
+        assert_eq!(a["evictions"], b["evictions"], "--max-memory {budget}");
+        let limited = budget != "512M";
+        assert_eq!(file.stderr.contains("reached at input line"), limited);
+    }
+    std::fs::remove_file(path).unwrap();
+}
+
 /// Under an address-space limit below what the run needs: exit status 1, a message naming the
 /// input line, and output that is a prefix of the full output ending at a whole line.
 #[test]
