@@ -259,10 +259,14 @@ impl Buckets {
     }
 
     /// Grows the table now if `additional` more keys would make it grow; false when the
-    /// memory for that is refused (the table is unchanged and still works).
+    /// memory for that is refused, or could not be addressed (the table is unchanged and
+    /// still works).
     #[inline]
     pub fn try_room_for(&mut self, additional: usize) -> bool {
-        holds(self.keys + additional, self.cells.len()) || self.try_grow_for(additional)
+        // Past this no table fits the address space, and the sizes below would overflow.
+        const MOST_KEYS: usize = isize::MAX as usize / CELL_BYTES / LOAD_DEN;
+        additional <= MOST_KEYS
+            && (holds(self.keys + additional, self.cells.len()) || self.try_grow_for(additional))
     }
 
     /// [`Buckets::try_room_for`] when the table must grow.

@@ -144,7 +144,7 @@ impl Window {
             capacity => docs.min(capacity.saturating_sub(self.len)),
         };
         let per_doc = self.bytes_per_doc_ceiling() + self.store.live_bytes() as usize / self.len;
-        let window = (self.len + docs).saturating_mul(per_doc);
+        let window = self.len.saturating_add(docs).saturating_mul(per_doc);
         if docs == 0
             || (self.budget > 0 && window > self.budget / 4)
             || (self.store.ram_before_spilling()).is_some_and(|ram| window > ram)
@@ -153,7 +153,7 @@ impl Window {
         }
         // Slots come in chunks that never move: only the tables would grow by copying. The
         // tables are grown while the system gives the memory; a refusal ends the sizing.
-        let per_table = keys_per_table(docs * self.buckets_keys_per_doc());
+        let per_table = keys_per_table(docs.saturating_mul(self.buckets_keys_per_doc()));
         for table in &mut self.buckets {
             if !table.try_room_for(per_table) {
                 return;
@@ -327,6 +327,22 @@ mod tests {
                 Some(seq)
             );
         }
+    }
+
+    /// A window with no memory budget and no spill file asked to make room for more
+    /// documents than an address space holds (a size estimated from a huge input) is left as
+    /// it is, and keeps working.
+    #[test]
+    fn presizing_past_any_memory_leaves_the_window_as_it_is() {
+        let mut w = Window::new(0);
+        w.insert(0, presize_doc(0)).unwrap();
+        let before = table_cells(&w);
+        w.presize(usize::MAX);
+        w.presize(usize::MAX / 64);
+        assert_eq!(table_cells(&w), before);
+        w.insert(1, presize_doc(1)).unwrap();
+        assert_eq!(w.len(), 2);
+        assert_eq!(w.find_copy(1).unwrap().map(|h| h.seq), Some(1));
     }
 
     /// `--window N` caps the sizing at N documents; a window that would pass a quarter of
