@@ -813,3 +813,95 @@ fn a_closed_pipe_is_a_quiet_success() {
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }
+
+/// SIGTERM with `--state` while an Arrow stream is arriving: the Parquet file is complete
+/// (footer, renamed into place) over the rows decided, the state is saved as of them, and
+/// the resumed run's table holds exactly the rest: both tables together are one run's rows.
+#[test]
+fn a_signal_with_state_ends_the_table_and_the_resume_completes_it() {
+    use std::io::Write;
+    let (ids, texts) = sample_rows();
+    let texts: Vec<Option<&str>> = texts.iter().map(|t| Some(t.as_str())).collect();
+    let batch = table(&ids, &texts);
+    let stream = |rows: Option<usize>| {
+        let mut bytes = Vec::new();
+        let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).unwrap();
+        match rows {
+            Some(n) => w.write(&batch.slice(0, n)).unwrap(),
+            None => w.write(&batch).unwrap(),
+        }
+        match rows {
+            Some(_) => w.flush().unwrap(),
+            None => w.finish().unwrap(),
+        }
+        drop(w);
+        bytes
+    };
+    let state = temp_path("signalled-state");
+    let first = temp_path("signalled-first.parquet");
+    let second = temp_path("signalled-second.parquet");
+    let mut child = crate::util::spawn_piped(bin().args([
+        "-q",
+        "--state",
+        state.to_str().unwrap(),
+        "-o",
+        first.to_str().unwrap(),
+    ]));
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&stream(Some(400))).unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    drop(stdin);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(128 + libc::SIGTERM), "{stderr}");
+    assert!(stderr.contains("state saved"), "{stderr}");
+    let kept = read_parquet(&first);
+    assert!(kept.num_rows() > 0, "{stderr}");
+    // The resumed run is given the whole input again and skips what the state covers.
+    let mut child = crate::util::spawn_piped(bin().args([
+        "-q",
+        "--state",
+        state.to_str().unwrap(),
+        "-o",
+        second.to_str().unwrap(),
+    ]));
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&stream(None)).unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut both = ids_of(&kept);
+    both.extend(ids_of(&read_parquet(&second)));
+    assert_eq!(both, jsonl_ids(&[]));
+}
+
+/// `--annotate` on a table that already has a `neardup_*` column is refused naming it, and
+/// no output file is made: two columns of one name are a table other readers refuse.
+#[test]
+fn annotating_an_annotated_table_is_refused() {
+    let (input, _) = sample_parquet("to-annotate.parquet");
+    let annotated = filtered(&["-q", "--annotate"], &input, "annotated.parquet");
+    assert!(annotated.column_by_name("neardup_similarity").is_some());
+    let again = temp_path("annotated-again.parquet");
+    let out = temp_path("annotated.parquet");
+    let run = neardup(
+        &[
+            "-q",
+            "--annotate",
+            out.to_str().unwrap(),
+            "-o",
+            again.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("neardup_dup_of"), "{}", run.stderr);
+    assert!(!again.exists());
+}

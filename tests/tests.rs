@@ -5,6 +5,7 @@ mod util;
 mod accuracy;
 mod against;
 mod bad_input;
+mod clobber;
 mod columnar;
 mod components;
 mod compressed;

@@ -21,6 +21,7 @@
 //! | writing lines, annotations, pairs | `output` |
 //! | `--report`: the HTML page of what the filter removed | [`report`] (word diffs: `diff`) |
 //! | `--state`: the window saved between runs | `state` |
+//! | temporaries beside a file being replaced, never through a planted link | `temporary` |
 //! | threads and ordering: prepare, sign, sequence, help | [`pipeline`] |
 //! | the enumerated settings' names, which the command line parses and lists | [`choice`] |
 //! | out of memory: stop at a whole output line, exit 1 | [`guard`] (the system's limit: [`limits`]; the budget's shares: [`memory`]) |
@@ -79,6 +80,7 @@ pub mod report;
 pub mod sketch;
 #[doc(hidden)]
 pub mod state;
+pub(crate) mod temporary;
 pub mod text;
 pub mod verify;
 pub mod window;

@@ -207,12 +207,25 @@ impl FilterArgs {
 /// `--stats` prints the summary.
 pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
     let config = &prepared.config;
-    let mut inputs = Input::open_all(&config.inputs, config.read.decompress)?;
+    // Nothing the run writes may be one of its inputs: each is refused before anything is
+    // read or truncated.
+    let files = &config.inputs;
+    match &config.run.output {
+        Some(path) => super::util::refuse_input_as("-o", path, files)?,
+        None => super::util::refuse_input_as_stdout(files)?,
+    }
+    if let Some(path) = job.report() {
+        super::util::refuse_input_as("--report", path, files)?;
+    }
+    if let Some(state) = job.state() {
+        super::util::refuse_input_as("--state", &state.path, files)?;
+    }
+    let mut inputs = Input::open_all(files, config.read.decompress)?;
     // `-o FILE` of lines: standard output becomes the file; a table writes FILE itself.
     if let Some(path) = &config.run.output
         && pipeline::prepare::table_encoding(config, job, &mut inputs)?.is_none()
     {
-        super::util::redirect_stdout(path)?;
+        super::util::redirect_stdout(path, files)?;
     }
     let mut stderr = super::util::diagnostics();
     let terminal = pipeline::stderr_is_terminal();

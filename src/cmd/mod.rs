@@ -165,22 +165,25 @@ impl Args {
         let common = self.common;
         // `-o FILE` of a command that writes lines: standard output becomes the file (the
         // filter decides itself, as it may write a table instead).
+        // Neither `-o FILE` nor a redirected standard output may be one of the inputs.
         let output = match &self.command {
             None => None,
-            Some(Command::Graph(a)) => a.common.output(),
-            Some(Command::Clusters(a)) => a.common.output(),
-            Some(Command::Explain(a)) => a.common.output(),
-            Some(Command::Idf(a)) => a.common.output(),
-            Some(Command::Tune(a)) => a.common.output(),
-            Some(Command::Hist(a)) => a.common.output(),
-            Some(Command::Sample(a)) => a.common.output(),
-            Some(Command::Report(a)) => a.common.output(),
-            Some(Command::Sign(a)) => a.common.output(),
-            Some(Command::VerifyPairs(a)) => a.common.output(),
+            Some(Command::Graph(a)) => Some((a.common.output(), &a.input.files)),
+            Some(Command::Clusters(a)) => Some((a.common.output(), &a.input.files)),
+            Some(Command::Explain(a)) => Some((a.common.output(), &a.input.files)),
+            Some(Command::Idf(a)) => Some((a.common.output(), &a.input.files)),
+            Some(Command::Tune(a)) => Some((a.common.output(), &a.input.files)),
+            Some(Command::Hist(a)) => Some((a.common.output(), &a.input.files)),
+            Some(Command::Sample(a)) => Some((a.common.output(), &a.input.files)),
+            Some(Command::Report(a)) => Some((a.common.output(), &a.input.files)),
+            Some(Command::Sign(a)) => Some((a.common.output(), &a.input.files)),
+            Some(Command::VerifyPairs(a)) => Some((a.common.output(), &a.files)),
             Some(Command::State(_)) => None,
         };
-        if let Some(path) = output {
-            util::redirect_stdout(&path)?;
+        match output {
+            Some((Some(path), inputs)) => util::redirect_stdout(&path, inputs)?,
+            Some((None, inputs)) => util::refuse_input_as_stdout(inputs)?,
+            None => {}
         }
         match self.command {
             None => self.filter.run(common),

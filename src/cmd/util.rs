@@ -306,9 +306,11 @@ pub(super) fn diagnostics() -> WordedWriter<std::io::Stderr> {
 }
 
 /// `-o FILE`: standard output becomes FILE (created, or truncated), so everything written
-/// to descriptor 1 goes there, with the same whole-line guarantees as a redirection.
-pub fn redirect_stdout(path: &std::path::Path) -> Result<()> {
+/// to descriptor 1 goes there, with the same whole-line guarantees as a redirection. FILE
+/// naming one of `inputs` is refused before it is truncated ([`refuse_input_as`]).
+pub fn redirect_stdout(path: &Path, inputs: &[PathBuf]) -> Result<()> {
     use std::os::fd::AsRawFd;
+    refuse_input_as("-o", path, inputs)?;
     let file = std::fs::File::create(path)
         .map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
     // SAFETY: dup2 onto descriptor 1 of two descriptors this process owns.
@@ -317,6 +319,65 @@ pub fn redirect_stdout(path: &std::path::Path) -> Result<()> {
             format!("writing to {}", path.display()),
             std::io::Error::last_os_error(),
         ));
+    }
+    Ok(())
+}
+
+/// The file (device and inode) of an existing regular file, following links.
+fn identity(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    meta.is_file().then(|| (meta.dev(), meta.ino()))
+}
+
+/// Refuses (a usage error, exit 2) a file the run would write, given as `flag`, that is one
+/// of its `inputs` (the same file under any name, links included), as `cat` refuses an
+/// output that is its input: truncating it would lose the input before a line was read.
+pub fn refuse_input_as(flag: &str, path: &Path, inputs: &[PathBuf]) -> Result<()> {
+    let Some(target) = std::fs::metadata(path).ok().as_ref().and_then(identity) else {
+        return Ok(());
+    };
+    for input in inputs {
+        if input.as_os_str() == "-" {
+            continue;
+        }
+        if std::fs::metadata(input).ok().as_ref().and_then(identity) == Some(target) {
+            return Err(Error::Usage(format!(
+                "{flag} {}: the file is also an input ({}); writing it would destroy the input \
+                 before it is read. Write to another file, then rename it",
+                path.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a standard output that is a regular file also named as an input (`neardup
+/// in.jsonl >> in.jsonl`): the run would read its own output.
+pub fn refuse_input_as_stdout(inputs: &[PathBuf]) -> Result<()> {
+    use std::os::fd::AsFd;
+    let Ok(stdout) = std::io::stdout().as_fd().try_clone_to_owned() else {
+        return Ok(());
+    };
+    let Some(target) = std::fs::File::from(stdout)
+        .metadata()
+        .ok()
+        .as_ref()
+        .and_then(identity)
+    else {
+        return Ok(());
+    };
+    for input in inputs {
+        if input.as_os_str() == "-" {
+            continue;
+        }
+        if std::fs::metadata(input).ok().as_ref().and_then(identity) == Some(target) {
+            return Err(Error::Usage(format!(
+                "{}: input file is output file (standard output is the same file); write to \
+                 another file, then rename it",
+                input.display()
+            )));
+        }
     }
     Ok(())
 }

@@ -112,13 +112,8 @@ impl TableWriter {
             .and_then(|p| std::fs::metadata(p).ok())
             .is_some_and(|m| !m.is_file());
         let direct = path.clone().filter(|_| special);
-        let target = path.filter(|_| !special).map(|p| {
-            let name = p
-                .file_name()
-                .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
-            let temp = p.with_file_name(format!(".{name}.neardup-{}.tmp", std::process::id()));
-            (p, temp)
-        });
+        // The temporary is named when it is created ([`crate::temporary::beside`]).
+        let target = path.filter(|_| !special).map(|p| (p, PathBuf::new()));
         TableWriter {
             encoding,
             annotate,
@@ -268,14 +263,39 @@ impl TableWriter {
 
     /// Opens the sink and the encoder for rows of `schema`.
     fn open(&mut self, schema: SchemaRef) -> Result<()> {
+        // Two columns of one name make a table other readers refuse ("multiple matches").
+        if self.annotate
+            && let Some(taken) = schema
+                .fields()
+                .iter()
+                .find(|f| f.name().starts_with("neardup_"))
+        {
+            return Err(Error::config(
+                "annotate",
+                format!(
+                    "the input already has a column '{}', and ‹annotate› adds the neardup_* \
+                     columns: drop the input's neardup_* columns first (an annotated table \
+                     deduplicated again), or use another mode",
+                    taken.name()
+                ),
+            ));
+        }
         let schema = self.out_schema(schema);
-        let file = match &self.target {
-            Some((target, temp)) => File::create(temp).map_err(|e| {
-                Error::io(
-                    format!("creating {} (for {})", temp.display(), target.display()),
-                    e,
-                )
-            })?,
+        let file = match &mut self.target {
+            Some((target, temp)) => {
+                let (file, path) = crate::temporary::beside(target).map_err(|e| {
+                    Error::io(
+                        format!(
+                            "creating a temporary file in {} (for {})",
+                            crate::temporary::directory_of(target).display(),
+                            target.display()
+                        ),
+                        e,
+                    )
+                })?;
+                *temp = path;
+                file
+            }
             None => match &self.direct {
                 Some(path) => std::fs::OpenOptions::new()
                     .write(true)

@@ -61,10 +61,11 @@ pub fn write(
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         return std::fs::write(path, page).map_err(failed);
     }
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(format!(".{}.tmp", std::process::id()));
-    let temporary = std::path::PathBuf::from(temporary);
-    let written = std::fs::write(&temporary, page).and_then(|()| std::fs::rename(&temporary, path));
+    let (mut file, temporary) = crate::temporary::beside(path).map_err(failed)?;
+    let written = file
+        .write_all(page.as_bytes())
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&temporary, path));
     written.map_err(|e| {
         let _ = std::fs::remove_file(&temporary);
         failed(e)

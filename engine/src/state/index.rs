@@ -243,7 +243,9 @@ fn write_manifest(dir: &Path, m: &Manifest) -> std::io::Result<()> {
     b.extend_from_slice(&sum.to_le_bytes());
     let tmp = dir.join(format!(".{MANIFEST}.tmp{}", std::process::id()));
     let result = (|| {
-        let mut f = File::create(&tmp)?;
+        // A leftover (or a planted link) is removed, never written through.
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = File::options().write(true).create_new(true).open(&tmp)?;
         f.write_all(&b)?;
         f.sync_all()?;
         std::fs::rename(&tmp, dir.join(MANIFEST))?;
@@ -338,7 +340,7 @@ pub fn save(dir: &Path, window: &mut Window, p: &Progress) -> Result<()> {
     write_manifest(dir, &manifest).map_err(io)?;
     window.index_committed();
     window.start_journal(tables, journal_room(tables_len, log_len));
-    remove_unnamed(dir, &manifest);
+    remove_unnamed(dir, old.as_ref(), &manifest);
     Ok(())
 }
 
@@ -374,7 +376,7 @@ fn append_log(dir: &Path, m: &Manifest, window: &Window) -> std::io::Result<Opti
 fn write_tables(dir: &Path, generation: u64, window: &Window) -> std::io::Result<(u64, u64)> {
     let path = tables_path(dir, generation);
     (|| -> std::io::Result<(u64, u64)> {
-        let file = WriteBehind::new(File::create(&path)?);
+        let file = WriteBehind::new(no_follow_create(&path)?);
         let mut w = Hashing::new(BufWriter::with_capacity(1 << 20, file));
         window.write_image(&mut w)?;
         let (inner, len, sum) = w.finish();
@@ -387,6 +389,17 @@ fn write_tables(dir: &Path, generation: u64, window: &Window) -> std::io::Result
     })
 }
 
+/// Creates (or truncates) the index file `path`, never through a symbolic link.
+pub(crate) fn no_follow_create(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    File::options()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
 /// The largest generation of the files named `prefix`N in `dir`.
 fn largest(dir: &Path, prefix: &str) -> Option<u64> {
     std::fs::read_dir(dir)
@@ -396,9 +409,12 @@ fn largest(dir: &Path, prefix: &str) -> Option<u64> {
         .max()
 }
 
-/// Removes the records and tables files `m` does not name, and dead saves' temporaries
-/// (what a crash left: a writer's own files are always named by the manifest it saved).
-fn remove_unnamed(dir: &Path, m: &Manifest) {
+/// Removes what the save that wrote `m` replaced: the files the manifest before it (`old`)
+/// named and `m` does not, and the files a crashed save of this index left (generations
+/// past those `old` named, which only a writer holding the lock makes) and its manifest
+/// temporaries. Nothing else is touched, whatever its name: a file the index never listed
+/// may be the user's.
+fn remove_unnamed(dir: &Path, old: Option<&Manifest>, m: &Manifest) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -407,17 +423,67 @@ fn remove_unnamed(dir: &Path, m: &Manifest) {
         format!("tables.{}", m.tables),
         format!("log.{}", m.tables),
     ];
+    let (records_before, tables_before) = old.map_or((0, 0), |o| (o.records, o.tables));
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let ours = name.starts_with("records.")
-            || name.starts_with("tables.")
-            || name.starts_with("log.")
-            || name.starts_with(&format!(".{MANIFEST}.tmp"));
-        if ours && !keep.iter().any(|k| k == name) {
+        let generation = |prefix: &str| name.strip_prefix(prefix)?.parse::<u64>().ok();
+        let ours = match (
+            generation("records."),
+            generation("tables."),
+            generation("log."),
+        ) {
+            (Some(g), _, _) => g >= records_before,
+            (_, Some(g), _) | (_, _, Some(g)) => g >= tables_before,
+            _ => name.starts_with(&format!(".{MANIFEST}.tmp")),
+        };
+        if ours && !keep.iter().any(|k| k == name) && entry.file_type().is_ok_and(|t| t.is_file()) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
+}
+
+/// A directory given as an index that holds no manifest: a new index starts there only when
+/// it is empty. One that holds an index's files without their manifest is a damaged index;
+/// one that holds anything else is not neardup's to write in. Both are refused (exit 2),
+/// listing what is there, and nothing is changed.
+fn refuse_foreign(dir: &Path) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    names.sort();
+    let name = dir.display();
+    let index_file = |n: &String| {
+        ["records.", "tables.", "log."]
+            .iter()
+            .any(|p| n.strip_prefix(p).is_some_and(|g| g.parse::<u64>().is_ok()))
+    };
+    let shown = names.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
+    let more = match names.len() {
+        n if n > 8 => format!(" and {} more", n - 8),
+        _ => String::new(),
+    };
+    Err(Error::config(
+        "state",
+        match names.iter().any(index_file) {
+            true => format!(
+                "{name} is a damaged index: {name}/{MANIFEST} is missing beside {shown}{more} \
+                 (restore the manifest from a backup, or give another directory; nothing in \
+                 {name} was changed)"
+            ),
+            false => format!(
+                "{name} is not empty and holds no index ({shown}{more}): give an empty or new \
+                 directory, so that no file neardup did not write is changed"
+            ),
+        },
+    ))
 }
 
 /// Opens the index in `dir` for a run with `config` whose settings are `expected` (`None`
@@ -433,6 +499,7 @@ pub fn open(
 ) -> Result<Option<Saved>> {
     let name = dir.display().to_string();
     let Some((m, opened)) = open_window(dir, Some(expected), window, writable)? else {
+        refuse_foreign(dir)?;
         return Ok(None);
     };
     let idf = idf_of(&m, &name)?;
@@ -495,6 +562,20 @@ fn open_window(
                 std::thread::sleep(std::time::Duration::from_millis(20));
                 continue;
             }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let missing = [&records, &tables, &log_path(dir, m.tables)]
+                    .into_iter()
+                    .find(|p| !p.exists())
+                    .map_or_else(|| name.clone(), |p| p.display().to_string());
+                return Err(Error::config(
+                    "state",
+                    format!(
+                        "{name} is a damaged index: {missing}, which its manifest lists, is \
+                         missing (restore it from a backup, or give another directory to start \
+                         a new index; nothing in {name} was changed)"
+                    ),
+                ));
+            }
             Err(e) => return Err(Error::io(format!("opening the index {name}"), e)),
         };
         let bad = |why: String| Error::config("state", format!("{name}: {why}"));
@@ -514,7 +595,7 @@ fn open_window(
             }
         }
         if writable {
-            remove_unnamed(dir, &m);
+            remove_unnamed(dir, Some(&m), &m);
         }
         let store = Store::open_index(
             window.store.clone(),

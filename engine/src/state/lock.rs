@@ -20,15 +20,35 @@ impl Lock {
     pub(super) fn take(lock_path: PathBuf, state: &Path) -> Result<Lock> {
         use std::os::fd::AsRawFd;
         use std::os::unix::fs::MetadataExt;
+        use std::os::unix::fs::OpenOptionsExt;
         let failed = |e| Error::io(format!("locking {}", lock_path.display()), e);
         loop {
+            // Never through a link: a link planted under the lock's name (by another user,
+            // in a shared directory) would have the run truncate and write its target.
             let mut file = File::options()
                 .read(true)
                 .write(true)
                 .create(true)
                 .truncate(false)
+                .custom_flags(libc::O_NOFOLLOW)
                 .open(&lock_path)
-                .map_err(failed)?;
+                .map_err(|e| match e.raw_os_error() {
+                    Some(libc::ELOOP) => Error::config(
+                        "state",
+                        format!(
+                            "{} is a symbolic link, which a lock file never is: remove it \
+                             (someone else may have put it there)",
+                            lock_path.display()
+                        ),
+                    ),
+                    _ => failed(e),
+                })?;
+            if !file.metadata().map_err(failed)?.is_file() {
+                return Err(Error::config(
+                    "state",
+                    format!("{} is not a regular file: remove it", lock_path.display()),
+                ));
+            }
             // SAFETY: flock on a descriptor this function owns.
             if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
                 let holder = std::fs::read_to_string(&lock_path).unwrap_or_default();
@@ -48,7 +68,7 @@ impl Lock {
             // The holder before may have removed the file between our open and our lock:
             // the lock counts only on the file the path still names.
             let held = file.metadata().map_err(failed)?;
-            match std::fs::metadata(&lock_path) {
+            match std::fs::symlink_metadata(&lock_path) {
                 Ok(now) if now.ino() == held.ino() && now.dev() == held.dev() => {
                     let _ = file.set_len(0);
                     let _ = write!(file, "{}", std::process::id());

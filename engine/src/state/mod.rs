@@ -36,9 +36,9 @@ use std::path::{Path, PathBuf};
 /// temporary file beside it, so one is created and removed now. A run that would fail only
 /// at its end, after all its work, fails at once instead.
 pub fn check_writable(path: &Path) -> Result<()> {
-    let (dir, tmp) = temporary_path(path)?;
-    File::create(&tmp)
-        .and_then(|_| std::fs::remove_file(&tmp))
+    let (dir, _) = temporary_path(path)?;
+    crate::temporary::beside(path)
+        .and_then(|(_, tmp)| std::fs::remove_file(tmp))
         .map_err(|e| {
             Error::io(
                 format!("{} cannot be saved in {}", path.display(), dir.display()),

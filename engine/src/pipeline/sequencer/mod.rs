@@ -247,20 +247,35 @@ impl<'c, W: Write> Sequencer<'c, W> {
         // What can still go out goes out (nothing, on a closed pipe or a reader that does
         // not read: a stopped write gives up at once).
         let _ = self.at.out.flush();
-        if self.job.state().is_none() {
-            // A table output, stopped: its rows so far with their footer.
+        if self.at.out.is_table() || self.job.state().is_none() {
+            // A table output, stopped: its rows so far with their footer, renamed into
+            // place; then, with `--state`, the state as of the same rows (a table holds no
+            // pending output: the resumed run's table follows this one's).
             let finished = self.at.out.finish();
             let (what, status) = match stop {
                 Stop::Signal(signal) => (format!("interrupted (signal {signal})"), 128 + signal),
                 Stop::ClosedOutput => ("the output was closed".to_string(), 1),
             };
-            let outcome = match finished {
+            let mut outcome = match &finished {
                 Ok(()) => format!(
                     "the output is a complete table of the {} rows decided before it",
                     self.at.summary.written
                 ),
                 Err(e) => format!("the output could not be ended: {e}"),
             };
+            if finished.is_ok() && self.job.state().is_some() {
+                self.pending.clear();
+                if let Err(e) = self.save() {
+                    return e;
+                }
+                outcome.push_str(
+                    "; state saved as of the same input line (the resumed run's table holds the \
+                     rows after it)",
+                );
+                if let Some(lock) = &self.prepared.state_lock {
+                    lock.release();
+                }
+            }
             let _ = writeln!(
                 diag,
                 "neardup: {what} after input line {}; {outcome}",

@@ -164,6 +164,7 @@ impl Store {
     /// the index's next generation, which becomes the store's file (the RAM segments are
     /// dropped: every record is in the file). A generation no manifest names is removed.
     pub(super) fn rewrite(&mut self, places: &mut [Place]) -> io::Result<()> {
+        use std::os::unix::fs::OpenOptionsExt;
         const PIECE: usize = 1 << 20;
         let index = self.index.as_ref().expect("an index store");
         let generation = index.generation.wrapping_add(1);
@@ -173,6 +174,7 @@ impl Store {
             .write(true)
             .create(true)
             .truncate(true)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&path)?;
         let mut out: Vec<u8> = Vec::with_capacity(PIECE);
         let mut written = 0u64;

@@ -1,0 +1,137 @@
+//! Temporary files written beside the file they will replace (`-o FILE` tables, the
+//! `--report` page, the `--state` check), renamed over it when complete.
+//!
+//! A temporary is created with `O_CREAT|O_EXCL` under an unpredictable name ([`tempfile`]),
+//! so that another local user cannot plant a symbolic link under its name and have the
+//! run write through it (in `/tmp` and other shared directories). Its name still carries
+//! the process id, `.NAME.neardup-PID-XXXXXX.tmp`, so that the temporaries a killed run left
+//! are recognised and removed by the next run that writes the same file
+//! ([`remove_stale`]), and only those: a process that still runs keeps its own.
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The directory of `target` (`.` for a bare name).
+pub fn directory_of(target: &Path) -> PathBuf {
+    match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The start of the names of the temporaries for `target` made by process `pid`.
+fn prefix(target: &Path, pid: &str) -> String {
+    let name = target
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    format!(".{name}.neardup-{pid}-")
+}
+
+/// A new temporary file beside `target`, created exclusively (never through a link).
+pub fn beside(target: &Path) -> io::Result<(File, PathBuf)> {
+    remove_stale(target);
+    use std::os::unix::fs::PermissionsExt;
+    let named = tempfile::Builder::new()
+        .prefix(&prefix(target, &std::process::id().to_string()))
+        .suffix(".tmp")
+        // As `File::create` would: the umask decides, not tempfile's private default, since
+        // the temporary becomes the user's file.
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(directory_of(target))?;
+    let (file, path) = named.keep().map_err(|e| e.error)?;
+    Ok((file, path))
+}
+
+/// Removes the temporaries for `target` ([`beside`]) of processes that are no longer
+/// running. Only regular files of exactly that naming are touched, and only where the
+/// process table can be read (`/proc`).
+pub fn remove_stale(target: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(directory_of(target)) else {
+        return;
+    };
+    let start = prefix(target, "");
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(&start)) else {
+            continue;
+        };
+        let Some((pid, tail)) = rest.split_once('-') else {
+            continue;
+        };
+        let ours = !pid.is_empty()
+            && pid.bytes().all(|b| b.is_ascii_digit())
+            && tail.ends_with(".tmp")
+            && entry.file_type().is_ok_and(|t| t.is_file());
+        if ours && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("neardup-temporary-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A link planted under the name a temporary could take is never written through: the
+    /// name is unpredictable, and an existing name is never opened.
+    #[test]
+    fn a_planted_link_is_not_followed() {
+        let dir = scratch("link");
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let target = dir.join("out.parquet");
+        for n in 0..64 {
+            let planted = dir.join(format!(
+                "{}{n:06}.tmp",
+                prefix(&target, &std::process::id().to_string())
+            ));
+            std::os::unix::fs::symlink(&victim, planted).unwrap();
+        }
+        let (mut file, path) = beside(&target).unwrap();
+        std::io::Write::write_all(&mut file, b"new").unwrap();
+        assert!(
+            !std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A dead process' temporary goes; a live one's, another file's and a look-alike stay.
+    #[test]
+    fn only_dead_processes_temporaries_are_removed() {
+        let dir = scratch("stale");
+        let target = dir.join("t.parquet");
+        let dead = dir.join(format!("{}abc123.tmp", prefix(&target, "4999999")));
+        let live = dir.join(format!(
+            "{}abc123.tmp",
+            prefix(&target, &std::process::id().to_string())
+        ));
+        let other = dir.join(format!(
+            "{}abc123.tmp",
+            prefix(&dir.join("u.parquet"), "4999999")
+        ));
+        let odd = dir.join(format!("{}abc123.tmp", prefix(&target, "49x")));
+        for f in [&dead, &live, &other, &odd] {
+            std::fs::write(f, "x").unwrap();
+        }
+        remove_stale(&target);
+        assert!(!dead.exists());
+        assert!(live.exists() && other.exists() && odd.exists());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
