@@ -848,3 +848,56 @@ fn parallel_verification_equals_one_thread() {
         }
     }
 }
+
+/// The filter's speculation (lookups made on every core before a batch is decided in order,
+/// used where the batch changed nothing they read): on template families (many speculations
+/// fail and are looked up again) and on unrelated documents (most hold), with windows that
+/// evict, a tight candidate bound and every filter mode, 2 to 5 threads write exactly the
+/// bytes one thread writes, over seeded random corpora.
+#[test]
+fn speculated_decisions_equal_one_thread() {
+    let mut speculated = 0;
+    for seed in 0..3u64 {
+        let mut lines = crate::filter::template_corpus(seed, 1 + seed as usize * 2, 1500, 4);
+        let mut words = Words::new(seed + 100);
+        for n in 0..1500 {
+            let doc = words.doc(40);
+            lines.push(doc.join(" "));
+            if n % 5 == 0 {
+                let mut near = doc.clone();
+                near[(n * 3) % 40] = words.word();
+                lines.push(near.join(" "));
+            }
+        }
+        // Interleave the two kinds, in a seeded order.
+        let mut order: Vec<usize> = (0..lines.len()).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, (words.next_u64() % (i as u64 + 1)) as usize);
+        }
+        let input =
+            crate::filter::text(&order.iter().map(|&i| lines[i].clone()).collect::<Vec<_>>());
+        let flags: [&[&str]; 4] = [
+            &["--drop-dups"],
+            &["--drop-dups", "--window", "700"],
+            &["--annotate", "-t", "0.6", "--max-candidates", "4"],
+            &["--only-dups", "-t", "0.7"],
+        ];
+        for mode in flags {
+            let one = neardup(&[mode, &["-q", "-j", "1"]].concat(), &input).ok();
+            for threads in ["2", "3", "5"] {
+                let args = [
+                    mode,
+                    &["-q", "--stats", "-j", threads, "--helpers", "always"],
+                ]
+                .concat();
+                let many = neardup(&args, &input).ok();
+                speculated += many.stats()["speculated"].as_u64().unwrap();
+                assert!(
+                    one.stdout == many.stdout,
+                    "seed {seed} {mode:?}: 1 vs {threads} threads differ"
+                );
+            }
+        }
+    }
+    assert!(speculated > 0, "the speculated path ran");
+}

@@ -12,7 +12,7 @@ use crate::input::DocId;
 use crate::job::{FilterJob, Output};
 use crate::report::{Collector, Matched};
 use crate::verify::Verifier;
-use crate::window::{Entry, Held, Window};
+use crate::window::{Entry, Held, Lookup, Window};
 
 /// What [`filter`] decided.
 #[derive(Clone, Copy, Debug)]
@@ -76,11 +76,109 @@ impl<'c> Filtering<'c> {
     }
 }
 
-/// Scratch space reused from one document to the next.
+/// Scratch space reused from one document to the next (one per thread that looks up).
 #[derive(Default)]
 pub(super) struct Scratch {
     candidates: Vec<Held>,
     matches: Vec<(Held, f64)>,
+    lookup: Lookup,
+}
+
+/// What a lookup of [`find_match`] read of the window besides the records of the
+/// candidates: the copy index under the document's text hash, and the buckets of some of
+/// its keys. A change to none of them leaves its answer as it was (`window/changed.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Read {
+    /// The copy index only (an exact copy was found there).
+    Copy,
+    /// The copy index and the family keys' buckets.
+    Family,
+    /// The copy index and the buckets of every key (the LSH bands' too).
+    Every,
+}
+
+/// A document's lookups made on another thread against the window as it stood before its
+/// batch ([`speculate`]), for [`filter`] to use when nothing they read has changed since.
+pub(super) struct Speculated {
+    /// What the `--against` reference gave (`None`: no reference). The reference never
+    /// changes, so this holds whatever the batch did.
+    reference: Option<Found>,
+    /// What the window gave (`None`: not asked: the reference matched, or
+    /// `--against-only`).
+    window: Option<Found>,
+}
+
+impl Speculated {
+    /// Whether the window was looked up (the commit checks only that lookup).
+    pub(super) fn looked_in_window(&self) -> bool {
+        self.window.is_some()
+    }
+}
+
+/// The filter's settings without the configuration they borrow, for the threads that
+/// speculate ([`Filtering::with`] makes them whole again).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Plain {
+    limit: usize,
+    every_match: bool,
+    against_only: bool,
+    report: bool,
+}
+
+impl Filtering<'_> {
+    /// The settings without the configuration ([`Plain`]).
+    pub(super) fn plain(&self) -> Plain {
+        Plain {
+            limit: self.limit,
+            every_match: self.every_match,
+            against_only: self.against_only,
+            report: self.report,
+        }
+    }
+
+    /// The settings of [`Filtering::plain`] with the verifier of `config`.
+    pub(super) fn with(config: &Config, plain: Plain) -> Filtering<'_> {
+        Filtering {
+            verifier: super::prepare::verifier(config),
+            limit: plain.limit,
+            every_match: plain.every_match,
+            against_only: plain.against_only,
+            report: plain.report,
+        }
+    }
+}
+
+/// Looks `signed` up as [`filter`] would, reading `reference` and `window` only: its keys
+/// must be complete (family keys added in input order before, [`Window::add_family_keys`]).
+/// Many threads may speculate on the same windows at once, each with its own `scratch`.
+pub(super) fn speculate(
+    settings: &Filtering<'_>,
+    reference: Option<&Window>,
+    window: &Window,
+    signed: &Signed,
+    scratch: &mut Scratch,
+) -> std::io::Result<Speculated> {
+    let reference = match reference {
+        Some(r) => Some(find_match(settings, r, signed, scratch)?),
+        None => None,
+    };
+    let matched = reference.as_ref().is_some_and(|f| f.best.is_some());
+    let window = match matched || (reference.is_some() && settings.against_only) {
+        true => None,
+        false => Some(find_match(settings, window, signed, scratch)?),
+    };
+    Ok(Speculated { reference, window })
+}
+
+/// The speculated window lookup of `signed`, if nothing it read has changed since
+/// [`Window::track_changes`].
+fn still_holds(window: &Window, signed: &Signed, found: Found) -> Option<Found> {
+    let keys = match found.read {
+        Read::Copy => &[][..],
+        Read::Family => &signed.band_keys[window.band_count().min(signed.band_keys.len())..],
+        Read::Every => &signed.band_keys[..],
+    };
+    (!window.changed_since_tracking(keys, Some(signed.text_hash))).then_some(found)
 }
 
 /// Decides one document of the filter modes, compared with the documents kept so far (never
@@ -96,27 +194,35 @@ pub(super) struct Scratch {
 /// The counts of `summary` that depend on the decision are updated here (candidates, pairs,
 /// dropped); what is written is the caller's. The work is bounded whatever came before: see
 /// [`find_match`].
+#[allow(clippy::too_many_arguments)]
 pub(super) fn filter(
     settings: &Filtering<'_>,
-    reference: Option<&mut Window>,
+    reference: Option<&Window>,
     window: &mut Window,
     signed: Signed,
     line: u64,
     scratch: &mut Scratch,
     summary: &mut Summary,
+    speculated: Option<Speculated>,
 ) -> Result<Decision> {
     let spill = |e| Error::spill(e, line);
     let mut signed = signed;
     let minima = std::mem::take(&mut signed.minima);
-    window
-        .add_family_keys(&minima, &mut signed.band_keys)
-        .map_err(spill)?;
-    let Scratch {
-        candidates,
-        matches,
-    } = scratch;
+    // A speculated document was keyed in input order before its batch was looked up.
+    if speculated.is_none() {
+        window
+            .add_family_keys(&minima, &mut signed.band_keys)
+            .map_err(spill)?;
+    }
+    let (mut from_reference, mut from_window) = match speculated {
+        Some(s) => (s.reference, s.window),
+        None => (None, None),
+    };
     if let Some(reference) = reference {
-        let found = find_match(settings, reference, &signed, candidates, matches).map_err(spill)?;
+        let found = match from_reference.take() {
+            Some(found) => found,
+            None => find_match(settings, reference, &signed, scratch).map_err(spill)?,
+        };
         summary.candidates += found.verified;
         if let Some((held, similarity, copy)) = found.best {
             summary.dropped_reference += 1;
@@ -132,7 +238,16 @@ pub(super) fn filter(
             return Ok(Decision::New { below: found.below });
         }
     }
-    let found = find_match(settings, window, &signed, candidates, matches).map_err(spill)?;
+    let found = match from_window
+        .take()
+        .and_then(|found| still_holds(window, &signed, found))
+    {
+        Some(found) => {
+            summary.speculated += 1;
+            found
+        }
+        None => find_match(settings, window, &signed, scratch).map_err(spill)?,
+    };
     summary.candidates += found.verified;
     summary.pairs += found.pairs;
     let Some((held, similarity, copy)) = found.best else {
@@ -163,7 +278,7 @@ pub(super) fn filter(
 const REPORT_BELOW: usize = 4;
 
 /// What [`find_match`] found in a window.
-struct Found {
+pub(super) struct Found {
     /// The most similar document checked (ties: the earliest), its similarity, and whether
     /// it is an exact copy.
     best: Option<(Held, f64, bool)>,
@@ -176,6 +291,8 @@ struct Found {
     /// `--report`: the highest similarity of a candidate below the threshold, among the
     /// first [`REPORT_BELOW`] refused.
     below: Option<f64>,
+    /// What the lookup read of the window.
+    read: Read,
 }
 
 /// Looks a document up in `window` as the filter modes do: an exact copy of a held
@@ -186,10 +303,9 @@ struct Found {
 /// on through the bounded list to name the most similar.
 fn find_match(
     settings: &Filtering<'_>,
-    window: &mut Window,
+    window: &Window,
     signed: &Signed,
-    candidates: &mut Vec<Held>,
-    matches: &mut Vec<(Held, f64)>,
+    scratch: &mut Scratch,
 ) -> std::io::Result<Found> {
     if let Some(held) = window.find_copy(signed.text_hash)? {
         return Ok(Found {
@@ -198,8 +314,14 @@ fn find_match(
             verified: 0,
             pairs: 1,
             below: None,
+            read: Read::Copy,
         });
     }
+    let Scratch {
+        candidates,
+        matches,
+        lookup,
+    } = scratch;
     let Filtering {
         verifier,
         limit,
@@ -230,10 +352,13 @@ fn find_match(
         })?;
         std::io::Result::Ok(more)
     };
-    let rest = window.ranked_candidates(&signed.band_keys, &signed.sketch, limit, candidates);
+    let rest =
+        window.ranked_candidates_in(lookup, &signed.band_keys, &signed.sketch, limit, candidates);
     // The LSH bands are looked up only when the family keys' candidates left room.
+    let mut read = Read::Family;
     if verify(window, candidates)? && rest.limit > 0 {
-        window.ranked_rest(&signed.band_keys, &signed.sketch, rest, candidates);
+        read = Read::Every;
+        window.ranked_rest_in(lookup, &signed.band_keys, &signed.sketch, rest, candidates);
         verify(window, candidates)?;
     }
     let best = matches.iter().copied().reduce(|b, m| {
@@ -249,6 +374,7 @@ fn find_match(
         verified,
         pairs: matches.len() as u64,
         below,
+        read,
     })
 }
 
@@ -290,7 +416,13 @@ pub(super) struct Filter {
     pub(super) job: FilterJob,
     /// The reference, once loaded (`None`: none).
     pub(super) reference: Option<Window>,
-    scratch: Scratch,
+    pub(super) scratch: Scratch,
+    /// The current batch's speculated lookups, by the documents' places in it from
+    /// `speculation.base` (`None`: a document to look up in order), taken as each is
+    /// decided.
+    pub(super) speculated: Vec<Option<Speculated>>,
+    /// How the batches are cut for speculation ([`super::speculate::Pace`]).
+    pub(super) pace: super::speculate::Pace,
 }
 
 impl Filter {
@@ -300,12 +432,15 @@ impl Filter {
             job,
             reference,
             scratch: Scratch::default(),
+            speculated: Vec::new(),
+            pace: super::speculate::Pace::default(),
         }
     }
 
     /// Decides a document ([`filter`]) of a run of `config`, `number` its line (or document)
     /// number, and counts it written when the output writes it; with `report`, its entry
-    /// on the page.
+    /// on the page. `speculated`: its lookups made before its batch ([`speculate`]).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn document(
         &mut self,
         config: &Config,
@@ -314,13 +449,14 @@ impl Filter {
         number: u64,
         summary: &mut Summary,
         report: Option<&mut Collector>,
+        speculated: Option<Speculated>,
     ) -> Result<Decided> {
         let settings = Filtering::new(config, &self.job);
         let decided = decide(
             &settings,
-            &mut self.reference,
+            &self.reference,
             window,
-            signed,
+            (signed, speculated),
             number,
             &mut self.scratch,
             summary,
@@ -353,9 +489,9 @@ impl Filter {
 #[allow(clippy::too_many_arguments)]
 fn decide(
     settings: &Filtering<'_>,
-    reference: &mut Option<Window>,
+    reference: &Option<Window>,
     window: &mut Window,
-    mut signed: Signed,
+    (mut signed, speculated): (Signed, Option<Speculated>),
     number: u64,
     scratch: &mut Scratch,
     summary: &mut Summary,
@@ -370,12 +506,13 @@ fn decide(
     });
     let decision = filter(
         settings,
-        reference.as_mut(),
+        reference.as_ref(),
         window,
         signed,
         number,
         scratch,
         summary,
+        speculated,
     )?;
     Ok(match decision {
         Decision::New { below } => {

@@ -574,6 +574,7 @@ impl Deduper {
             number,
             &mut self.summary,
             self.report.as_mut(),
+            None,
         )?;
         Ok(match decided {
             Decided::New => Outcome::New,

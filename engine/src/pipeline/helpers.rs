@@ -2,6 +2,8 @@
 //! the sequencer when the batch cannot evict anything, so the window is read-only meanwhile.
 //! Results come back in the documents' order, so the output does not depend on them.
 
+use super::decision::{Plain, Scratch};
+use super::signing::Doc;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::window::{Entry, Held, Marks, SHARDS, Tables, Window, index_keys};
@@ -18,7 +20,7 @@ pub(super) struct Checked {
 }
 
 /// A run of [`DOCS_PER_TAKE`] documents looked up and verified by one thread.
-struct Run {
+pub(super) struct Run {
     /// Its number (its first document is `number × DOCS_PER_TAKE`).
     number: usize,
     /// One outcome per document.
@@ -82,7 +84,7 @@ fn take_runs(
 
 /// Work for a helper on one batch. The window is shared read-only until every helper has
 /// dropped its work; the inserted documents are in sequence order.
-enum Work {
+pub(super) enum Work {
     /// Add the documents' keys to these bucket tables ([`index_keys`]) and send them back.
     Index {
         docs: Arc<[(Held, Entry)]>,
@@ -93,6 +95,15 @@ enum Work {
         window: Arc<Window>,
         docs: Arc<[(Held, Entry)]>,
         next: Arc<AtomicUsize>,
+    },
+    /// The filter's lookups of runs of a batch's documents against the window (and the
+    /// `--against` reference) as they stand ([`super::speculate`]).
+    Speculate {
+        window: Arc<Window>,
+        reference: Option<Arc<Window>>,
+        docs: Arc<Vec<Doc>>,
+        next: Arc<AtomicUsize>,
+        plain: Plain,
     },
 }
 
@@ -109,9 +120,10 @@ impl Offer {
 }
 
 /// What a helper sends back for the [`Work`] it took.
-enum Done {
+pub(super) enum Done {
     Indexed(Tables),
     Verified(std::io::Result<Vec<Run>>),
+    Speculated(std::io::Result<Vec<super::speculate::Run>>),
 }
 
 /// Threads that help the sequencer index, look up and verify a batch (`--threads` − 1 of them),
@@ -125,6 +137,11 @@ pub(super) struct Helpers {
 }
 
 impl Helpers {
+    /// How many helpers there are.
+    pub(super) fn count(&self) -> usize {
+        self.count
+    }
+
     /// Starts `count` helpers in `scope`; they stop when the returned handle is dropped.
     pub(super) fn start<'scope>(
         scope: &'scope std::thread::Scope<'scope, '_>,
@@ -139,6 +156,7 @@ impl Helpers {
             let (offer_rx, done_tx) = (offer_rx.clone(), done_tx.clone());
             crate::guard::spawn_scoped(scope, move || {
                 let mut marks = Marks::default();
+                let mut scratch = Scratch::default();
                 for offer in offer_rx {
                     // Taken back by the sequencer already: nothing to do or to answer.
                     let Some(work) = offer.take() else {
@@ -153,6 +171,20 @@ impl Helpers {
                             Work::Verify { window, docs, next } => {
                                 Done::Verified(take_runs(config, &window, &docs, &next, &mut marks))
                             }
+                            Work::Speculate {
+                                window,
+                                reference,
+                                docs,
+                                next,
+                                plain,
+                            } => Done::Speculated(super::speculate::take_runs(
+                                config,
+                                plain,
+                                (reference.as_deref(), &window),
+                                &docs,
+                                &next,
+                                &mut scratch,
+                            )),
                         }
                         // The work's window handle is dropped here, before the sequencer
                         // hears of the result.
@@ -274,7 +306,7 @@ pub(super) fn index_batch(
                 index_keys(docs, &mut tables);
                 Some(Done::Indexed(tables))
             }
-            Work::Verify { .. } => None,
+            Work::Verify { .. } | Work::Speculate { .. } => None,
         },
         |done| {
             if let Done::Indexed(tables) = done {
@@ -290,7 +322,7 @@ pub(super) fn index_batch(
 /// first, then `own` runs on this thread, then work no helper has taken is taken back and
 /// given to `reclaim`, and every result (this thread's too) goes to `take`. The window comes
 /// back once each helper has finished what it took. A helper's panic is an error.
-fn lend(
+pub(super) fn lend(
     window: &mut Window,
     helpers: &Helpers,
     jobs: impl FnOnce(&Arc<Window>) -> Vec<Work>,

@@ -28,6 +28,7 @@
 //! | `deduper` | [`Deduper`]: that decision in process, one document or a batch at a time |
 //! | `components` | the sequencer's union–find when only components are wanted |
 //! | `helpers` | threads sharing a batch's lookups and verification with the sequencer |
+//! | `speculate` | the filter's lookups of a batch made on every core, then committed in order where still valid |
 //! | [`summary`] | the counts `--stats` prints |
 
 mod components;
@@ -41,6 +42,7 @@ mod reference;
 mod run;
 mod sequencer;
 pub mod signing;
+mod speculate;
 pub mod summary;
 
 pub use deduper::{BatchError, Deduper, DocText, Match, Outcome};

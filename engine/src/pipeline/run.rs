@@ -171,11 +171,16 @@ pub(super) fn run_inner<W: Write, D: Write>(
             });
         }
 
-        // The other threads help look up and verify batches where every pair is wanted
-        // (`--pairs`, the graph commands). In the filter modes each document's verdict
-        // depends on the verdicts before it (only kept documents are compared with), and
-        // `sign` never looks up.
-        let helpers = (threads > 1 && job.lists_every_pair())
+        // The other threads help look up and verify batches: every pair where every pair is
+        // wanted (`--pairs`, the graph commands); in the filter modes, the lookups of a batch
+        // against the window before it, which the in-order commit uses where the batch
+        // changed nothing they read (`speculate`). `sign` and the reference never look up.
+        // With two threads the second signs, and a filter's helper would only take its core
+        // (and its stack and allocator arena take address space a small `ulimit -v` needs),
+        // so the filter starts one there only when `--helpers always` asks.
+        let filter_helps = matches!(job, Job::Filter(_))
+            && (threads > 2 || config.helpers == crate::config::HelperPolicy::Always);
+        let helpers = (threads > 1 && (job.lists_every_pair() || filter_helps))
             .then(|| Helpers::start(scope, config, threads - 1));
         let handed = Start {
             names: &names,

@@ -27,6 +27,10 @@ pub struct Summary {
     pub candidates: u64,
     /// Verified pairs at or above the threshold.
     pub pairs: u64,
+    /// Filter modes: documents decided with the window lookup made on another thread
+    /// before their batch was committed (nothing it read had changed); the others were
+    /// looked up again in order. Depends on the thread count, unlike the output.
+    pub speculated: u64,
     /// Documents evicted from the window.
     pub evictions: u64,
     /// Input bytes read.
@@ -74,6 +78,7 @@ impl Summary {
             "bad_lines": self.bad_lines,
             "candidates_checked": self.candidates,
             "pairs": self.pairs,
+            "speculated": self.speculated,
             "evictions": self.evictions,
             "window_docs": self.window_docs,
             "window_bytes": self.window_bytes,

@@ -46,6 +46,7 @@ impl Window {
     fn key_again(&mut self, warm: Vec<(u64, Vec<u32>)>) -> io::Result<()> {
         // Records and buckets change here in ways the journal does not replay.
         self.journal.stop();
+        self.note_everything();
         let minima: std::collections::HashMap<u64, Vec<u32>> = warm.into_iter().collect();
         let held: Vec<Held> = self
             .oldest_first()

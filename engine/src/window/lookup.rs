@@ -9,6 +9,14 @@ use crate::sketch::lsh::{Sketch, sketch_agreement};
 /// Members of a family key's bucket a query looks at (the newest).
 const FAMILY_REACH: usize = 64;
 
+/// Scratch of a thread's ranked lookups ([`Window::ranked_candidates_in`]): its marks and
+/// the candidates being ranked, reused from one query to the next.
+#[derive(Debug, Default)]
+pub struct Lookup {
+    marks: Marks,
+    ranked: Vec<(Rank, Held)>,
+}
+
 /// What [`Window::ranked_candidates`] left for [`Window::ranked_rest`]: how many more
 /// candidates may be handed out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,9 +54,28 @@ impl Window {
         limit: usize,
         out: &mut Vec<Held>,
     ) -> Rest {
-        let mut ranked = std::mem::take(&mut self.ranked);
+        let mut scratch = Lookup {
+            marks: std::mem::take(&mut self.marks),
+            ranked: std::mem::take(&mut self.ranked),
+        };
+        let rest = self.ranked_candidates_in(&mut scratch, band_keys, sketch, limit, out);
+        self.marks = scratch.marks;
+        self.ranked = scratch.ranked;
+        rest
+    }
+
+    /// [`Window::ranked_candidates`] with the caller's scratch, so that threads can query a
+    /// shared window at once (the filter's speculation).
+    pub fn ranked_candidates_in(
+        &self,
+        scratch: &mut Lookup,
+        band_keys: &[u64],
+        sketch: &Sketch,
+        limit: usize,
+        out: &mut Vec<Held>,
+    ) -> Rest {
+        let Lookup { marks, ranked } = scratch;
         ranked.clear();
-        let mut marks = std::mem::take(&mut self.marks);
         let query = marks.start(self.slots.len());
         let keys = &band_keys[self.bands.min(band_keys.len())..];
         // A family key is precise: its newest members are the ones worth ranking. In a large
@@ -82,8 +109,7 @@ impl Window {
                 }
             }
         }
-        self.marks = marks;
-        let taken = self.hand_out(ranked, sketch, limit, out);
+        let taken = self.hand_out(ranked, marks, sketch, limit, out);
         Rest {
             limit: limit - taken,
         }
@@ -106,9 +132,27 @@ impl Window {
         rest: Rest,
         out: &mut Vec<Held>,
     ) {
-        let mut ranked = std::mem::take(&mut self.ranked);
+        let mut scratch = Lookup {
+            marks: std::mem::take(&mut self.marks),
+            ranked: std::mem::take(&mut self.ranked),
+        };
+        self.ranked_rest_in(&mut scratch, band_keys, sketch, rest, out);
+        self.marks = scratch.marks;
+        self.ranked = scratch.ranked;
+    }
+
+    /// [`Window::ranked_rest`] with the caller's scratch (the one its
+    /// [`Window::ranked_candidates_in`] used).
+    pub fn ranked_rest_in(
+        &self,
+        scratch: &mut Lookup,
+        band_keys: &[u64],
+        sketch: &Sketch,
+        rest: Rest,
+        out: &mut Vec<Held>,
+    ) {
+        let Lookup { marks, ranked } = scratch;
         ranked.clear();
-        let mut marks = std::mem::take(&mut self.marks);
         let query = marks.query;
         for &key in &band_keys[..self.bands.min(band_keys.len())] {
             for &slot in self.buckets[shard(key)].get(key) {
@@ -122,24 +166,23 @@ impl Window {
                 }
             }
         }
-        self.marks = marks;
-        self.hand_out(ranked, sketch, rest.limit, out);
+        self.hand_out(ranked, marks, sketch, rest.limit, out);
     }
 
-    /// Ranks the candidates in `ranked` and writes the first `limit` of them into `out`
-    /// (cleared first), in order; keeps `ranked` as scratch. Returns how many it wrote.
+    /// Ranks the candidates in `ranked` (with the current query's `marks`) and writes the
+    /// first `limit` of them into `out` (cleared first), in order. Returns how many it wrote.
     fn hand_out(
-        &mut self,
-        mut ranked: Vec<(Rank, Held)>,
+        &self,
+        ranked: &mut [(Rank, Held)],
+        marks: &Marks,
         sketch: &Sketch,
         limit: usize,
         out: &mut Vec<Held>,
     ) -> usize {
-        self.rank_all(&mut ranked, sketch);
-        let taken = select_first(&mut ranked, limit);
+        self.rank_all(ranked, marks, sketch);
+        let taken = select_first(ranked, limit);
         out.clear();
         out.extend(ranked[..taken].iter().map(|r| r.1));
-        self.ranked = ranked;
         taken
     }
 
@@ -147,7 +190,7 @@ impl Window {
     /// current query. (The lookups leave the sequence number out, so that the loads of a
     /// large window's sequence numbers and sketches are asked for ahead here instead of
     /// waited for one by one while the buckets are read.)
-    fn rank_all(&self, ranked: &mut [(Rank, Held)], sketch: &Sketch) {
+    fn rank_all(&self, ranked: &mut [(Rank, Held)], marks: &Marks, sketch: &Sketch) {
         const AHEAD: usize = 48;
         for k in 0..ranked.len() {
             if let Some(&(_, ahead)) = ranked.get(k + AHEAD) {
@@ -156,7 +199,7 @@ impl Window {
             let slot = ranked[k].1.slot;
             ranked[k].1.seq = self.slots[slot as usize].seq;
             let held = ranked[k].1;
-            ranked[k].0 = self.rank(&held, sketch, &self.marks);
+            ranked[k].0 = self.rank(&held, sketch, marks);
         }
     }
 
@@ -185,8 +228,8 @@ impl Window {
         out.clear();
         let mut marks = std::mem::take(&mut self.marks);
         self.count_shared_bands(band_keys, &mut marks, |held| out.push((0, held)));
+        self.rank_all(out, &marks, sketch);
         self.marks = marks;
-        self.rank_all(out, sketch);
     }
 
     /// Calls `found` once for each document sharing at least one band key, and leaves in

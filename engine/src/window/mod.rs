@@ -26,6 +26,7 @@ pub mod bucket_order;
 mod buckets;
 mod budget;
 mod cells;
+mod changed;
 mod changes;
 mod chunked;
 mod codec;
@@ -52,6 +53,7 @@ use buckets::Buckets;
 use chunked::Chunked;
 pub use family::Family;
 pub use limit::Limit;
+pub use lookup::Lookup;
 pub use marks::Marks;
 #[cfg(test)]
 use marks::QUERIES;
@@ -182,6 +184,8 @@ pub struct Window {
     bands: usize,
     /// What changed since the tables were saved whole (an index's window).
     journal: changes::Journal,
+    /// What changed since a batch's speculative lookups ([`Window::track_changes`]).
+    changed: Option<changed::Changed>,
 }
 
 /// What a window is made with ([`Window::with_settings`]).
@@ -255,6 +259,7 @@ impl Window {
             family: Family::default(),
             bands: usize::MAX,
             journal: changes::Journal::default(),
+            changed: None,
         }
     }
 
@@ -420,6 +425,7 @@ impl Window {
         for &key in band_keys {
             self.buckets[shard(key)].refresh(key, held.slot);
         }
+        self.note_keys(band_keys);
         self.journal.refresh(held.slot, band_keys);
     }
 
@@ -434,6 +440,7 @@ impl Window {
         for &key in entry.band_keys.iter() {
             self.buckets[shard(key)].push(key, slot);
         }
+        self.note_keys(&entry.band_keys);
         self.place(seq, slot, &entry)
     }
 
@@ -492,6 +499,7 @@ impl Window {
             && self.find_copy(h)?.is_none()
         {
             self.copies.push(h as u64, slot);
+            self.note_copy(h as u64);
             indexed = Some(h);
         }
         let place = match self.store.append_with(

@@ -81,8 +81,10 @@ impl Window {
         for &key in &keys {
             self.buckets[shard(key)].remove(key, slot);
         }
+        self.note_keys(&keys);
         if let Some(h) = copy_key {
             self.copies.remove(h as u64, slot);
+            self.note_copy(h as u64);
         }
         self.keys = keys;
         self.free.push(slot);

@@ -67,6 +67,27 @@ pub(in crate::pipeline) trait Consumer<W: Write> {
         signed: Signed,
     ) -> Result<()>;
 
+    /// Before a piece of a batch (its documents from place `piece.0`) is decided in order:
+    /// work on its documents that may be done on every core first (the filter's
+    /// speculation); returns the documents.
+    fn speculate(
+        &mut self,
+        _at: &mut Shared<'_, W>,
+        _batch: &Batch,
+        piece: (usize, Vec<Doc>),
+        _helpers: &Helpers,
+    ) -> Result<Vec<Doc>> {
+        Ok(piece.1)
+    }
+
+    /// How many documents the next piece of [`Consumer::speculate`] should hold.
+    fn piece(&self) -> usize {
+        usize::MAX
+    }
+
+    /// After a piece is decided in order.
+    fn batch_done(&mut self, _at: &mut Shared<'_, W>) {}
+
     /// A line that is not a document, counted in `summary`: whether it is written through
     /// (only the filter's outputs that write input lines do; the other jobs skip it).
     fn bad_line(&mut self, _policy: BadLinePolicy, summary: &mut Summary) -> bool {

@@ -9,7 +9,8 @@ use crate::input::Batch;
 use crate::job::Output;
 use crate::output::Verdict;
 use crate::pipeline::decision::{Decided, Filter};
-use crate::pipeline::signing::Signed;
+use crate::pipeline::helpers::Helpers;
+use crate::pipeline::signing::{Doc, Signed};
 use crate::pipeline::summary::Summary;
 use crate::window::Window;
 use std::io::Write;
@@ -25,6 +26,9 @@ impl<W: Write> Consumer<W> for Filter {
     ) -> Result<()> {
         let against = self.reference.is_some().then_some(false);
         let output = self.job.output;
+        let speculated = (i.checked_sub(self.pace.base))
+            .and_then(|k| self.speculated.get_mut(k))
+            .and_then(Option::take);
         let decided = Filter::document(
             self,
             at.config,
@@ -33,6 +37,7 @@ impl<W: Write> Consumer<W> for Filter {
             batch.lines[i].number,
             &mut at.summary,
             at.report.as_mut(),
+            speculated,
         )?;
         let verdict = match &decided {
             Decided::New => Verdict::new_document(against),
@@ -55,6 +60,36 @@ impl<W: Write> Consumer<W> for Filter {
             Output::Annotate => at.out.annotated_document(batch, i, verdict),
             _ => at.out.document(batch, i),
         }
+    }
+
+    /// The batch's lookups made on every core before it is decided in order
+    /// ([`crate::pipeline::speculate`]).
+    fn speculate(
+        &mut self,
+        at: &mut Shared<'_, W>,
+        batch: &Batch,
+        piece: (usize, Vec<Doc>),
+        helpers: &Helpers,
+    ) -> Result<Vec<Doc>> {
+        crate::pipeline::speculate::speculate_batch(
+            at.config,
+            self,
+            &mut at.window,
+            batch,
+            piece,
+            helpers,
+            at.summary.speculated,
+        )
+    }
+
+    fn piece(&self) -> usize {
+        self.pace.piece()
+    }
+
+    fn batch_done(&mut self, at: &mut Shared<'_, W>) {
+        self.speculated.clear();
+        self.pace.adapt(at.summary.speculated);
+        at.window.stop_tracking();
     }
 
     fn bad_line(&mut self, policy: BadLinePolicy, summary: &mut Summary) -> bool {

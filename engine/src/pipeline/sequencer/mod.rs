@@ -395,13 +395,34 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 self.consumer
                     .batch_in_parallel(&mut self.at, &batch, docs, parallel)?;
             } else {
-                let mut docs = docs.into_iter().enumerate().peekable();
-                while let Some((i, doc)) = docs.next() {
-                    if let Some((_, Doc::Good(next))) = docs.peek() {
-                        self.at.window.prefetch_buckets(&next.band_keys);
-                        self.at.window.prefetch_copy(next.text_hash);
+                // With helpers to share it, the lookups of a piece of the batch are made on
+                // every core first, and the loop below commits them in order.
+                let speculating = self.helpers.is_some() && self.wants_help();
+                let mut left = docs.into_iter();
+                let mut base = 0;
+                while left.len() > 0 {
+                    let n = match speculating {
+                        true => self.consumer.piece().min(left.len()),
+                        false => left.len(),
+                    };
+                    let piece: Vec<Doc> = left.by_ref().take(n).collect();
+                    let piece = match &self.helpers {
+                        Some(helpers) if speculating => {
+                            self.consumer
+                                .speculate(&mut self.at, &batch, (base, piece), helpers)?
+                        }
+                        _ => piece,
+                    };
+                    let mut docs = piece.into_iter().enumerate().peekable();
+                    while let Some((k, doc)) = docs.next() {
+                        if let Some((_, Doc::Good(next))) = docs.peek() {
+                            self.at.window.prefetch_buckets(&next.band_keys);
+                            self.at.window.prefetch_copy(next.text_hash);
+                        }
+                        self.document(&batch, base + k, doc, diag)?;
                     }
-                    self.document(&batch, i, doc, diag)?;
+                    self.consumer.batch_done(&mut self.at);
+                    base += n;
                 }
             }
             self.at.out.end_batch(&batch)?;
