@@ -176,6 +176,9 @@ fn ids_are_the_lines_own_when_they_have_them() {
     let explicit = neardup(&["--pairs", "--id-field", "id", SAMPLE], b"").ok();
     assert_eq!(explicit.lines(), pairs);
     assert!(!explicit.stderr.contains("ids: each line"));
+    // A filter writing its lines as they are shows no ids, so it says nothing of them.
+    let quiet = neardup(&["--drop-dups", SAMPLE], b"").ok();
+    assert!(!quiet.stderr.contains("ids:"), "{}", quiet.stderr);
 }
 
 /// What a filter flag does to the output of a run on the sample.

@@ -54,9 +54,11 @@ pub fn remove_stale(target: &Path) {
         return;
     };
     let start = prefix(target, "");
+    // The names' start before the process id.
+    let start = &start[..start.len() - 1];
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(&start)) else {
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(start)) else {
             continue;
         };
         let Some((pid, tail)) = rest.split_once('-') else {

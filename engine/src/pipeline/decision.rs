@@ -82,6 +82,13 @@ pub(super) struct Scratch {
     candidates: Vec<Held>,
     matches: Vec<(Held, f64)>,
     lookup: Lookup,
+    /// Speculating: the verifications made, by the candidate's sequence number, kept with
+    /// the lookup ([`Found::checked`]).
+    recording: bool,
+    /// Looking a document up again after its speculation failed: the verifications its
+    /// speculation made (sorted by sequence number), which need not be made again (a
+    /// verification depends on the two documents alone, and a sequence number names one).
+    known: Vec<(u64, Option<f64>)>,
 }
 
 /// What a lookup of [`find_match`] read of the window besides the records of the
@@ -158,6 +165,8 @@ pub(super) fn speculate(
     signed: &Signed,
     scratch: &mut Scratch,
 ) -> std::io::Result<Speculated> {
+    scratch.recording = true;
+    scratch.known.clear();
     let reference = match reference {
         Some(r) => Some(find_match(settings, r, signed, scratch)?),
         None => None,
@@ -167,18 +176,19 @@ pub(super) fn speculate(
         true => None,
         false => Some(find_match(settings, window, signed, scratch)?),
     };
+    scratch.recording = false;
     Ok(Speculated { reference, window })
 }
 
-/// The speculated window lookup of `signed`, if nothing it read has changed since
-/// [`Window::track_changes`].
-fn still_holds(window: &Window, signed: &Signed, found: Found) -> Option<Found> {
+/// Whether the speculated window lookup `found` of `signed` holds: nothing it read has
+/// changed since [`Window::track_changes`].
+fn still_holds(window: &Window, signed: &Signed, found: &Found) -> bool {
     let keys = match found.read {
         Read::Copy => &[][..],
         Read::Family => &signed.band_keys[window.band_count().min(signed.band_keys.len())..],
         Read::Every => &signed.band_keys[..],
     };
-    (!window.changed_since_tracking(keys, Some(signed.text_hash))).then_some(found)
+    !window.changed_since_tracking(keys, Some(signed.text_hash))
 }
 
 /// Decides one document of the filter modes, compared with the documents kept so far (never
@@ -238,13 +248,18 @@ pub(super) fn filter(
             return Ok(Decision::New { below: found.below });
         }
     }
-    let found = match from_window
-        .take()
-        .and_then(|found| still_holds(window, &signed, found))
-    {
-        Some(found) => {
+    let found = match from_window.take() {
+        Some(found) if still_holds(window, &signed, &found) => {
             summary.speculated += 1;
             found
+        }
+        // A failed speculation: looked up again, without verifying again what it verified.
+        Some(mut stale) => {
+            stale.checked.sort_unstable_by_key(|c| c.0);
+            scratch.known = std::mem::take(&mut stale.checked);
+            let found = find_match(settings, window, &signed, scratch);
+            scratch.known.clear();
+            found.map_err(spill)?
         }
         None => find_match(settings, window, &signed, scratch).map_err(spill)?,
     };
@@ -293,6 +308,8 @@ pub(super) struct Found {
     below: Option<f64>,
     /// What the lookup read of the window.
     read: Read,
+    /// Speculating: each candidate verified (sequence number, the verifier's answer).
+    checked: Vec<(u64, Option<f64>)>,
 }
 
 /// Looks a document up in `window` as the filter modes do: an exact copy of a held
@@ -315,13 +332,17 @@ fn find_match(
             pairs: 1,
             below: None,
             read: Read::Copy,
+            checked: Vec::new(),
         });
     }
     let Scratch {
         candidates,
         matches,
         lookup,
+        recording,
+        known,
     } = scratch;
+    let mut checked = Vec::new();
     let Filtering {
         verifier,
         limit,
@@ -338,7 +359,14 @@ fn find_match(
         let mut more = true;
         window.visit_while(candidates, |held, entry| {
             verified += 1;
-            if let Some(s) = verifier.decide(entry.compared(), signed.compared()) {
+            let decided = match known.binary_search_by_key(&held.seq, |k| k.0) {
+                Ok(at) => known[at].1,
+                Err(_) => verifier.decide(entry.compared(), signed.compared()),
+            };
+            if *recording {
+                checked.push((held.seq, decided));
+            }
+            if let Some(s) = decided {
                 matches.push((held, s));
                 more = every_match;
             } else if report
@@ -375,6 +403,7 @@ fn find_match(
         pairs: matches.len() as u64,
         below,
         read,
+        checked,
     })
 }
 

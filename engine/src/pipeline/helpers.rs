@@ -147,6 +147,7 @@ impl Helpers {
         scope: &'scope std::thread::Scope<'scope, '_>,
         config: &'scope Config,
         count: usize,
+        clock: &'scope super::clock::StageClock,
     ) -> Helpers {
         // Unbounded: jobs the sequencer took back stay queued (empty) until a helper skips
         // them, and sending must never wait for a helper.
@@ -155,6 +156,7 @@ impl Helpers {
         for _ in 0..count {
             let (offer_rx, done_tx) = (offer_rx.clone(), done_tx.clone());
             crate::guard::spawn_scoped(scope, move || {
+                let _speculate = super::run::Timed(clock, super::clock::Stage::Speculate);
                 let mut marks = Marks::default();
                 let mut scratch = Scratch::default();
                 for offer in offer_rx {

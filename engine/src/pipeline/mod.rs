@@ -27,10 +27,12 @@
 //! | `decision` | the filter modes' decision for one document (the sequencer's and `Deduper`'s) |
 //! | `deduper` | [`Deduper`]: that decision in process, one document or a batch at a time |
 //! | `components` | the sequencer's union–find when only components are wanted |
+//! | `clock` | each thread's CPU summed by stage (`--stats` "cpu_seconds") |
 //! | `helpers` | threads sharing a batch's lookups and verification with the sequencer |
 //! | `speculate` | the filter's lookups of a batch made on every core, then committed in order where still valid |
 //! | [`summary`] | the counts `--stats` prints |
 
+mod clock;
 mod components;
 mod decision;
 mod deduper;

@@ -3,6 +3,7 @@
 //! the module map in `super`). Also how the `--against` reference is loaded, since signing
 //! its corpus files is a run of its own.
 
+use super::clock::{Stage, StageClock};
 use super::helpers::Helpers;
 use super::ordered::{self, Task};
 use super::prepare::{self, Prepared};
@@ -144,9 +145,12 @@ pub(super) fn run_inner<W: Write, D: Write>(
     // Batches signed (the sequencer compares it with what it has taken).
     let signed = AtomicUsize::new(0);
     let signed = &signed;
+    let clock = super::clock::StageClock::default();
+    let clock = &clock;
 
-    std::thread::scope(|scope| {
+    let finished = std::thread::scope(|scope| {
         let reader_handle = crate::guard::spawn_scoped(scope, move || {
+            let _read = Timed(clock, Stage::Read);
             loop {
                 let batch = match reader.next_batch() {
                     Ok(Some(b)) => b,
@@ -166,6 +170,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
         for _ in 0..workers {
             let work_rx = work_rx.clone();
             crate::guard::spawn_scoped(scope, move || {
+                let _sign = Timed(clock, Stage::Sign);
                 let mut worker = Worker::new(prepared, job);
                 ordered::serve(work_rx, |batch| sign(&mut worker, batch, signed));
             });
@@ -181,7 +186,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
         let filter_helps = matches!(job, Job::Filter(_))
             && (threads > 2 || config.helpers == crate::config::HelperPolicy::Always);
         let helpers = (threads > 1 && (job.lists_every_pair() || filter_helps))
-            .then(|| Helpers::start(scope, config, threads - 1));
+            .then(|| Helpers::start(scope, config, threads - 1, clock));
         let handed = Start {
             names: &names,
             stderr_is_terminal,
@@ -195,6 +200,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
                 worker: Worker::new(prepared, job),
             },
             table,
+            clock,
         };
         let sequencer = Sequencer::new(prepared, job, out, handed);
         let result = sequencer.run(order_rx, diagnostics);
@@ -210,5 +216,20 @@ pub(super) fn run_inner<W: Write, D: Write>(
             *load = load_seconds;
         }
         Ok(finished)
+    });
+    // Every thread has ended and added its CPU.
+    finished.map(|mut finished| {
+        finished.summary.cpu_seconds = clock.seconds();
+        finished
     })
+}
+
+/// Adds the CPU its thread used while it lived to a stage (a thread's whole life is one
+/// stage: the reader's, a worker's, a helper's).
+pub(super) struct Timed<'c>(pub &'c StageClock, pub Stage);
+
+impl Drop for Timed<'_> {
+    fn drop(&mut self) {
+        self.0.add(self.1, super::clock::thread_cpu());
+    }
 }

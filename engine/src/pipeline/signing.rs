@@ -310,7 +310,12 @@ impl Worker {
                     }
                     Some(RowProblem::TooLong(n)) => return Doc::Bad(BadLine::TooLong(n)),
                     Some(RowProblem::NullId) => {
-                        return Doc::Bad(BadLine::NullId(self.id_field.clone()));
+                        // Ids read from the default column name it, not the empty setting.
+                        let column = match self.id_field.is_empty() {
+                            true => "id".to_string(),
+                            false => self.id_field.clone(),
+                        };
+                        return Doc::Bad(BadLine::NullId(column));
                     }
                     None => {}
                 }

@@ -57,6 +57,8 @@ pub struct Summary {
     pub max_memory: (u64, Option<&'static str>),
     /// The process' peak resident memory at the end of the run, where it can be read.
     pub peak_rss: Option<u64>,
+    /// CPU seconds by stage, each thread's own clock summed (empty: not measured).
+    pub cpu_seconds: Vec<(&'static str, f64)>,
 }
 
 impl Summary {
@@ -91,6 +93,13 @@ impl Summary {
             "docs_per_sec": (self.docs_read as f64 / secs).round() as u64,
             "mb_per_sec": ((self.bytes_read as f64 / 1e6 / secs) * 100.0).round() / 100.0,
         });
+        if !self.cpu_seconds.is_empty() {
+            let mut cpu = serde_json::Map::new();
+            for &(stage, seconds) in &self.cpu_seconds {
+                cpu.insert(stage.into(), ((seconds * 1000.0).round() / 1000.0).into());
+            }
+            json["cpu_seconds"] = cpu.into();
+        }
         json["max_memory"] = self.max_memory.0.into();
         if let Some(bytes) = self.peak_rss {
             json["peak_rss_bytes"] = bytes.into();

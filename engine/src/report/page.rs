@@ -398,7 +398,7 @@ fn examples(h: &mut String, id: &str, title: &str, intro: &str, list: &[Example]
 
 fn name(s: &Shown) -> String {
     format!(
-        "<span class=\"id\">id {} · line {}</span>",
+        "<span class=\"id\">id <bdi>{}</bdi> · line {}</span>",
         esc(&s.id.to_string()),
         s.line
     )
@@ -406,7 +406,7 @@ fn name(s: &Shown) -> String {
 
 fn text(s: &Shown) -> String {
     match &s.text {
-        Some(t) => format!("<blockquote>{}</blockquote>", esc(&fold(t))),
+        Some(t) => format!("<blockquote><bdi>{}</bdi></blockquote>", esc(&fold(t))),
         None => "<p class=\"missing\">(its text is not held: older than the kept documents \
                  the report keeps, or in the reference)</p>"
             .to_string(),
@@ -492,7 +492,10 @@ fn chart(drawn: Drawn) -> String {
     }
 }
 
-/// Text as HTML: `<`, `>`, `&` and quotes escaped, so a document's markup shows as text.
+/// Text as HTML: `<`, `>`, `&` and quotes escaped, so a document's markup shows as text;
+/// control characters shown as their symbols (U+2400…) and bidirectional controls (which
+/// would reorder what follows them: a hostile id could disguise itself) as their code
+/// points, so that what the page shows is what the input holds.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
@@ -502,6 +505,16 @@ pub fn esc(s: &str) -> String {
             '&' => out.push_str("&amp;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            '\n' | '\t' => out.push(ch),
+            '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + ch as u32).unwrap_or('?')),
+            '\u{7f}' => out.push('\u{2421}'),
+            '\u{200e}'
+            | '\u{200f}'
+            | '\u{061c}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}' => {
+                let _ = write!(out, "<span class=\"ctl\">U+{:04X}</span>", ch as u32);
+            }
             c => out.push(c),
         }
     }
@@ -525,6 +538,18 @@ mod tests {
     use super::super::collect::Matched;
     use super::*;
     use crate::input::DocId;
+
+    /// A right-to-left override or a NUL in an id or a text shows as what it is, never
+    /// reorders the page's text.
+    #[test]
+    fn controls_and_bidi_overrides_show_as_themselves() {
+        let shown = esc("id\u{202e}gpj.exe\u{0}x\u{1b}");
+        assert_eq!(
+            shown,
+            "id<span class=\"ctl\">U+202E</span>gpj.exe\u{2400}x\u{241b}"
+        );
+        assert!(!shown.contains('\u{202e}') && !shown.contains('\u{0}'));
+    }
 
     #[test]
     fn a_page_escapes_texts_and_shows_the_stats() {
@@ -561,7 +586,7 @@ mod tests {
         assert!(!p.contains("<script>"));
         assert!(p.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
         assert!(p.contains("<td data-stat=\"docs_read\">2</td>"));
-        assert!(p.contains("id a&lt;b"));
+        assert!(p.contains("id <bdi>a&lt;b</bdi>"));
         assert!(p.contains("<del>here</del> <ins>there</ins>"), "{p}");
         assert_eq!(p.matches("<svg").count(), 4);
     }

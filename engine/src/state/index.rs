@@ -42,6 +42,7 @@ use super::saved::{Saved, conflict, limit_byte, limit_of};
 use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
 use crate::sketch::weights::IdfTable;
+use crate::window::store::UNSAVED;
 use crate::window::{Image, Layout, Limit, Store, Window, WindowSettings, store::records_path};
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -287,6 +288,12 @@ pub fn save(dir: &Path, window: &mut Window, p: &Progress) -> Result<()> {
         Err(e) => return Err(io(e)),
     }
     let old = read_manifest(dir).ok().flatten();
+    // Until its manifest is in place, a first save's files are marked as such: a run that
+    // finds them without the manifest (this one was killed) starts again, where a directory
+    // with an index's files and no manifest or mark is a damaged index.
+    if old.is_none() {
+        File::create(dir.join(UNSAVED)).map_err(io)?;
+    }
     let next = |g: Option<u64>| g.map_or(1, |g| g + 1);
     let (records, records_end, garbage) = window
         .sync_index(dir, next(old.as_ref().map(|m| m.records)))
@@ -338,6 +345,7 @@ pub fn save(dir: &Path, window: &mut Window, p: &Progress) -> Result<()> {
         layout: Layout::InPlace,
     };
     write_manifest(dir, &manifest).map_err(io)?;
+    let _ = std::fs::remove_file(dir.join(UNSAVED));
     window.index_committed();
     window.start_journal(tables, journal_room(tables_len, log_len));
     remove_unnamed(dir, old.as_ref(), &manifest);
@@ -465,6 +473,15 @@ fn refuse_foreign(dir: &Path) -> Result<()> {
             .iter()
             .any(|p| n.strip_prefix(p).is_some_and(|g| g.parse::<u64>().is_ok()))
     };
+    // A first save that never finished (a killed run): its own files, marked, go.
+    let ours =
+        |n: &String| index_file(n) || n == UNSAVED || n.starts_with(&format!(".{MANIFEST}.tmp"));
+    if names.iter().any(|n| n == UNSAVED) && names.iter().all(ours) {
+        for n in &names {
+            let _ = std::fs::remove_file(dir.join(n));
+        }
+        return Ok(());
+    }
     let shown = names.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
     let more = match names.len() {
         n if n > 8 => format!(" and {} more", n - 8),

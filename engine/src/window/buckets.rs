@@ -341,21 +341,22 @@ impl Buckets {
     /// In a limited table, `slot` matched a query that looked in the bucket of `key`: it
     /// becomes the newest protected member. When half the limit are protected already, the
     /// oldest of them goes back among the others, as the newest. Does nothing when the slot is
-    /// not there or the table has no limit.
-    pub fn refresh(&mut self, key: u64, slot: u32) {
+    /// not there or the table has no limit. Returns the bucket's length when the order of
+    /// its members changed (0 when nothing did): its set does not change.
+    pub fn refresh(&mut self, key: u64, slot: u32) -> usize {
         if self.limit <= 1 {
-            return;
+            return 0;
         }
-        let Some(i) = self.find(key) else { return };
+        let Some(i) = self.find(key) else { return 0 };
         let c = self.cells[i];
         if c.value & MANY == 0 {
-            return;
+            return 0;
         }
         let index = (c.value & !MANY) as usize;
         let list = &mut self.lists[index];
         let protected = &mut self.protected[index];
         let Some(at) = list.iter().position(|&s| s == slot) else {
-            return;
+            return 0;
         };
         let p = *protected as usize;
         list.remove(at);
@@ -369,6 +370,7 @@ impl Buckets {
             let demoted = list.remove(0);
             list.push(demoted);
         }
+        list.len()
     }
 
     /// Removes `slot` from the bucket of `key`, and the key when its bucket empties. Does

@@ -7,7 +7,7 @@ use super::{Held, Marks, Window, shard};
 use crate::sketch::lsh::{Sketch, sketch_agreement};
 
 /// Members of a family key's bucket a query looks at (the newest).
-const FAMILY_REACH: usize = 64;
+pub(super) const FAMILY_REACH: usize = 64;
 
 /// Scratch of a thread's ranked lookups ([`Window::ranked_candidates_in`]): its marks and
 /// the candidates being ranked, reused from one query to the next.

@@ -422,10 +422,16 @@ impl Window {
     /// otherwise be pushed out by newer ones that match nothing.
     pub fn touch_in_buckets(&mut self, held: Held, band_keys: &[u64]) {
         self.touch(held);
-        for &key in band_keys {
-            self.buckets[shard(key)].refresh(key, held.slot);
+        let bands = self.bands.min(band_keys.len());
+        for (k, &key) in band_keys.iter().enumerate() {
+            let reordered = self.buckets[shard(key)].refresh(key, held.slot);
+            // A refresh reorders a bucket and never changes its members: a lookup reads a
+            // band key's members whole, in any order, so only a family key longer than the
+            // reach a lookup looks at (its newest members) changes what a lookup sees.
+            if k >= bands && reordered > lookup::FAMILY_REACH {
+                self.note_keys(&[key]);
+            }
         }
-        self.note_keys(band_keys);
         self.journal.refresh(held.slot, band_keys);
     }
 

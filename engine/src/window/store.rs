@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod index;
+pub use index::UNSAVED;
 
 use index::Index;
 pub use index::{record_sum, records_path};

@@ -180,7 +180,7 @@ impl ColumnReader {
     pub fn open(input: Input, kind: Kind, mut columns: Columns) -> Result<ColumnReader> {
         let name = input.name.clone();
         let bad_file = |e: &dyn std::fmt::Display| {
-            Error::Data(format!("{name}: not a readable {} file: {e}", kind.name()))
+            Error::Data(format!("{name}: not readable as {}: {e}", kind.name()))
         };
         let reader = match kind {
             Kind::Parquet => {

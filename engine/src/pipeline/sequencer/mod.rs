@@ -9,6 +9,7 @@ mod filtered;
 mod pairing;
 mod pairs;
 
+use super::clock::{Stage, StageClock, thread_cpu};
 use super::helpers::Helpers;
 use super::ordered::{self, Task};
 use super::prepare::Prepared;
@@ -77,6 +78,11 @@ pub(super) struct Sequencer<'c, W: Write> {
     presized: bool,
     /// Batches waiting to be signed, taken while the next one in order is not ready.
     stealer: Stealer,
+    /// Where this thread's CPU goes, by stage: what is not signing, speculating or writing
+    /// is the commit.
+    clock: &'c StageClock,
+    /// This thread's CPU spent signing, speculating and writing so far (nanoseconds).
+    elsewhere: u64,
 }
 
 /// What a run hands its sequencer besides the settings and the output.
@@ -98,6 +104,8 @@ pub(super) struct Start<'c> {
     pub stealer: Stealer,
     /// The rows of a columnar input written back as a table, if the output is one.
     pub table: Option<crate::output::table::TableWriter>,
+    /// Where each thread's CPU is summed by stage.
+    pub clock: &'c StageClock,
 }
 
 impl<'c, W: Write> Sequencer<'c, W> {
@@ -153,7 +161,15 @@ impl<'c, W: Write> Sequencer<'c, W> {
             taken: 0,
             presized,
             stealer: start.stealer,
+            clock: start.clock,
+            elsewhere: 0,
         }
+    }
+
+    /// Adds this thread's CPU since `since` to `stage` (not the commit).
+    fn spent(&mut self, stage: Stage, since: u64) {
+        let now = self.clock.since(stage, since);
+        self.elsewhere += now.saturating_sub(since);
     }
 
     pub(super) fn run<D: Write>(
@@ -161,13 +177,22 @@ impl<'c, W: Write> Sequencer<'c, W> {
         order: Receiver<Ordered>,
         diag: &mut D,
     ) -> Result<Finished> {
+        let started = thread_cpu();
         let result = self.consume(order, diag);
         if self.progress {
             let _ = write!(diag, "\r\x1b[K");
         }
         // Flush what was written even when stopping on an error, unless the pipe is closed;
         // a table's footer is written (or its file removed) here.
+        // A run whose lines were all bad fails (below): a table file is not put in place as
+        // if it had succeeded.
+        let all_bad =
+            self.at.summary.docs_read > 0 && self.at.summary.bad_lines == self.at.summary.docs_read;
         let flushed = match (&result, self.job.state().is_some()) {
+            (Ok(()), _) if all_bad && self.at.out.is_table() => {
+                self.at.out.abandon();
+                Ok(())
+            }
             (Ok(()), _) => self.at.out.finish(),
             (Err(_), false) => {
                 self.at.out.abandon();
@@ -206,6 +231,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             self.at.summary.window_disk_bytes = self.at.window.disk_bytes();
         }
         self.at.summary.reference_docs = self.consumer.reference_docs();
+        let commit = thread_cpu().saturating_sub(started + self.elsewhere);
+        self.clock.add(Stage::Commit, commit);
         let window = std::mem::replace(&mut self.at.window, Window::placeholder());
         let left = self.consumer.finish(window);
         Ok(Finished {
@@ -366,7 +393,13 @@ impl<'c, W: Write> Sequencer<'c, W> {
             if self.taken == 0 {
                 self.check_fields(&batch, &docs)?;
             }
-            if batch.ids_decided && !self.config.quiet && *self.job != Job::Reference {
+            // Said only where the output shows ids: a filter that writes its input lines
+            // as they are (no report page) shows none, and its logs stay quiet.
+            let shows_ids = !matches!(
+                self.job.output(),
+                Some(crate::job::Output::DropDups | crate::job::Output::OnlyDups)
+            ) || self.job.report().is_some();
+            if batch.ids_decided && shows_ids && !self.config.quiet && *self.job != Job::Reference {
                 let what = match batch.rows.is_some() {
                     true => "row's 'id' column (‹id-field› none numbers the rows",
                     false => "line's 'id' field (‹id-field› none numbers the lines",
@@ -408,8 +441,15 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     let piece: Vec<Doc> = left.by_ref().take(n).collect();
                     let piece = match &self.helpers {
                         Some(helpers) if speculating => {
-                            self.consumer
-                                .speculate(&mut self.at, &batch, (base, piece), helpers)?
+                            let since = thread_cpu();
+                            let piece = self.consumer.speculate(
+                                &mut self.at,
+                                &batch,
+                                (base, piece),
+                                helpers,
+                            )?;
+                            self.spent(Stage::Speculate, since);
+                            piece
                         }
                         _ => piece,
                     };
@@ -425,7 +465,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     base += n;
                 }
             }
+            let since = thread_cpu();
             self.at.out.end_batch(&batch)?;
+            self.spent(Stage::Write, since);
             if !self.presized {
                 self.presized = true;
                 self.presize(&batch);
@@ -482,9 +524,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// worker has taken yet (later ones: their results wait in their slots), so that it
     /// never waits while there is signing to do.
     fn wait_for(&mut self, slot: &Slot) -> Result<(Batch, Vec<Doc>)> {
+        let since = thread_cpu();
         let Stealer { work, worker } = &mut self.stealer;
         let signed = self.signed;
-        ordered::wait_in_order(slot, Some(&*work), |batch| sign(worker, batch, signed))
+        let got = ordered::wait_in_order(slot, Some(&*work), |batch| sign(worker, batch, signed));
+        self.spent(Stage::Sign, since);
+        got
     }
 
     /// Sizes the window for the documents the whole input promises, from the first batch

@@ -37,6 +37,9 @@ pub fn records_path(dir: &Path, generation: u64) -> PathBuf {
     dir.join(format!("records.{generation}"))
 }
 
+/// The file an index directory holds until its first save is complete.
+pub const UNSAVED: &str = ".unsaved";
+
 impl Index {
     /// The index in `dir` of a store that no save has named yet.
     pub(super) fn fresh(dir: &Path) -> Index {
@@ -53,6 +56,12 @@ impl Index {
     /// there has yet: it never touches one a manifest names.
     pub(super) fn new_file(&mut self) -> io::Result<File> {
         std::fs::create_dir_all(&self.dir)?;
+        // Records spilled before the index's first save is complete: the sentinel tells the
+        // next run that the directory's files are an unfinished first save of neardup's, not
+        // an index whose manifest was lost (`state/index.rs`, which names the manifest).
+        if !self.dir.join("manifest").exists() {
+            File::create(self.dir.join(UNSAVED))?;
+        }
         let last = std::fs::read_dir(&self.dir)?
             .flatten()
             .filter_map(|e| {
