@@ -36,5 +36,6 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     neardup::guard::stop_when_exhausted();
+    neardup::guard::name_changed_mappings();
     ExitCode::from(neardup::cmd::main(std::env::args_os()))
 }

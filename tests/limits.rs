@@ -481,3 +481,21 @@ fn an_index_larger_than_the_budget_keeps_what_fits() {
     let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
     assert_eq!(info["documents"].as_u64(), Some(fitted));
 }
+
+/// A `--max-disk` of a few segments still holds a useful window (the segments shrink to a
+/// sixteenth of the limit), and one too small for any is refused naming the smallest: it
+/// stopped the window at one document, deduplication silently off.
+#[test]
+fn a_small_max_disk_keeps_a_window_or_is_refused() {
+    let n = 6000;
+    let mut data = distinct(n);
+    data.extend_from_slice(&distinct(n));
+    let input = file_of("small-disk.txt", &data);
+    let run = neardup(&["--stats", "--max-disk", "2M", &input], b"").ok();
+    let stats = run.stats();
+    assert!(stats["window_docs"].as_u64().unwrap() > 500, "{stats}");
+    assert!(stats["dropped"].as_u64().unwrap() > 0, "{stats}");
+    let run = neardup(&["--max-disk", "16K", &input], b"");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("at least 64K"), "{}", run.stderr);
+}

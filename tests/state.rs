@@ -890,3 +890,64 @@ fn state_info_and_compact() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("single-file state"), "{err}");
 }
+
+/// An index's tables truncated by another program while a run has them mapped: the run
+/// says which file and exits 1 with its output at a whole line, instead of dying of SIGBUS
+/// without a word.
+#[test]
+fn a_mapped_index_truncated_under_a_run_is_named() {
+    use std::io::Read;
+    let mut words = crate::util::Words::new(77);
+    let doc = |words: &mut crate::util::Words| words.doc(30).join(" ") + "\n";
+    let first: String = (0..6000).map(|_| doc(&mut words)).collect();
+    let state = temp_path("truncated-under.state");
+    crate::util::remove_state(&state);
+    neardup(
+        &["-q", "--state", state.to_str().unwrap()],
+        first.as_bytes(),
+    )
+    .ok();
+    let mut child =
+        crate::util::spawn_piped(bin().args(["-q", "--state", state.to_str().unwrap()]));
+    let mut stdin = child.stdin.take().unwrap();
+    let head: String = (0..50).map(|_| doc(&mut words)).collect();
+    stdin.write_all(head.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // The first lines come out once they are decided (the input pauses): the index is open.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut got = [0u8; 1];
+    stdout.read_exact(&mut got).unwrap();
+    let tables = std::fs::read_dir(&state)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("tables.")
+        })
+        .unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&tables)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let rest: String = (0..6000).map(|_| doc(&mut words)).collect();
+    let _ = stdin.write_all(rest.as_bytes());
+    drop(stdin);
+    let mut out = Vec::new();
+    let _ = stdout.read_to_end(&mut out);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("was changed by another program"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&tables.file_name().unwrap().to_string_lossy().to_string()),
+        "{stderr}"
+    );
+    assert!(out.is_empty() || out.ends_with(b"\n"));
+}

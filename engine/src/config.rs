@@ -11,6 +11,9 @@ pub use crate::input::settings::{
     BadLinePolicy, DEFAULT_MAX_LINE_BYTES, Decompress, InputFormat, ReadSettings,
 };
 pub use crate::memory::MemorySettings;
+
+/// The smallest `‹max-disk›` that holds a window (16 of the spill file's smallest segments).
+const MIN_MAX_DISK: u64 = 64 << 10;
 use crate::sketch::lsh::LshParams;
 pub use crate::sketch::settings::{DEFAULT_NUM_PERM, DEFAULT_SEED, SketchSettings, Weights};
 pub use crate::text::settings::{DEFAULT_NGRAM, TextSettings};
@@ -323,6 +326,22 @@ impl Config {
         }
         if self.read.max_line_bytes == 0 {
             return Err(Error::config("max-line-bytes", "must be at least 1"));
+        }
+        // The spill file grows by segments of at least 4 KiB and the window stops at half
+        // the limit: below 16 of them no useful window is left on disk.
+        if self.memory.spill_dir.is_some()
+            && self.memory.max_disk > 0
+            && self.memory.max_disk < MIN_MAX_DISK
+        {
+            return Err(Error::config(
+                "max-disk",
+                format!(
+                    "{} bytes is too small to hold a window on disk: give at least 64K (the \
+                     spill file grows by 4 KiB segments at least and the window stops at half \
+                     the limit), or ‹spill-dir› none to keep every record in RAM",
+                    self.memory.max_disk
+                ),
+            ));
         }
         self.sketch.lsh = match (self.sketch.bands, self.sketch.rows) {
             (None, None) => LshParams::for_recall(

@@ -138,6 +138,54 @@ pub fn stop_when_exhausted() {
     PROGRAM.store(true, Ordering::Relaxed);
 }
 
+/// The message a SIGBUS prints: the mapped file it names (set by [`mapping`]), leaked so
+/// that the handler reads it with one atomic load.
+static MAPPED: std::sync::atomic::AtomicPtr<Vec<u8>> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// Records that `path` is mapped into memory (an index's tables): if another program
+/// truncates it meanwhile, reading a page past its new end raises SIGBUS, which the
+/// program's handler ([`name_changed_mappings`]) reports naming the file.
+pub fn mapping(path: &std::path::Path) {
+    let message = format!(
+        "neardup: {} was changed by another program while this run had it mapped (truncated \
+         or rewritten); the run stops here, its output ending at its last whole line (exit 1). \
+         Let one program at a time write an index\n",
+        path.display()
+    );
+    let message = Box::into_raw(Box::new(message.into_bytes()));
+    // The previous message is leaked: the handler may be reading it.
+    MAPPED.store(message, Ordering::Release);
+}
+
+extern "C" fn on_sigbus(_: libc::c_int) {
+    let message = MAPPED.load(Ordering::Acquire);
+    let fallback: &[u8] = b"neardup: a mapped file was changed by another program (SIGBUS)\n";
+    // SAFETY: a pointer stored by `mapping` from a leaked box, never freed.
+    let bytes = match message.is_null() {
+        true => fallback,
+        false => unsafe { (&*message).as_slice() },
+    };
+    // SAFETY: write and _exit are async-signal-safe; the bytes live for the process.
+    unsafe {
+        libc::write(2, bytes.as_ptr().cast(), bytes.len());
+        libc::_exit(1);
+    }
+}
+
+/// Called by the `neardup` program at its start: a SIGBUS (a mapped index truncated by
+/// another program) prints which file and exits 1 instead of killing the process silently
+/// (a library's host keeps its own handler).
+pub fn name_changed_mappings() {
+    // SAFETY: installs a handler that only writes and exits, before other threads start.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigbus as *const () as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+    }
+}
+
 /// Starts a thread of `scope` like `Scope::spawn`. In the `neardup` program
 /// ([`stop_when_exhausted`]) a thread the system refuses (no memory for its stack under an
 /// address-space limit, or no thread left under a process limit) stops the process as

@@ -636,6 +636,7 @@ fn open_window(
             }
             Err(e) => return Err(Error::io(format!("reading the index {name}"), e)),
         }
+        crate::guard::mapping(&tables);
         let image = Image::map(&tables_file)
             .map_err(|e| Error::io(format!("mapping the index {name}'s tables"), e))?;
         let mut opened = Window::read_image(window, store, m.records_end, &image, m.layout)

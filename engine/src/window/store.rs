@@ -108,6 +108,15 @@ impl Store {
     /// An empty store; nothing is created on disk until the RAM share is full.
     pub fn new(settings: StoreSettings) -> Store {
         let segment = (settings.ram / 4).clamp(MIN_SEGMENT, MAX_SEGMENT);
+        // A disk limit holds at least 16 segments: the window stops growing when the spill
+        // file comes within two segments of half the limit, so 1 MiB segments under a 2 MiB
+        // `--max-disk` stopped it at one document (deduplication silently off).
+        let segment = match settings.disk {
+            0 => segment,
+            disk => segment
+                .min(usize::try_from(disk / 16).unwrap_or(usize::MAX))
+                .max(MIN_SEGMENT),
+        };
         let index = match (&settings.index, &settings.dir) {
             (Some(dir), Some(_)) => Some(Index::fresh(dir)),
             _ => None,
