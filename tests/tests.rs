@@ -11,6 +11,7 @@ mod components;
 mod compressed;
 mod deduper;
 mod docs;
+mod faults;
 mod filter;
 mod front_door;
 mod graph;

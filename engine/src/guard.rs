@@ -138,6 +138,12 @@ pub fn stop_when_exhausted() {
     PROGRAM.store(true, Ordering::Relaxed);
 }
 
+/// Whether this process is the `neardup` program ([`stop_when_exhausted`]), which may take
+/// SIGINT and SIGTERM to stop at a whole line.
+pub fn is_program() -> bool {
+    PROGRAM.load(Ordering::Relaxed)
+}
+
 /// The message a SIGBUS prints: the mapped file it names (set by [`mapping`]), leaked so
 /// that the handler reads it with one atomic load.
 static MAPPED: std::sync::atomic::AtomicPtr<Vec<u8>> =

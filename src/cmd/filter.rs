@@ -233,7 +233,8 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
         prepared,
         job,
         inputs,
-        crate::output::Stdout::new().stoppable(job.state().is_some()),
+        // Every run stops at a whole line on SIGINT/SIGTERM, also while its pipe is full.
+        crate::output::Stdout::new().stoppable(true),
         &mut stderr,
         terminal,
     )?;

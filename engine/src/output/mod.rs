@@ -50,6 +50,8 @@ pub struct LineBuffer<W: Write> {
     inner: Option<W>,
     buf: Vec<u8>,
     capacity: usize,
+    /// Whether the last byte written was not a line's end (a write stopped part way).
+    mid_line: bool,
 }
 
 impl<W: Write> LineBuffer<W> {
@@ -57,6 +59,7 @@ impl<W: Write> LineBuffer<W> {
     pub fn new(capacity: usize, inner: W) -> LineBuffer<W> {
         LineBuffer {
             inner: Some(inner),
+            mid_line: false,
             buf: Vec::with_capacity(capacity),
             capacity,
         }
@@ -88,6 +91,9 @@ impl<W: Write> LineBuffer<W> {
             }
         };
         crate::guard::end_write(result.is_ok().then_some(end == self.buf.len()));
+        if done > 0 {
+            self.mid_line = self.buf[done - 1] != b'\n';
+        }
         self.buf.drain(..done);
         result
     }
@@ -95,6 +101,12 @@ impl<W: Write> LineBuffer<W> {
     /// The bytes not written yet (taken: dropping the buffer writes nothing more).
     pub fn take_pending(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.buf)
+    }
+
+    /// Whether what was written ends part way through a line (a write to a pipe stopped
+    /// at a `PIPE_BUF` piece): the line's rest is then the first of the pending bytes.
+    pub fn ends_mid_line(&self) -> bool {
+        self.mid_line
     }
 }
 
@@ -104,8 +116,9 @@ impl<W: Write> LineBuffer<W> {
 ///   file back to where it began, which the line buffer makes a line boundary;
 /// - [`Stdout::stoppable`] on a pipe: a write waiting for a reader that does not read
 ///   gives up within 100 ms of a signal asking the run to stop
-///   ([`crate::guard::request_stop`]), having written whole `PIPE_BUF` pieces only, so
-///   that `--state` is saved at once whatever the reader does.
+///   ([`crate::guard::request_stop`]), having written whole pieces of at most `PIPE_BUF`
+///   bytes that end at a line's end (unless a line is longer), so that the run stops at
+///   once whatever the reader does and the pipe holds whole lines.
 pub struct Stdout {
     regular: bool,
     pipe: bool,
@@ -187,7 +200,12 @@ impl Write for Stdout {
                 if let Err(e) = self.wait_writable() {
                     return if done > 0 { Ok(done) } else { Err(e) };
                 }
-                piece = piece.min(libc::PIPE_BUF);
+                if piece > libc::PIPE_BUF {
+                    // Each piece ends a line where it can, so that a stop between pieces
+                    // leaves whole lines in the pipe.
+                    let window = &bytes[done..done + libc::PIPE_BUF];
+                    piece = memchr::memrchr(b'\n', window).map_or(libc::PIPE_BUF, |at| at + 1);
+                }
             }
             // SAFETY: the range lies within `bytes`.
             let n = unsafe { libc::write(1, bytes[done..].as_ptr().cast(), piece) };
@@ -531,6 +549,11 @@ impl<W: Write> Results<W> {
     /// more is written when the output is dropped.
     pub fn take_pending(&mut self) -> Vec<u8> {
         self.out.take_pending()
+    }
+
+    /// Whether the output written ends part way through a line ([`LineBuffer::ends_mid_line`]).
+    pub fn ends_mid_line(&self) -> bool {
+        self.out.ends_mid_line()
     }
 
     /// Writes `bytes` as they are (the output a stopped run left in its state).

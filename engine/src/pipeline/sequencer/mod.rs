@@ -24,7 +24,7 @@ use crate::output::Results;
 use crate::state::Saved;
 use crate::window::Window;
 use consumer::{Consumer, Parallel, Shared};
-use crossbeam_channel::{Receiver, Sender, bounded};
+use crossbeam_channel::{Receiver, Sender};
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -200,10 +200,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
             }
             (Err(_), true) => self.at.out.flush(),
         };
+        if let Some(signal) = crate::guard::stop_requested()
+            && (self.job.state().is_some() || result.is_err() || flushed.is_err())
+        {
+            return Err(self.stop(Stop::Signal(signal), diag));
+        }
         if self.job.state().is_some() {
-            if let Some(signal) = crate::guard::stop_requested() {
-                return Err(self.stop(Stop::Signal(signal), diag));
-            }
             let closed = |r: &Result<()>| matches!(r, Err(e) if e.is_broken_pipe());
             if closed(&result) || closed(&flushed) {
                 return Err(self.stop(Stop::ClosedOutput, diag));
@@ -283,12 +285,17 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 Stop::Signal(signal) => (format!("interrupted (signal {signal})"), 128 + signal),
                 Stop::ClosedOutput => ("the output was closed".to_string(), 1),
             };
-            let mut outcome = match &finished {
-                Ok(()) => format!(
+            let mut outcome = match (&finished, self.at.out.is_table()) {
+                (Ok(()), true) => format!(
                     "the output is a complete table of the {} rows decided before it",
                     self.at.summary.written
                 ),
-                Err(e) => format!("the output could not be ended: {e}"),
+                (Ok(()), false) => "the output ends at a whole line".to_string(),
+                (Err(e), true) => format!("the output could not be ended: {e}"),
+                (Err(_), false) => {
+                    "the output ends at a whole line; what was decided after it is not written"
+                        .to_string()
+                }
             };
             if finished.is_ok() && self.job.state().is_some() {
                 self.pending.clear();
@@ -321,19 +328,30 @@ impl<'c, W: Write> Sequencer<'c, W> {
             Stop::Signal(signal) => (format!("interrupted (signal {signal})"), 128 + signal),
             Stop::ClosedOutput => ("the output was closed".to_string(), 1),
         };
-        let tail = match pending_lines {
-            0 => String::new(),
-            n => format!(
+        // A pipe whose reader stopped reading too takes whole `PIPE_BUF` pieces only: the
+        // output may end part way through a line, whose rest the state holds.
+        let partial = self.at.out.ends_mid_line();
+        let tail = match (pending_lines, partial) {
+            (0, _) => String::new(),
+            (n, false) => format!(
                 "; the {n} output lines decided after them are in the state and are written \
                  first when it resumes"
+            ),
+            (n, true) => format!(
+                " and the start of the next; that line's rest and the {} output lines decided \
+                 after it are in the state and are written first when it resumes (lines a \
+                 reader stopped with this run did not read are lost: write to a file, -o FILE, \
+                 for an exact resume)",
+                n - 1
             ),
         };
         if !self.config.quiet || status == 1 {
             let _ = writeln!(
                 diag,
-                "neardup: {what}; state saved after input line {}; the output holds {} lines{tail}",
+                "neardup: {what}; state saved after input line {}; the output holds {} {}lines{tail}",
                 self.at.lines,
-                decided - pending_lines
+                decided - pending_lines,
+                if partial { "whole " } else { "" }
             );
         }
         let _ = diag.flush();
@@ -365,26 +383,28 @@ impl<'c, W: Write> Sequencer<'c, W> {
     }
 
     fn consume<D: Write>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
-        // A table's footer must be written for what was decided to be readable: a table
-        // output stops on a signal as `--state` does.
-        let signals = match self.job.state().is_some() || self.at.out.is_table() {
-            true => termination_signals()?,
-            false => crossbeam_channel::never(),
-        };
+        // Every run stops on SIGINT/SIGTERM between batches: lines end at a whole line, a
+        // table gets its footer, `--state` is saved (the library's host, which may not want
+        // its signals taken, is not the program).
+        let watching = crate::guard::is_program();
+        if watching {
+            termination_signals()?;
+        }
         // The output the stopped run before decided but could not write comes first.
         let pending = std::mem::take(&mut self.pending);
         self.at.out.raw(&pending)?;
         loop {
-            let item = crossbeam_channel::select! {
-                recv(order) -> item => match item {
-                    Ok(item) => item,
-                    Err(_) => break,
-                },
-                recv(signals) -> signal => {
-                    let signal = signal.unwrap_or(signal_hook::consts::SIGTERM);
+            let item = loop {
+                if watching && let Some(signal) = crate::guard::stop_requested() {
                     return Err(self.stop(Stop::Signal(signal), diag));
                 }
+                match order.recv_timeout(Duration::from_millis(100)) {
+                    Ok(item) => break Some(item),
+                    Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+                    Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break None,
+                }
             };
+            let Some(item) = item else { break };
             let slot = match item {
                 Ordered::Batch(slot) => slot,
                 Ordered::Failed(e) => return Err(e),
@@ -697,27 +717,19 @@ enum Stop {
 
 /// SIGINT and SIGTERM, delivered on a channel instead of ending the process (`--state`), and
 /// recorded for a write waiting on a full pipe to give up ([`crate::guard::request_stop`]).
-fn termination_signals() -> Result<Receiver<i32>> {
+fn termination_signals() -> Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     for signal in [SIGINT, SIGTERM] {
-        // Recorded in the handler itself, not by the thread below: when a whole pipeline is
-        // signalled, the reader downstream may die first, and the write that then fails must
-        // already see that a signal, not the closed pipe, stopped the run.
+        // Recorded in the handler itself: when a whole pipeline is signalled, the reader
+        // downstream may die first, and the write that then fails must already see that a
+        // signal, not the closed pipe, stopped the run. No thread waits for the signal (an
+        // address-space limit may leave no room for one): the in-order loop looks at the
+        // record between batches, and every 100 ms while it waits for one.
         // SAFETY: the action is one atomic store, which is async-signal-safe.
         unsafe {
             signal_hook::low_level::register(signal, move || crate::guard::request_stop(signal))
         }
         .map_err(|e| Error::io("installing signal handlers", e))?;
     }
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
-        .map_err(|e| Error::io("installing signal handlers", e))?;
-    let (tx, rx) = bounded(1);
-    std::thread::Builder::new()
-        .spawn(move || {
-            if let Some(signal) = signals.forever().next() {
-                let _ = tx.send(signal);
-            }
-        })
-        .map_err(|e| Error::io("starting the signal thread", e))?;
-    Ok(rx)
+    Ok(())
 }
