@@ -37,5 +37,6 @@ fn main() -> ExitCode {
     }
     neardup::guard::stop_when_exhausted();
     neardup::guard::name_changed_mappings();
+    neardup::guard::quiet_caught_panics();
     ExitCode::from(neardup::cmd::main(std::env::args_os()))
 }

@@ -20,6 +20,7 @@ mod languages;
 mod limits;
 mod memory;
 mod modes;
+mod mutation;
 mod real_inputs;
 mod report;
 mod state;

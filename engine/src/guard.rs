@@ -128,6 +128,32 @@ pub fn out_of_memory(size: usize) -> ! {
     stop_for(format_args!("an allocation of {size} bytes failed"))
 }
 
+thread_local! {
+    /// Set while [`catching`] runs its closure on this thread.
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic in it into an `Err` (for third-party code that panics on
+/// damaged input instead of failing: the caller reports a damaged input). Under the
+/// program's hook ([`quiet_caught_panics`]) such a panic prints nothing.
+pub fn catching<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    let before = CATCHING.with(|c| c.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(before));
+    result
+}
+
+/// Called by the `neardup` program at its start: a panic that [`catching`] turns into an
+/// error prints no panic message (any other panic prints as before).
+pub fn quiet_caught_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !CATCHING.with(|c| c.get()) {
+            default(info);
+        }
+    }));
+}
+
 /// Whether this process is the `neardup` program, whose allocator is [`Guarded`] and which
 /// may stop itself when memory runs out (a library's host, Python, may not).
 static PROGRAM: AtomicBool = AtomicBool::new(false);

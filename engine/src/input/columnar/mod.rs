@@ -319,7 +319,13 @@ impl ColumnReader {
     ) -> Result<Option<Batch>> {
         let (decoded, offset) = match self.pending.take() {
             Some(p) => p,
-            None => match self.batches.next() {
+            // A damaged file can make the Arrow readers panic (offsets past a buffer's end,
+            // which they do not check): that is a damaged input, said as one.
+            None => match crate::guard::catching(|| self.batches.next()).unwrap_or_else(|_| {
+                Some(Err(ArrowError::ParseError(
+                    "damaged: its buffers' offsets or lengths lie outside the data".into(),
+                )))
+            }) {
                 // An input of no rows still gives its schema to a table output: one batch
                 // of no rows.
                 None if self.rows_read == 0 && self.columns.all && !self.ended => {
