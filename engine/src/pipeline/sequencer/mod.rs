@@ -78,6 +78,9 @@ pub(super) struct Sequencer<'c, W: Write> {
     presized: bool,
     /// Batches waiting to be signed, taken while the next one in order is not ready.
     stealer: Stealer,
+    /// The input line and output lines of this run's last save, and of the save it resumed.
+    last_saved: Option<(u64, u64)>,
+    resumed_from: Option<(u64, u64)>,
     /// Where this thread's CPU goes, by stage: what is not signing, speculating or writing
     /// is the commit.
     clock: &'c StageClock,
@@ -161,6 +164,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             taken: 0,
             presized,
             stealer: start.stealer,
+            last_saved: None,
+            resumed_from: resumed,
             clock: start.clock,
             elsewhere: 0,
         }
@@ -370,16 +375,40 @@ impl<'c, W: Write> Sequencer<'c, W> {
         };
         self.checkpointed = self.at.summary.docs_read;
         let saving = Instant::now();
+        let progress = (self.at.lines, self.written_before + self.at.summary.written);
         crate::state::save(
             path,
             &crate::state::settings(self.config, self.job, &self.prepared.shingling()),
             &mut self.at.window,
-            (self.at.lines, self.written_before + self.at.summary.written),
+            progress,
             self.prepared.idf.as_deref(),
             &self.pending,
-        )?;
+        )
+        .map_err(|e| self.save_failed(e))?;
+        self.last_saved = Some(progress);
         self.at.summary.state_seconds.get_or_insert((0.0, 0.0)).1 += saving.elapsed().as_secs_f64();
         Ok(())
+    }
+
+    /// A save that failed (a full disk): says which save the state still holds, and that
+    /// the output already goes past it, so the user knows what a resumed run would repeat.
+    fn save_failed(&self, e: Error) -> Error {
+        let Error::Io { context, source } = e else {
+            return e;
+        };
+        let held = match self.last_saved.or(self.resumed_from) {
+            Some((line, written)) => format!(
+                "the state still holds the save after input line {line}, with {written} output \
+                 lines; the output goes on past it (input line {}), so before resuming from it \
+                 keep only the output's first {written} lines",
+                self.at.lines
+            ),
+            None => format!(
+                "no state was saved; the output holds what was decided up to input line {}",
+                self.at.lines
+            ),
+        };
+        Error::io(format!("{context} ({held})"), source)
     }
 
     fn consume<D: Write>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
