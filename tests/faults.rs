@@ -33,35 +33,12 @@ enum Stop {
 /// Lines fed before the stop (of the 953-line sample).
 const FED: usize = 400;
 
-/// The sample's first `n` rows (id, text) as an Arrow stream, left open (no end marker).
+/// The sample's first `n` rows (id, text) as an Arrow stream, left open (no end marker), or
+/// all of them, ended.
 fn arrow_stream(rows: Option<usize>) -> Vec<u8> {
-    use arrow_array::{Int64Array, RecordBatch, StringArray};
-    use arrow_schema::{DataType, Field, Schema};
-    let mut ids = Vec::new();
-    let mut texts = Vec::new();
-    for line in sample_bytes()
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-    {
-        let v: serde_json::Value = serde_json::from_slice(line).unwrap();
-        ids.push(v["id"].as_i64().unwrap());
-        texts.push(v["text"].as_str().unwrap().to_string());
-    }
-    let schema = std::sync::Arc::new(Schema::new(vec![
-        Field::new("id", DataType::Int64, false),
-        Field::new("text", DataType::Utf8, false),
-    ]));
-    let n = rows.unwrap_or(ids.len());
-    let batch = RecordBatch::try_new(
-        schema.clone(),
-        vec![
-            std::sync::Arc::new(Int64Array::from(ids[..n].to_vec())),
-            std::sync::Arc::new(StringArray::from(texts[..n].to_vec())),
-        ],
-    )
-    .unwrap();
+    let batch = crate::util::sample_table(rows);
     let mut bytes = Vec::new();
-    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &schema).unwrap();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).unwrap();
     w.write(&batch).unwrap();
     match rows {
         Some(_) => w.flush().unwrap(),

@@ -79,30 +79,8 @@ fn run(case: &str, args: &[&std::ffi::OsStr]) -> (i32, String) {
 
 /// The sample's first rows as a Parquet file and an Arrow IPC stream.
 fn tables(rows: usize) -> (Vec<u8>, Vec<u8>) {
-    use arrow_array::{Int64Array, RecordBatch, StringArray};
-    use arrow_schema::{DataType, Field, Schema};
-    let mut ids = Vec::new();
-    let mut texts = Vec::new();
-    for line in first_lines(&sample_bytes(), rows)
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-    {
-        let v: serde_json::Value = serde_json::from_slice(line).unwrap();
-        ids.push(v["id"].as_i64().unwrap());
-        texts.push(v["text"].as_str().unwrap().to_string());
-    }
-    let schema = std::sync::Arc::new(Schema::new(vec![
-        Field::new("id", DataType::Int64, false),
-        Field::new("text", DataType::Utf8, true),
-    ]));
-    let batch = RecordBatch::try_new(
-        schema.clone(),
-        vec![
-            std::sync::Arc::new(Int64Array::from(ids)),
-            std::sync::Arc::new(StringArray::from(texts)),
-        ],
-    )
-    .unwrap();
+    let batch = crate::util::sample_table(Some(rows));
+    let schema = batch.schema();
     let mut parquet = Vec::new();
     let mut w = parquet::arrow::ArrowWriter::try_new(&mut parquet, schema.clone(), None).unwrap();
     w.write(&batch).unwrap();

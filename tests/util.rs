@@ -250,3 +250,32 @@ pub fn state_files(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     files.sort();
     files
 }
+
+/// The sample's first `rows` documents (all with `None`) as an Arrow batch: `id` (Int64) and
+/// `text` (Utf8).
+pub fn sample_table(rows: Option<usize>) -> arrow_array::RecordBatch {
+    use arrow_array::{Int64Array, RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    let (mut ids, mut texts) = (Vec::new(), Vec::new());
+    for line in sample_bytes()
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+    {
+        let v: serde_json::Value = serde_json::from_slice(line).unwrap();
+        ids.push(v["id"].as_i64().unwrap());
+        texts.push(v["text"].as_str().unwrap().to_string());
+    }
+    let n = rows.unwrap_or(ids.len()).min(ids.len());
+    let schema = std::sync::Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("text", DataType::Utf8, true),
+    ]));
+    RecordBatch::try_new(
+        schema,
+        vec![
+            std::sync::Arc::new(Int64Array::from(ids[..n].to_vec())),
+            std::sync::Arc::new(StringArray::from(texts[..n].to_vec())),
+        ],
+    )
+    .unwrap()
+}

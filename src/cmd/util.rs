@@ -329,6 +329,14 @@ fn identity(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
     meta.is_file().then(|| (meta.dev(), meta.ino()))
 }
 
+/// The input among `inputs` (not `-`) that is the file `target` (device and inode).
+fn input_that_is(target: (u64, u64), inputs: &[PathBuf]) -> Option<&PathBuf> {
+    inputs.iter().find(|input| {
+        input.as_os_str() != "-"
+            && std::fs::metadata(input).ok().as_ref().and_then(identity) == Some(target)
+    })
+}
+
 /// Refuses (a usage error, exit 2) a file the run would write, given as `flag`, that is one
 /// of its `inputs` (the same file under any name, links included), as `cat` refuses an
 /// output that is its input: truncating it would lose the input before a line was read.
@@ -336,20 +344,15 @@ pub fn refuse_input_as(flag: &str, path: &Path, inputs: &[PathBuf]) -> Result<()
     let Some(target) = std::fs::metadata(path).ok().as_ref().and_then(identity) else {
         return Ok(());
     };
-    for input in inputs {
-        if input.as_os_str() == "-" {
-            continue;
-        }
-        if std::fs::metadata(input).ok().as_ref().and_then(identity) == Some(target) {
-            return Err(Error::Usage(format!(
-                "{flag} {}: the file is also an input ({}); writing it would destroy the input \
-                 before it is read. Write to another file, then rename it",
-                path.display(),
-                input.display()
-            )));
-        }
+    match input_that_is(target, inputs) {
+        Some(input) => Err(Error::Usage(format!(
+            "{flag} {}: the file is also an input ({}); writing it would destroy the input \
+             before it is read. Write to another file, then rename it",
+            path.display(),
+            input.display()
+        ))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Refuses a standard output that is a regular file also named as an input (`neardup
@@ -367,17 +370,12 @@ pub fn refuse_input_as_stdout(inputs: &[PathBuf]) -> Result<()> {
     else {
         return Ok(());
     };
-    for input in inputs {
-        if input.as_os_str() == "-" {
-            continue;
-        }
-        if std::fs::metadata(input).ok().as_ref().and_then(identity) == Some(target) {
-            return Err(Error::Usage(format!(
-                "{}: input file is output file (standard output is the same file); write to \
-                 another file, then rename it",
-                input.display()
-            )));
-        }
+    match input_that_is(target, inputs) {
+        Some(input) => Err(Error::Usage(format!(
+            "{}: input file is output file (standard output is the same file); write to \
+             another file, then rename it",
+            input.display()
+        ))),
+        None => Ok(()),
     }
-    Ok(())
 }
