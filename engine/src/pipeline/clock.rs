@@ -75,6 +75,16 @@ pub(crate) fn thread_cpu() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
+/// Adds the CPU its thread used while it lived to a stage (a thread's whole life is one
+/// stage: the reader's, a worker's, a helper's).
+pub(super) struct Timed<'c>(pub &'c StageClock, pub Stage);
+
+impl Drop for Timed<'_> {
+    fn drop(&mut self) {
+        self.0.add(self.1, thread_cpu());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -450,8 +450,8 @@ pub(super) struct Filter {
     /// `speculation.base` (`None`: a document to look up in order), taken as each is
     /// decided.
     pub(super) speculated: Vec<Option<Speculated>>,
-    /// How the batches are cut for speculation ([`super::speculate::Pace`]).
-    pub(super) pace: super::speculate::Pace,
+    /// How the batches are cut for speculation ([`super::pace::Pace`]).
+    pub(super) pace: super::pace::Pace,
 }
 
 impl Filter {
@@ -462,7 +462,7 @@ impl Filter {
             reference,
             scratch: Scratch::default(),
             speculated: Vec::new(),
-            pace: super::speculate::Pace::default(),
+            pace: super::pace::Pace::default(),
         }
     }
 

@@ -2,7 +2,7 @@
 //! the sequencer when the batch cannot evict anything, so the window is read-only meanwhile.
 //! Results come back in the documents' order, so the output does not depend on them.
 
-use super::decision::{Plain, Scratch};
+use super::decision::{Plain, Scratch, Speculated};
 use super::signing::Doc;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -123,7 +123,7 @@ impl Offer {
 pub(super) enum Done {
     Indexed(Tables),
     Verified(std::io::Result<Vec<Run>>),
-    Speculated(std::io::Result<Vec<super::speculate::Run>>),
+    Speculated(std::io::Result<Vec<Speculations>>),
 }
 
 /// Threads that help the sequencer index, look up and verify a batch (`--threads` − 1 of them),
@@ -156,7 +156,7 @@ impl Helpers {
         for _ in 0..count {
             let (offer_rx, done_tx) = (offer_rx.clone(), done_tx.clone());
             crate::guard::spawn_scoped(scope, move || {
-                let _speculate = super::run::Timed(clock, super::clock::Stage::Speculate);
+                let _speculate = super::clock::Timed(clock, super::clock::Stage::Speculate);
                 let mut marks = Marks::default();
                 let mut scratch = Scratch::default();
                 for offer in offer_rx {
@@ -179,7 +179,7 @@ impl Helpers {
                                 docs,
                                 next,
                                 plain,
-                            } => Done::Speculated(super::speculate::take_runs(
+                            } => Done::Speculated(take_speculations(
                                 config,
                                 plain,
                                 (reference.as_deref(), &window),
@@ -371,6 +371,49 @@ pub(super) fn lend(
         return Err(Error::Internal("a verification thread panicked".into()));
     }
     Ok(())
+}
+
+/// Documents a thread speculates at a time (the filter's, `speculate.rs`).
+pub(super) const SPECULATED_PER_TAKE: usize = 8;
+
+/// The filter's speculated lookups of a run of [`SPECULATED_PER_TAKE`] documents of a batch
+/// (`speculate.rs`).
+pub(super) struct Speculations {
+    /// Its number (its first document is `number × SPECULATED_PER_TAKE`).
+    pub number: usize,
+    pub looked: Vec<Option<Speculated>>,
+}
+
+/// Looks up the batch's good documents of the runs taken from `next` until none is left.
+pub(super) fn take_speculations(
+    config: &Config,
+    plain: super::decision::Plain,
+    (reference, window): (Option<&Window>, &Window),
+    docs: &[Doc],
+    next: &AtomicUsize,
+    scratch: &mut Scratch,
+) -> std::io::Result<Vec<Speculations>> {
+    let settings = super::decision::Filtering::with(config, plain);
+    let runs = docs.len().div_ceil(SPECULATED_PER_TAKE);
+    let mut done = Vec::new();
+    loop {
+        let number = next.fetch_add(1, Ordering::Relaxed);
+        if number >= runs {
+            return Ok(done);
+        }
+        let share = &docs
+            [number * SPECULATED_PER_TAKE..((number + 1) * SPECULATED_PER_TAKE).min(docs.len())];
+        let mut looked = Vec::with_capacity(share.len());
+        for doc in share {
+            looked.push(match doc {
+                Doc::Good(signed) => Some(super::decision::speculate(
+                    &settings, reference, window, signed, scratch,
+                )?),
+                Doc::Bad(_) => None,
+            });
+        }
+        done.push(Speculations { number, looked });
+    }
 }
 
 /// Fewer documents than this in a batch are looked up and verified on the sequencer alone

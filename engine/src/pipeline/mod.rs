@@ -29,6 +29,7 @@
 //! | `components` | the sequencer's union–find when only components are wanted |
 //! | `clock` | each thread's CPU summed by stage (`--stats` "cpu_seconds") |
 //! | `helpers` | threads sharing a batch's lookups and verification with the sequencer |
+//! | `pace` | how the filter's speculation cuts batches into pieces, adapting to how many hold |
 //! | `speculate` | the filter's lookups of a batch made on every core, then committed in order where still valid |
 //! | [`summary`] | the counts `--stats` prints |
 
@@ -38,6 +39,7 @@ mod decision;
 mod deduper;
 mod helpers;
 mod ordered;
+mod pace;
 pub mod prepare;
 mod presize;
 mod reference;

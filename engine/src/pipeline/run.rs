@@ -3,7 +3,7 @@
 //! the module map in `super`). Also how the `--against` reference is loaded, since signing
 //! its corpus files is a run of its own.
 
-use super::clock::{Stage, StageClock};
+use super::clock::{Stage, Timed};
 use super::helpers::Helpers;
 use super::ordered::{self, Task};
 use super::prepare::{self, Prepared};
@@ -222,14 +222,4 @@ pub(super) fn run_inner<W: Write, D: Write>(
         finished.summary.cpu_seconds = clock.seconds();
         finished
     })
-}
-
-/// Adds the CPU its thread used while it lived to a stage (a thread's whole life is one
-/// stage: the reader's, a worker's, a helper's).
-pub(super) struct Timed<'c>(pub &'c StageClock, pub Stage);
-
-impl Drop for Timed<'_> {
-    fn drop(&mut self) {
-        self.0.add(self.1, super::clock::thread_cpu());
-    }
 }
