@@ -2,7 +2,7 @@
 //! rows, every column and the schema kept, typed annotations, bad rows and bad files, and
 //! memory that does not grow with the file.
 
-use crate::util::{SAMPLE, bin, neardup, sample_bytes, temp_path};
+use crate::util::{SAMPLE, bin, neardup, sample_rows, temp_path};
 use arrow_array::builder::{LargeStringBuilder, StringDictionaryBuilder};
 use arrow_array::types::Int32Type;
 use arrow_array::{
@@ -15,21 +15,6 @@ use parquet::file::properties::WriterProperties;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// The sample corpus as rows: id, text, and a column neardup does not read.
-fn sample_rows() -> (Vec<i64>, Vec<String>) {
-    let mut ids = Vec::new();
-    let mut texts = Vec::new();
-    for line in sample_bytes()
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-    {
-        let v: serde_json::Value = serde_json::from_slice(line).unwrap();
-        ids.push(v["id"].as_i64().unwrap());
-        texts.push(v["text"].as_str().unwrap().to_string());
-    }
-    (ids, texts)
-}
 
 fn table(ids: &[i64], texts: &[Option<&str>]) -> RecordBatch {
     let score: Vec<f64> = ids.iter().map(|&i| i as f64 / 2.0).collect();

@@ -256,15 +256,7 @@ pub fn state_files(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
 pub fn sample_table(rows: Option<usize>) -> arrow_array::RecordBatch {
     use arrow_array::{Int64Array, RecordBatch, StringArray};
     use arrow_schema::{DataType, Field, Schema};
-    let (mut ids, mut texts) = (Vec::new(), Vec::new());
-    for line in sample_bytes()
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-    {
-        let v: serde_json::Value = serde_json::from_slice(line).unwrap();
-        ids.push(v["id"].as_i64().unwrap());
-        texts.push(v["text"].as_str().unwrap().to_string());
-    }
+    let (ids, texts) = sample_rows();
     let n = rows.unwrap_or(ids.len()).min(ids.len());
     let schema = std::sync::Arc::new(Schema::new(vec![
         Field::new("id", DataType::Int64, false),
@@ -278,4 +270,18 @@ pub fn sample_table(rows: Option<usize>) -> arrow_array::RecordBatch {
         ],
     )
     .unwrap()
+}
+
+/// The sample's documents as columns: ids and texts.
+pub fn sample_rows() -> (Vec<i64>, Vec<String>) {
+    let (mut ids, mut texts) = (Vec::new(), Vec::new());
+    for line in sample_bytes()
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+    {
+        let v: serde_json::Value = serde_json::from_slice(line).unwrap();
+        ids.push(v["id"].as_i64().unwrap());
+        texts.push(v["text"].as_str().unwrap().to_string());
+    }
+    (ids, texts)
 }

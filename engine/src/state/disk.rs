@@ -127,6 +127,60 @@ pub(super) fn checksum(mut file: &File) -> std::io::Result<u64> {
     }
 }
 
+/// A directory given as an index that holds no manifest: a new index starts there only when
+/// it is empty. One that holds an index's files without their manifest is a damaged index;
+/// one that holds anything else is not neardup's to write in. Both are refused (exit 2),
+/// listing what is there, and nothing is changed.
+pub(super) fn refuse_foreign(dir: &Path) -> crate::error::Result<()> {
+    use super::index::MANIFEST;
+    use crate::window::store::UNSAVED;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    names.sort();
+    let name = dir.display();
+    let index_file = |n: &String| {
+        ["records.", "tables.", "log."]
+            .iter()
+            .any(|p| n.strip_prefix(p).is_some_and(|g| g.parse::<u64>().is_ok()))
+    };
+    // A first save that never finished (a killed run): its own files, marked, go.
+    let ours =
+        |n: &String| index_file(n) || n == UNSAVED || n.starts_with(&format!(".{MANIFEST}.tmp"));
+    if names.iter().any(|n| n == UNSAVED) && names.iter().all(ours) {
+        for n in &names {
+            let _ = std::fs::remove_file(dir.join(n));
+        }
+        return Ok(());
+    }
+    let shown = names.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
+    let more = match names.len() {
+        n if n > 8 => format!(" and {} more", n - 8),
+        _ => String::new(),
+    };
+    Err(crate::error::Error::config(
+        "state",
+        match names.iter().any(index_file) {
+            true => format!(
+                "{name} is a damaged index: {name}/{MANIFEST} is missing beside {shown}{more} \
+                 (restore the manifest from a backup, or give another directory; nothing in \
+                 {name} was changed)"
+            ),
+            false => format!(
+                "{name} is not empty and holds no index ({shown}{more}): give an empty or new \
+                 directory, so that no file neardup did not write is changed"
+            ),
+        },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,7 +37,7 @@
 //! and 9 ([`Layout::Fields`]) are read into RAM instead, and a writer writes them whole in
 //! today's layout at its first save.
 
-use super::disk::{Hashing, WriteBehind, checksum, sync_dir};
+use super::disk::{Hashing, WriteBehind, checksum, refuse_foreign, sync_dir};
 use super::saved::{Saved, conflict, limit_byte, limit_of};
 use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
@@ -69,7 +69,7 @@ pub const FOLD: u64 = 64;
 fn journal_room(tables_len: u64, log_len: u64) -> usize {
     tables_len.saturating_sub(log_len).min(tables_len / 4) as usize
 }
-const MANIFEST: &str = "manifest";
+pub(super) const MANIFEST: &str = "manifest";
 
 /// What a manifest says.
 #[derive(Debug, Clone)]
@@ -449,58 +449,6 @@ fn remove_unnamed(dir: &Path, old: Option<&Manifest>, m: &Manifest) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
-}
-
-/// A directory given as an index that holds no manifest: a new index starts there only when
-/// it is empty. One that holds an index's files without their manifest is a damaged index;
-/// one that holds anything else is not neardup's to write in. Both are refused (exit 2),
-/// listing what is there, and nothing is changed.
-fn refuse_foreign(dir: &Path) -> Result<()> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    if names.is_empty() {
-        return Ok(());
-    }
-    names.sort();
-    let name = dir.display();
-    let index_file = |n: &String| {
-        ["records.", "tables.", "log."]
-            .iter()
-            .any(|p| n.strip_prefix(p).is_some_and(|g| g.parse::<u64>().is_ok()))
-    };
-    // A first save that never finished (a killed run): its own files, marked, go.
-    let ours =
-        |n: &String| index_file(n) || n == UNSAVED || n.starts_with(&format!(".{MANIFEST}.tmp"));
-    if names.iter().any(|n| n == UNSAVED) && names.iter().all(ours) {
-        for n in &names {
-            let _ = std::fs::remove_file(dir.join(n));
-        }
-        return Ok(());
-    }
-    let shown = names.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
-    let more = match names.len() {
-        n if n > 8 => format!(" and {} more", n - 8),
-        _ => String::new(),
-    };
-    Err(Error::config(
-        "state",
-        match names.iter().any(index_file) {
-            true => format!(
-                "{name} is a damaged index: {name}/{MANIFEST} is missing beside {shown}{more} \
-                 (restore the manifest from a backup, or give another directory; nothing in \
-                 {name} was changed)"
-            ),
-            false => format!(
-                "{name} is not empty and holds no index ({shown}{more}): give an empty or new \
-                 directory, so that no file neardup did not write is changed"
-            ),
-        },
-    ))
 }
 
 /// Opens the index in `dir` for a run with `config` whose settings are `expected` (`None`
