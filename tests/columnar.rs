@@ -871,7 +871,7 @@ fn a_signal_with_state_ends_the_table_and_the_resume_completes_it() {
 /// `--annotate` on a table that already has a `neardup_*` column is refused naming it, and
 /// no output file is made: two columns of one name are a table other readers refuse.
 #[test]
-fn annotating_an_annotated_table_is_refused() {
+fn annotating_an_annotated_table_is_refused_unless_replacing() {
     let (input, _) = sample_parquet("to-annotate.parquet");
     let annotated = filtered(&["-q", "--annotate"], &input, "annotated.parquet");
     assert!(annotated.column_by_name("neardup_similarity").is_some());
@@ -889,5 +889,59 @@ fn annotating_an_annotated_table_is_refused() {
     );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("neardup_dup_of"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--replace-annotations"),
+        "{}",
+        run.stderr
+    );
     assert!(!again.exists());
+    // With the flag: the same table as annotating the input once, new columns in place.
+    neardup(
+        &[
+            "-q",
+            "--annotate",
+            "--replace-annotations",
+            out.to_str().unwrap(),
+            "-o",
+            again.to_str().unwrap(),
+        ],
+        b"",
+    )
+    .ok();
+    assert_eq!(read_parquet(&again), annotated);
+}
+
+/// An `id` column of another type (floats) is not taken as the ids: the rows are numbered,
+/// and an output that shows ids says so once (a filter writing rows says nothing).
+#[test]
+fn an_id_column_of_floats_is_said_to_number_the_rows() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Float64, false),
+        Field::new("text", DataType::Utf8, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(arrow_array::Float64Array::from(vec![1.5, 2.5, 3.5])),
+            Arc::new(StringArray::from(vec!["a b c d e", "a b c d e", "x y z"])),
+        ],
+    )
+    .unwrap();
+    let path = temp_path("float-ids.parquet");
+    write_parquet(&path, &batch, 10);
+    let p = path.to_str().unwrap();
+    let graph = neardup(&["graph", "--format", "tsv", p], b"").ok();
+    assert_eq!(graph.out(), "1\t2\t1\n");
+    assert!(
+        graph
+            .stderr
+            .contains("the rows are numbered: the 'id' column holds Float64"),
+        "{}",
+        graph.stderr
+    );
+    let out = temp_path("float-ids-out.parquet");
+    let filter = neardup(&["--drop-dups", p, "-o", out.to_str().unwrap()], b"").ok();
+    assert!(filter.stderr.is_empty(), "{}", filter.stderr);
+    let quiet = neardup(&["graph", "--format", "tsv", "--id-field", "none", p], b"").ok();
+    assert!(quiet.stderr.is_empty(), "{}", quiet.stderr);
 }

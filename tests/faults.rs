@@ -289,3 +289,188 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
     println!("fault matrix: {cases} cases");
     assert_eq!(cases, 26);
 }
+
+/// What runs out in the full-space columns of the matrix.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Full {
+    /// `ulimit -f`: writes past it fail with EFBIG.
+    FileSize,
+    /// A 128 KiB tmpfs, mounted in a user namespace: writes fail with ENOSPC.
+    Disk,
+}
+
+/// Bytes the run may write, in both columns: less than any of its outputs needs.
+const ROOM: u64 = 128 << 10;
+
+/// Whether this machine lets a user mount a tmpfs in a user namespace (else the reason).
+fn can_mount_tmpfs() -> Result<(), String> {
+    let out = std::process::Command::new("unshare")
+        .args(["-rm", "sh", "-c", "mount -t tmpfs -o size=64k none /mnt"])
+        .output()
+        .map_err(|e| format!("no unshare: {e}"))?;
+    match out.status.success() {
+        true => Ok(()),
+        false => Err(String::from_utf8_lossy(&out.stderr).trim().to_string()),
+    }
+}
+
+/// One full-space case: the whole sample (an Arrow file for [`Out::Parquet`]) into `dir`,
+/// whose files may take [`ROOM`] bytes; returns the exit status, stderr and the directory the
+/// outputs are in afterwards (a tmpfs's are copied out before it goes).
+fn filled(out: Out, full: Full, state: bool, dir: &Path) -> (i32, String, PathBuf) {
+    let input = match out {
+        Out::Parquet => {
+            let path = dir.join("input.arrows");
+            std::fs::write(&path, arrow_stream(None)).unwrap();
+            path
+        }
+        _ => {
+            let path = dir.join("input.jsonl");
+            std::fs::write(&path, sample_bytes()).unwrap();
+            path
+        }
+    };
+    let mut args: Vec<String> = vec!["-q".into(), input.to_str().unwrap().into()];
+    match out {
+        Out::Parquet => args.extend(["-o".into(), "out.parquet".into()]),
+        Out::Report => args.extend(["--report".into(), "page.html".into()]),
+        _ => args.extend(["-o".into(), "out.jsonl".into()]),
+    }
+    if state {
+        args.extend(["--state".into(), "S".into()]);
+    }
+    let program = bin().get_program().to_owned();
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("keep.txt"), "not neardup's").unwrap();
+    let output = match full {
+        Full::FileSize => {
+            let mut cmd = std::process::Command::new(&program);
+            cmd.args(&args)
+                .current_dir(&work)
+                .stdout(std::process::Stdio::null());
+            crate::util::with_rlimit(&mut cmd, libc::RLIMIT_FSIZE, ROOM);
+            cmd.output().unwrap()
+        }
+        Full::Disk => {
+            // Mounted over `work` (its keep.txt is written again inside), copied to `after`.
+            let after = dir.join("after");
+            std::fs::create_dir_all(&after).unwrap();
+            let script = format!(
+                "mount -t tmpfs -o size={ROOM} none \"$1\" && cd \"$1\" && \
+                 echo \"not neardup's\" | tr -d '\\n' > keep.txt && shift 2 && \
+                 \"$0\" \"$@\" > /dev/null; code=$?; cp -a . \"{}\"; exit $code",
+                after.display()
+            );
+            let output = std::process::Command::new("unshare")
+                .args(["-rm", "sh", "-c", &script])
+                .arg(&program)
+                .arg(&work)
+                .arg("--")
+                .args(&args)
+                .output()
+                .unwrap();
+            return (
+                output.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&output.stderr).into_owned(),
+                after,
+            );
+        }
+    };
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        work,
+    )
+}
+
+/// The matrix's full-space columns: every file output (lines to `-o`, Parquet `-o`, the
+/// report page) with and without `--state`, on a full disk and past `ulimit -f`. Each run
+/// ends with exit 1 naming what ran out; the lines end whole and are a prefix of one run's;
+/// a table or a page is whole or absent; a state that was saved resumes to one run's output;
+/// no temporary and no other file is left.
+#[test]
+fn every_file_output_on_a_full_disk_ends_whole() {
+    let whole = neardup(&["-q"], &sample_bytes()).ok().stdout;
+    let disk = can_mount_tmpfs();
+    if let Err(why) = &disk {
+        println!("fault matrix: full-disk cases skipped: cannot mount a tmpfs here ({why})");
+    }
+    let mut cases = 0;
+    for full in [Full::FileSize, Full::Disk] {
+        if full == Full::Disk && disk.is_err() {
+            continue;
+        }
+        for out in [Out::File, Out::Parquet, Out::Report] {
+            for with_state in [false, true] {
+                cases += 1;
+                let case = format!("{full:?} {out:?} state={with_state}");
+                let dir = temp_path(&format!("full-{full:?}-{out:?}-{with_state}"));
+                let _ = std::fs::remove_dir_all(&dir);
+                std::fs::create_dir_all(&dir).unwrap();
+                let (code, stderr, at) = filled(out, full, with_state, &dir);
+                assert!(!stderr.contains("panicked"), "{case}: {stderr}");
+                assert_eq!(code, 1, "{case}: {stderr}");
+                let cause = match full {
+                    Full::FileSize => "File too large",
+                    Full::Disk => "No space left on device",
+                };
+                assert!(stderr.contains(cause), "{case}: {stderr}");
+                let target = at.join(match out {
+                    Out::Parquet => "out.parquet",
+                    Out::Report => "page.html",
+                    _ => "out.jsonl",
+                });
+                match out {
+                    Out::Parquet => {
+                        if target.exists() {
+                            let rows = parquet_rows(&target);
+                            assert!(rows.is_some(), "{case}: an unreadable table");
+                        }
+                    }
+                    Out::Report => {
+                        if target.exists() {
+                            let page = std::fs::read_to_string(&target).unwrap();
+                            assert!(page.trim_end().ends_with("</html>"), "{case}: a torn page");
+                        }
+                    }
+                    _ => {
+                        let got = std::fs::read(&target).unwrap_or_default();
+                        assert!(
+                            got.is_empty() || got.ends_with(b"\n"),
+                            "{case}: a torn line"
+                        );
+                        assert!(whole.starts_with(&got), "{case}: not a prefix");
+                        // A state saved with the lines resumes to one run's output.
+                        let s = at.join("S");
+                        let info = bin().args(["state", "info", "--json"]).arg(&s).output();
+                        let info: Option<serde_json::Value> = info
+                            .ok()
+                            .filter(|o| o.status.success())
+                            .and_then(|o| serde_json::from_slice(&o.stdout).ok());
+                        if let Some(lines) = info.and_then(|i| i["lines"].as_u64()) {
+                            let rest = &sample_bytes()
+                                [first_lines(&sample_bytes(), lines as usize).len()..];
+                            let resumed = neardup(&["-q", "--state", s.to_str().unwrap()], rest)
+                                .ok()
+                                .stdout;
+                            assert_eq!([got, resumed].concat(), whole, "{case}: {stderr}");
+                        }
+                    }
+                }
+                assert_eq!(
+                    std::fs::read(at.join("keep.txt")).unwrap(),
+                    b"not neardup's",
+                    "{case}"
+                );
+                for name in names(&at) {
+                    let ours = ["keep.txt", "out.jsonl", "out.parquet", "page.html", "S"]
+                        .contains(&name.as_str())
+                        || name == ".S.lock";
+                    assert!(ours, "{case}: {name} left in {:?}", names(&at));
+                }
+            }
+        }
+    }
+    println!("fault matrix: {cases} full-space cases");
+}

@@ -243,6 +243,12 @@ fn every_filter_flag_changes_the_output_or_is_refused() {
         ("against", annotate, vec!["--against", SAMPLE], Changes),
         ("against-only", annotate, vec!["--against-only"], Refused),
         (
+            "replace-annotations",
+            annotate,
+            vec!["--replace-annotations"],
+            Same("lines have no neardup_* columns"),
+        ),
+        (
             "state",
             annotate,
             vec!["--state", state],

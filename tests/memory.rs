@@ -132,9 +132,9 @@ fn state_works_with_a_spilled_window() {
 /// A budget the window reaches: a note on stderr, every line written or dropped.
 #[test]
 fn a_memory_budget_evicts_with_a_note_and_loses_nothing() {
-    // 20,000 distinct documents: more than a small budget's window holds.
+    // 50,000 distinct documents: more than the smallest budget's window holds.
     let mut input = String::new();
-    for i in 0..20_000 {
+    for i in 0..50_000 {
         input += &format!(
             "document {i} has words {} and {} and {}\n",
             i * 7,
@@ -143,14 +143,14 @@ fn a_memory_budget_evicts_with_a_note_and_loses_nothing() {
         );
     }
     let run = neardup(
-        &["--stats", "--max-memory", "1M", "--spill-dir", "none"],
+        &["--stats", "--max-memory", "48M", "--spill-dir", "none"],
         input.as_bytes(),
     )
     .ok();
     let stats = run.stats();
     assert!(
         run.stderr
-            .contains("--max-memory (1 MiB) reached at input line"),
+            .contains("--max-memory (48 MiB) reached at input line"),
         "{}",
         run.stderr
     );
@@ -158,7 +158,7 @@ fn a_memory_budget_evicts_with_a_note_and_loses_nothing() {
     assert!(stats["evictions"].as_u64().unwrap() > 0, "{stats}");
     assert_eq!(
         stats["written"].as_u64().unwrap() + stats["dropped"].as_u64().unwrap(),
-        20_000
+        50_000
     );
     assert!(
         neardup(&["--max-memory", "lots"], b"")
@@ -172,9 +172,10 @@ fn a_memory_budget_evicts_with_a_note_and_loses_nothing() {
 /// same bytes and hold the same documents (the sizing itself: `window::budget`'s tests).
 #[test]
 fn a_file_and_a_pipe_of_it_keep_the_same_window() {
-    // 12,000 documents, every tenth a copy of the one before: several batches.
+    // 60,000 documents, every tenth a copy of the one before: several batches, more than
+    // the smallest budget's window holds.
     let mut input = String::new();
-    for i in 0..12_000 {
+    for i in 0..60_000 {
         let n = if i % 10 == 9 { i - 1 } else { i };
         input += &format!(
             "item {n} has parts {} and {} and {}\n",
@@ -186,7 +187,7 @@ fn a_file_and_a_pipe_of_it_keep_the_same_window() {
     let path = crate::util::temp_path("presized.txt");
     std::fs::write(&path, &input).unwrap();
     let path = path.to_str().unwrap();
-    for budget in ["1M", "2M", "512M"] {
+    for budget in ["48M", "50M", "512M"] {
         let args = ["--stats", "--drop-dups", "--max-memory", budget];
         let file = neardup(&[&args[..], &[path]].concat(), b"").ok();
         let pipe = neardup(&args, input.as_bytes()).ok();
@@ -332,4 +333,60 @@ fn spill_files_never_stay_behind() {
     child.wait().unwrap();
     assert_eq!(entries(&dir), 0, "after SIGTERM");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A budget is kept or refused: below what any run needs, or what a run reading a table
+/// needs, exit 2 naming the smallest workable value; a document too long to sign within the
+/// budget is a bad line under `--on-bad-line` ("over the memory budget"), read in pieces, not
+/// an allocation past the budget.
+#[test]
+fn a_budget_is_kept_or_refused() {
+    let sample = crate::util::sample_bytes();
+    let small = neardup(&["--max-memory", "16M"], &sample);
+    assert_eq!(small.code, 2, "{}", small.stderr);
+    assert!(
+        small.stderr.contains("give at least 48M"),
+        "{}",
+        small.stderr
+    );
+    assert!(small.stdout.is_empty());
+    // An Arrow stream on standard input is a table: its decoder needs more.
+    let batch = crate::util::sample_table(None);
+    let mut arrow = Vec::new();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut arrow, &batch.schema()).unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    drop(w);
+    let table = neardup(&["--max-memory", "48M", "--output-format", "lines"], &arrow);
+    assert_eq!(table.code, 2, "{}", table.stderr);
+    assert!(
+        table.stderr.contains("give at least 64M"),
+        "{}",
+        table.stderr
+    );
+    neardup(&["--max-memory", "64M", "--output-format", "lines"], &arrow).ok();
+    // 48M signs documents of up to 1.5 MiB: a 2 MB line between two short ones.
+    let long = format!("{{\"text\":\"{}\"}}\n", "word ".repeat(400_000));
+    let input = format!("{{\"text\":\"a b c\"}}\n{long}{{\"text\":\"d e f\"}}\n");
+    let pass = neardup(&["--max-memory", "48M"], input.as_bytes()).ok();
+    assert_eq!(pass.stdout, input.as_bytes(), "written through unchanged");
+    assert!(
+        pass.stderr.contains("-:2: line of at least 15"),
+        "{}",
+        pass.stderr
+    );
+    assert!(
+        pass.stderr.contains("bytes is over the memory budget"),
+        "{}",
+        pass.stderr
+    );
+    let fail = neardup(
+        &["--max-memory", "48M", "--on-bad-line", "fail"],
+        input.as_bytes(),
+    );
+    assert_eq!(fail.code, 1, "{}", fail.stderr);
+    assert!(fail.stderr.contains("over the memory budget"));
+    // Without a budget that small, the same line is a document.
+    let roomy = neardup(&["--max-memory", "1G"], input.as_bytes()).ok();
+    assert!(!roomy.stderr.contains("budget"), "{}", roomy.stderr);
 }

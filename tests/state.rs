@@ -951,3 +951,28 @@ fn a_mapped_index_truncated_under_a_run_is_named() {
     );
     assert!(out.is_empty() || out.ends_with(b"\n"));
 }
+
+/// A record of an index that fails its checksum when the run reads it is a damaged index:
+/// exit status 2 naming the index and how far the output is complete, with no word of disk
+/// space (it once advised freeing some).
+#[test]
+fn a_damaged_record_is_a_damaged_index() {
+    let sample = crate::util::sample_bytes();
+    let head = crate::util::first_lines(&sample, 500);
+    let state = temp_path("damaged-record");
+    crate::util::remove_state(&state);
+    let s = state.to_str().unwrap();
+    neardup(&["-q", "--state", s], &head).ok();
+    let records = state.join("records.1");
+    let mut bytes = std::fs::read(&records).unwrap();
+    for i in (1000..bytes.len()).step_by(997) {
+        bytes[i] ^= 0x5a;
+    }
+    std::fs::write(&records, bytes).unwrap();
+    let run = neardup(&["-q", "--state", s], &sample[head.len()..]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("is damaged"), "{}", run.stderr);
+    assert!(run.stderr.contains(s), "{}", run.stderr);
+    assert!(run.stderr.contains("complete up to line"), "{}", run.stderr);
+    assert!(!run.stderr.contains("disk space"), "{}", run.stderr);
+}

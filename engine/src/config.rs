@@ -14,6 +14,7 @@ pub use crate::memory::MemorySettings;
 
 /// The smallest `‹max-disk›` that holds a window (16 of the spill file's smallest segments).
 const MIN_MAX_DISK: u64 = 64 << 10;
+use crate::memory::{MIN_MAX_MEMORY, MIN_MAX_MEMORY_COLUMNAR};
 use crate::sketch::lsh::LshParams;
 pub use crate::sketch::settings::{DEFAULT_NUM_PERM, DEFAULT_SEED, SketchSettings, Weights};
 pub use crate::text::settings::{DEFAULT_NGRAM, TextSettings};
@@ -159,6 +160,9 @@ pub struct RunSettings {
     pub compression: Option<Compression>,
     /// `--line-buffered`: flush the output after every batch of lines.
     pub line_buffered: bool,
+    /// `--replace-annotations`: `--annotate` on a table that has `neardup_*` columns
+    /// writes new ones in their place (else it is refused).
+    pub replace_annotations: bool,
 }
 
 /// Most threads `--threads` takes: beyond it a machine refuses to start them, and no
@@ -216,9 +220,41 @@ impl Settings {
 
     /// The settings of a run whose first input is columnar, or not
     /// ([`MemorySettings::columnar`]): the run says so once it has looked at its input.
-    pub fn with_columnar_input(mut self, columnar: bool) -> Settings {
+    /// A budget too small for a table's decoder besides the rest is refused here, as
+    /// [`Config::validate`] refuses one too small for any run.
+    pub fn with_columnar_input(mut self, columnar: bool) -> Result<Settings> {
+        let memory = &mut self.0.memory;
+        if columnar
+            && let Some(limit) = &memory.memory_limit
+            && memory.max_memory > 0
+            && memory.max_memory < MIN_MAX_MEMORY_COLUMNAR
+            && limit.bytes >= MIN_MAX_MEMORY_COLUMNAR as u64
+        {
+            memory.max_memory = MIN_MAX_MEMORY_COLUMNAR;
+        }
+        let budget = self.0.memory.max_memory;
+        if columnar && budget > 0 && budget < MIN_MAX_MEMORY_COLUMNAR {
+            return Err(Error::config(
+                "max-memory",
+                format!(
+                    "{} is less than a run reading a table needs: give at least {} (its decoder \
+                     and row groups take {} besides what a run of lines needs)",
+                    mebibytes(budget),
+                    mebibytes(MIN_MAX_MEMORY_COLUMNAR),
+                    mebibytes(MIN_MAX_MEMORY_COLUMNAR - MIN_MAX_MEMORY),
+                ),
+            ));
+        }
         self.0.memory.columnar = columnar;
-        self
+        Ok(self)
+    }
+}
+
+/// `bytes` in MiB, as `--max-memory` takes them ("16M" is 16 MiB).
+fn mebibytes(bytes: usize) -> String {
+    match bytes % (1 << 20) {
+        0 => format!("{}M", bytes >> 20),
+        _ => format!("{:.2}M", bytes as f64 / f64::from(1 << 20)),
     }
 }
 
@@ -327,6 +363,40 @@ impl Config {
         if self.read.max_line_bytes == 0 {
             return Err(Error::config("max-line-bytes", "must be at least 1"));
         }
+        // A default below the least a run needs is raised to it where the system's limit
+        // leaves room (the window is then small, not the run refused).
+        if let Some(limit) = &self.memory.memory_limit
+            && self.memory.max_memory > 0
+            && self.memory.max_memory < MIN_MAX_MEMORY
+            && limit.bytes >= MIN_MAX_MEMORY as u64
+        {
+            self.memory.max_memory = MIN_MAX_MEMORY;
+        }
+        let budget = self.memory.max_memory;
+        if budget > 0 && budget < MIN_MAX_MEMORY {
+            let why = "the pipeline's buffers and the fewest batches in flight take most of \
+                       that; the window the rest";
+            return Err(Error::config(
+                "max-memory",
+                match &self.memory.memory_limit {
+                    Some(limit) => format!(
+                        "{} of {} leaves less than a run needs, {} ({why})",
+                        limit.source,
+                        mebibytes(usize::try_from(limit.bytes).unwrap_or(usize::MAX)),
+                        mebibytes(MIN_MAX_MEMORY),
+                    ),
+                    None => format!(
+                        "{} is less than a run needs: give at least {} ({why})",
+                        mebibytes(budget),
+                        mebibytes(MIN_MAX_MEMORY),
+                    ),
+                },
+            ));
+        }
+        if self.memory.document_limit() < self.read.max_line_bytes {
+            self.read.max_line_bytes = self.memory.document_limit();
+            self.read.budget_limited = true;
+        }
         // The spill file grows by segments of at least 4 KiB and the window stops at half
         // the limit: below 16 of them no useful window is left on disk.
         if self.memory.spill_dir.is_some()
@@ -419,13 +489,11 @@ impl Config {
 
     /// Worker threads to start: `threads`, or the number of cores when it is 0.
     pub fn worker_threads(&self) -> usize {
-        if self.threads > 0 {
-            self.threads
-        } else {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        }
+        let asked = match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        self.memory.threads_within(asked)
     }
 }
 

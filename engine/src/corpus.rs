@@ -60,6 +60,7 @@ pub fn for_each_document(
             auto_id: reading.auto_ids,
             one_schema: false,
             attrs: Vec::new(),
+            unusable_id: None,
         });
     let mut bad = 0;
     while let Some(batch) = reader.next_batch()? {

@@ -107,8 +107,19 @@ impl Error {
 
     /// The window's records could not be stored or read back (its spill file's disk is full
     /// or failed, or `--max-disk` was reached) while input line `line` was decided.
+    /// A record of an index that fails its checksum is a damaged index (the `‹state›`
+    /// setting, exit status 2, as when it is opened), not a disk's failure.
     pub fn spill(source: io::Error, line: u64) -> Error {
         let done = line.saturating_sub(1);
+        if source.kind() == io::ErrorKind::InvalidData {
+            return Error::config(
+                "state",
+                format!(
+                    "{source}, read at input line {line} (the output is complete up to line \
+                     {done}): restore the index from a copy, or start a new one"
+                ),
+            );
+        }
         let context = match source.kind() {
             io::ErrorKind::OutOfMemory => format!(
                 "out of memory at input line {line} (the output is complete up to line \

@@ -13,20 +13,44 @@ use std::path::PathBuf;
 /// RAM for the newest held records when `--spill-cache` is not given (at most an eighth of
 /// `--max-memory`).
 pub const DEFAULT_SPILL_CACHE: usize = 64 << 20;
-/// What a run holds besides its window under `--max-memory`, at most. Past half the budget,
-/// the batches in flight are fewer instead.
-const PIPELINE_RESERVE: usize = 80 << 20;
+/// What a run holds besides its window under `--max-memory`: half the budget up to this, an
+/// eighth of it past twice this ([`MemorySettings::pipeline_reserve`]).
+const PIPELINE_RESERVE: usize = 128 << 20;
 /// Of the reserve, what is not batches: code, thread stacks, buffers, the allocator's slack
 /// (measured: a run of short lines under 64 MiB held 34 MiB besides its window with three
 /// batches in flight).
-const PIPELINE_FIXED: usize = 20 << 20;
-/// A batch in flight, at most: its 1 MiB of text and its signed documents.
-const BATCH_COST: usize = 4 << 20;
+const PIPELINE_FIXED: usize = 12 << 20;
+/// A batch in flight: its 1 MiB of text and its signed documents (measured: 2.3 MiB on
+/// ordinary text; 2,048 short lines' signatures and keys about as much).
+const BATCH_COST: usize = 3 << 20;
+/// The fewest batches in flight: one being read, one signed, one decided.
+const MIN_BATCHES: usize = 3;
+/// What a signing thread holds besides its batch: its scratch, its helper's lookups, the
+/// allocator's slack, the longer queues of more threads (measured: 6 to 7 MiB a thread on
+/// ordinary text; 10 keeps peak RSS within 1.1 times the budget at 48M to 256M).
+const THREAD_COST: usize = 10 << 20;
+/// Of the reserve, what a table's rows in the threads' batches take (measured: 4 threads on
+/// a table of ordinary text under 128M held 8 MiB more than on its lines).
+const COLUMNAR_THREADS_COST: usize = 10 << 20;
+/// The least reserve: the fixed part, the fewest batches, one thread, and room to spare.
+const MIN_RESERVE: usize = 32 << 20;
+/// The least the window gets: a few thousand documents' records.
+const MIN_WINDOW: usize = 8 << 20;
+/// The smallest `--max-memory` a run keeps: the pipeline's fixed part, its fewest batches,
+/// a columnar input's least share and the least window (a smaller one is refused, naming this).
+pub const MIN_MAX_MEMORY: usize = 48 << 20;
+/// The smallest `--max-memory` a run reading a table keeps: [`MIN_MAX_MEMORY`] and the
+/// decoder's share ([`COLUMNAR_RESERVE`]).
+pub const MIN_MAX_MEMORY_COLUMNAR: usize = 64 << 20;
+/// The largest document under a budget is this share (1/N) of it: signing one holds about
+/// five times its text (its normalised copy, its shingles, their sort), and each signing
+/// thread may hold one; a longer line is a bad line, "over the memory budget".
+const DOCUMENT_SHARE: usize = 32;
 /// What a run reading a columnar input holds besides a run of lines, at most: the decoder's
 /// pages and columns, the rows each batch in flight carries, and a table output's encoders
 /// and row group in progress ([`MemorySettings::row_group_bytes`]). Taken from the window's
-/// share, or a third of the budget if that is less (measured: long rows written back as
-/// zstd Parquet held 35 MiB more than their lines under 64 MiB).
+/// share (measured: long rows written back as zstd Parquet held 35 MiB more than their lines
+/// under 64 MiB; a table of ordinary text 20 MiB more under 48 MiB).
 const COLUMNAR_RESERVE: usize = 24 << 20;
 /// Parquet output: the encoded bytes of a row group without a budget (it is held in memory
 /// until then), and the most under one.
@@ -83,17 +107,19 @@ impl MemorySettings {
     }
 
     /// RAM the window may use under `--max-memory` (0: no limit): the budget less what the
-    /// rest of the run holds ([`PIPELINE_RESERVE`], or half the budget if that is less, and
-    /// for a columnar input [`COLUMNAR_RESERVE`], or a third of the budget).
+    /// rest of the run holds ([`MemorySettings::pipeline_reserve`], and for a columnar input
+    /// [`COLUMNAR_RESERVE`]), at least [`MIN_WINDOW`].
     pub fn window_budget(&self) -> usize {
         if self.max_memory == 0 {
             return 0;
         }
         let columnar = match self.columnar {
-            true => COLUMNAR_RESERVE.min(self.max_memory / 3),
+            true => COLUMNAR_RESERVE,
             false => 0,
         };
-        (self.max_memory - self.pipeline_reserve() - columnar).max(1)
+        self.max_memory
+            .saturating_sub(self.pipeline_reserve() + columnar)
+            .max(MIN_WINDOW.min(self.max_memory))
     }
 
     /// Parquet output: the encoded bytes at which a row group ends (it is held until then).
@@ -106,17 +132,47 @@ impl MemorySettings {
         }
     }
 
+    /// The signing threads a run uses when `asked` for: under a small budget fewer, since each
+    /// holds its scratch besides the batches (threads never change the output, only the speed).
+    pub fn threads_within(&self, asked: usize) -> usize {
+        if self.max_memory == 0 {
+            return asked;
+        }
+        // A table's batches carry their rows too: a thread's share is larger.
+        let rows = match self.columnar {
+            true => COLUMNAR_THREADS_COST,
+            false => 0,
+        };
+        let spare = self
+            .pipeline_reserve()
+            .saturating_sub(PIPELINE_FIXED + MIN_BATCHES * BATCH_COST + rows);
+        asked.min((spare / THREAD_COST).max(1))
+    }
+
     /// Most batches the pipeline may hold at once (read, signed, waiting or recycled) within
     /// its share of `--max-memory`; `usize::MAX` without a budget.
     pub fn batches_in_flight(&self) -> usize {
         if self.max_memory == 0 {
             return usize::MAX;
         }
-        (self.pipeline_reserve().saturating_sub(PIPELINE_FIXED) / BATCH_COST).max(3)
+        (self.pipeline_reserve().saturating_sub(PIPELINE_FIXED) / BATCH_COST).max(MIN_BATCHES)
     }
 
+    /// The longest line a document may be under the budget (`usize::MAX` without one).
+    pub fn document_limit(&self) -> usize {
+        match self.max_memory {
+            0 => usize::MAX,
+            budget => budget / DOCUMENT_SHARE,
+        }
+    }
+
+    /// Half the budget up to [`PIPELINE_RESERVE`], an eighth of a large one, at least
+    /// [`MIN_RESERVE`]: the same whatever the thread count, so that the window is too.
     fn pipeline_reserve(&self) -> usize {
-        PIPELINE_RESERVE.min(self.max_memory / 2)
+        (self.max_memory / 2)
+            .min(PIPELINE_RESERVE)
+            .max(self.max_memory / 8)
+            .max(MIN_RESERVE)
     }
 }
 
@@ -144,25 +200,45 @@ mod tests {
             columnar,
             ..in_ram()
         };
-        // 64 MiB: half to the pipeline, a third of the budget to the decoder.
+        // 64 MiB: half to the pipeline, 24 MiB to the decoder.
         assert_eq!(under(64 * mib, false).window_budget(), 32 * mib);
-        assert_eq!(
-            under(64 * mib, true).window_budget(),
-            32 * mib - 64 * mib / 3
-        );
+        assert_eq!(under(64 * mib, true).window_budget(), MIN_WINDOW);
         assert_eq!(under(64 * mib, true).row_group_bytes(), mib);
-        // 1 GiB: the pipeline's 80 MiB, the decoder's 24 MiB, 16 MiB row groups.
+        // The smallest budget: the least reserve, and the least window for a table.
+        assert_eq!(under(MIN_MAX_MEMORY, false).window_budget(), 16 * mib);
+        // 1 GiB: the pipeline's 128 MiB, the decoder's 24 MiB, 16 MiB row groups.
         assert_eq!(
             under(1024 * mib, true).window_budget(),
-            (1024 - 80 - 24) * mib
+            (1024 - 128 - 24) * mib
+        );
+        // 16 GiB: an eighth to the pipeline.
+        assert_eq!(
+            under(16384 * mib, false).window_budget(),
+            (16384 - 2048) * mib
         );
         assert_eq!(under(1024 * mib, true).row_group_bytes(), 16 * mib);
         // No budget: no limit, and row groups of the most bytes.
         assert_eq!(under(0, true).window_budget(), 0);
         assert_eq!(under(0, true).row_group_bytes(), MAX_ROW_GROUP_BYTES);
         // The fewest batches in flight fit 64 MiB; more as the budget grows.
-        assert_eq!(under(64 * mib, false).batches_in_flight(), 3);
-        assert!(under(1024 * mib, false).batches_in_flight() > 10);
+        assert_eq!(under(64 * mib, false).batches_in_flight(), 6);
+        assert!(under(1024 * mib, false).batches_in_flight() > 30);
+    }
+
+    #[test]
+    fn a_small_budget_signs_on_fewer_threads_and_shorter_documents() {
+        let mib = 1usize << 20;
+        let under = |max_memory: usize| MemorySettings {
+            max_memory,
+            ..in_ram()
+        };
+        assert_eq!(under(0).threads_within(64), 64);
+        assert_eq!(under(MIN_MAX_MEMORY).threads_within(8), 1);
+        assert_eq!(under(128 * mib).threads_within(8), 4);
+        assert_eq!(under(MIN_MAX_MEMORY).threads_within(1), 1);
+        assert_eq!(under(1024 * mib).threads_within(64), 10);
+        assert_eq!(under(0).document_limit(), usize::MAX);
+        assert_eq!(under(64 * mib).document_limit(), 2 * mib);
     }
 
     #[test]

@@ -324,7 +324,7 @@ def test_warnings_go_through_python(tmp_path):
     with pytest.warns(neardup.NeardupWarning, match=r"reference.jsonl:2: invalid JSON"):
         neardup.Deduper(against=reference)
     many = [f"document {i} says {i * 7} and {i * 13}" for i in range(30_000)]
-    d = neardup.Deduper(max_memory="1M", spill_dir="none")
+    d = neardup.Deduper(max_memory="48M", spill_dir="none")
     with pytest.warns(neardup.NeardupWarning, match=r"raise max_memory to"):
         d.keep_many(many)
 

@@ -42,6 +42,14 @@ pub struct FilterArgs {
     #[arg(long, help_heading = "Output")]
     pub annotate: bool,
 
+    /// With --annotate on a table that already has neardup_* columns (an annotated table
+    /// deduplicated again): leave those out and write new ones in their place.
+    ///
+    /// Without it such a table is refused, since two columns of one name make a table other
+    /// readers refuse.
+    #[arg(long, requires = "annotate", help_heading = "Output")]
+    pub replace_annotations: bool,
+
     /// Write verified pairs (earlier id, later id, similarity) instead of documents.
     ///
     /// Every pair of documents in the window at or above the threshold, ordered by the later
@@ -126,6 +134,7 @@ impl FilterArgs {
             drop_dups: mode("drop-dups"),
             only_dups: mode("only-dups"),
             annotate: mode("annotate"),
+            replace_annotations: false,
             pairs: mode("pairs"),
             format: None,
             line_buffered: false,
@@ -154,6 +163,7 @@ impl FilterArgs {
         })?;
         config.run = RunSettings {
             line_buffered: self.line_buffered,
+            replace_annotations: self.replace_annotations,
             ..config.run
         };
         let config = config.validate()?;

@@ -279,6 +279,7 @@ const OWN_COMMAND_LINE_ONLY: &[&str] = &[
     "drop-dups",
     "only-dups",
     "annotate",
+    "replace-annotations",
     "pairs",
     "format",
     "line-buffered",
@@ -460,6 +461,7 @@ mod tests {
             "only-dups",
             "pairs",
             "pairs-format",
+            "replace-annotations",
             "stats",
             "version",
         ];

@@ -93,6 +93,14 @@ pub enum BadLine {
     /// The line is longer than `--max-line-bytes` and was read in pieces: the first was this
     /// long ([`crate::input::Part`]).
     TooLongPiece(usize),
+    /// The line is longer than the memory budget lets a document be (at least this long
+    /// when it was read in pieces).
+    OverBudget {
+        /// Its length, or its first piece's.
+        bytes: usize,
+        /// It was read in pieces: `bytes` is its first.
+        at_least: bool,
+    },
     /// The bytes are not UTF-8.
     InvalidUtf8,
     /// The line is not valid JSON.
@@ -117,6 +125,23 @@ pub enum BadLine {
     Missing,
 }
 
+impl BadLine {
+    /// The same, said as the memory budget's limit when it is one of length.
+    pub fn over_budget(self) -> BadLine {
+        match self {
+            BadLine::TooLong(bytes) => BadLine::OverBudget {
+                bytes,
+                at_least: false,
+            },
+            BadLine::TooLongPiece(bytes) => BadLine::OverBudget {
+                bytes,
+                at_least: true,
+            },
+            other => other,
+        }
+    }
+}
+
 impl fmt::Display for BadLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -128,6 +153,12 @@ impl fmt::Display for BadLine {
                     "line of at least {n} bytes is longer than ‹max-line-bytes›"
                 )
             }
+            BadLine::OverBudget { bytes, at_least } => write!(
+                f,
+                "line of {}{bytes} bytes is over the memory budget (‹max-memory› signs documents \
+                 of up to 1/32 of it)",
+                if *at_least { "at least " } else { "" }
+            ),
             BadLine::InvalidUtf8 => write!(f, "invalid UTF-8"),
             BadLine::InvalidJson(e) => write!(f, "invalid JSON: {e}"),
             BadLine::NotAnObject => write!(f, "JSON value is not an object"),

@@ -22,6 +22,10 @@ pub struct ReadSettings {
     pub decompress: Decompress,
     /// Lines longer than this many bytes are bad lines ("too long").
     pub max_line_bytes: usize,
+    /// Not a flag: `max_line_bytes` was lowered to what the memory budget can sign
+    /// ([`crate::memory::MemorySettings::document_limit`]), so a longer line is "over the
+    /// memory budget" rather than "too long".
+    pub budget_limited: bool,
     /// Bad-line policy.
     pub on_bad_line: BadLinePolicy,
     /// How many bad lines are reported one by one before only a count is kept.
@@ -39,6 +43,7 @@ impl Default for ReadSettings {
             auto_ids: true,
             decompress: Decompress::Auto,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            budget_limited: false,
             on_bad_line: BadLinePolicy::Pass,
             max_bad_line_reports: 10,
         }

@@ -93,6 +93,11 @@ pub struct TableWriter {
     rows_written: u64,
     /// Parquet: the encoded bytes at which the row group in progress is written.
     row_group_bytes: usize,
+    /// `--replace-annotations`: the input's own `neardup_*` columns are left out, and the
+    /// new ones written (else such a column is refused).
+    replace: bool,
+    /// The input's columns written (all but its `neardup_*` ones when replacing).
+    projection: Option<Vec<usize>>,
 }
 
 impl TableWriter {
@@ -128,6 +133,8 @@ impl TableWriter {
             notes: Annotations::default(),
             rows_written: 0,
             row_group_bytes: MAX_ROW_GROUP_BYTES,
+            replace: false,
+            projection: None,
         }
     }
 
@@ -135,6 +142,13 @@ impl TableWriter {
     /// in memory until then), instead of [`MAX_ROW_GROUP_BYTES`].
     pub fn row_groups_of(mut self, bytes: usize) -> TableWriter {
         self.row_group_bytes = bytes.max(1);
+        self
+    }
+
+    /// Under `--annotate`, leaves out the input's own `neardup_*` columns and writes the new
+    /// ones (`--replace-annotations`), instead of refusing such an input.
+    pub fn replacing_annotations(mut self, yes: bool) -> TableWriter {
+        self.replace = yes;
         self
     }
 
@@ -187,8 +201,13 @@ impl TableWriter {
             return Ok(());
         }
         let mask = BooleanArray::from(marked);
-        let kept = arrow_select::filter::filter_record_batch(table, &mask)
+        let mut kept = arrow_select::filter::filter_record_batch(table, &mask)
             .map_err(|e| Error::Internal(format!("selecting rows: {e}")))?;
+        if let Some(columns) = &self.projection {
+            kept = kept
+                .project(columns)
+                .map_err(|e| Error::Internal(format!("leaving out neardup_* columns: {e}")))?;
+        }
         let batch = match self.annotate {
             true => self.annotated(kept, notes)?,
             false => kept,
@@ -263,6 +282,20 @@ impl TableWriter {
 
     /// Opens the sink and the encoder for rows of `schema`.
     fn open(&mut self, schema: SchemaRef) -> Result<()> {
+        let mut schema = schema;
+        if self.annotate && self.replace {
+            let columns: Vec<usize> = (0..schema.fields().len())
+                .filter(|&i| !schema.field(i).name().starts_with("neardup_"))
+                .collect();
+            if columns.len() < schema.fields().len() {
+                schema = Arc::new(
+                    schema
+                        .project(&columns)
+                        .map_err(|e| Error::Internal(format!("leaving out columns: {e}")))?,
+                );
+                self.projection = Some(columns);
+            }
+        }
         // Two columns of one name make a table other readers refuse ("multiple matches").
         if self.annotate
             && let Some(taken) = schema
@@ -274,8 +307,8 @@ impl TableWriter {
                 "annotate",
                 format!(
                     "the input already has a column '{}', and ‹annotate› adds the neardup_* \
-                     columns: drop the input's neardup_* columns first (an annotated table \
-                     deduplicated again), or use another mode",
+                     columns: give ‹replace-annotations› to write new ones in their place (an \
+                     annotated table deduplicated again), or use another mode",
                     taken.name()
                 ),
             ));

@@ -111,6 +111,7 @@ pub fn columns(config: &Config, job: &Job, all: bool) -> Columns {
         max_bytes: config.read.max_line_bytes,
         auto_id: config.read.auto_ids,
         one_schema: false,
+        unusable_id: None,
     }
 }
 
@@ -329,7 +330,7 @@ pub(super) fn resume(
     {
         let head = columnar::head(first)?;
         let columnar = columnar::Kind::of(prepared.config.read.format, &head).is_some();
-        prepared.config = prepared.config.clone().with_columnar_input(columnar);
+        prepared.config = prepared.config.clone().with_columnar_input(columnar)?;
     }
     // One process at a time writes a state file (a program running the engine in process
     // holds its own `Deduper`s, which save only when asked).

@@ -119,6 +119,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
                     &config.read.field,
                 )
                 .row_groups_of(config.memory.row_group_bytes())
+                .replacing_annotations(config.run.replace_annotations)
             });
             LineReader::new(inputs, config.read.format)
                 .columns(crate::input::columnar::Columns {

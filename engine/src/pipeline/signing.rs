@@ -75,6 +75,9 @@ pub struct NodeData {
 /// Per-thread state of a signing worker: settings plus reusable scratch buffers.
 pub struct Worker {
     extractor: Extractor,
+    /// The line limit is the memory budget's ([`crate::input::ReadSettings::budget_limited`]):
+    /// too long a line is "over the memory budget".
+    budget_limited: bool,
     /// The text and id columns' names, for the bad rows of a columnar input.
     field: String,
     id_field: String,
@@ -123,6 +126,7 @@ impl Worker {
         };
         Worker {
             extractor: extractor(config.read.id_field.as_deref()),
+            budget_limited: config.read.budget_limited,
             field: config.read.field.clone(),
             id_field: config.read.id_field.clone().unwrap_or_default(),
             by_id: (config.read.auto_ids && config.read.id_field.is_none())
@@ -271,6 +275,18 @@ impl Worker {
     }
 
     pub(super) fn process_batch(&mut self, batch: &Batch) -> Vec<Doc> {
+        let mut docs = self.process_lines(batch);
+        if self.budget_limited {
+            for doc in &mut docs {
+                if let Doc::Bad(bad) = doc {
+                    *bad = std::mem::replace(bad, BadLine::Empty).over_budget();
+                }
+            }
+        }
+        docs
+    }
+
+    fn process_lines(&mut self, batch: &Batch) -> Vec<Doc> {
         let format = batch.format;
         // Ids from the lines' `id` field (decided by the reader): that extractor for this
         // batch.

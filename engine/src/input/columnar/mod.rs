@@ -94,6 +94,9 @@ pub struct Columns {
     pub max_bytes: usize,
     /// With no `id_field`: an `id` column of text or integers is the id (said once).
     pub auto_id: bool,
+    /// Set by the reader: with [`Columns::auto_id`], the `id` column's type when it is
+    /// neither text nor integers, so rows are numbered instead (said once where ids show).
+    pub unusable_id: Option<String>,
     /// Every input must have the first one's columns: the rows are written back as one
     /// table (Parquet, Arrow, or annotated).
     pub one_schema: bool,
@@ -110,6 +113,7 @@ impl Default for Columns {
             all: false,
             max_bytes: usize::MAX,
             auto_id: false,
+            unusable_id: None,
             one_schema: false,
             attrs: Vec::new(),
         }
@@ -127,6 +131,8 @@ pub struct Rows {
     pub table: Option<RecordBatch>,
     /// The id column holds text (not integers).
     pub string_ids: bool,
+    /// [`Columns::unusable_id`], on the batch that says it.
+    pub unusable_id: Option<String>,
     /// Per row, the values of [`Columns::attrs`] (`None`: null), as a JSON line's fields
     /// would give them.
     pub attrs: Vec<Vec<Option<serde_json::Value>>>,
@@ -429,12 +435,13 @@ impl ColumnReader {
             note: None,
             idle: false,
             ids_from_field: false,
-            ids_decided: first && self.columns.auto_id,
+            ids_decided: first && (self.columns.auto_id || self.columns.unusable_id.is_some()),
             rows: Some(Box::new(Rows {
                 ids,
                 bad,
                 table,
                 string_ids: self.string_ids,
+                unusable_id: self.columns.unusable_id.clone().filter(|_| first),
                 attrs,
             })),
         }))

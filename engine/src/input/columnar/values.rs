@@ -96,6 +96,12 @@ pub(super) fn auto_id(schema: &SchemaRef, columns: &mut Columns) {
     {
         columns.id_field = Some("id".to_string());
     } else {
+        if columns.auto_id
+            && columns.id_field.is_none()
+            && let Some(f) = find(schema.fields(), "id")
+        {
+            columns.unusable_id = Some(f.data_type().to_string());
+        }
         columns.auto_id = false;
     }
 }

@@ -449,11 +449,24 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 Some(crate::job::Output::DropDups | crate::job::Output::OnlyDups)
             ) || self.job.report().is_some();
             if batch.ids_decided && shows_ids && !self.config.quiet && *self.job != Job::Reference {
-                let what = match batch.rows.is_some() {
-                    true => "row's 'id' column (‹id-field› none numbers the rows",
-                    false => "line's 'id' field (‹id-field› none numbers the lines",
+                let unusable = batch.rows.as_ref().and_then(|r| r.unusable_id.as_ref());
+                let _ = match (unusable, batch.rows.is_some()) {
+                    (Some(kind), _) => writeln!(
+                        diag,
+                        "neardup: ids: the rows are numbered: the 'id' column holds {kind}, not \
+                         text or integers (‹id-field› none numbers them without this note)"
+                    ),
+                    (None, true) => writeln!(
+                        diag,
+                        "neardup: ids: each row's 'id' column (‹id-field› none numbers the rows \
+                         instead)"
+                    ),
+                    (None, false) => writeln!(
+                        diag,
+                        "neardup: ids: each line's 'id' field (‹id-field› none numbers the lines \
+                         instead)"
+                    ),
                 };
-                let _ = writeln!(diag, "neardup: ids: each {what} instead)");
             }
             if let Some(note) = &batch.note
                 && !self.config.quiet

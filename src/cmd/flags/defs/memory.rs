@@ -17,13 +17,19 @@ pub(super) static FLAGS: &[Flag] = &[
             cost their index entries in RAM (about 300 bytes each) and their records on disk \
             (--spill-dir); when the window reaches the limit it keeps its size from then on, \
             evicting the least recently matched, and says so once. The limit bounds the whole \
-            process's peak RSS (the window takes what the pipeline's buffers leave). Default: \
+            process's peak RSS (the window takes what the pipeline's buffers leave; at least \
+            48M, 64M reading a table; a small budget signs on fewer threads, and a line over \
+            1/32 of it is a bad line). Default: \
             half the smallest of the physical memory, the memory cgroup's limit (a \
             container's) and the address-space limit (ulimit -v); --stats says which; 0: no \
             limit",
         man: "Peak resident memory of the whole run, e.g. 512M or 8G (K, M, G, T are powers of \
             1024; 0: no limit): the window takes what the batches in flight and the buffers \
-            leave. When the window would pass its share, it keeps its size from then on, \
+            leave. At least 48M (64M when the input is Parquet or Arrow: the decoder's share); \
+            smaller is refused. Under a small budget fewer threads sign (each holds its own \
+            buffers; the output is the same), and a line longer than 1/32 of the budget is a \
+            bad line (\"over the memory budget\", under `--on-bad-line`), read in pieces. When \
+            the window would pass its share, it keeps its size from then on, \
             evicting the least recently matched, and a note on stderr says at which input line. \
             The same happens when the system refuses memory below the limit. Default: half the \
             smallest of the physical memory, the memory cgroup's limit (a container's; v1 and \
