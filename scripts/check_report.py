@@ -79,8 +79,9 @@ def main() -> int:
             )
             if not drawn or drawn[0] < 100 or drawn[1] < 50 or drawn[2] < 3:
                 failures.append(f"chart {name} not drawn: {drawn}")
+        # A figure in bytes shows binary units; its exact value is in data-value.
         shown = {
-            td.get_attribute("data-stat"): td.text
+            td.get_attribute("data-stat"): td.get_attribute("data-value") or td.text
             for td in driver.find_elements(By.CSS_SELECTOR, "td[data-stat]")
         }
         if len(shown) < 6:

@@ -27,11 +27,15 @@ impl Drop for Scratch {
 
 /// The `data-stat` figures of a page.
 fn figures(page: &str) -> Vec<(String, String)> {
+    // A figure in bytes is shown in binary units, its exact value in `data-value`.
     page.split("data-stat=\"")
         .skip(1)
         .map(|rest| {
-            let (key, rest) = rest.split_once("\">").expect("a figure");
-            let (value, _) = rest.split_once('<').expect("its end");
+            let (key, rest) = rest.split_once('"').expect("a figure");
+            let value = match rest.strip_prefix(" data-value=\"") {
+                Some(exact) => exact.split_once('"').expect("its end").0,
+                None => rest[1..].split_once('<').expect("its end").0,
+            };
             (key.to_string(), value.to_string())
         })
         .collect()
@@ -41,7 +45,7 @@ fn figures(page: &str) -> Vec<(String, String)> {
 fn without_timings(page: &str) -> String {
     let mut page = page.to_string();
     for key in ["seconds", "docs_per_sec", "mb_per_sec", "peak_rss_bytes"] {
-        let start = format!("data-stat=\"{key}\">");
+        let start = format!("data-stat=\"{key}\"");
         if let Some(at) = page.find(&start) {
             let from = at + start.len();
             let to = from + page[from..].find('<').expect("its end");

@@ -611,7 +611,18 @@ def _first_kept(
     d = Deduper(threshold=threshold, most_similar=True, **options)
     # Rows that are not documents come as Skipped whatever the policy, so that they get no
     # group; the policy decides whether they are kept.
-    outcomes = d._inner.add_many(texts, None, None, True)
+    try:
+        outcomes = d._inner.add_many(texts, None, None, True)
+    except BadDocumentError as e:
+        # The Deduper's note (retry with the documents after the first `added`) is for a
+        # window kept between calls; dedup() keeps none.
+        notes = getattr(e, "__notes__", None)
+        if notes:
+            notes[:] = [
+                "neardup: dedup() keeps nothing between calls: fix or drop that row and call it "
+                "again with the whole table, or pass on_bad_line='pass' or 'skip'"
+            ]
+        raise
     if options.get("report") is not None:
         d.write_report()
     kept_bad = options.get("on_bad_line", "pass") == "pass"

@@ -7,14 +7,14 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(
-    _neardup,
+    neardup,
     NeardupWarning,
     pyo3::exceptions::PyUserWarning,
     "What the neardup command says on stderr as a warning (settings, the reference's bad lines, the window reaching --max-memory), through Python's warnings."
 );
 
 create_exception!(
-    _neardup,
+    neardup,
     BadDocumentError,
     PyValueError,
     "A document that is not one (no words after normalisation) under on_bad_line='fail'."

@@ -280,6 +280,19 @@ def test_match_is_a_small_record_and_stats_count_the_window():
     assert "in_reference=False" in repr(m)
     assert hash(m) == hash(neardup.Match(0, 1.0, True, False))
     assert d.stats()["window_bytes"] > 0
+    # The command line's default budget: half of the tightest system limit, and which.
+    stats = d.stats()
+    assert stats["max_memory"] > 0 and stats["max_memory_from"].startswith("half of"), stats
+    assert neardup.Deduper(max_memory="1G").stats()["max_memory"] == 1 << 30
+    # dedup() keeps no window between calls: its failure does not advise a partial retry.
+    with pytest.raises(neardup.BadDocumentError) as failed:
+        neardup.dedup([text(1), "   ", text(2)], on_bad_line="fail")
+    notes = " ".join(getattr(failed.value, "__notes__", []))
+    assert "after them when you retry" not in notes and "keeps nothing between calls" in notes
+    # The exceptions are the package's, by name too.
+    assert neardup.BadDocumentError.__module__ == "neardup"
+    assert neardup.NeardupWarning.__module__ == "neardup"
+    assert repr(neardup.BadDocumentError("x")) == "BadDocumentError('x')"
     assert neardup.clusters([text(1), text(1)], 0.8) == [0, 0]
     assert neardup.clusters([text(1), text(1)], "cliques") == [0, 0]
     assert "threshold=0.5" in repr(neardup.Deduper(threshold=0.5))
@@ -323,7 +336,7 @@ def test_warnings_go_through_python(tmp_path):
     )
     with pytest.warns(neardup.NeardupWarning, match=r"reference.jsonl:2: invalid JSON"):
         neardup.Deduper(against=reference)
-    many = [f"document {i} says {i * 7} and {i * 13}" for i in range(30_000)]
+    many = [f"document {i} says {i * 7} and {i * 13}" for i in range(80_000)]
     d = neardup.Deduper(max_memory="48M", spill_dir="none")
     with pytest.warns(neardup.NeardupWarning, match=r"raise max_memory to"):
         d.keep_many(many)

@@ -53,9 +53,9 @@ use util::{clap_exit, fail, stdout_is_open};
 
 /// Find near-duplicate documents in a stream of lines.
 ///
-/// Reads one document per line (plain text or JSON Lines) from FILEs or standard input and,
-/// by default, writes every line that is not a near duplicate of an earlier line, unchanged
-/// and in input order (--drop-dups). Documents are compared by the Jaccard similarity of their
+/// Reads one document per line (plain text or JSON Lines) or per row (Parquet, Arrow) from
+/// FILEs or standard input and, by default, writes every line (row) that is not a near
+/// duplicate of an earlier one, unchanged and in input order (--drop-dups). Documents are compared by the Jaccard similarity of their
 /// word n-gram shingles: MinHash signatures and LSH banding find candidates among the recent
 /// documents (--window), and every candidate is verified exactly before it counts.
 ///

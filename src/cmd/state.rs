@@ -102,7 +102,7 @@ impl StateArgs {
                                 n => format!("at most {n} documents"),
                             }
                         ),
-                        format!("settings:       {}", m.settings),
+                        format!("settings:       {}", readable_settings(&m.settings)),
                     ];
                     if let Some(d) = digest {
                         lines.push(format!("digest:         {d} (every record checked)"));
@@ -120,5 +120,33 @@ impl StateArgs {
             }
         }
         Ok(())
+    }
+}
+
+/// An index's settings key as `state info` shows it: the shingles (`words:5`, `chars:4`)
+/// named as such, so that the word rule (`words:unicode`) is not a second `words:` key.
+fn readable_settings(key: &str) -> String {
+    key.split(' ')
+        .enumerate()
+        .map(|(i, token)| match (i, token.split_once(':')) {
+            (0, Some((unit, n))) => format!("shingles:{n}-{unit}"),
+            (_, Some(("words", rule))) => format!("word-rule:{rule}"),
+            _ => token.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_setting_is_named_once() {
+        let key = "words:5 seed:1 lowercase:true words:unicode weights:set";
+        assert_eq!(
+            readable_settings(key),
+            "shingles:5-words seed:1 lowercase:true word-rule:unicode weights:set"
+        );
     }
 }

@@ -190,6 +190,10 @@ impl Deduper {
             summary: Summary {
                 docs_read: lines.0,
                 written: lines.1,
+                max_memory: (
+                    config.memory.max_memory as u64,
+                    config.memory.memory_limit.as_ref().map(|l| l.source),
+                ),
                 ..Summary::default()
             },
             busy: Duration::ZERO,

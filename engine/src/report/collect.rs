@@ -30,9 +30,10 @@ pub const RING_BYTES: usize = 16 << 20;
 /// Examples of each kind shown.
 pub const EXAMPLES: usize = 12;
 
-/// Largest groups shown, and members shown of each.
+/// Largest groups shown.
 pub const TOP_GROUPS: usize = 10;
-const MEMBERS_SHOWN: usize = 3;
+/// Members a group's card lists besides the one shown first (the rest are counted).
+pub const MEMBERS_SHOWN: usize = 3;
 
 /// Groups counted one by one at most; beyond, new groups are counted as a total only.
 const MAX_GROUPS: usize = 1 << 20;

@@ -42,7 +42,7 @@ const FIGURES: &[(&str, &str)] = &[
     ("seconds", "seconds"),
     ("docs_per_sec", "documents per second"),
     ("mb_per_sec", "MB per second"),
-    ("peak_rss_bytes", "peak memory (bytes)"),
+    ("peak_rss_bytes", "peak memory"),
     ("window_docs", "documents held at the end"),
 ];
 
@@ -65,7 +65,7 @@ const GRAPH_FIGURES: &[(&str, &str)] = &[
     ("seconds", "seconds"),
     ("docs_per_sec", "documents per second"),
     ("mb_per_sec", "MB per second"),
-    ("peak_rss_bytes", "peak memory (bytes)"),
+    ("peak_rss_bytes", "peak memory"),
 ];
 
 /// The page.
@@ -144,17 +144,40 @@ fn run_section(h: &mut String, _c: &Collector, run: &RunInfo<'_>) {
         let Some(value) = value else {
             continue;
         };
-        let _ = write!(
-            h,
-            "<tr><th>{label}</th><td data-stat=\"{key}\">{}</td></tr>",
-            esc(&value.to_string())
-        );
+        // Bytes are shown in binary units, the exact figure kept for readers of the page.
+        let _ = match (key.ends_with("_bytes"), value.as_u64()) {
+            (true, Some(bytes)) => write!(
+                h,
+                "<tr><th>{label}</th><td data-stat=\"{key}\" data-value=\"{bytes}\">{}</td></tr>",
+                human_bytes(bytes)
+            ),
+            _ => write!(
+                h,
+                "<tr><th>{label}</th><td data-stat=\"{key}\">{}</td></tr>",
+                esc(&value.to_string())
+            ),
+        };
     }
     h.push_str("</tbody></table><table class=\"figures\"><tbody>");
     for (name, value) in &run.settings {
         let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(name), esc(value));
     }
     h.push_str("</tbody></table></div></section>");
+}
+
+/// `bytes` in binary units: `512 bytes`, `13.6 MiB`, `2.1 GiB`.
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
 }
 
 /// A graph command's similarities: each document's most similar earlier one.
@@ -363,6 +386,21 @@ fn groups_section(h: &mut String, c: &Collector, _run: &RunInfo<'_>) {
         for m in &members {
             let _ = write!(h, "<li>{} {}</li>", name(m), text(m));
         }
+        // A card shows a few members (those met while the group was among the largest):
+        // the others are counted, so that the card adds up to its size.
+        let first = usize::from(!in_reference);
+        let unlisted = (size as usize).saturating_sub(first + members.len());
+        if unlisted > 0 {
+            let why = match members.len() < crate::report::collect::MEMBERS_SHOWN {
+                true => "met before the group was among the largest, so not kept for the page"
+                    .to_string(),
+                false => format!(
+                    "a card lists at most {}",
+                    crate::report::collect::MEMBERS_SHOWN
+                ),
+            };
+            let _ = write!(h, "<li class=\"more\">and {unlisted} more ({why})</li>");
+        }
         h.push_str("</ul></div>");
     }
     h.push_str("</section>");
@@ -538,6 +576,13 @@ mod tests {
     use super::super::collect::Matched;
     use super::*;
     use crate::input::DocId;
+
+    #[test]
+    fn sizes_are_shown_in_binary_units() {
+        assert_eq!(human_bytes(512), "512 bytes");
+        assert_eq!(human_bytes(14_241_792), "13.6 MiB");
+        assert_eq!(human_bytes(3 << 30), "3.0 GiB");
+    }
 
     /// A right-to-left override or a NUL in an id or a text shows as what it is, never
     /// reorders the page's text.
