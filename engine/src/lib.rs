@@ -59,6 +59,7 @@ pub mod choice;
 pub mod config;
 #[doc(hidden)]
 pub mod corpus;
+pub mod cpu;
 #[doc(hidden)]
 pub mod diff;
 pub mod error;

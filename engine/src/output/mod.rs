@@ -6,6 +6,7 @@
 //! [`crate::guard`]) leaves output that ends at a line boundary. Every write error is returned,
 //! and a closed pipe surfaces as `BrokenPipe`, which the binary turns into a quiet exit.
 
+mod encoder;
 pub mod table;
 
 use crate::config::{InputFormat, PairsFormat};
@@ -374,6 +375,11 @@ impl<W: Write> Results<W> {
             Some(table) => table.finish(None),
             None => Ok(()),
         }
+    }
+
+    /// CPU nanoseconds a table's encoder thread spent (0 for lines; known once it ended).
+    pub fn encoder_cpu(&self) -> u64 {
+        self.table.as_ref().map_or(0, TableWriter::encoder_cpu)
     }
 
     /// A run that failed: a table file is removed, a table on standard output gets its

@@ -14,6 +14,7 @@
 //! rows written in both cases.
 
 use super::Verdict;
+use super::encoder::{Encoder, Sink, Writer, arrow_error, parquet_error};
 pub use crate::config::Compression;
 use crate::error::{Error, Result};
 use crate::input::DocId;
@@ -41,26 +42,6 @@ pub enum Encoding {
 /// encoded data, whichever comes first: large enough for readers to skip and decode well.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
 
-enum Writer {
-    Parquet(parquet::arrow::ArrowWriter<Sink>),
-    Arrow(arrow_ipc::writer::StreamWriter<Sink>),
-    Jsonl(arrow_json::LineDelimitedWriter<Sink>),
-}
-
-/// Where the table goes: standard output, or a temporary file renamed over its target.
-struct Sink {
-    out: BufWriter<File>,
-}
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.out.write(buf)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
-    }
-}
-
 /// The annotation columns of the rows marked in a batch.
 #[derive(Default)]
 struct Annotations {
@@ -85,7 +66,10 @@ pub struct TableWriter {
     target: Option<(PathBuf, PathBuf)>,
     /// `-o FILE` of a device or FIFO, written directly.
     direct: Option<PathBuf>,
-    writer: Option<Writer>,
+    /// The encoder thread, once the first batch gave the schema.
+    writer: Option<Encoder>,
+    /// CPU nanoseconds the encoder thread spent, once it ended.
+    encoder_cpu: u64,
     schema: Option<SchemaRef>,
     /// The rows of the current batch marked for writing.
     marked: Vec<bool>,
@@ -128,6 +112,7 @@ impl TableWriter {
             target,
             direct,
             writer: None,
+            encoder_cpu: 0,
             schema: None,
             marked: Vec::new(),
             notes: Annotations::default(),
@@ -213,16 +198,7 @@ impl TableWriter {
             false => kept,
         };
         let rows = batch.num_rows() as u64;
-        match self.writer.as_mut().expect("opened") {
-            Writer::Parquet(w) => {
-                w.write(&batch).map_err(|e| parquet_error(&e))?;
-                if w.in_progress_size() >= self.row_group_bytes {
-                    w.flush().map_err(|e| parquet_error(&e))?;
-                }
-            }
-            Writer::Arrow(w) => w.write(&batch).map_err(|e| arrow_error(&e))?,
-            Writer::Jsonl(w) => w.write(&batch).map_err(|e| arrow_error(&e))?,
-        }
+        self.writer.as_mut().expect("opened").write(batch)?;
         self.rows_written += rows;
         Ok(())
     }
@@ -386,7 +362,7 @@ impl TableWriter {
             ),
             Encoding::Jsonl => Writer::Jsonl(arrow_json::LineDelimitedWriter::new(sink)),
         };
-        self.writer = Some(writer);
+        self.writer = Some(Encoder::start(writer, self.row_group_bytes)?);
         self.schema = Some(schema);
         Ok(())
     }
@@ -394,12 +370,8 @@ impl TableWriter {
     /// Flushes what is written so far (an Arrow stream's or JSON's batches; a Parquet row
     /// group stays open until it is full or the run ends).
     pub fn flush(&mut self) -> Result<()> {
-        match &mut self.writer {
-            Some(Writer::Arrow(w)) => w.flush().map_err(|e| arrow_error(&e)),
-            Some(Writer::Jsonl(w)) => w
-                .get_mut()
-                .flush()
-                .map_err(|e| Error::io("writing output", e)),
+        match (&mut self.writer, self.encoding) {
+            (Some(encoder), Encoding::Arrow | Encoding::Jsonl) => encoder.flush(),
             _ => Ok(()),
         }
     }
@@ -417,7 +389,9 @@ impl TableWriter {
                 }
             }
         }
-        let mut sink = match self.writer.take().expect("opened") {
+        let (writer, cpu) = self.writer.take().expect("opened").finish()?;
+        self.encoder_cpu += cpu;
+        let mut sink = match writer {
             Writer::Parquet(w) => w.into_inner().map_err(|e| parquet_error(&e))?,
             Writer::Arrow(mut w) => {
                 w.finish().map_err(|e| arrow_error(&e))?;
@@ -446,6 +420,11 @@ impl TableWriter {
         Ok(())
     }
 
+    /// CPU nanoseconds the encoder thread spent (known once the table ended).
+    pub fn encoder_cpu(&self) -> u64 {
+        self.encoder_cpu
+    }
+
     /// A failed run: a file is removed (its target is left as it was); on standard output
     /// the footer is written over the rows written.
     pub fn abandon(&mut self) {
@@ -470,35 +449,6 @@ impl Drop for TableWriter {
             let _ = std::fs::remove_file(temp);
         }
     }
-}
-
-/// A Parquet writer's error as the output's I/O error, keeping the kind of an I/O error
-/// inside it (a closed pipe stays a closed pipe: a quiet exit).
-fn parquet_error(e: &parquet::errors::ParquetError) -> Error {
-    let kind = match e {
-        parquet::errors::ParquetError::External(inner) => inner
-            .downcast_ref::<std::io::Error>()
-            .map(std::io::Error::kind),
-        _ => None,
-    };
-    output_error(kind, e)
-}
-
-/// An Arrow writer's error as the output's I/O error, keeping the kind of an I/O error.
-fn arrow_error(e: &arrow_schema::ArrowError) -> Error {
-    let kind = match e {
-        arrow_schema::ArrowError::IoError(_, inner) => Some(inner.kind()),
-        _ => None,
-    };
-    output_error(kind, e)
-}
-
-fn output_error(kind: Option<std::io::ErrorKind>, e: &dyn std::fmt::Display) -> Error {
-    let source = match kind {
-        Some(kind) => std::io::Error::new(kind, e.to_string()),
-        None => std::io::Error::other(e.to_string()),
-    };
-    Error::io("writing output", source)
 }
 
 /// Standard output as a file of its own (a duplicate of descriptor 1), written through a

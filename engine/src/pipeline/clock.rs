@@ -62,18 +62,7 @@ impl StageClock {
     }
 }
 
-/// The calling thread's CPU time so far, in nanoseconds (0 where it cannot be read).
-pub(crate) fn thread_cpu() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the timespec this function owns.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
-        return 0;
-    }
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
-}
+pub(crate) use crate::cpu::thread_cpu;
 
 /// Adds the CPU its thread used while it lived to a stage (a thread's whole life is one
 /// stage: the reader's, a worker's, a helper's).

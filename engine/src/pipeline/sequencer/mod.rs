@@ -198,7 +198,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 self.at.out.abandon();
                 Ok(())
             }
-            (Ok(()), _) => self.at.out.finish(),
+            (Ok(()), _) => {
+                let finished = self.at.out.finish();
+                self.clock.add(Stage::Write, self.at.out.encoder_cpu());
+                finished
+            }
             (Err(_), false) => {
                 self.at.out.abandon();
                 Ok(())
