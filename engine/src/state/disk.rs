@@ -130,9 +130,9 @@ pub(super) fn checksum(mut file: &File) -> std::io::Result<u64> {
 /// A directory given as an index that holds no manifest: a new index starts there only when
 /// it is empty. One that holds an index's files without their manifest is a damaged index;
 /// one that holds anything else is not neardup's to write in. Both are refused (exit 2),
-/// listing what is there, and nothing is changed.
-pub(super) fn refuse_foreign(dir: &Path) -> crate::error::Result<()> {
-    use super::index::MANIFEST;
+/// listing what is there, and nothing is changed. `manifest` is the name of the index's
+/// manifest file.
+pub(super) fn refuse_foreign(dir: &Path, manifest: &str) -> crate::error::Result<()> {
     use crate::window::store::UNSAVED;
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(());
@@ -153,7 +153,7 @@ pub(super) fn refuse_foreign(dir: &Path) -> crate::error::Result<()> {
     };
     // A first save that never finished (a killed run): its own files, marked, go.
     let ours =
-        |n: &String| index_file(n) || n == UNSAVED || n.starts_with(&format!(".{MANIFEST}.tmp"));
+        |n: &String| index_file(n) || n == UNSAVED || n.starts_with(&format!(".{manifest}.tmp"));
     if names.iter().any(|n| n == UNSAVED) && names.iter().all(ours) {
         for n in &names {
             let _ = std::fs::remove_file(dir.join(n));
@@ -169,7 +169,7 @@ pub(super) fn refuse_foreign(dir: &Path) -> crate::error::Result<()> {
         "state",
         match names.iter().any(index_file) {
             true => format!(
-                "{name} is a damaged index: {name}/{MANIFEST} is missing beside {shown}{more} \
+                "{name} is a damaged index: {name}/{manifest} is missing beside {shown}{more} \
                  (restore the manifest from a backup, or give another directory; nothing in \
                  {name} was changed)"
             ),

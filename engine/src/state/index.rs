@@ -464,7 +464,7 @@ pub fn open(
 ) -> Result<Option<Saved>> {
     let name = dir.display().to_string();
     let Some((m, opened)) = open_window(dir, Some(expected), window, writable)? else {
-        refuse_foreign(dir)?;
+        refuse_foreign(dir, MANIFEST)?;
         return Ok(None);
     };
     let idf = idf_of(&m, &name)?;
