@@ -26,6 +26,7 @@
 //! | the enumerated settings' names, which the command line parses and lists | [`choice`] |
 //! | out of memory: stop at a whole output line, exit 1 | [`guard`] (the system's limit: [`limits`]; the budget's shares: [`memory`]) |
 //! | hashing helpers the stages share | [`hash`] |
+//! | a thread's own CPU clock, summed by stage in `--stats` | [`cpu`] |
 //!
 //! Modules named without a link are internal (`prefetch`) or hidden: there for the command
 //! line (the `neardup` crate), not an API. Internals are described in `DESIGN.md`. Settings

@@ -40,7 +40,7 @@ const MIN_WINDOW: usize = 8 << 20;
 /// a columnar input's least share and the least window (a smaller one is refused, naming this).
 pub const MIN_MAX_MEMORY: usize = 48 << 20;
 /// The smallest `--max-memory` a run reading a table keeps: [`MIN_MAX_MEMORY`] and the
-/// decoder's share ([`COLUMNAR_RESERVE`]).
+/// decoder's share (`COLUMNAR_RESERVE`).
 pub const MIN_MAX_MEMORY_COLUMNAR: usize = 64 << 20;
 /// The largest document under a budget is this share (1/N) of it: signing one holds about
 /// five times its text (its normalised copy, its shingles, their sort), and each signing
@@ -107,8 +107,9 @@ impl MemorySettings {
     }
 
     /// RAM the window may use under `--max-memory` (0: no limit): the budget less what the
-    /// rest of the run holds ([`MemorySettings::pipeline_reserve`], and for a columnar input
-    /// [`COLUMNAR_RESERVE`]), at least [`MIN_WINDOW`].
+    /// rest of the run holds (the pipeline's reserve: half the budget up to 128 MiB, an
+    /// eighth of a larger one, at least 32 MiB; and 24 MiB for a columnar input), at least
+    /// 8 MiB.
     pub fn window_budget(&self) -> usize {
         if self.max_memory == 0 {
             return 0;

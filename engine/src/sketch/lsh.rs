@@ -51,6 +51,9 @@ pub fn sketch_of(values: &[u64]) -> Sketch {
 
 /// [`sketch_of`] four values at a time: each value's low 2 bits shifted to its place by a
 /// per-lane shift (`vpsllvq`), the four lanes or-ed at the end.
+///
+/// # Safety
+/// The CPU must have avx2 (the caller checks with `is_x86_feature_detected!`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn sketch_avx2(values: &[u64; SKETCH_VALUES]) -> Sketch {
@@ -293,6 +296,9 @@ fn band_keys_lanes(values: &[u64], rows: usize, bands: usize, out: &mut Vec<u64>
 }
 
 /// [`band_keys_lanes`] compiled for AVX-512, where a 64-bit multiply is one instruction.
+///
+/// # Safety
+/// The CPU must have avx512f and avx512dq (the caller checks with `is_x86_feature_detected!`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq")]
 unsafe fn band_keys_avx512(values: &[u64], rows: usize, bands: usize, out: &mut Vec<u64>) {

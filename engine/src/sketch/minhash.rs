@@ -191,6 +191,10 @@ fn lanes_generic(a: &[u64], b: &[u64], elements: &[u64], mins: &mut [u32]) {
     }
 }
 
+/// [`lanes`] with AVX2.
+///
+/// # Safety
+/// The CPU must have avx2 (the caller checks with `is_x86_feature_detected!`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn lanes_avx2(a: &[u64], b: &[u64], elements: &[u64], mins: &mut [u32]) {
@@ -203,6 +207,10 @@ unsafe fn lanes_avx2(a: &[u64], b: &[u64], elements: &[u64], mins: &mut [u32]) {
 /// of `a · x + b` shifted, so each lane costs a multiply, an add and a minimum per element.
 /// The lanes go in groups of [`WIDE`] whose constants and minima stay in registers while
 /// every element passes; the last group takes the rest.
+///
+/// # Safety
+/// The CPU must have avx512f, avx512dq, avx512vl and avx512bw
+/// (the caller checks with `is_x86_feature_detected!`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512bw")]
 unsafe fn lanes_avx512(a: &[u64], b: &[u64], elements: &[u64], mins: &mut [u32]) {

@@ -96,6 +96,9 @@ fn merge_from(a: &[Fingerprint], b: &[Fingerprint], mut i: usize, mut j: usize) 
 /// Blocks of sixteen: `a`'s block is compared with each element of `b`'s block broadcast (an
 /// element of `a` equals at most one of `b`, so the OR of the masks counts each match once);
 /// the rest goes to the blocks of eight.
+///
+/// # Safety
+/// The CPU must have avx512f, avx2 and popcnt (the caller checks with `is_x86_feature_detected!`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2,popcnt")]
 unsafe fn intersection_avx512(a: &[Fingerprint], b: &[Fingerprint]) -> usize {
@@ -121,6 +124,9 @@ unsafe fn intersection_avx512(a: &[Fingerprint], b: &[Fingerprint]) -> usize {
 
 /// Blocks of eight from `a[i..]` and `b[j..]` (each element of `b`'s block broadcast against
 /// `a`'s), then the scalar merge.
+///
+/// # Safety
+/// The CPU must have avx2 and popcnt (the caller checks with `is_x86_feature_detected!`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 unsafe fn intersection_avx2(

@@ -77,6 +77,9 @@ pub(super) fn scan_single_spaced(
 /// [`scan_single_spaced`] on 32-byte blocks: a block's spaces, control bytes (9 to 13),
 /// high bytes and upper-case letters are bit masks; a space right after a space (within the
 /// block, or carried from the previous one) rejects the text. Ends are checked by the caller.
+///
+/// # Safety
+/// The CPU must have avx2 (the caller checks with `is_x86_feature_detected!`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn scan_single_spaced_avx2(
