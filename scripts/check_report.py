@@ -79,6 +79,24 @@ def main() -> int:
             )
             if not drawn or drawn[0] < 100 or drawn[1] < 50 or drawn[2] < 3:
                 failures.append(f"chart {name} not drawn: {drawn}")
+            # No two of a chart's labels (axis ticks, titles, legends) overlap as drawn.
+            overlaps = driver.execute_script(
+                "const boxes = [...arguments[0].querySelectorAll('svg text')]"
+                "  .filter(t => t.textContent.trim())"
+                "  .map(t => [t.textContent.trim(), t.getBoundingClientRect()]);"
+                "const hits = [];"
+                "for (let i = 0; i < boxes.length; i++)"
+                "  for (let j = i + 1; j < boxes.length; j++) {"
+                "    const [a, p] = boxes[i], [b, q] = boxes[j];"
+                "    const x = Math.min(p.right, q.right) - Math.max(p.left, q.left);"
+                "    const y = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);"
+                "    if (x > 0.5 && y > 0.5) hits.push(a + ' / ' + b);"
+                "  }"
+                "return hits;",
+                chart,
+            )
+            if overlaps:
+                failures.append(f"chart {name}: labels overlap: {overlaps[:5]}")
         # A figure in bytes shows binary units; its exact value is in data-value.
         shown = {
             td.get_attribute("data-stat"): td.get_attribute("data-value") or td.text

@@ -25,6 +25,10 @@ macro_rules! mesh {
             .axis_style(GRID)
             .label_style(("sans-serif", 14))
             .axis_desc_style(("sans-serif", 14))
+            // Few enough ticks that 14 px labels never touch on a 300 px axis (a log axis
+            // over a small range would label every integer), shown as whole counts.
+            .y_labels(6)
+            .y_label_formatter(&|v: &f64| tick(*v))
             .draw()
             .map_err(err)?
     };
@@ -41,6 +45,14 @@ fn draw(f: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// A y-axis tick: a count as a whole number, a share or a similarity with two decimals.
+fn tick(v: f64) -> String {
+    match v.fract().abs() < 1e-9 || v.abs() >= 10.0 {
+        true => format!("{v:.0}"),
+        false => format!("{v:.2}"),
+    }
 }
 
 fn err<E: std::fmt::Display>(e: E) -> String {
