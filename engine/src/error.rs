@@ -123,12 +123,12 @@ impl Error {
         let context = match source.kind() {
             io::ErrorKind::OutOfMemory => format!(
                 "out of memory at input line {line} (the output is complete up to line \
-                 {done}; give the run more memory, or a lower --max-memory so that the window \
+                 {done}; give the run more memory, or a lower ‹max-memory› so that the window \
                  evicts instead)"
             ),
             _ => format!(
                 "the window's spill file, at input line {line} (the output is complete up to \
-                 line {done}; free disk space, choose another --spill-dir, or set --max-disk \
+                 line {done}; free disk space, choose another ‹spill-dir›, or set ‹max-disk› \
                  so that the window evicts instead)"
             ),
         };
