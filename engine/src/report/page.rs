@@ -514,7 +514,14 @@ fn word_diff_html(a: &str, b: &str, words: Words) -> String {
         }
     }
     if changes == 0 {
-        return format!("(no word differs in the first {} bytes)", SNIPPET_BYTES);
+        // A snippet cut at SNIPPET_BYTES ends with '…': the difference is past the cut.
+        return match a.ends_with('…') || b.ends_with('…') {
+            true => format!(
+                "(the first {SNIPPET_BYTES} bytes the page keeps of each are the same: the \
+                 texts differ further on)"
+            ),
+            false => "(no word differs)".to_string(),
+        };
     }
     flush(&mut same, &mut out, true, false);
     out.trim_end().to_string()
