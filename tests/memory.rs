@@ -351,12 +351,7 @@ fn a_budget_is_kept_or_refused() {
     );
     assert!(small.stdout.is_empty());
     // An Arrow stream on standard input is a table: its decoder needs more.
-    let batch = crate::util::sample_table(None);
-    let mut arrow = Vec::new();
-    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut arrow, &batch.schema()).unwrap();
-    w.write(&batch).unwrap();
-    w.finish().unwrap();
-    drop(w);
+    let arrow = crate::util::arrow_stream(None);
     let table = neardup(&["--max-memory", "48M", "--output-format", "lines"], &arrow);
     assert_eq!(table.code, 2, "{}", table.stderr);
     assert!(

@@ -272,6 +272,21 @@ pub fn sample_table(rows: Option<usize>) -> arrow_array::RecordBatch {
     .unwrap()
 }
 
+/// The sample's first `n` rows (id, text) as an Arrow stream, left open (no end marker), or
+/// all of them, ended.
+pub fn arrow_stream(rows: Option<usize>) -> Vec<u8> {
+    let batch = sample_table(rows);
+    let mut bytes = Vec::new();
+    let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut bytes, &batch.schema()).unwrap();
+    w.write(&batch).unwrap();
+    match rows {
+        Some(_) => w.flush().unwrap(),
+        None => w.finish().unwrap(),
+    }
+    drop(w);
+    bytes
+}
+
 /// The sample's documents as columns: ids and texts.
 pub fn sample_rows() -> (Vec<i64>, Vec<String>) {
     let (mut ids, mut texts) = (Vec::new(), Vec::new());
