@@ -55,6 +55,25 @@ const COLUMNAR_RESERVE: usize = 24 << 20;
 /// until then), and the most under one.
 pub const MAX_ROW_GROUP_BYTES: usize = 16 << 20;
 
+/// `bytes` in binary units as messages and the report show them: `512 bytes`, `48 MiB`,
+/// `13.6 MiB`, `3 GiB` (a whole number when exact, else one decimal).
+pub fn binary_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let (mut whole, mut unit) = (bytes, 0);
+    while whole >= 1 << 20 && unit + 1 < UNITS.len() {
+        whole >>= 10;
+        unit += 1;
+    }
+    let scale = 1u64 << (10 * (unit + 1));
+    match bytes % scale {
+        0 => format!("{} {}", bytes / scale, UNITS[unit]),
+        _ => format!("{:.1} {}", bytes as f64 / scale as f64, UNITS[unit]),
+    }
+}
+
 /// `--max-memory` and the spill file's settings ([`crate::Config::memory`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemorySettings {
@@ -223,6 +242,15 @@ mod tests {
         // The fewest batches in flight fit 64 MiB; more as the budget grows.
         assert_eq!(under(64 * mib, false).batches_in_flight(), 6);
         assert!(under(1024 * mib, false).batches_in_flight() > 30);
+    }
+
+    #[test]
+    fn sizes_are_shown_in_binary_units() {
+        assert_eq!(binary_size(512), "512 bytes");
+        assert_eq!(binary_size(3 << 10), "3 KiB");
+        assert_eq!(binary_size(48 << 20), "48 MiB");
+        assert_eq!(binary_size(14_241_792), "13.6 MiB");
+        assert_eq!(binary_size(3 << 30), "3 GiB");
     }
 
     #[test]

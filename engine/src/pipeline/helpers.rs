@@ -67,18 +67,33 @@ fn take_runs(
     next: &AtomicUsize,
     marks: &mut Marks,
 ) -> std::io::Result<Vec<Run>> {
-    let runs = docs.len().div_ceil(DOCS_PER_TAKE);
+    take_shares(docs, DOCS_PER_TAKE, next, |number, share| {
+        Ok(Run {
+            number,
+            outcomes: check_docs(config, window, share, marks)?,
+        })
+    })
+}
+
+/// Takes runs of `per` of `items` (run `number` starts at `number × per`) from the counter
+/// `next`, shared by the threads taking them, until none is left; `each` does one run.
+fn take_shares<T, R>(
+    items: &[T],
+    per: usize,
+    next: &AtomicUsize,
+    mut each: impl FnMut(usize, &[T]) -> std::io::Result<R>,
+) -> std::io::Result<Vec<R>> {
+    let runs = items.len().div_ceil(per);
     let mut done = Vec::new();
     loop {
         let number = next.fetch_add(1, Ordering::Relaxed);
         if number >= runs {
             return Ok(done);
         }
-        let share = &docs[number * DOCS_PER_TAKE..((number + 1) * DOCS_PER_TAKE).min(docs.len())];
-        done.push(Run {
+        done.push(each(
             number,
-            outcomes: check_docs(config, window, share, marks)?,
-        });
+            &items[number * per..((number + 1) * per).min(items.len())],
+        )?);
     }
 }
 
@@ -394,26 +409,19 @@ pub(super) fn take_speculations(
     scratch: &mut Scratch,
 ) -> std::io::Result<Vec<Speculations>> {
     let settings = super::decision::Filtering::with(config, plain);
-    let runs = docs.len().div_ceil(SPECULATED_PER_TAKE);
-    let mut done = Vec::new();
-    loop {
-        let number = next.fetch_add(1, Ordering::Relaxed);
-        if number >= runs {
-            return Ok(done);
-        }
-        let share = &docs
-            [number * SPECULATED_PER_TAKE..((number + 1) * SPECULATED_PER_TAKE).min(docs.len())];
-        let mut looked = Vec::with_capacity(share.len());
-        for doc in share {
-            looked.push(match doc {
-                Doc::Good(signed) => Some(super::decision::speculate(
-                    &settings, reference, window, signed, scratch,
-                )?),
-                Doc::Bad(_) => None,
-            });
-        }
-        done.push(Speculations { number, looked });
-    }
+    take_shares(docs, SPECULATED_PER_TAKE, next, |number, share| {
+        let looked = share
+            .iter()
+            .map(|doc| match doc {
+                Doc::Good(signed) => {
+                    super::decision::speculate(&settings, reference, window, signed, scratch)
+                        .map(Some)
+                }
+                Doc::Bad(_) => Ok(None),
+            })
+            .collect::<std::io::Result<_>>()?;
+        Ok(Speculations { number, looked })
+    })
 }
 
 /// Fewer documents than this in a batch are looked up and verified on the sequencer alone

@@ -2,6 +2,7 @@
 //! window stops growing.
 
 use crate::config::Config;
+use crate::memory::binary_size;
 use crate::window::{Limit, Window};
 
 /// Counts reported at the end of a run (`--stats`).
@@ -130,11 +131,14 @@ pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u
             match &config.memory.memory_limit {
                 Some(l) => format!(
                     "‹max-memory› ({}, half of {} of {})",
-                    size(config.memory.max_memory as u64),
+                    binary_size(config.memory.max_memory as u64),
                     l.source,
-                    size(l.bytes)
+                    binary_size(l.bytes)
                 ),
-                None => format!("‹max-memory› ({})", size(config.memory.max_memory as u64)),
+                None => format!(
+                    "‹max-memory› ({})",
+                    binary_size(config.memory.max_memory as u64)
+                ),
             },
             "‹max-memory›",
         ),
@@ -143,7 +147,7 @@ pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u
             "the memory limit (ulimit, container)",
         ),
         Limit::Disk => (
-            format!("‹max-disk› ({})", size(config.memory.max_disk)),
+            format!("‹max-disk› ({})", binary_size(config.memory.max_disk)),
             "‹max-disk›",
         ),
     };
@@ -154,12 +158,4 @@ pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u
          compare with every document",
         window.capacity()
     )
-}
-
-/// `bytes` for a note: whole MiB, or KiB below one MiB (a `--max-disk 1K` is not "0 MiB").
-fn size(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 20 => format!("{} MiB", b >> 20),
-        b => format!("{} KiB", b.div_ceil(1 << 10)),
-    }
 }

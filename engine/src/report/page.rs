@@ -149,7 +149,7 @@ fn run_section(h: &mut String, _c: &Collector, run: &RunInfo<'_>) {
             (true, Some(bytes)) => write!(
                 h,
                 "<tr><th>{label}</th><td data-stat=\"{key}\" data-value=\"{bytes}\">{}</td></tr>",
-                human_bytes(bytes)
+                crate::memory::binary_size(bytes)
             ),
             _ => write!(
                 h,
@@ -163,21 +163,6 @@ fn run_section(h: &mut String, _c: &Collector, run: &RunInfo<'_>) {
         let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(name), esc(value));
     }
     h.push_str("</tbody></table></div></section>");
-}
-
-/// `bytes` in binary units: `512 bytes`, `13.6 MiB`, `2.1 GiB`.
-fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
 }
 
 /// A graph command's similarities: each document's most similar earlier one.
@@ -583,13 +568,6 @@ mod tests {
     use super::super::collect::Matched;
     use super::*;
     use crate::input::DocId;
-
-    #[test]
-    fn sizes_are_shown_in_binary_units() {
-        assert_eq!(human_bytes(512), "512 bytes");
-        assert_eq!(human_bytes(14_241_792), "13.6 MiB");
-        assert_eq!(human_bytes(3 << 30), "3.0 GiB");
-    }
 
     /// A right-to-left override or a NUL in an id or a text shows as what it is, never
     /// reorders the page's text.
