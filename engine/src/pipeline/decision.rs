@@ -12,7 +12,7 @@ use crate::input::DocId;
 use crate::job::{FilterJob, Output};
 use crate::report::{Collector, Matched};
 use crate::verify::Verifier;
-use crate::window::{Entry, Held, Lookup, Window};
+use crate::window::{Entry, Held, Lookup, Rank, Reconciled, Reconciling, Window};
 
 /// What [`filter`] decided.
 #[derive(Clone, Copy, Debug)]
@@ -58,6 +58,9 @@ pub(super) struct Filtering<'c> {
     against_only: bool,
     /// `--report`: the similarity of candidates below the threshold is wanted too.
     report: bool,
+    /// Speculating: the most candidates whose ranking a lookup keeps for the commit to
+    /// bring up to date ([`Found::ranking`]; 0: none kept).
+    ranking_cap: usize,
 }
 
 impl<'c> Filtering<'c> {
@@ -72,6 +75,7 @@ impl<'c> Filtering<'c> {
             every_match: filter.output == Output::Annotate,
             against_only: filter.against.only,
             report: filter.report.is_some(),
+            ranking_cap: 0,
         }
     }
 }
@@ -82,6 +86,10 @@ pub(super) struct Scratch {
     candidates: Vec<Held>,
     matches: Vec<(Held, f64)>,
     lookup: Lookup,
+    /// Bringing a failed speculation's lookup up to date.
+    reconciling: Reconciling,
+    /// Speculated lookups brought up to date so far (for the pace of the pieces).
+    pub(super) reconciled: u64,
     /// Speculating: the verifications made, by the candidate's sequence number, kept with
     /// the lookup ([`Found::checked`]).
     recording: bool,
@@ -130,6 +138,7 @@ pub(super) struct Plain {
     every_match: bool,
     against_only: bool,
     report: bool,
+    ranking_cap: usize,
 }
 
 impl Filtering<'_> {
@@ -140,6 +149,15 @@ impl Filtering<'_> {
             every_match: self.every_match,
             against_only: self.against_only,
             report: self.report,
+            ranking_cap: self.ranking_cap,
+        }
+    }
+
+    /// These settings, speculating with rankings of at most `cap` candidates kept.
+    pub(super) fn keeping_rankings(self, cap: usize) -> Self {
+        Filtering {
+            ranking_cap: cap,
+            ..self
         }
     }
 
@@ -151,6 +169,7 @@ impl Filtering<'_> {
             every_match: plain.every_match,
             against_only: plain.against_only,
             report: plain.report,
+            ranking_cap: plain.ranking_cap,
         }
     }
 }
@@ -253,11 +272,37 @@ pub(super) fn filter(
             summary.speculated += 1;
             found
         }
-        // A failed speculation: looked up again, without verifying again what it verified.
+        // A failed speculation: its lookup brought up to date where it can be, else looked
+        // up again; either way without verifying again what it verified.
         Some(mut stale) => {
             stale.checked.sort_unstable_by_key(|c| c.0);
             scratch.known = std::mem::take(&mut stale.checked);
-            let found = find_match(settings, window, &signed, scratch);
+            let reconciled = match &stale.ranking {
+                Some(ranking) => {
+                    let every = stale.read == Read::Every;
+                    let (keys, sketch) = (&signed.band_keys[..], &signed.sketch);
+                    window.reconcile(&mut scratch.reconciling, (ranking, every), keys, sketch)
+                }
+                None => Reconciled::Unknown,
+            };
+            let found = match reconciled {
+                // The buckets changed, what the lookup counted did not.
+                Reconciled::Same if !window.copy_changed(signed.text_hash) => Some(stale),
+                Reconciled::Changed => {
+                    let found = look_up(settings, window, &signed, scratch, Source::Reconciled);
+                    let found = found.map_err(spill)?;
+                    scratch.reconciled += u64::from(found.is_some());
+                    found
+                }
+                Reconciled::Same | Reconciled::Unknown => None,
+            };
+            let found = match found {
+                Some(found) => {
+                    summary.speculated += 1;
+                    Ok(found)
+                }
+                None => find_match(settings, window, &signed, scratch),
+            };
             scratch.known.clear();
             found.map_err(spill)?
         }
@@ -310,6 +355,19 @@ pub(super) struct Found {
     read: Read,
     /// Speculating: each candidate verified (sequence number, the verifier's answer).
     checked: Vec<(u64, Option<f64>)>,
+    /// Speculating: every candidate ranked, both tiers (`None`: not kept, more than
+    /// [`Filtering::ranking_cap`]), for [`Window::reconcile`].
+    ranking: Option<Vec<(Rank, Held)>>,
+}
+
+/// Where [`look_up`] takes its candidates from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// The window's buckets as they are.
+    Fresh,
+    /// A speculated lookup brought up to date with the buckets changed since
+    /// ([`Window::reconcile`], in the scratch's `reconciling`).
+    Reconciled,
 }
 
 /// Looks a document up in `window` as the filter modes do: an exact copy of a held
@@ -324,8 +382,25 @@ fn find_match(
     signed: &Signed,
     scratch: &mut Scratch,
 ) -> std::io::Result<Found> {
+    match look_up(settings, window, signed, scratch, Source::Fresh)? {
+        Some(found) => Ok(found),
+        None => Err(std::io::Error::other(
+            "a lookup of the window gave no answer",
+        )),
+    }
+}
+
+/// [`find_match`] with the candidates from `source`; `None` when a reconciled lookup cannot
+/// give the fresh lookup's candidates (the caller looks up afresh).
+fn look_up(
+    settings: &Filtering<'_>,
+    window: &Window,
+    signed: &Signed,
+    scratch: &mut Scratch,
+    source: Source,
+) -> std::io::Result<Option<Found>> {
     if let Some(held) = window.find_copy(signed.text_hash)? {
-        return Ok(Found {
+        return Ok(Some(Found {
             best: Some((held, 1.0, true)),
             first: None,
             verified: 0,
@@ -333,14 +408,17 @@ fn find_match(
             below: None,
             read: Read::Copy,
             checked: Vec::new(),
-        });
+            ranking: None,
+        }));
     }
     let Scratch {
         candidates,
         matches,
         lookup,
+        reconciling,
         recording,
         known,
+        ..
     } = scratch;
     let mut checked = Vec::new();
     let Filtering {
@@ -348,6 +426,7 @@ fn find_match(
         limit,
         every_match,
         report,
+        ranking_cap,
         ..
     } = *settings;
     matches.clear();
@@ -380,13 +459,42 @@ fn find_match(
         })?;
         std::io::Result::Ok(more)
     };
-    let rest =
-        window.ranked_candidates_in(lookup, &signed.band_keys, &signed.sketch, limit, candidates);
+    let (keys, sketch) = (&signed.band_keys[..], &signed.sketch);
+    let mut ranking = (*recording).then(Vec::new);
+    let mut keep = |lookup: &Lookup| {
+        if let Some(kept) = &mut ranking {
+            match kept.len() + lookup.ranked().len() <= ranking_cap {
+                true => kept.extend_from_slice(lookup.ranked()),
+                false => ranking = None,
+            }
+        }
+    };
+    let mut reconciled = true;
+    let rest = match source {
+        Source::Fresh => {
+            let rest = window.ranked_candidates_in(lookup, keys, sketch, limit, candidates);
+            keep(lookup);
+            rest.limit
+        }
+        Source::Reconciled => window.reconciled_first(reconciling, limit, candidates),
+    };
     // The LSH bands are looked up only when the family keys' candidates left room.
     let mut read = Read::Family;
-    if verify(window, candidates)? && rest.limit > 0 {
+    if verify(window, candidates)? && rest > 0 {
         read = Read::Every;
-        window.ranked_rest_in(lookup, &signed.band_keys, &signed.sketch, rest, candidates);
+        match source {
+            Source::Fresh => {
+                let rest = crate::window::Rest { limit: rest };
+                window.ranked_rest_in(lookup, keys, sketch, rest, candidates);
+                keep(lookup);
+            }
+            Source::Reconciled => {
+                reconciled = window.reconciled_rest(reconciling, rest, candidates)
+            }
+        }
+        if !reconciled {
+            return Ok(None);
+        }
         verify(window, candidates)?;
     }
     let best = matches.iter().copied().reduce(|b, m| {
@@ -396,7 +504,7 @@ fn find_match(
             b
         }
     });
-    Ok(Found {
+    Ok(Some(Found {
         best: best.map(|(held, s)| (held, s, false)),
         first: matches.first().map(|m| m.0),
         verified,
@@ -404,7 +512,8 @@ fn find_match(
         below,
         read,
         checked,
-    })
+        ranking,
+    }))
 }
 
 /// What the window keeps of a signed document. `--pairs` never asks the exact index (copies

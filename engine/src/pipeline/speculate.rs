@@ -15,6 +15,14 @@ use crate::window::Window;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 
+/// Candidates whose rankings a piece's speculations keep in all, at most (6 MiB at 24
+/// bytes a candidate), so that a failed speculation can be brought up to date
+/// (`window/reconcile.rs`) instead of looked up again.
+const RANKINGS_PER_PIECE: usize = 1 << 18;
+
+/// A document's ranking is kept up to this many candidates, however large the piece.
+const MIN_RANKING: usize = 64;
+
 /// Fewer good documents than this are decided in order alone (waking a helper costs more).
 const SPECULATE_DOCS: usize = 16;
 
@@ -38,6 +46,7 @@ pub(super) fn speculate_batch(
     filter.speculated.clear();
     filter.pace.base = base;
     filter.pace.held_before = held_so_far;
+    filter.pace.reconciled_before = filter.scratch.reconciled;
     if filter.pace.resting > 0 {
         return Ok(docs);
     }
@@ -56,7 +65,9 @@ pub(super) fn speculate_batch(
                 .map_err(|e| Error::spill(e, batch.lines[base + i].number))?;
         }
     }
-    let plain = Filtering::new(config, &filter.job).plain();
+    // Rankings kept for the commit to reconcile are bounded per piece, whatever its size.
+    let cap = (RANKINGS_PER_PIECE / docs.len().max(1)).max(MIN_RANKING);
+    let plain = (Filtering::new(config, &filter.job).keeping_rankings(cap)).plain();
     let docs = Arc::new(docs);
     let reference = filter.reference.take().map(Arc::new);
     let runs = docs.len().div_ceil(SPECULATED_PER_TAKE);

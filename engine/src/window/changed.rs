@@ -1,17 +1,23 @@
 //! What a batch's in-order commit changed in the window, for the filter's speculation
-//! (`pipeline/speculate.rs`): every bucket key a push, refresh or removal touched and every
-//! copy-index key added or removed, since [`Window::track_changes`].
+//! (`pipeline/speculate.rs`): every bucket key a push, refresh or removal touched, with the
+//! bucket's members as they were before its first change, and every copy-index key added
+//! or removed, since [`Window::track_changes`].
 //!
 //! A lookup reads the window only through the buckets of its keys (their members, in their
 //! order), the copy index under its text hash, and the slots and records of the documents
 //! those hold, which do not change while a document is held. So a lookup made before the
 //! batch gives the answer a lookup made now would give when none of the keys it read is in
-//! this set ([`Window::changed_since_tracking`]): that is the whole argument for the
-//! speculation's exactness, and why every change to the buckets or the copy index goes
-//! through [`Changed::key`] or [`Changed::copy`].
+//! this set ([`Window::changed_since_tracking`]), and when some are, the lookup's counts
+//! are brought up to date from those buckets alone, before and now
+//! (`window/reconcile.rs`). That is the whole argument for the speculation's exactness, and
+//! why every change to the buckets goes through [`Window::before_change`] first, and every
+//! change to the copy index through [`Changed::copy`]. A slot freed while changes are
+//! recorded is noted too ([`Window::was_freed`]): a later insert may reuse it for another
+//! document.
 
 use super::Window;
-use std::collections::HashSet;
+use super::shard;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Keys are hashes already: they are their own hash.
@@ -33,12 +39,41 @@ impl Hasher for Identity {
 }
 
 type KeySet = HashSet<u64, BuildHasherDefault<Identity>>;
+type KeyMap = HashMap<u64, KeyChange, BuildHasherDefault<Identity>>;
+
+/// A change of the documents a bucket gives a lookup since tracking began: the document in
+/// `slot` (`new`: one that came after tracking began, in a slot freed since) entered (`by`
+/// 1) or left (-1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Delta {
+    pub slot: u32,
+    pub new: bool,
+    pub by: i32,
+}
+
+/// A changed bucket: where its members as they were are kept, how often it changed since,
+/// and its changes as a lookup sees them (its newest members for a family key, all for a
+/// band key), made when first asked for after each change.
+#[derive(Default)]
+struct KeyChange {
+    at: u32,
+    len: u32,
+    version: u32,
+    reach: (u32, Vec<Delta>),
+    whole: (u32, Vec<Delta>),
+}
 
 /// The keys changed since tracking began.
 #[derive(Default)]
 pub(super) struct Changed {
-    keys: KeySet,
+    /// Each changed bucket key, and where its members as they were before are in `members`.
+    keys: KeyMap,
+    members: Vec<u32>,
+    /// Scratch of [`Window::changes_of`].
+    sorted: (Vec<u32>, Vec<u32>),
     copies: KeySet,
+    /// Slots freed while recording (an insert may have reused them).
+    freed: KeySet,
     /// Set by a change no key names (the family keys of the warm-up documents rewritten):
     /// every lookup is then stale.
     all: bool,
@@ -47,11 +82,6 @@ pub(super) struct Changed {
 }
 
 impl Changed {
-    #[inline]
-    pub(super) fn key(&mut self, key: u64) {
-        self.keys.insert(key);
-    }
-
     #[inline]
     pub(super) fn copy(&mut self, key: u64) {
         self.copies.insert(key);
@@ -68,7 +98,9 @@ impl Window {
     pub fn track_changes(&mut self) {
         let mut changed = self.changed.take().unwrap_or_default();
         changed.keys.clear();
+        changed.members.clear();
         changed.copies.clear();
+        changed.freed.clear();
         changed.all = false;
         changed.on = true;
         self.changed = Some(changed);
@@ -82,6 +114,85 @@ impl Window {
         }
     }
 
+    /// How what a lookup reads in the bucket of `key` changed since tracking began (`reach`:
+    /// its newest [`super::lookup::FAMILY_REACH`] members, as a family key; else all of
+    /// them), or `None` when the bucket did not change. Made once per change of the bucket,
+    /// for all the lookups that read it.
+    pub(super) fn changes_of(&mut self, key: u64, reach: bool) -> Option<&[Delta]> {
+        let changed = self.changed.as_mut()?;
+        let c = changed.keys.get_mut(&key)?;
+        let (version, deltas) = if reach { &mut c.reach } else { &mut c.whole };
+        if *version != c.version {
+            *version = c.version;
+            let before = &changed.members[c.at as usize..(c.at + c.len) as usize];
+            let now = self.buckets[shard(key)].get(key);
+            let seen = |m: &[u32]| match reach {
+                true => m[m.len().saturating_sub(super::lookup::FAMILY_REACH)..].to_vec(),
+                false => m.to_vec(),
+            };
+            let (a, b) = &mut changed.sorted;
+            *a = seen(before);
+            *b = seen(now);
+            a.sort_unstable();
+            b.sort_unstable();
+            deltas.clear();
+            let freed =
+                |slot: u32| !changed.freed.is_empty() && changed.freed.contains(&u64::from(slot));
+            let (mut i, mut j) = (0, 0);
+            while i < a.len() || j < b.len() {
+                let (x, y) = (a.get(i).copied(), b.get(j).copied());
+                let gone = |slot| Delta {
+                    slot,
+                    new: false,
+                    by: -1,
+                };
+                let came = |slot| Delta {
+                    slot,
+                    new: freed(slot),
+                    by: 1,
+                };
+                match (x, y) {
+                    (Some(x), Some(y)) if x == y => {
+                        // The same slot may hold another document now.
+                        if freed(x) {
+                            deltas.push(gone(x));
+                            deltas.push(came(x));
+                        }
+                        i += 1;
+                        j += 1;
+                    }
+                    (Some(x), Some(y)) if x < y => {
+                        deltas.push(gone(x));
+                        i += 1;
+                    }
+                    (Some(x), None) => {
+                        deltas.push(gone(x));
+                        i += 1;
+                    }
+                    (_, Some(y)) => {
+                        deltas.push(came(y));
+                        j += 1;
+                    }
+                    (None, None) => break,
+                }
+            }
+        }
+        Some(&deltas[..])
+    }
+
+    /// Whether the copy index under `text_hash` changed since tracking began (or nothing is
+    /// tracked).
+    pub fn copy_changed(&self, text_hash: u128) -> bool {
+        self.changed
+            .as_ref()
+            .is_none_or(|c| c.all || c.copies.contains(&(text_hash as u64)))
+    }
+
+    /// Whether a change no key names made every lookup stale (or nothing is tracked).
+    pub(super) fn all_changed(&self) -> bool {
+        self.changed.as_ref().is_none_or(|c| c.all)
+    }
+
     /// Whether a lookup made when tracking began, which read the buckets of `keys` and the
     /// copy index under `copy`, could give another answer now. Without tracking: yes.
     pub fn changed_since_tracking(&self, keys: &[u64], copy: Option<u128>) -> bool {
@@ -90,7 +201,7 @@ impl Window {
         };
         changed.all
             || copy.is_some_and(|h| changed.copies.contains(&(h as u64)))
-            || keys.iter().any(|k| changed.keys.contains(k))
+            || keys.iter().any(|k| changed.keys.contains_key(k))
     }
 
     /// Whether the family keys of a document depend only on the documents before it and
@@ -106,14 +217,52 @@ impl Window {
         self.bands
     }
 
-    /// Records a change of the buckets of `keys`.
+    /// Records that the buckets of `keys` are about to change: the first time since tracking
+    /// began, a bucket's members are kept as they are.
     #[inline]
-    pub(super) fn note_keys(&mut self, keys: &[u64]) {
+    pub(super) fn before_change(&mut self, keys: &[u64]) {
         if let Some(changed) = self.changed.as_mut().filter(|c| c.on) {
             for &k in keys {
-                changed.key(k);
+                match changed.keys.entry(k) {
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        let members = self.buckets[shard(k)].get(k);
+                        e.insert(KeyChange {
+                            at: changed.members.len() as u32,
+                            len: members.len() as u32,
+                            version: 1,
+                            ..KeyChange::default()
+                        });
+                        changed.members.extend_from_slice(members);
+                    }
+                    std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().version += 1,
+                }
             }
         }
+    }
+
+    /// Records that the members of an already changed bucket are being reordered (a band key's
+    /// refresh, which no lookup of it as a band key sees, but one of it as a family key may).
+    #[inline]
+    pub(super) fn reordering(&mut self, key: u64) {
+        if let Some(changed) = self.changed.as_mut().filter(|c| c.on)
+            && let Some(c) = changed.keys.get_mut(&key)
+        {
+            c.version += 1;
+        }
+    }
+
+    /// Records that `slot` was freed (its document evicted).
+    pub(super) fn note_freed(&mut self, slot: u32) {
+        if let Some(changed) = self.changed.as_mut().filter(|c| c.on) {
+            changed.freed.insert(u64::from(slot));
+        }
+    }
+
+    /// Whether `slot` was freed since tracking began (it may hold another document now).
+    pub(super) fn was_freed(&self, slot: u32) -> bool {
+        self.changed
+            .as_ref()
+            .is_some_and(|c| !c.freed.is_empty() && c.freed.contains(&u64::from(slot)))
     }
 
     /// Records a change of the copy index under `key`.

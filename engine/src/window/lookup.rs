@@ -17,6 +17,15 @@ pub struct Lookup {
     ranked: Vec<(Rank, Held)>,
 }
 
+impl Lookup {
+    /// Every candidate the last call ranked ([`Window::ranked_candidates_in`]: the first
+    /// tier, [`Window::ranked_rest_in`]: the second), in no particular order, with its rank:
+    /// what [`Window::reconcile`] brings up to date.
+    pub fn ranked(&self) -> &[(Rank, Held)] {
+        &self.ranked
+    }
+}
+
 /// What [`Window::ranked_candidates`] left for [`Window::ranked_rest`]: how many more
 /// candidates may be handed out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -312,7 +321,7 @@ impl Window {
 }
 
 /// Puts the `limit` lowest-ranked of `ranked` first, in order; returns how many that is.
-fn select_first(ranked: &mut [(Rank, Held)], limit: usize) -> usize {
+pub(super) fn select_first(ranked: &mut [(Rank, Held)], limit: usize) -> usize {
     // Only the first `limit` are wanted, so they are selected first (a template family
     // gives hundreds of candidates, and sorting them all cost more than verifying).
     let taken = limit.min(ranked.len());

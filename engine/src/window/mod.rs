@@ -40,6 +40,7 @@ mod mapped;
 mod marks;
 mod rank;
 mod recency;
+mod reconcile;
 mod record;
 pub mod store;
 
@@ -53,11 +54,12 @@ use buckets::Buckets;
 use chunked::Chunked;
 pub use family::Family;
 pub use limit::Limit;
-pub use lookup::Lookup;
+pub use lookup::{Lookup, Rest};
 pub use marks::Marks;
 #[cfg(test)]
 use marks::QUERIES;
 pub use rank::Rank;
+pub use reconcile::{Reconciled, Reconciling};
 pub use record::{Entry, UNKNOWN_SKETCH, View};
 use std::io;
 pub use store::{Place, Store, StoreSettings, check_spill_dir};
@@ -424,13 +426,15 @@ impl Window {
         self.touch(held);
         let bands = self.bands.min(band_keys.len());
         for (k, &key) in band_keys.iter().enumerate() {
-            let reordered = self.buckets[shard(key)].refresh(key, held.slot);
             // A refresh reorders a bucket and never changes its members: a lookup reads a
             // band key's members whole, in any order, so only a family key longer than the
             // reach a lookup looks at (its newest members) changes what a lookup sees.
-            if k >= bands && reordered > lookup::FAMILY_REACH {
-                self.note_keys(&[key]);
+            if k >= bands && self.buckets[shard(key)].get(key).len() > lookup::FAMILY_REACH {
+                self.before_change(&[key]);
+            } else {
+                self.reordering(key);
             }
+            self.buckets[shard(key)].refresh(key, held.slot);
         }
         self.journal.refresh(held.slot, band_keys);
     }
@@ -443,10 +447,10 @@ impl Window {
     pub fn insert(&mut self, seq: u64, entry: Entry) -> io::Result<Held> {
         self.make_room(&entry.band_keys);
         let slot = self.free_slot();
+        self.before_change(&entry.band_keys);
         for &key in entry.band_keys.iter() {
             self.buckets[shard(key)].push(key, slot);
         }
-        self.note_keys(&entry.band_keys);
         self.place(seq, slot, &entry)
     }
 

@@ -22,3 +22,13 @@ pub(super) fn rank_of(family: bool, agreement: u32, bands: u8, seq: u64) -> Rank
     let bands = u64::from(BANDS as u8 - bands.min(BANDS as u8)) << SEQ_BITS;
     family | agreement | bands | seq.min((1 << SEQ_BITS) - 1)
 }
+
+/// The parts of a [`Rank`] made by [`rank_of`] (the sequence number aside): whether the
+/// candidate shares a family key, its sketch agreement, and its shared keys (saturated).
+#[inline]
+pub(super) fn parts_of(rank: Rank) -> (bool, u32, u8) {
+    let family = rank >> 63 == 0;
+    let agreement = 255 - ((rank >> 55) & 0xff) as u32;
+    let bands = BANDS as u8 - ((rank >> SEQ_BITS) & 0x7f) as u8;
+    (family, agreement, bands)
+}

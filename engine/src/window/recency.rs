@@ -78,15 +78,16 @@ impl Window {
         }
         self.len -= 1;
         self.evictions += 1;
+        self.before_change(&keys);
         for &key in &keys {
             self.buckets[shard(key)].remove(key, slot);
         }
-        self.note_keys(&keys);
         if let Some(h) = copy_key {
             self.copies.remove(h as u64, slot);
             self.note_copy(h as u64);
         }
         self.keys = keys;
+        self.note_freed(slot);
         self.free.push(slot);
         Ok(())
     }

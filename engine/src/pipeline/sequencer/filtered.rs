@@ -88,7 +88,8 @@ impl<W: Write> Consumer<W> for Filter {
 
     fn batch_done(&mut self, at: &mut Shared<'_, W>) {
         self.speculated.clear();
-        self.pace.adapt(at.summary.speculated);
+        self.pace
+            .adapt(at.summary.speculated, self.scratch.reconciled);
         at.window.stop_tracking();
     }
 

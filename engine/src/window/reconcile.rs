@@ -1,0 +1,251 @@
+//! A speculated lookup brought up to date: the filter speculates a piece's lookups against
+//! the window as it stood before the piece (`pipeline/speculate.rs`), and when the piece's
+//! own inserts, refreshes and evictions changed a bucket one of them read, the commit
+//! adjusts that lookup's counts from the changed buckets alone, before and now
+//! ([`Window::reconcile`]), instead of reading every bucket again.
+//!
+//! Why the result is the fresh lookup's: a candidate's [`Rank`] is a function of its sketch
+//! and sequence number, which do not change while it is held, and of how many of the
+//! query's buckets hold it (a family key's newest [`FAMILY_REACH`], a band key's whole
+//! bucket). The buckets that did not change give the counts they gave; each changed one
+//! (`window/changed.rs` keeps its members as they were) takes back what it gave then and
+//! gives what it holds now. A candidate whose counts fall to zero left every bucket the
+//! query reads (evicted, or pushed out of a bucket or a reach); one that was in none comes
+//! in with the counts it has now. A slot freed since holds another document, if any: it
+//! comes in as new. The tiers and their first `limit` are then chosen by the same total
+//! order as [`Window::ranked_candidates`] and [`Window::ranked_rest`]. What the speculation
+//! did not count (the bands of a document sharing a family key, or the bands at all when
+//! only the family keys were read) is never guessed: the caller looks up again.
+
+use super::lookup::select_first;
+use super::marks::BANDS;
+use super::rank::{Rank, parts_of, rank_of};
+use super::{Held, Window};
+use crate::sketch::lsh::{Sketch, sketch_agreement};
+
+/// A change of a candidate's counts: its slot (the document in it then, or the one in it
+/// now if it was freed since), and the family keys and bands gained or lost.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    slot: u32,
+    families: i32,
+    bands: i32,
+    /// Met in the ranking.
+    ranked: bool,
+}
+
+/// Scratch of [`Window::reconcile`], reused from one document to the next: the two tiers
+/// brought up to date.
+#[derive(Debug, Default)]
+pub struct Reconciling {
+    counts: Vec<Counts>,
+    /// Per slot: the reconcile that last saw it (`stamp`), and where its changes are in
+    /// `counts` (1 + place; 0: none), for the document it held then and for a new one.
+    places: Vec<(u32, u32, u32)>,
+    stamp: u32,
+    first: Vec<(Rank, Held)>,
+    rest: Vec<(Rank, Held)>,
+    /// The second tier cannot be made (its counts were not all kept).
+    rest_unknown: bool,
+}
+
+/// What [`Window::reconcile`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reconciled {
+    /// No candidate's counts changed: the speculated lookup is the fresh one.
+    Same,
+    /// Counts changed: [`Window::reconciled_first`] and [`Window::reconciled_rest`] give the
+    /// fresh lookup's tiers.
+    Changed,
+    /// The speculation did not count what is needed: look the document up again.
+    Unknown,
+}
+
+impl Window {
+    /// Brings the speculated lookup `ranking` (every candidate the speculation ranked, both
+    /// tiers, sorted by slot, from [`super::Lookup::ranked`]; `every`: whether it read the
+    /// LSH bands) of a query with `band_keys` and `sketch` up to date with the buckets as
+    /// they are now, into `scratch`.
+    pub fn reconcile(
+        &mut self,
+        scratch: &mut Reconciling,
+        (ranking, every): (&[(Rank, Held)], bool),
+        band_keys: &[u64],
+        sketch: &Sketch,
+    ) -> Reconciled {
+        if self.all_changed() {
+            return Reconciled::Unknown;
+        }
+        let slots = self.slots.len();
+        let Reconciling {
+            counts,
+            places,
+            stamp,
+            first,
+            rest,
+            rest_unknown,
+        } = scratch;
+        counts.clear();
+        if places.len() < slots {
+            places.resize(slots, (0, 0, 0));
+        }
+        *stamp = stamp.wrapping_add(1);
+        if *stamp == 0 {
+            places.fill((0, 0, 0));
+            *stamp = 1;
+        }
+        let bands = self.bands.min(band_keys.len());
+        for (i, &key) in band_keys.iter().enumerate() {
+            let family = i >= bands;
+            if !family && !every {
+                continue;
+            }
+            let Some(deltas) = self.changes_of(key, family) else {
+                continue;
+            };
+            for d in deltas {
+                let place = &mut places[d.slot as usize];
+                if place.0 != *stamp {
+                    *place = (*stamp, 0, 0);
+                }
+                let at = if d.new { &mut place.2 } else { &mut place.1 };
+                if *at == 0 {
+                    counts.push(Counts {
+                        slot: d.slot,
+                        ..Counts::default()
+                    });
+                    *at = counts.len() as u32;
+                }
+                let c = &mut counts[*at as usize - 1];
+                match family {
+                    true => c.families += d.by,
+                    false => c.bands += d.by,
+                }
+            }
+        }
+        if counts.iter().all(|c| c.families == 0 && c.bands == 0) {
+            return Reconciled::Same;
+        }
+        first.clear();
+        rest.clear();
+        *rest_unknown = !every;
+        for &(rank, held) in ranking {
+            let place = places[held.slot as usize];
+            let change = match place {
+                (s, at, _) if s == *stamp && at > 0 => &mut counts[at as usize - 1],
+                _ => {
+                    match rank >> 63 == 0 {
+                        true => first.push((rank, held)),
+                        false => rest.push((rank, held)),
+                    }
+                    continue;
+                }
+            };
+            change.ranked = true;
+            let (family, agreement, count) = parts_of(rank);
+            let count = i32::from(count);
+            if count >= BANDS as i32 {
+                return Reconciled::Unknown;
+            }
+            let families = if family { count } else { 0 } + change.families;
+            let known = every && !family;
+            // Bands not counted then are not counted now.
+            let bands = if known { count + change.bands } else { 0 };
+            if !place_in_tier(
+                (held, agreement, families, bands, known),
+                first,
+                rest,
+                rest_unknown,
+            ) {
+                return Reconciled::Unknown;
+            }
+            if families == 0 && !known {
+                let s = &self.slots[held.slot as usize];
+                let left = self.was_freed(held.slot) && (s.len == 0 || s.seq != held.seq);
+                *rest_unknown |= !left;
+            }
+        }
+        for c in counts.iter().filter(|c| !c.ranked) {
+            if c.families == 0 && c.bands == 0 {
+                continue;
+            }
+            // Only a candidate the speculation ranked can lose a count.
+            if c.families < 0 || c.bands < 0 {
+                return Reconciled::Unknown;
+            }
+            let s = &self.slots[c.slot as usize];
+            let held = Held {
+                seq: s.seq,
+                slot: c.slot,
+            };
+            let agreement = sketch_agreement(sketch, &s.sketch);
+            // Without the bands read, one sharing no family key now may share bands unseen.
+            if !every && c.families == 0 {
+                *rest_unknown = true;
+            }
+            if !place_in_tier(
+                (held, agreement, c.families, c.bands, every),
+                first,
+                rest,
+                rest_unknown,
+            ) {
+                return Reconciled::Unknown;
+            }
+        }
+        Reconciled::Changed
+    }
+
+    /// The first tier of the lookup [`Window::reconcile`] brought up to date: the first
+    /// `limit` into `out`, like [`Window::ranked_candidates`]; returns how many more the
+    /// second tier may give.
+    pub fn reconciled_first(
+        &self,
+        scratch: &mut Reconciling,
+        limit: usize,
+        out: &mut Vec<Held>,
+    ) -> usize {
+        out.clear();
+        let taken = select_first(&mut scratch.first, limit);
+        out.extend(scratch.first[..taken].iter().map(|r| r.1));
+        limit - taken
+    }
+
+    /// The second tier of the lookup [`Window::reconcile`] brought up to date: the
+    /// candidates sharing no family key, the first `limit` into `out`, like
+    /// [`Window::ranked_rest`]. False when the speculation did not count it.
+    pub fn reconciled_rest(
+        &self,
+        scratch: &mut Reconciling,
+        limit: usize,
+        out: &mut Vec<Held>,
+    ) -> bool {
+        out.clear();
+        if scratch.rest_unknown {
+            return false;
+        }
+        let taken = select_first(&mut scratch.rest, limit);
+        out.extend(scratch.rest[..taken].iter().map(|r| r.1));
+        true
+    }
+}
+
+/// Puts a candidate with these counts in its tier; `known`: its bands were counted. False
+/// when a count is past what a mark holds (or below zero).
+fn place_in_tier(
+    (held, agreement, families, bands, known): (Held, u32, i32, i32, bool),
+    first: &mut Vec<(Rank, Held)>,
+    rest: &mut Vec<(Rank, Held)>,
+    rest_unknown: &mut bool,
+) -> bool {
+    if !(0..BANDS as i32).contains(&families) || !(0..BANDS as i32).contains(&bands) {
+        return false;
+    }
+    if families > 0 {
+        first.push((rank_of(true, agreement, families as u8, held.seq), held));
+    } else if known && bands > 0 {
+        rest.push((rank_of(false, agreement, bands as u8, held.seq), held));
+    } else if !known && bands != 0 {
+        *rest_unknown = true;
+    }
+    true
+}
