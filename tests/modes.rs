@@ -850,8 +850,8 @@ fn parallel_verification_equals_one_thread() {
 }
 
 /// The filter's speculation (lookups made on every core before a batch is decided in order,
-/// used where the batch changed nothing they read): on template families (many speculations
-/// fail and are looked up again) and on unrelated documents (most hold), with windows that
+/// used where the batch changed nothing they read, brought up to date where it did): on
+/// template families (many speculations are stale) and on unrelated documents (most hold), with windows that
 /// evict, a tight candidate bound and every filter mode, 2 to 5 threads write exactly the
 /// bytes one thread writes, over seeded random corpora.
 #[test]

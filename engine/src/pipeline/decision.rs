@@ -113,7 +113,8 @@ pub(super) enum Read {
 }
 
 /// A document's lookups made on another thread against the window as it stood before its
-/// batch ([`speculate`]), for [`filter`] to use when nothing they read has changed since.
+/// batch ([`speculate`]), for [`filter`] to use when nothing they read has changed since, or
+/// to bring up to date from what changed ([`Window::reconcile`]).
 pub(super) struct Speculated {
     /// What the `--against` reference gave (`None`: no reference). The reference never
     /// changes, so this holds whatever the batch did.

@@ -180,7 +180,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
         // The other threads help look up and verify batches: every pair where every pair is
         // wanted (`--pairs`, the graph commands); in the filter modes, the lookups of a batch
         // against the window before it, which the in-order commit uses where the batch
-        // changed nothing they read (`speculate`). `sign` and the reference never look up.
+        // changed nothing they read, or bring up to date from what it changed (`speculate`). `sign` and the reference never look up.
         // With two threads the second signs, and a filter's helper would only take its core
         // (and its stack and allocator arena take address space a small `ulimit -v` needs),
         // so the filter starts one there only when `--helpers always` asks.

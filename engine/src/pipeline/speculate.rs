@@ -1,8 +1,9 @@
 //! The filter decided on every core: a batch's documents are looked up and verified against
 //! the window as it stood before the batch, on this thread and the helpers at once
 //! ([`speculate_batch`]); the in-order commit ([`super::decision::filter`]) then uses a
-//! document's speculated lookup when nothing it read has changed since, and looks it up
-//! again otherwise. Every decision, `dup_of` and similarity is the one thread's: see
+//! document's speculated lookup when nothing it read has changed since, brings it up to
+//! date from what changed otherwise (`window/reconcile.rs`), and looks it up again only
+//! where that cannot be done. Every decision, `dup_of` and similarity is the one thread's: see
 //! DESIGN.md, "Deciding on every core".
 
 use super::decision::{Filter, Filtering, Speculated};

@@ -29,8 +29,9 @@ pub struct Summary {
     /// Verified pairs at or above the threshold.
     pub pairs: u64,
     /// Filter modes: documents decided with the window lookup made on another thread
-    /// before their batch was committed (nothing it read had changed); the others were
-    /// looked up again in order. Depends on the thread count, unlike the output.
+    /// before their batch was committed (as it was, or brought up to date with what the
+    /// batch changed); the others were looked up again in order. Depends on the thread
+    /// count, unlike the output.
     pub speculated: u64,
     /// Documents evicted from the window.
     pub evictions: u64,

@@ -249,3 +249,119 @@ fn place_in_tier(
     }
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::{Entry, Lookup};
+
+    /// A document of the test: three band keys, then (for most) family keys from a small
+    /// set, so that family buckets outgrow a lookup's reach and band buckets their limit.
+    fn document(rng: &mut impl FnMut(u64) -> u64) -> (Vec<u64>, Sketch) {
+        let mut keys: Vec<u64> = (0..3).map(|b| b << 8 | rng(4)).collect();
+        if rng(5) > 0 {
+            for f in 0..1 + rng(3) {
+                keys.push(1 << 16 | f << 8 | rng(3));
+            }
+        }
+        let sketch = [rng(u64::MAX), rng(u64::MAX), rng(u64::MAX), rng(u64::MAX)];
+        (keys, sketch)
+    }
+
+    /// Both tiers of a fresh lookup, and every candidate it ranked.
+    fn fresh(
+        w: &Window,
+        lookup: &mut Lookup,
+        (keys, sketch): &(Vec<u64>, Sketch),
+        limit: usize,
+    ) -> (Vec<Held>, Vec<Held>, Vec<(Rank, Held)>) {
+        let (mut first, mut rest) = (Vec::new(), Vec::new());
+        let left = w.ranked_candidates_in(lookup, keys, sketch, limit, &mut first);
+        let mut ranking = lookup.ranked().to_vec();
+        w.ranked_rest_in(lookup, keys, sketch, left, &mut rest);
+        ranking.extend_from_slice(lookup.ranked());
+        (first, rest, ranking)
+    }
+
+    /// Whatever the window does between a speculated lookup and its commit (inserts that
+    /// evict, refreshes, buckets at their limit, slots freed and taken again), the lookup
+    /// brought up to date hands out the candidates a fresh lookup hands out, in order, or
+    /// says it cannot.
+    #[test]
+    fn a_reconciled_lookup_is_the_fresh_lookup() {
+        let mut rng = crate::hash::test_rng(21);
+        let (mut same, mut changed, mut unknown, mut rests) = (0, 0, 0, 0);
+        for round in 0..60 {
+            let capacity = [0, 40, 150][round % 3];
+            let mut w = Window::new(capacity).with_bucket_limit(12 + round % 90);
+            w.bands = 3;
+            let mut seq = 0;
+            let mut held: Vec<(Held, Vec<u64>)> = Vec::new();
+            let mut insert = |w: &mut Window, held: &mut Vec<(Held, Vec<u64>)>, rng: &mut _| {
+                let (keys, sketch) = document(rng);
+                let entry = Entry {
+                    band_keys: keys.clone(),
+                    sketch,
+                    ..Entry::default()
+                };
+                let h = w.insert(seq, entry).unwrap();
+                seq += 1;
+                held.push((h, keys));
+                let live = |h: &Held| {
+                    let s = &w.slots[h.slot as usize];
+                    s.seq == h.seq && s.len > 0
+                };
+                held.retain(|(h, _)| live(h));
+            };
+            for _ in 0..200 + rng(200) {
+                insert(&mut w, &mut held, &mut rng);
+            }
+            let queries: Vec<_> = (0..20).map(|_| document(&mut rng)).collect();
+            let limit = [1, 5, 30, usize::MAX][round % 4];
+            let mut lookup = Lookup::default();
+            let speculated: Vec<_> = (queries.iter())
+                .map(|q| fresh(&w, &mut lookup, q, limit).2)
+                .collect();
+            w.track_changes();
+            for _ in 0..rng(40) {
+                match rng(3) {
+                    0 if !held.is_empty() => {
+                        let (h, keys) = held[rng(held.len() as u64) as usize].clone();
+                        w.touch_in_buckets(h, &keys);
+                    }
+                    _ => insert(&mut w, &mut held, &mut rng),
+                }
+            }
+            let mut scratch = Reconciling::default();
+            for (q, ranking) in queries.iter().zip(&speculated) {
+                let (first, rest, _) = fresh(&w, &mut lookup, q, limit);
+                match w.reconcile(&mut scratch, (ranking, true), &q.0, &q.1) {
+                    Reconciled::Same => {
+                        same += 1;
+                        // Nothing it counted changed: the ranking is the fresh one.
+                        let mut again: Vec<(Rank, Held)> = ranking.clone();
+                        let mut now = fresh(&w, &mut lookup, q, limit).2;
+                        again.sort_unstable();
+                        now.sort_unstable();
+                        assert_eq!(again, now, "round {round}");
+                    }
+                    Reconciled::Changed => {
+                        changed += 1;
+                        let mut got = Vec::new();
+                        let left = w.reconciled_first(&mut scratch, limit, &mut got);
+                        assert_eq!(got, first, "round {round}: first tier");
+                        if left > 0 && w.reconciled_rest(&mut scratch, left, &mut got) {
+                            assert_eq!(got, rest, "round {round}: second tier");
+                            rests += 1;
+                        }
+                    }
+                    Reconciled::Unknown => unknown += 1,
+                }
+            }
+            w.stop_tracking();
+        }
+        let counts =
+            format!("{same} same, {changed} changed ({rests} second tiers), {unknown} unknown");
+        assert!(changed > 300 && same > 20 && rests > 100, "{counts}");
+    }
+}
