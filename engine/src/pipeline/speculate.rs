@@ -31,8 +31,8 @@ const SPECULATE_DOCS: usize = 16;
 /// each good document's family keys are added in input order (they depend on the documents
 /// before, not on decisions, once the family summaries are warm), then every document is
 /// looked up against the window and reference as they stand, and the window starts
-/// recording its changes. Returns the documents, keyed; `filter.speculated` holds the
-/// lookups by place. A batch whose keys cannot be made ahead (the summaries' warm-up), or
+/// recording its changes. Returns the documents, keyed, and this thread's CPU nanoseconds
+/// spent keying them (in input order); `filter.speculated` holds the lookups by place. A batch whose keys cannot be made ahead (the summaries' warm-up), or
 /// too small to share, is left to the in-order path.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn speculate_batch(
@@ -43,13 +43,13 @@ pub(super) fn speculate_batch(
     (base, mut docs): (usize, Vec<Doc>),
     helpers: &Helpers,
     held_so_far: u64,
-) -> Result<Vec<Doc>> {
+) -> Result<(Vec<Doc>, u64)> {
     filter.speculated.clear();
     filter.pace.base = base;
     filter.pace.held_before = held_so_far;
     filter.pace.reconciled_before = filter.scratch.reconciled;
     if filter.pace.resting > 0 {
-        return Ok(docs);
+        return Ok((docs, 0));
     }
     let good = docs.iter().filter(|d| matches!(d, Doc::Good(_))).count();
     let keyed_ahead = window.family_settled()
@@ -57,8 +57,9 @@ pub(super) fn speculate_batch(
             .iter()
             .all(|d| !matches!(d, Doc::Good(s) if !s.minima.is_empty()));
     if good < SPECULATE_DOCS || !keyed_ahead {
-        return Ok(docs);
+        return Ok((docs, 0));
     }
+    let keying = crate::cpu::thread_cpu();
     for (i, doc) in docs.iter_mut().enumerate() {
         if let Doc::Good(signed) = doc {
             window
@@ -68,6 +69,7 @@ pub(super) fn speculate_batch(
     }
     // Rankings kept for the commit to reconcile are bounded per piece, whatever its size.
     let cap = (RANKINGS_PER_PIECE / docs.len().max(1)).max(MIN_RANKING);
+    let keyed = crate::cpu::thread_cpu().saturating_sub(keying);
     let plain = (Filtering::new(config, &filter.job).keeping_rankings(cap)).plain();
     let docs = Arc::new(docs);
     let reference = filter.reference.take().map(Arc::new);
@@ -132,5 +134,5 @@ pub(super) fn speculate_batch(
         .filter(|s| s.as_ref().is_some_and(|s| s.looked_in_window()))
         .count() as u64;
     window.track_changes();
-    Ok(docs)
+    Ok((docs, keyed))
 }

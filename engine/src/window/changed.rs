@@ -217,6 +217,12 @@ impl Window {
         self.bands
     }
 
+    /// Whether changes are being recorded ([`Window::track_changes`]).
+    #[inline]
+    pub(super) fn tracking(&self) -> bool {
+        self.changed.as_ref().is_some_and(|c| c.on)
+    }
+
     /// Records that the buckets of `keys` are about to change: the first time since tracking
     /// began, a bucket's members are kept as they are.
     #[inline]

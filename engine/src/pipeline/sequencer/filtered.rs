@@ -70,7 +70,7 @@ impl<W: Write> Consumer<W> for Filter {
         batch: &Batch,
         piece: (usize, Vec<Doc>),
         helpers: &Helpers,
-    ) -> Result<Vec<Doc>> {
+    ) -> Result<(Vec<Doc>, u64)> {
         crate::pipeline::speculate::speculate_batch(
             at.config,
             self,

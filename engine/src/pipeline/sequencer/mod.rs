@@ -508,13 +508,14 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     let piece = match &self.helpers {
                         Some(helpers) if speculating => {
                             let since = thread_cpu();
-                            let piece = self.consumer.speculate(
+                            let (piece, in_order) = self.consumer.speculate(
                                 &mut self.at,
                                 &batch,
                                 (base, piece),
                                 helpers,
                             )?;
-                            self.spent(Stage::Speculate, since);
+                            // What had to be done in order stays the commit's.
+                            self.spent(Stage::Speculate, since + in_order);
                             piece
                         }
                         _ => piece,
