@@ -52,15 +52,16 @@ pub(super) struct Delta {
 }
 
 /// A changed bucket: where its members as they were are kept, how often it changed since,
-/// and its changes as a lookup sees them (its newest members for a family key, all for a
-/// band key), made when first asked for after each change.
-#[derive(Default)]
+/// and where its changes as a lookup sees them are (`Changed::seen`; 0: not made yet): its
+/// newest members for a family key, all for a band key. Small, as most changed keys are
+/// never asked for (ordinary text: a kept document's keys).
+#[derive(Clone, Copy, Default)]
 struct KeyChange {
     at: u32,
     len: u32,
     version: u32,
-    reach: (u32, Vec<Delta>),
-    whole: (u32, Vec<Delta>),
+    reach: u32,
+    whole: u32,
 }
 
 /// The keys changed since tracking began.
@@ -69,6 +70,11 @@ pub(super) struct Changed {
     /// Each changed bucket key, and where its members as they were before are in `members`.
     keys: KeyMap,
     members: Vec<u32>,
+    /// The changes of keys as lookups see them, made when asked for, with the version of
+    /// the key they were made at ([`Window::changes_of`]).
+    seen: Vec<(u32, Vec<Delta>)>,
+    /// How many of `seen` are in use since tracking began (their buffers are reused).
+    seen_used: usize,
     /// Scratch of [`Window::changes_of`].
     sorted: (Vec<u32>, Vec<u32>),
     copies: KeySet,
@@ -99,6 +105,7 @@ impl Window {
         let mut changed = self.changed.take().unwrap_or_default();
         changed.keys.clear();
         changed.members.clear();
+        changed.seen_used = 0;
         changed.copies.clear();
         changed.freed.clear();
         changed.all = false;
@@ -121,7 +128,17 @@ impl Window {
     pub(super) fn changes_of(&mut self, key: u64, reach: bool) -> Option<&[Delta]> {
         let changed = self.changed.as_mut()?;
         let c = changed.keys.get_mut(&key)?;
-        let (version, deltas) = if reach { &mut c.reach } else { &mut c.whole };
+        let at = if reach { &mut c.reach } else { &mut c.whole };
+        if *at == 0 {
+            if changed.seen_used == changed.seen.len() {
+                changed.seen.push((0, Vec::new()));
+            }
+            // A buffer of an earlier piece: made anew (versions start at 1).
+            changed.seen[changed.seen_used].0 = 0;
+            changed.seen_used += 1;
+            *at = changed.seen_used as u32;
+        }
+        let (version, deltas) = &mut changed.seen[*at as usize - 1];
         if *version != c.version {
             *version = c.version;
             let before = &changed.members[c.at as usize..(c.at + c.len) as usize];
