@@ -371,3 +371,103 @@ fn the_readmes_shared_flags_are_made_from_the_flag_table() {
          NEARDUP_BLESS=1 cargo test the_readmes_shared_flags"
     );
 }
+
+/// The README's shell recipes that run on one file (`ads.jsonl`, a Parquet file, the
+/// bundled sample) or a `crawler`'s stream, run as written in a directory holding the
+/// bundled sample as `ads.jsonl` (and under its own path), as `train.parquet`, and as
+/// `crawl.parquet` with its text in a struct column `meta.body`, with `crawler` and
+/// `indexer` as a cat: each line exits 0 and writes something where it says. A line naming
+/// placeholder ids is left out, and one piping into a program this machine lacks
+/// (Graphviz) is said to be skipped.
+#[test]
+fn the_readmes_recipes_run_as_written() {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, StructArray};
+    use arrow_schema::{DataType, Field};
+    use std::sync::Arc;
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let dir = crate::util::temp_path("readme-recipes");
+    std::fs::create_dir_all(dir.join("tests/data")).unwrap();
+    let sample = crate::util::sample_bytes();
+    std::fs::write(dir.join("ads.jsonl"), &sample).unwrap();
+    std::fs::write(dir.join("tests/data/reuters-sample.jsonl"), &sample).unwrap();
+    let write = |name: &str, batch: &RecordBatch| {
+        let file = std::fs::File::create(dir.join(name)).unwrap();
+        let mut w = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+        w.write(batch).unwrap();
+        w.close().unwrap();
+    };
+    write("train.parquet", &crate::util::sample_table(None));
+    let (ids, texts) = crate::util::sample_rows();
+    let body = Arc::new(Field::new("body", DataType::Utf8, true));
+    let meta = StructArray::from(vec![(body, Arc::new(StringArray::from(texts)) as ArrayRef)]);
+    let crawl = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+        ("meta", Arc::new(meta) as ArrayRef),
+    ])
+    .unwrap();
+    write("crawl.parquet", &crawl);
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_neardup"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let have = |program: &str| {
+        std::process::Command::new("sh")
+            .args(["-c", &format!("command -v {program}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let mut ran = 0;
+    let mut in_block = false;
+    for line in readme.lines() {
+        match line.trim_end() {
+            "```sh" => in_block = true,
+            "```" => in_block = false,
+            _ if !in_block => {}
+            _ => {
+                let command = line.split("  #").next().unwrap().trim();
+                let on_files = ["ads.jsonl", ".parquet", "reuters-sample.jsonl"]
+                    .iter()
+                    .any(|f| command.contains(f));
+                let runs_here = (on_files && command.starts_with("neardup"))
+                    || command.starts_with("cat ads.jsonl |")
+                    || command.starts_with("crawler |");
+                if !runs_here || command.contains("ID_A") {
+                    continue;
+                }
+                if command.contains("| dot ") && !have("dot") {
+                    eprintln!("skipped (no Graphviz 'dot' here): {command}");
+                    continue;
+                }
+                let script =
+                    format!("crawler() {{ cat ads.jsonl; }}; indexer() {{ cat; }}; {command}");
+                let out = std::process::Command::new("bash")
+                    .args(["-o", "pipefail", "-c", &script])
+                    .current_dir(&dir)
+                    .env("PATH", &path)
+                    .stdin(std::process::Stdio::null())
+                    .output()
+                    .unwrap();
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                assert!(out.status.success(), "{command}: {stderr}");
+                // Where it writes: the file after `>` or `-o`, else standard output.
+                let words: Vec<&str> = command.split_whitespace().collect();
+                let target = words
+                    .windows(2)
+                    .rev()
+                    .find(|w| w[0] == ">" || w[0] == "-o")
+                    .map(|w| w[1]);
+                let written = match target {
+                    Some(file) => std::fs::metadata(dir.join(file)).map_or(0, |m| m.len()),
+                    None => out.stdout.len() as u64,
+                };
+                assert!(written > 0, "{command}: nothing written ({stderr})");
+                ran += 1;
+            }
+        }
+    }
+    assert!(ran >= 20, "{ran} recipes ran");
+    let _ = std::fs::remove_dir_all(&dir);
+}
