@@ -151,7 +151,7 @@ pub enum Command {
     VerifyPairs(verify_pairs::VerifyPairsArgs),
     /// Look at or compact a --state index directory: 'neardup state info DIR' prints what it
     /// holds ('--check' reads every record back), 'neardup state compact DIR' rewrites it
-    /// without the records of evicted documents.
+    /// without the records no longer used.
     State(state::StateArgs),
 }
 

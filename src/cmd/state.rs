@@ -29,8 +29,9 @@ pub enum Action {
         #[arg(long)]
         json: bool,
     },
-    /// Rewrite an index without the records of evicted documents (runs do this themselves
-    /// once the evicted records outweigh the held ones). Takes the index's lock.
+    /// Rewrite an index without the records no longer used (evicted documents', and the
+    /// old records of documents keyed again; runs do this themselves once they outweigh the
+    /// held ones). Takes the index's lock.
     Compact {
         /// The index directory (a --state DIR).
         dir: PathBuf,
@@ -81,7 +82,8 @@ impl StateArgs {
                         format!("last line read: {}", m.lines),
                         format!("output lines:   {}", m.written),
                         format!(
-                            "on disk:        {} records ({} of evicted documents), {} tables, \
+                            "on disk:        {} records ({} no longer used: evicted, or keyed again), \
+                             {} tables, \
                              {} log ({} documents inserted since the tables)",
                             mb(info.records_bytes),
                             mb(m.garbage),

@@ -90,6 +90,8 @@ pub(super) struct Scratch {
     reconciling: Reconciling,
     /// Speculated lookups brought up to date so far (for the pace of the pieces).
     pub(super) reconciled: u64,
+    /// Speculating: a document's band and family keys.
+    keys: Vec<u64>,
     /// Speculating: the verifications made, by the candidate's sequence number, kept with
     /// the lookup ([`Found::checked`]).
     recording: bool,
@@ -122,6 +124,8 @@ pub(super) struct Speculated {
     /// What the window gave (`None`: not asked: the reference matched, or
     /// `--against-only`).
     window: Option<Found>,
+    /// The document's family keys, made with the lookups (`Signed::fallbacks`).
+    family_keys: Vec<u64>,
 }
 
 impl Speculated {
@@ -175,8 +179,9 @@ impl Filtering<'_> {
     }
 }
 
-/// Looks `signed` up as [`filter`] would, reading `reference` and `window` only: its keys
-/// must be complete (family keys added in input order before, [`Window::add_family_keys`]).
+/// Looks `signed` up as [`filter`] would, reading `reference` and `window` only, with its
+/// band keys and the family keys made from its fallbacks (counted in input order before,
+/// [`Window::add_family_fallbacks`]).
 /// Many threads may speculate on the same windows at once, each with its own `scratch`.
 pub(super) fn speculate(
     settings: &Filtering<'_>,
@@ -187,17 +192,32 @@ pub(super) fn speculate(
 ) -> std::io::Result<Speculated> {
     scratch.recording = true;
     scratch.known.clear();
-    let reference = match reference {
-        Some(r) => Some(find_match(settings, r, signed, scratch)?),
-        None => None,
-    };
-    let matched = reference.as_ref().is_some_and(|f| f.best.is_some());
-    let window = match matched || (reference.is_some() && settings.against_only) {
-        true => None,
-        false => Some(find_match(settings, window, signed, scratch)?),
-    };
+    // The family keys, from the fallbacks counted in input order.
+    let mut keys = std::mem::take(&mut scratch.keys);
+    keys.clear();
+    keys.extend_from_slice(&signed.band_keys);
+    Window::family_keys_of(&signed.fallbacks, &mut keys);
+    let looked = (|| {
+        let reference = match reference {
+            Some(r) => Some(find_match(settings, r, signed, &keys, scratch)?),
+            None => None,
+        };
+        let matched = reference.as_ref().is_some_and(|f| f.best.is_some());
+        let window = match matched || (reference.is_some() && settings.against_only) {
+            true => None,
+            false => Some(find_match(settings, window, signed, &keys, scratch)?),
+        };
+        std::io::Result::Ok((reference, window))
+    })();
+    let family_keys = keys[signed.band_keys.len()..].to_vec();
+    scratch.keys = keys;
     scratch.recording = false;
-    Ok(Speculated { reference, window })
+    let (reference, window) = looked?;
+    Ok(Speculated {
+        reference,
+        window,
+        family_keys,
+    })
 }
 
 /// Whether the speculated window lookup `found` of `signed` holds: nothing it read has
@@ -238,20 +258,25 @@ pub(super) fn filter(
     let spill = |e| Error::spill(e, line);
     let mut signed = signed;
     let minima = std::mem::take(&mut signed.minima);
-    // A speculated document was keyed in input order before its batch was looked up.
-    if speculated.is_none() {
-        window
-            .add_family_keys(&minima, &mut signed.band_keys)
-            .map_err(spill)?;
-    }
+    // A speculated document was counted in input order before its batch was looked up,
+    // and its family keys made with its lookups.
     let (mut from_reference, mut from_window) = match speculated {
-        Some(s) => (s.reference, s.window),
-        None => (None, None),
+        Some(s) => {
+            signed.band_keys.extend_from_slice(&s.family_keys);
+            (s.reference, s.window)
+        }
+        None => {
+            window
+                .add_family_keys(&minima, &mut signed.band_keys)
+                .map_err(spill)?;
+            (None, None)
+        }
     };
     if let Some(reference) = reference {
         let found = match from_reference.take() {
             Some(found) => found,
-            None => find_match(settings, reference, &signed, scratch).map_err(spill)?,
+            None => find_match(settings, reference, &signed, &signed.band_keys, scratch)
+                .map_err(spill)?,
         };
         summary.candidates += found.verified;
         if let Some((held, similarity, copy)) = found.best {
@@ -290,7 +315,14 @@ pub(super) fn filter(
                 // The buckets changed, what the lookup counted did not.
                 Reconciled::Same if !window.copy_changed(signed.text_hash) => Some(stale),
                 Reconciled::Changed => {
-                    let found = look_up(settings, window, &signed, scratch, Source::Reconciled);
+                    let found = look_up(
+                        settings,
+                        window,
+                        &signed,
+                        &signed.band_keys,
+                        scratch,
+                        Source::Reconciled,
+                    );
                     let found = found.map_err(spill)?;
                     scratch.reconciled += u64::from(found.is_some());
                     found
@@ -302,12 +334,12 @@ pub(super) fn filter(
                     summary.speculated += 1;
                     Ok(found)
                 }
-                None => find_match(settings, window, &signed, scratch),
+                None => find_match(settings, window, &signed, &signed.band_keys, scratch),
             };
             scratch.known.clear();
             found.map_err(spill)?
         }
-        None => find_match(settings, window, &signed, scratch).map_err(spill)?,
+        None => find_match(settings, window, &signed, &signed.band_keys, scratch).map_err(spill)?,
     };
     summary.candidates += found.verified;
     summary.pairs += found.pairs;
@@ -381,9 +413,10 @@ fn find_match(
     settings: &Filtering<'_>,
     window: &Window,
     signed: &Signed,
+    keys: &[u64],
     scratch: &mut Scratch,
 ) -> std::io::Result<Found> {
-    match look_up(settings, window, signed, scratch, Source::Fresh)? {
+    match look_up(settings, window, signed, keys, scratch, Source::Fresh)? {
         Some(found) => Ok(found),
         None => Err(std::io::Error::other(
             "a lookup of the window gave no answer",
@@ -397,6 +430,7 @@ fn look_up(
     settings: &Filtering<'_>,
     window: &Window,
     signed: &Signed,
+    keys: &[u64],
     scratch: &mut Scratch,
     source: Source,
 ) -> std::io::Result<Option<Found>> {
@@ -460,7 +494,7 @@ fn look_up(
         })?;
         std::io::Result::Ok(more)
     };
-    let (keys, sketch) = (&signed.band_keys[..], &signed.sketch);
+    let sketch = &signed.sketch;
     let mut ranking = (*recording).then(Vec::new);
     let mut keep = |lookup: &Lookup| {
         if let Some(kept) = &mut ranking {

@@ -55,6 +55,10 @@ pub struct Signed {
     /// The filter modes: the MinHash minima, which make the family keys
     /// ([`crate::window::Window::add_family_keys`]); else empty.
     pub minima: Vec<u32>,
+    /// A filter document speculated on (`speculate.rs`): its family fallback values, counted
+    /// in input order, from which the thread that looks it up makes its family keys; else
+    /// empty.
+    pub fallbacks: Vec<u64>,
     /// [`Job::Graph`]: the node's snippet and `--node-attr` values.
     pub node: Option<NodeData>,
 }
@@ -270,6 +274,7 @@ impl Worker {
             band_keys,
             sketch,
             minima,
+            fallbacks: Vec::new(),
             node,
         })
     }

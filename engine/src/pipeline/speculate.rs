@@ -28,9 +28,10 @@ const MIN_RANKING: usize = 64;
 const SPECULATE_DOCS: usize = 16;
 
 /// Speculates the batch's documents for `filter` (on this thread and the `helpers`): first
-/// each good document's family keys are added in input order (they depend on the documents
-/// before, not on decisions, once the family summaries are warm), then every document is
-/// looked up against the window and reference as they stand, and the window starts
+/// each good document is counted in the family summaries in input order (its family keys
+/// depend on the documents before, not on decisions, once the summaries are warm; the
+/// threads that look it up make them), then every document is looked up against the
+/// window and reference as they stand, and the window starts
 /// recording its changes. Returns the documents, keyed, and this thread's CPU nanoseconds
 /// spent keying them (in input order); `filter.speculated` holds the lookups by place. A batch whose keys cannot be made ahead (the summaries' warm-up), or
 /// too small to share, is left to the in-order path.
@@ -62,8 +63,9 @@ pub(super) fn speculate_batch(
     let keying = crate::cpu::thread_cpu();
     for (i, doc) in docs.iter_mut().enumerate() {
         if let Doc::Good(signed) = doc {
+            let bands = signed.band_keys.len();
             window
-                .add_family_keys(&signed.minima, &mut signed.band_keys)
+                .add_family_fallbacks(&signed.minima, bands, &mut signed.fallbacks)
                 .map_err(|e| Error::spill(e, batch.lines[base + i].number))?;
         }
     }

@@ -92,7 +92,9 @@ pub struct Manifest {
     pub records: u64,
     /// Where the saved records end in it.
     pub records_end: u64,
-    /// Bytes of evicted documents' records below that end.
+    /// Bytes of records below that end no longer used: evicted documents', and the old
+    /// records of documents keyed again (the family summaries' warm-up, when an index
+    /// saved before 512 documents is resumed).
     pub garbage: u64,
     /// The tables file's generation (`tables.T`).
     pub tables: u64,

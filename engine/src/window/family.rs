@@ -13,7 +13,7 @@
 //!
 //! [`Family`] counts, for each row, the most frequent values seen (a Misra–Gries summary
 //! with [`SLOTS`] counters, updated in input order, so keys never depend on threads) and
-//! turns a document's fallbacks into keys ([`keys_of_set`]). Text that is not templated has
+//! turns a document's fallbacks into keys ([`keys_of_fallbacks`]). Text that is not templated has
 //! no frequent values and gets no keys; the keys only add candidates, each verified exactly
 //! like any other.
 //!
@@ -74,6 +74,16 @@ impl Family {
     /// row; rows beyond the first call's count are ignored), as of the documents seen so far,
     /// then counts its values. Empty minima: nothing.
     pub fn keys_then_count(&mut self, minima: &[u32], keys: &mut Vec<u64>) {
+        let mut fallbacks = std::mem::take(&mut self.fallbacks);
+        self.fallbacks_then_count(minima, &mut fallbacks);
+        keys_of_fallbacks(&fallbacks, keys);
+        self.fallbacks = fallbacks;
+    }
+
+    /// [`Family::keys_then_count`] without making the keys: the fallback values whose keys
+    /// [`keys_of_fallbacks`] makes (on any thread), into `out` (cleared first).
+    pub fn fallbacks_then_count(&mut self, minima: &[u32], out: &mut Vec<u64>) {
+        out.clear();
         if minima.is_empty() {
             return;
         }
@@ -84,7 +94,6 @@ impl Family {
         if self.since_templated >= QUIET_AFTER && !self.offered.is_multiple_of(QUIET_STRIDE) {
             return;
         }
-        self.fallbacks.clear();
         let mut modal = 0;
         for (row, (&value, counters)) in minima
             .iter()
@@ -93,7 +102,7 @@ impl Family {
         {
             match count(counters, value) {
                 Some(Kind::Mode) => modal += 1,
-                Some(Kind::Fallback) => self.fallbacks.push(fallback(row, value)),
+                Some(Kind::Fallback) => out.push(fallback(row, value)),
                 None => {}
             }
         }
@@ -102,7 +111,6 @@ impl Family {
         } else {
             self.since_templated = self.since_templated.saturating_add(1);
         }
-        keys_of_set(&self.fallbacks, keys);
     }
 
     /// Whether a document just offered is in the warm-up (then the window gives its minima to
@@ -133,7 +141,7 @@ impl Family {
                 self.fallbacks.push(fallback(row, value));
             }
         }
-        keys_of_set(&self.fallbacks, keys);
+        keys_of_fallbacks(&self.fallbacks, keys);
     }
 
     /// The summaries as bytes (for `--state`): u64 offered, u32 since templated, u32 n +
@@ -213,7 +221,10 @@ fn fallback(row: usize, value: u32) -> u64 {
 /// `PICKS` random orders, the `PICK` fallbacks that come first (MinHash on the set): two sets
 /// with Jaccard J share such a key with probability about J^PICK, and a small set's own key
 /// is among a larger one's when it is what comes first.
-fn keys_of_set(fallbacks: &[u64], keys: &mut Vec<u64>) {
+///
+/// A pure function of the fallbacks ([`Family::fallbacks_then_count`]), so any thread may
+/// make them.
+pub fn keys_of_fallbacks(fallbacks: &[u64], keys: &mut Vec<u64>) {
     let n = fallbacks.len();
     if n == 0 || n > MAX_FALLBACKS {
         return;

@@ -23,6 +23,33 @@ impl Window {
         }
     }
 
+    /// [`Window::add_family_keys`] for a document whose keys another thread makes: counts
+    /// it, in input order, and writes into `fallbacks` what its family keys are made from
+    /// ([`Window::family_keys_of`]). `bands`: its LSH band keys' count.
+    pub fn add_family_fallbacks(
+        &mut self,
+        minima: &[u32],
+        bands: usize,
+        fallbacks: &mut Vec<u64>,
+    ) -> io::Result<()> {
+        fallbacks.clear();
+        if minima.is_empty() {
+            return Ok(());
+        }
+        self.bands = bands;
+        self.family.fallbacks_then_count(minima, fallbacks);
+        match self.family.take_warm() {
+            Some(warm) => self.key_again(warm),
+            None => Ok(()),
+        }
+    }
+
+    /// Appends to `keys` the family keys made from `fallbacks`
+    /// ([`Window::add_family_fallbacks`]), on any thread.
+    pub fn family_keys_of(fallbacks: &[u64], keys: &mut Vec<u64>) {
+        super::family::keys_of_fallbacks(fallbacks, keys);
+    }
+
     /// After [`Window::insert`] of a document that [`Window::add_family_keys`] keyed: keeps
     /// its minima if it came during the warm-up.
     pub fn remember_minima(&mut self, held: Held, minima: Vec<u32>) {
