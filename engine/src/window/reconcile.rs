@@ -6,7 +6,7 @@
 //!
 //! Why the result is the fresh lookup's: a candidate's [`Rank`] is a function of its sketch
 //! and sequence number, which do not change while it is held, and of how many of the
-//! query's buckets hold it (a family key's newest [`FAMILY_REACH`], a band key's whole
+//! query's buckets hold it (a family key's newest `FAMILY_REACH`, a band key's whole
 //! bucket). The buckets that did not change give the counts they gave; each changed one
 //! (`window/changed.rs` keeps its members as they were) takes back what it gave then and
 //! gives what it holds now. A candidate whose counts fall to zero left every bucket the
@@ -63,7 +63,7 @@ pub enum Reconciled {
 
 impl Window {
     /// Brings the speculated lookup `ranking` (every candidate the speculation ranked, both
-    /// tiers, sorted by slot, from [`super::Lookup::ranked`]; `every`: whether it read the
+    /// tiers, in any order, from [`super::Lookup::ranked`]; `every`: whether it read the
     /// LSH bands) of a query with `band_keys` and `sketch` up to date with the buckets as
     /// they are now, into `scratch`.
     pub fn reconcile(
