@@ -11,7 +11,7 @@
 use super::mapped::Region;
 
 /// A cell: empty (`value == EMPTY`), one member, or a list of members (`value & MANY`).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C, align(8))]
 pub(super) struct Cell {
     /// The top 32 bits of the key's hash.
@@ -44,16 +44,11 @@ pub const CELL_BYTES: usize = std::mem::size_of::<Cell>();
 pub(super) const LINE_CELLS: usize = 8;
 
 /// One cache line of cells (the table is an array of them, so it is line-aligned).
-#[derive(Clone, Copy, Default, Debug)]
+// Plain bytes (the derive checks there is no padding): the window's image writes the cells
+// as they are.
+#[derive(Clone, Copy, Default, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C, align(64))]
 pub(super) struct Line(pub [Cell; LINE_CELLS]);
-
-// SAFETY: `Line` is `repr(C)`: eight `Cell`s, each `repr(C)` of two u32 (8 bytes, no padding),
-// 64 bytes in all at alignment 64, so no padding either; any bit pattern is a value. The
-// window's image writes the cells as they are.
-unsafe impl bytemuck::Zeroable for Line {}
-// SAFETY: as above.
-unsafe impl bytemuck::Pod for Line {}
 
 impl Line {
     /// Bit `j` of the first set when cell `j` is empty, of the second when it holds the key

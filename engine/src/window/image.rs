@@ -30,7 +30,7 @@ use std::path::Path;
 
 /// A slot's place and links as the [`Layout::Fields`] image keeps them (20 bytes); the
 /// sequence numbers, sketches and checksums follow as arrays of their own.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C, packed(4))]
 struct SlotImage {
     offset: u64,
@@ -38,12 +38,6 @@ struct SlotImage {
     newer: u32,
     older: u32,
 }
-
-// SAFETY: `SlotImage` is `repr(C, packed(4))` of plain numbers (8 + 4 × 3 = 20 bytes): no
-// padding, any bit pattern is a value.
-unsafe impl bytemuck::Zeroable for SlotImage {}
-// SAFETY: as above.
-unsafe impl bytemuck::Pod for SlotImage {}
 
 /// Slots read per piece (a [`Layout::Fields`] image's arrays are converted a piece at a
 /// time).

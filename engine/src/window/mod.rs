@@ -92,7 +92,9 @@ const NIL: u32 = u32::MAX;
 /// is, its neighbours in the recency list and the record's checksum, in one cache line. A
 /// template family gives a query hundreds of candidates spread over the whole window: each
 /// is one line to load, not one in each of four arrays (the record itself is in the store).
-#[derive(Clone, Copy, Debug, Default)]
+// Plain bytes (the derive checks there is no padding): an index's image holds the slots as
+// they are in memory and maps them ([`mapped`]).
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C, align(64))]
 struct Slot {
     /// The sketch, which ranks the document as a candidate without reading its record.
@@ -112,13 +114,6 @@ struct Slot {
 }
 
 const _: () = assert!(std::mem::size_of::<Slot>() == 64);
-
-// SAFETY: `Slot` is `repr(C, align(64))` of plain numbers, 32 + 8 + 8 + 4 × 4 = 64 bytes at
-// alignment 64, so no padding; any bit pattern is a value. An index's image holds the slots
-// as they are in memory and maps them ([`mapped`]).
-unsafe impl bytemuck::Zeroable for Slot {}
-// SAFETY: as above.
-unsafe impl bytemuck::Pod for Slot {}
 
 impl Slot {
     fn place(&self) -> Place {

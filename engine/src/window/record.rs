@@ -15,7 +15,7 @@
 use crate::input::DocId;
 use crate::sketch::lsh::Sketch;
 use crate::verify::{Compared, Fingerprint};
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Pod;
 use std::io;
 
 /// What the window keeps of a document: given to [`super::Window::insert`], which stores it as a
@@ -84,7 +84,7 @@ const STR: u32 = 1;
 const NUM: u32 = 2;
 
 /// The fixed part of a record.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct Header {
     text_hash: [u64; 2],
@@ -101,12 +101,6 @@ pub struct Header {
     text_len: u32,
     _pad: u32,
 }
-
-// SAFETY: `Header` is `repr(C)`, all its fields are plain numbers, and it has no padding
-// (16 + 8 + 8 + 8 × 4 = 64 bytes, every field at its natural alignment).
-unsafe impl Zeroable for Header {}
-// SAFETY: as above.
-unsafe impl Pod for Header {}
 
 const HEADER: usize = std::mem::size_of::<Header>();
 const COPY: u32 = 1 << 8;
