@@ -143,13 +143,18 @@ impl Window {
             *version = c.version;
             let before = &changed.members[c.at as usize..(c.at + c.len) as usize];
             let now = self.buckets[shard(key)].get(key);
-            let seen = |m: &[u32]| match reach {
-                true => m[m.len().saturating_sub(super::lookup::FAMILY_REACH)..].to_vec(),
-                false => m.to_vec(),
+            let seen = |m: &[u32], into: &mut Vec<u32>| {
+                let from = if reach {
+                    m.len().saturating_sub(super::lookup::FAMILY_REACH)
+                } else {
+                    0
+                };
+                into.clear();
+                into.extend_from_slice(&m[from..]);
             };
             let (a, b) = &mut changed.sorted;
-            *a = seen(before);
-            *b = seen(now);
+            seen(before, a);
+            seen(now, b);
             a.sort_unstable();
             b.sort_unstable();
             deltas.clear();
