@@ -4,17 +4,26 @@ use crate::hash::mix64;
 use crate::input::DocId;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-/// Bytes of each document's text kept for the report (cut at a character).
+/// Bytes of a document's text the page shows beside its match (cut at a character).
 pub const SNIPPET_BYTES: usize = 1000;
 
-/// The start of a text the report keeps: its first [`SNIPPET_BYTES`] bytes, cut at a
-/// character, with "…" when cut. A plain copy (this runs for every document); white space is
-/// folded when a text is shown.
+/// Bytes of each document's text the report holds (cut at a character): more than it shows,
+/// so that the word diff of a pair whose first [`SNIPPET_BYTES`] are the same still shows
+/// where they differ. News stories, job ads and product pages fit whole.
+pub const HELD_BYTES: usize = 8 << 10;
+
+/// The start of a text the report holds: its first [`HELD_BYTES`] bytes ([`cut_at`]).
 pub fn cut(text: &str) -> Box<str> {
-    if text.len() <= SNIPPET_BYTES {
+    cut_at(text, HELD_BYTES)
+}
+
+/// The first `bytes` bytes of `text`, cut at a character, with "…" when cut. A plain copy
+/// (this runs for every document); white space is folded when a text is shown.
+pub fn cut_at(text: &str, bytes: usize) -> Box<str> {
+    if text.len() <= bytes {
         return text.into();
     }
-    let mut end = SNIPPET_BYTES;
+    let mut end = bytes;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
@@ -509,10 +518,12 @@ mod tests {
     #[test]
     fn texts_are_cut_at_a_character() {
         assert_eq!(&*cut("short"), "short");
-        let long = "é".repeat(SNIPPET_BYTES);
+        let long = "é".repeat(HELD_BYTES);
         let c = cut(&long);
-        assert!(c.ends_with('…') && c.len() <= SNIPPET_BYTES + 3);
-        assert_eq!(c.chars().filter(|&ch| ch == 'é').count(), SNIPPET_BYTES / 2);
+        assert!(c.ends_with('…') && c.len() <= HELD_BYTES + 3);
+        assert_eq!(c.chars().filter(|&ch| ch == 'é').count(), HELD_BYTES / 2);
+        let c = cut_at(&long, 7);
+        assert_eq!(&*c, "ééé…");
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The report page: one self-contained HTML file (inline style and SVG, no script, no
-//! network), readable in light and dark mode. Every document text is escaped, and cut at
-//! [`super::collect::SNIPPET_BYTES`] bytes with a marker.
+//! network), readable in light and dark mode. Every document text is escaped, and shown cut
+//! at [`SNIPPET_BYTES`] bytes with a marker; a pair's word diff reads the [`HELD_BYTES`] the
+//! report holds of each.
 
 use super::charts::{self, Drawn};
-use super::collect::{BINS, Collector, Example, SNIPPET_BYTES, Shown, bin};
+use super::collect::{BINS, Collector, Example, HELD_BYTES, SNIPPET_BYTES, Shown, bin, cut_at};
 use crate::diff::{Edit, diff};
 use crate::text::normalize::Words;
 use std::fmt::Write as _;
@@ -429,7 +430,10 @@ fn name(s: &Shown) -> String {
 
 fn text(s: &Shown) -> String {
     match &s.text {
-        Some(t) => format!("<blockquote><bdi>{}</bdi></blockquote>", esc(&fold(t))),
+        Some(t) => format!(
+            "<blockquote><bdi>{}</bdi></blockquote>",
+            esc(&fold(&cut_at(t, SNIPPET_BYTES)))
+        ),
         None => "<p class=\"missing\">(its text is not held: older than the kept documents \
                  the report keeps, or in the reference)</p>"
             .to_string(),
@@ -499,11 +503,12 @@ fn word_diff_html(a: &str, b: &str, words: Words) -> String {
         }
     }
     if changes == 0 {
-        // A snippet cut at SNIPPET_BYTES ends with '…': the difference is past the cut.
+        // A text cut at HELD_BYTES ends with '…': the difference is past the cut.
         return match a.ends_with('…') || b.ends_with('…') {
             true => format!(
-                "(the first {SNIPPET_BYTES} bytes the page keeps of each are the same: the \
-                 texts differ further on)"
+                "(the first {} KiB the report holds of each are the same: the texts differ \
+                 further on)",
+                HELD_BYTES >> 10
             ),
             false => "(no word differs)".to_string(),
         };
@@ -619,6 +624,63 @@ mod tests {
         assert!(p.contains("id <bdi>a&lt;b</bdi>"));
         assert!(p.contains("<del>here</del> <ins>there</ins>"), "{p}");
         assert_eq!(p.matches("<svg").count(), 4);
+    }
+
+    /// A pair whose first [`SNIPPET_BYTES`] are the same shows where it differs further on
+    /// (within what the report holds), while each text is shown cut.
+    #[test]
+    fn a_difference_past_the_shown_text_is_in_the_diff() {
+        let mut c = Collector::new(0.8, 1);
+        let kept = DocId::Line(1);
+        let words: Vec<String> = (0..800).map(|i| format!("w{i}")).collect();
+        let mut changed = words.clone();
+        changed[600] = "changed".into();
+        let (a, b) = (words.join(" "), changed.join(" "));
+        assert!(a.len() > 3 * SNIPPET_BYTES && a.len() < HELD_BYTES);
+        c.kept(1, kept.clone(), Some(crate::report::cut(&a)), None);
+        let matched = Matched {
+            seq: 1,
+            id: &kept,
+            in_reference: false,
+        };
+        c.dropped(
+            2,
+            DocId::Line(2),
+            Some(crate::report::cut(&b)),
+            matched,
+            0.81,
+            false,
+        );
+        let stats = serde_json::json!({"docs_read": 2, "written": 1, "dropped": 1});
+        let info = RunInfo {
+            stats: &stats,
+            inputs: &["in.jsonl".to_string()],
+            mode: "--drop-dups",
+            settings: vec![],
+            bands: 16,
+            rows: 8,
+            words: Words::Unicode,
+            graph: false,
+        };
+        let p = page(&c, &info);
+        assert!(p.contains("<del>w600</del> <ins>changed</ins>"), "{p}");
+        assert!(!p.contains("further on"));
+        // The texts themselves are shown cut.
+        assert!(p.contains("w100 ") && !p.contains("w300 w301"));
+        // Past what the report holds, the page says so.
+        let long: Vec<String> = (0..3000).map(|i| format!("w{i}")).collect();
+        let mut far = long.clone();
+        far[2900] = "changed".into();
+        let mut c = Collector::new(0.8, 1);
+        c.kept(
+            1,
+            kept.clone(),
+            Some(crate::report::cut(&long.join(" "))),
+            None,
+        );
+        let b = crate::report::cut(&far.join(" "));
+        c.dropped(2, DocId::Line(2), Some(b), matched, 0.81, false);
+        assert!(page(&c, &info).contains("the first 8 KiB the report holds of each are the same"));
     }
 
     #[test]
