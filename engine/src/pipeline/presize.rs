@@ -2,9 +2,10 @@
 //! so that the window is sized for them at once ([`crate::window::Window::presize`]) instead
 //! of growing by half again and again (each growth re-inserts every key it holds).
 //!
-//! The estimate is the inputs' size at the first batch's bytes per line, times the share of
-//! the first batch's documents the window kept. It is only made when every input is a
-//! regular file (a pipe's size is unknown). It errs low for a compressed file (counted at its
+//! The estimate is the inputs' size at the first batch's bytes per line (or, when every
+//! input is a Parquet file, the rows their footers count), times the share of the first
+//! batch's documents the window kept. It is only made when every input is a regular file
+//! (a pipe's size is unknown). It errs low for a compressed file (counted at its
 //! compressed size), which costs the growths it did not spare, and high where later batches
 //! keep fewer documents than the first, which costs table cells that stay empty (the window
 //! caps what it reserves).
@@ -28,6 +29,33 @@ pub(super) fn input_bytes(names: &[String]) -> Option<u64> {
         total = total.saturating_add(meta.len());
     }
     Some(total)
+}
+
+/// Rows of the inputs named `names` when every one is a Parquet file (its footer counts
+/// them); `None` otherwise, or when a footer cannot be read (the reader says why).
+pub(super) fn parquet_rows(names: &[String]) -> Option<u64> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let mut total = 0u64;
+    for name in names {
+        let file = std::fs::File::open(name).ok()?;
+        if !file.metadata().ok()?.is_file() {
+            return None;
+        }
+        let reader = SerializedFileReader::new(file).ok()?;
+        let rows = reader.metadata().file_metadata().num_rows();
+        total = total.saturating_add(u64::try_from(rows).ok()?);
+    }
+    Some(total)
+}
+
+/// The documents a window will hold in all, from `rows` in the inputs, of which the first
+/// `docs` documents left `held` in the window.
+pub(super) fn expected_held_of_rows(rows: u64, docs: u64, held: u64) -> Option<usize> {
+    if docs == 0 {
+        return None;
+    }
+    let expected = u128::from(rows) * u128::from(held.min(docs)) / u128::from(docs);
+    Some(usize::try_from(expected).unwrap_or(usize::MAX))
 }
 
 /// The documents a window will hold in all, estimated from `input` bytes and the first
@@ -76,6 +104,35 @@ mod tests {
         assert_eq!(input_bytes(&[name(&a), name(&dir)]), None, "a directory");
         assert_eq!(input_bytes(&[name(&dir.join("missing"))]), None);
         assert_eq!(input_bytes(&[]), Some(0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_parquet_input_counts_its_rows() {
+        use arrow_array::{RecordBatch, StringArray};
+        let dir = std::env::temp_dir().join(format!("neardup-presize-pq-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (table, text) = (dir.join("t.parquet"), dir.join("t.jsonl"));
+        let column = StringArray::from(vec!["a b c"; 300]);
+        let batch =
+            RecordBatch::try_from_iter([("text", std::sync::Arc::new(column) as _)]).unwrap();
+        let file = std::fs::File::create(&table).unwrap();
+        let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        std::fs::write(&text, "{\"text\": \"a\"}\n").unwrap();
+        let name = |p: &Path| p.to_string_lossy().into_owned();
+        assert_eq!(parquet_rows(&[name(&table), name(&table)]), Some(1200));
+        assert_eq!(
+            parquet_rows(&[name(&table), name(&text)]),
+            None,
+            "not every input a table"
+        );
+        assert_eq!(parquet_rows(&[name(&dir)]), None, "a directory");
+        // The first 2,048 rows left 1,024 in the window: half of the rest will stay too.
+        assert_eq!(expected_held_of_rows(100_000, 2048, 1024), Some(50_000));
+        assert_eq!(expected_held_of_rows(100_000, 0, 0), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -602,11 +602,16 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// Sizes the window for the documents the whole input promises, from the first batch
     /// (`batch`, just decided): see [`super::presize`].
     fn presize(&mut self, batch: &Batch) {
-        let Some(bytes) = super::presize::input_bytes(self.names) else {
-            return;
-        };
+        use super::presize::{expected_held, expected_held_of_rows, input_bytes, parquet_rows};
         let (docs, held) = (self.at.summary.docs_read, self.at.window.len() as u64);
-        if let Some(expected) = super::presize::expected_held(bytes, batch, docs, held) {
+        let expected =
+            match batch.rows.is_some() {
+                true => parquet_rows(self.names)
+                    .and_then(|rows| expected_held_of_rows(rows, docs, held)),
+                false => input_bytes(self.names)
+                    .and_then(|bytes| expected_held(bytes, batch, docs, held)),
+            };
+        if let Some(expected) = expected {
             let window = &mut self.at.window;
             window.presize(expected.saturating_sub(window.len()));
         }
