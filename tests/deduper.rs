@@ -444,3 +444,52 @@ fn the_per_document_figure_means_the_same_after_one_document() {
     assert!(one > 0 && one < 4096 && all > 0, "{one} {all}");
     assert!(one * 2 > all && all * 2 > one, "{one} {all}");
 }
+
+/// A batch decided on every core (`--helpers always`: each chunk's lookups made by the
+/// helpers against the window before it, committed in order) has exactly the outcomes of one
+/// thread, on templates and ordinary text, with a window that evicts and a tight candidate
+/// bound; a failed batch stops where one thread's does.
+#[test]
+fn a_batch_speculated_on_every_core_decides_as_one_thread() {
+    let mut texts = crate::filter::template_corpus(7, 3, 1800, 4);
+    for n in 0..900 {
+        let words: Vec<String> = (0..30)
+            .map(|w| format!("t{}", (n * 31 + w * 7) % 5000))
+            .collect();
+        texts.push(words.join(" "));
+        if n % 4 == 0 {
+            texts.push(format!("{} extra", words.join(" ")));
+        }
+    }
+    let docs = texts_of(&texts);
+    let settings: [&[&str]; 3] = [
+        &[],
+        &["--annotate", "-t", "0.6", "--max-candidates", "4"],
+        &["--window", "500"],
+    ];
+    for args in settings {
+        let one = deduper(args, 1).add_many(&docs).unwrap();
+        assert!(one.iter().any(|o| matches!(o, Outcome::Duplicate(_))));
+        for threads in [2, 3, 5] {
+            let mut d = deduper(&[args, &["--helpers", "always"]].concat(), threads);
+            let many = d.add_many(&docs).unwrap();
+            assert!(
+                d.summary().speculated > 1000,
+                "{args:?} -j {threads}: speculated"
+            );
+            assert!(one == many, "{args:?}: 1 vs {threads} threads differ");
+        }
+    }
+    let one = deduper(&[], 1).add_many(&docs).unwrap();
+    for at in [20, 1000, 2500] {
+        let mut failing: Vec<(Option<&str>, Option<DocId>)> =
+            texts.iter().map(|t| (Some(t.as_str()), None)).collect();
+        failing[at].0 = None;
+        let mut d = deduper(&["--on-bad-line", "fail", "--helpers", "always"], 3);
+        let e = d.add_many(&failing).unwrap_err();
+        assert_eq!(e.decided, one[..at]);
+        assert_eq!(d.summary().docs_read, at as u64);
+        let rest = d.add_many(&docs[at..]).unwrap();
+        assert!([e.decided, rest].concat() == one, "retried at {at}");
+    }
+}

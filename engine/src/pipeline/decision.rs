@@ -645,6 +645,15 @@ impl Filter {
         Ok(decided)
     }
 
+    /// A piece's decisions are made (or stopped by an error): its speculations are dropped,
+    /// the pace adapts to how many held (`speculated`, the run's count) and the window stops
+    /// recording its changes.
+    pub(super) fn piece_done(&mut self, window: &mut Window, speculated: u64) {
+        self.speculated.clear();
+        self.pace.adapt(speculated, self.scratch.reconciled);
+        window.stop_tracking();
+    }
+
     /// A bad line under `policy`: counted, and counted written when the output passes it
     /// through (`--on-bad-line pass`, not `--only-dups`), which the answer says.
     pub(super) fn bad_line(&self, policy: BadLinePolicy, summary: &mut Summary) -> bool {

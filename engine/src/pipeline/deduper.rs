@@ -8,14 +8,18 @@
 //! documents are cut into chunks, signed by `threads − 1` helpers and by the calling thread,
 //! and decided in input order by the calling thread, which signs a chunk itself while the
 //! next one in order is not ready. At most [`AHEAD`] chunks per thread are signed ahead of the decisions, so
-//! the memory a batch needs beyond its texts is bounded.
+//! the memory a batch needs beyond its texts is bounded. With helpers (`threads` > 2, or
+//! `helpers="always"`), a chunk's lookups are made on every core against the window as it
+//! stood before it and committed in order, as the command line does (`super::speculate`):
+//! the same outcomes, decided on every core.
 
-use super::decision::{Decided, Filter};
+use super::decision::{Decided, Filter, Speculated};
+use super::helpers::Helpers;
 use super::ordered::{self, Slot, Task};
 use super::prepare::Prepared;
 use super::signing::{Doc, Worker};
 use super::summary::Summary;
-use crate::config::{BadLinePolicy, Config, Settings, Weights};
+use crate::config::{BadLinePolicy, Config, HelperPolicy, Settings, Weights};
 use crate::error::{Error, Result};
 use crate::input::{BadLine, DocId};
 use crate::job::{FilterJob, Job};
@@ -320,7 +324,7 @@ impl Deduper {
             Some(text) => self.workers[0].sign_text(text, id),
             None => Doc::Bad(BadLine::Missing),
         };
-        let outcome = self.decide(doc);
+        let outcome = self.decide(doc, None);
         if outcome.is_ok() {
             self.summary.bytes_read += text.text().map_or(0, str::len) as u64;
         }
@@ -353,10 +357,18 @@ impl Deduper {
         let mut outcomes = Vec::with_capacity(docs.len());
         // Out of `self` while the batch runs, so that the decisions can borrow it.
         let mut workers = std::mem::take(&mut self.workers);
-        let result = sign_in_order(&mut workers, docs, first, |doc, text| {
-            outcomes.push(self.decide(doc)?);
-            self.summary.bytes_read += text.text().map_or(0, str::len) as u64;
-            Ok(())
+        let config = self.prepared.config.clone();
+        let helping = self.helpers(workers.len());
+        let clock = super::clock::StageClock::default();
+        let helpers = (helping > 0).then_some((&*config, helping, &clock));
+        let result = sign_in_order(&mut workers, docs, first, helpers, |signed, texts, help| {
+            let before = outcomes.len();
+            let decided = self.decide_chunk(signed, help, &mut outcomes);
+            // The documents decided (all of the chunk's, or those before an error).
+            for (text, _) in &texts[..outcomes.len() - before] {
+                self.summary.bytes_read += text.text().map_or(0, str::len) as u64;
+            }
+            decided
         });
         self.workers = workers;
         self.busy += start.elapsed();
@@ -430,19 +442,21 @@ impl Deduper {
         let mut workers = std::mem::take(&mut self.workers);
         let mut bad = BadReference::new(self.prepared.config.read.on_bad_line);
         let mut number = first;
-        let result = sign_in_order(&mut workers, docs, first, |doc, _| {
-            number += 1;
-            match doc {
-                Doc::Good(signed) => {
-                    let seq = window.newest_seq() + 1;
-                    let entry = super::decision::into_entry(signed, false);
-                    window
-                        .insert(seq, entry)
-                        .map_err(|e| Error::spill(e, seq))?;
-                    Ok(())
+        let result = sign_in_order(&mut workers, docs, first, None, |signed, _, _| {
+            for doc in signed {
+                number += 1;
+                match doc {
+                    Doc::Good(signed) => {
+                        let seq = window.newest_seq() + 1;
+                        let entry = super::decision::into_entry(signed, false);
+                        window
+                            .insert(seq, entry)
+                            .map_err(|e| Error::spill(e, seq))?;
+                    }
+                    Doc::Bad(reason) => bad.add(number - 1, reason)?,
                 }
-                Doc::Bad(reason) => bad.add(number - 1, reason),
             }
+            Ok(())
         });
         self.workers = workers;
         self.reference_texts = number - 1;
@@ -550,8 +564,83 @@ impl Deduper {
         crate::report::write(config, mode, false, &stats, collector, path)
     }
 
-    /// Decides a signed document, in input order.
-    fn decide(&mut self, doc: Doc) -> Result<Outcome> {
+    /// Speculation helpers for a batch signed by `workers` threads: as the command line
+    /// starts them (`pipeline/run.rs`), one fewer than the threads when there are more than
+    /// two (on two, the second thread signs and a helper would only take its core) or
+    /// `--helpers always` asks; none with `never`.
+    fn helpers(&self, workers: usize) -> usize {
+        match self.prepared.config.helpers {
+            HelperPolicy::Never => 0,
+            HelperPolicy::Always => workers.saturating_sub(1).max(1),
+            HelperPolicy::Auto if workers > 2 => workers - 1,
+            HelperPolicy::Auto => 0,
+        }
+    }
+
+    /// Decides a chunk of signed documents in order, pushing each outcome: with `helpers`,
+    /// piece by piece, each piece's lookups made on every core first
+    /// ([`super::speculate::speculate_batch`]) and committed here. An error stops the chunk
+    /// (the outcomes before it stand).
+    fn decide_chunk(
+        &mut self,
+        docs: Vec<Doc>,
+        helpers: Option<&Helpers>,
+        outcomes: &mut Vec<Outcome>,
+    ) -> Result<()> {
+        let Some(helpers) = helpers else {
+            for doc in docs {
+                outcomes.push(self.decide(doc, None)?);
+            }
+            return Ok(());
+        };
+        // Under `fail` a piece ends at a bad document: the documents after it must not be
+        // counted in the family summaries (speculating counts them) when the batch stops
+        // there, so that a retry from it goes on as one thread would.
+        let fail = self.prepared.config.read.on_bad_line == BadLinePolicy::Fail;
+        let mut left = docs.into_iter();
+        while left.len() > 0 {
+            let mut piece = Vec::new();
+            while piece.len() < self.filter.pace.piece()
+                && let Some(doc) = left.next()
+            {
+                let bad = matches!(doc, Doc::Bad(_));
+                piece.push(doc);
+                if fail && bad {
+                    break;
+                }
+            }
+            let first = self.summary.docs_read + 1;
+            let config = &self.prepared.config;
+            let (piece, _) = super::speculate::speculate_batch(
+                config,
+                &mut self.filter,
+                &mut self.window,
+                &|i| first + i as u64,
+                (0, piece),
+                helpers,
+                self.summary.speculated,
+            )?;
+            let mut decided = Ok(());
+            for (k, doc) in piece.into_iter().enumerate() {
+                let speculated = self.filter.speculated.get_mut(k).and_then(Option::take);
+                match self.decide(doc, speculated) {
+                    Ok(outcome) => outcomes.push(outcome),
+                    Err(e) => {
+                        decided = Err(e);
+                        break;
+                    }
+                }
+            }
+            self.filter
+                .piece_done(&mut self.window, self.summary.speculated);
+            decided?;
+        }
+        Ok(())
+    }
+
+    /// Decides a signed document, in input order (`speculated`: its lookups made before
+    /// its piece, if they were).
+    fn decide(&mut self, doc: Doc, speculated: Option<Speculated>) -> Result<Outcome> {
         let number = self.summary.docs_read + 1;
         let config = &self.prepared.config;
         if let (Doc::Bad(reason), BadLinePolicy::Fail) = (&doc, config.read.on_bad_line) {
@@ -578,7 +667,7 @@ impl Deduper {
             number,
             &mut self.summary,
             self.report.as_mut(),
-            None,
+            speculated,
         )?;
         Ok(match decided {
             Decided::New => Outcome::New,
@@ -629,17 +718,21 @@ impl BadReference {
 }
 
 /// Signs `docs` (numbered from `first`: the ids of those without one) on every worker and
-/// hands each to `take` in order, the caller's worker signing a waiting chunk rather than
-/// wait; `take`'s error stops the batch.
+/// hands each chunk to `take` in order, with its texts, the caller's worker signing a
+/// waiting chunk rather than wait; `take`'s error stops the batch. With `helpers` (the
+/// run's settings, how many, the clock they count their CPU on), that many helper threads
+/// start for the batch and `take` gets them for a chunk when the signing is ahead of the
+/// decisions (`--helpers auto`: [`BEHIND`] chunks signed and waiting) or always.
 fn sign_in_order<T: DocText>(
     workers: &mut [Worker],
     docs: &[(T, Option<DocId>)],
     first: u64,
-    mut take: impl FnMut(Doc, &T) -> Result<()>,
+    helpers: Option<(&Config, usize, &super::clock::StageClock)>,
+    mut take: impl FnMut(Vec<Doc>, &[(T, Option<DocId>)], Option<&Helpers>) -> Result<()>,
 ) -> Result<()> {
     let chunks: Vec<_> = docs.chunks(CHUNK).collect();
-    let (deciding, helpers) = split_workers(workers, chunks.len());
-    let ahead = AHEAD * (helpers.len() + 1);
+    let (deciding, signers) = split_workers(workers, chunks.len());
+    let ahead = AHEAD * (signers.len() + 1);
     let (work_tx, work_rx) = bounded::<Task<usize, Vec<Doc>>>(ahead);
     let sign = |worker: &mut Worker, i: usize| -> Vec<Doc> {
         let start = first + (i * CHUNK) as u64;
@@ -657,7 +750,7 @@ fn sign_in_order<T: DocText>(
             .collect()
     };
     std::thread::scope(|scope| -> Result<()> {
-        for worker in helpers {
+        for worker in signers {
             let work_rx = work_rx.clone();
             let sign = &sign;
             scope.spawn(move || {
@@ -666,6 +759,10 @@ fn sign_in_order<T: DocText>(
                 ordered::serve(work_rx, |i| sign(worker, i))
             });
         }
+        let helping = helpers.map(|(config, count, clock)| {
+            let always = config.helpers == HelperPolicy::Always;
+            (Helpers::start(scope, config, count, clock), always)
+        });
         let mut slots = std::collections::VecDeque::<Slot<Vec<Doc>>>::new();
         let mut queued = 0;
         let result = (|| {
@@ -683,17 +780,25 @@ fn sign_in_order<T: DocText>(
                 };
                 // Signs a waiting chunk (maybe this one) rather than wait.
                 let signed = ordered::wait_in_order(&slot, Some(&work_rx), |i| sign(deciding, i))?;
-                for (doc, (text, _)) in signed.into_iter().zip(chunks[k]) {
-                    take(doc, text)?;
-                }
+                let behind = slots.iter().filter(|s| !s.is_empty()).count() >= BEHIND;
+                let help = match &helping {
+                    Some((helpers, always)) if *always || behind => Some(helpers),
+                    _ => None,
+                };
+                take(signed, chunks[k], help)?;
             }
             Ok(())
         })();
-        // Closing the work channel lets the helpers finish.
+        // Closing the work channel lets the signers finish; dropping the helpers, the helpers.
         drop(work_tx);
+        drop(helping);
         result
     })
 }
+
+/// Signed chunks waiting behind the one taken from which `--helpers auto` speculates: the
+/// signing is ahead of the decisions.
+const BEHIND: usize = 2;
 
 /// The caller's worker and the helpers' (no more helpers than chunks to sign).
 fn split_workers(workers: &mut [Worker], chunks: usize) -> (&mut Worker, &mut [Worker]) {

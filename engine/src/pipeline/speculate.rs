@@ -11,7 +11,6 @@ use super::helpers::{Done, Helpers, SPECULATED_PER_TAKE, Work, lend, take_specul
 use super::signing::Doc;
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::input::Batch;
 use crate::window::Window;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
@@ -34,13 +33,14 @@ const SPECULATE_DOCS: usize = 16;
 /// window and reference as they stand, and the window starts
 /// recording its changes. Returns the documents, keyed, and this thread's CPU nanoseconds
 /// spent keying them (in input order); `filter.speculated` holds the lookups by place. A batch whose keys cannot be made ahead (the summaries' warm-up), or
-/// too small to share, is left to the in-order path.
+/// too small to share, is left to the in-order path. `number` gives the line (or document)
+/// number of the piece's `i`th document, for errors; `base` is the piece's place in its batch.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn speculate_batch(
     config: &Config,
     filter: &mut Filter,
     window: &mut Window,
-    batch: &Batch,
+    number: &dyn Fn(usize) -> u64,
     (base, mut docs): (usize, Vec<Doc>),
     helpers: &Helpers,
     held_so_far: u64,
@@ -66,7 +66,7 @@ pub(super) fn speculate_batch(
             let bands = signed.band_keys.len();
             window
                 .add_family_fallbacks(&signed.minima, bands, &mut signed.fallbacks)
-                .map_err(|e| Error::spill(e, batch.lines[base + i].number))?;
+                .map_err(|e| Error::spill(e, number(i)))?;
         }
     }
     // Rankings kept for the commit to reconcile are bounded per piece, whatever its size.
@@ -129,7 +129,7 @@ pub(super) fn speculate_batch(
     let docs = Arc::try_unwrap(docs)
         .map_err(|_| Error::Internal("a verification thread kept the batch".into()))?;
     if let Some(e) = failed {
-        return Err(Error::spill(e, batch.lines.first().map_or(0, |l| l.number)));
+        return Err(Error::spill(e, number(0)));
     }
     filter.speculated = by_run.into_iter().flatten().collect();
     filter.pace.tried = (filter.speculated.iter())

@@ -71,11 +71,12 @@ impl<W: Write> Consumer<W> for Filter {
         piece: (usize, Vec<Doc>),
         helpers: &Helpers,
     ) -> Result<(Vec<Doc>, u64)> {
+        let base = piece.0;
         crate::pipeline::speculate::speculate_batch(
             at.config,
             self,
             &mut at.window,
-            batch,
+            &|i| batch.lines[base + i].number,
             piece,
             helpers,
             at.summary.speculated,
@@ -87,10 +88,7 @@ impl<W: Write> Consumer<W> for Filter {
     }
 
     fn batch_done(&mut self, at: &mut Shared<'_, W>) {
-        self.speculated.clear();
-        self.pace
-            .adapt(at.summary.speculated, self.scratch.reconciled);
-        at.window.stop_tracking();
+        self.piece_done(&mut at.window, at.summary.speculated);
     }
 
     fn bad_line(&mut self, policy: BadLinePolicy, summary: &mut Summary) -> bool {
