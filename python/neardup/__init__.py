@@ -401,9 +401,11 @@ class Deduper:
         column: str | None = None,
         progress: Callable[[int], object] | None = None,
     ) -> list[Outcome]:
-        """Decides a batch of documents in order, signing them on every core (``threads``).
+        """Decides a batch of documents in order, signing them on every core (``threads``);
+        with more than two threads (or ``helpers="always"``) the lookups are made on every
+        core too, and committed in order.
 
-        The same outcomes as ``add`` one by one. ``texts`` may be any iterable of str (a
+        The same outcomes as ``add`` one by one, on any thread count. ``texts`` may be any iterable of str (a
         list, a generator over a file), a column (a pandas or polars Series, a pyarrow
         Array or ChunkedArray) or a table with the text in ``column`` (pandas, polars or
         pyarrow tables, a ``datasets.Dataset``, rows of dicts). Arrow columns are read from
