@@ -567,11 +567,11 @@ impl Deduper {
     /// Speculation helpers for a batch signed by `workers` threads: as the command line
     /// starts them (`pipeline/run.rs`), one fewer than the threads when there are more than
     /// two (on two, the second thread signs and a helper would only take its core) or
-    /// `--helpers always` asks; none with `never`.
+    /// `--helpers always` asks; none on one thread or with `never`.
     fn helpers(&self, workers: usize) -> usize {
         match self.prepared.config.helpers {
             HelperPolicy::Never => 0,
-            HelperPolicy::Always => workers.saturating_sub(1).max(1),
+            HelperPolicy::Always => workers.saturating_sub(1),
             HelperPolicy::Auto if workers > 2 => workers - 1,
             HelperPolicy::Auto => 0,
         }
