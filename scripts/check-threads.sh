@@ -85,53 +85,62 @@ run() {
   set -e
   mv "$dir/stderr" "$dir.stats-$j-$helpers"
 }
+# compare NAME ONE MANY THREADS HELPERS: counts MANY's files against ONE's, saying which differ.
+compare() {
+  if diff -r -q "$2" "$3" > /dev/null; then
+    same=$((same + 1))
+  else
+    differ=$((differ + 1))
+    printf 'DIFFERS %-44s -j %s --helpers %s\n' "$1" "$4" "$5"
+  fi
+}
+# Each thread count to compare with -j 1, as "THREADS HELPERS".
+variants() {
+  for j in $threads; do echo "$j always"; done
+  echo "2 auto"
+  echo "8 auto"
+}
+# each NAME STEP ONE MANY ARGS...: STEP (run or split) at -j 1 into ONE, then at every
+# thread count into MANY, compared with ONE.
+each() {
+  local name=$1 step=$2 one=$3 many=$4 n helpers
+  shift 4
+  "$step" "$one" 1 never "$@"
+  while read -r n helpers; do
+    "$step" "$many" "$n" "$helpers" "$@"
+    compare "$name" "$one" "$many" "$n" "$helpers"
+  done < <(variants)
+}
 # case_ NAME ARGS...: -j 1 against every thread count (files the case writes compared too).
 case_() {
   local name=$1
   shift
-  run "$work/one" 1 never "$@"
-  for j in $threads auto2 auto8; do
-    local helpers=always n=$j
-    case $j in auto*) helpers=auto n=${j#auto} ;; esac
-    run "$work/many" "$n" "$helpers" "$@"
-    if diff -r -q "$work/one" "$work/many" > /dev/null; then
-      same=$((same + 1))
-    else
-      differ=$((differ + 1))
-      printf 'DIFFERS %-44s -j %s --helpers %s\n' "$name" "$n" "$helpers"
-    fi
-  done
+  each "$name" run "$work/one" "$work/many" "$@"
   local first=${threads%% *}
   printf 'checked %-44s exit %s, %s bytes, %s evicted, %s speculated at -j %s\n' "$name" \
     "$(cat "$work/one/exit")" "$(wc -c < "$work/one/stdout")" \
     "$(stat "$work/one.stats-1-never" evictions)" \
     "$(stat "$work/many.stats-$first-always" speculated)" "$first"
 }
+# split DIR THREADS HELPERS FIRST SECOND ARGS...: a --state run split in two in DIR, the
+# index copied after the first half.
+split() {
+  local dir=$1 n=$2 helpers=$3 first=$4 second=$5
+  shift 5
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  "$bin" -q -j "$n" --helpers "$helpers" --state "$dir/index" "$@" "$first" > "$dir/out1"
+  cp -r "$dir/index" "$dir/index-after-1"
+  "$bin" -q -j "$n" --helpers "$helpers" --state "$dir/index" "$@" "$second" > "$dir/out2"
+}
 # state_case NAME FIRST SECOND ARGS...: a --state run split in two; both outputs and the
 # index after each half compared.
 state_case() {
-  local name=$1 first=$2 second=$3
-  shift 3
-  local one=$work/state-one many=$work/state-many j helpers n
-  for j in 1 $threads auto2 auto8; do
-    helpers=always n=$j
-    case $j in 1) helpers=never ;; auto*) helpers=auto n=${j#auto} ;; esac
-    local dir=$many
-    [ "$j" = 1 ] && dir=$one
-    rm -rf "$dir"
-    mkdir -p "$dir"
-    "$bin" -q -j "$n" --helpers "$helpers" --state "$dir/index" "$@" "$first" > "$dir/out1"
-    cp -r "$dir/index" "$dir/index-after-1"
-    "$bin" -q -j "$n" --helpers "$helpers" --state "$dir/index" "$@" "$second" > "$dir/out2"
-    [ "$j" = 1 ] && continue
-    if diff -r -q "$one" "$many" > /dev/null; then
-      same=$((same + 1))
-    else
-      differ=$((differ + 1))
-      printf 'DIFFERS %-44s -j %s --helpers %s\n' "$name" "$n" "$helpers"
-    fi
-  done
-  printf 'checked %-44s %s + %s bytes\n' "$name" "$(wc -c < "$one/out1")" "$(wc -c < "$one/out2")"
+  local name=$1
+  shift
+  each "$name" split "$work/state-one" "$work/state-many" "$@"
+  printf 'checked %-44s %s + %s bytes\n' "$name" "$(wc -c < "$work/state-one/out1")" \
+    "$(wc -c < "$work/state-one/out2")"
 }
 
 for corpus in "${corpora[@]}"; do

@@ -4,18 +4,18 @@
 //! `--drop-dups` and `--annotate`, without lines, files or output, so it keeps exactly the
 //! documents the command line keeps.
 //!
-//! A batch goes through the command line's ordered executor (`super::ordered`): its
-//! documents are cut into chunks, signed by `threads − 1` helpers and by the calling thread,
+//! A batch goes through the command line's ordered executor (`super::batch`): its
+//! documents are cut into chunks, signed by `threads − 1` threads and by the calling thread,
 //! and decided in input order by the calling thread, which signs a chunk itself while the
-//! next one in order is not ready. At most [`AHEAD`] chunks per thread are signed ahead of the decisions, so
-//! the memory a batch needs beyond its texts is bounded. With helpers (`threads` > 2, or
+//! next one in order is not ready. A few chunks per thread are signed ahead of the
+//! decisions, so the memory a batch needs beyond its texts is bounded. With helpers (`threads` > 2, or
 //! `helpers="always"`), a chunk's lookups are made on every core against the window as it
 //! stood before it and committed in order, as the command line does (`super::speculate`):
 //! the same outcomes, decided on every core.
 
+use super::batch::{DocText, sign_in_order};
 use super::decision::{Decided, Filter, Speculated};
 use super::helpers::Helpers;
-use super::ordered::{self, Slot, Task};
 use super::prepare::Prepared;
 use super::signing::{Doc, Worker};
 use super::summary::Summary;
@@ -24,16 +24,9 @@ use crate::error::{Error, Result};
 use crate::input::{BadLine, DocId};
 use crate::job::{FilterJob, Job};
 use crate::window::Window;
-use crossbeam_channel::bounded;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Documents signed together by one thread.
-const CHUNK: usize = 256;
-
-/// Chunks per thread signed ahead of the decisions.
-const AHEAD: usize = 4;
 
 /// What [`Deduper::add`] decided for one document.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,43 +51,6 @@ pub struct Match {
     pub exact: bool,
     /// Whether it is a document of the `--against` reference.
     pub in_reference: bool,
-}
-
-/// A document's text as it is handed over: a `str`, or (`None`) a missing value (a null in
-/// a table), which is not a document, as a JSON line without its text is not.
-pub trait DocText: Sync {
-    /// The text, or `None` for a missing value.
-    fn text(&self) -> Option<&str>;
-}
-
-impl DocText for &str {
-    fn text(&self) -> Option<&str> {
-        Some(self)
-    }
-}
-
-impl DocText for String {
-    fn text(&self) -> Option<&str> {
-        Some(self)
-    }
-}
-
-impl DocText for &String {
-    fn text(&self) -> Option<&str> {
-        Some(self)
-    }
-}
-
-impl DocText for Option<&str> {
-    fn text(&self) -> Option<&str> {
-        *self
-    }
-}
-
-impl DocText for Option<String> {
-    fn text(&self) -> Option<&str> {
-        self.as_deref()
-    }
 }
 
 /// A batch that stopped part way ([`Deduper::add_many`]): the documents before the one that
@@ -715,94 +671,4 @@ impl BadReference {
         self.first.get_or_insert(reason);
         Ok(())
     }
-}
-
-/// Signs `docs` (numbered from `first`: the ids of those without one) on every worker and
-/// hands each chunk to `take` in order, with its texts, the caller's worker signing a
-/// waiting chunk rather than wait; `take`'s error stops the batch. With `helpers` (the
-/// run's settings, how many, the clock they count their CPU on), that many helper threads
-/// start for the batch and `take` gets them for a chunk when the signing is ahead of the
-/// decisions (`--helpers auto`: [`BEHIND`] chunks signed and waiting) or always.
-fn sign_in_order<T: DocText>(
-    workers: &mut [Worker],
-    docs: &[(T, Option<DocId>)],
-    first: u64,
-    helpers: Option<(&Config, usize, &super::clock::StageClock)>,
-    mut take: impl FnMut(Vec<Doc>, &[(T, Option<DocId>)], Option<&Helpers>) -> Result<()>,
-) -> Result<()> {
-    let chunks: Vec<_> = docs.chunks(CHUNK).collect();
-    let (deciding, signers) = split_workers(workers, chunks.len());
-    let ahead = AHEAD * (signers.len() + 1);
-    let (work_tx, work_rx) = bounded::<Task<usize, Vec<Doc>>>(ahead);
-    let sign = |worker: &mut Worker, i: usize| -> Vec<Doc> {
-        let start = first + (i * CHUNK) as u64;
-        let chunk: &[(T, Option<DocId>)] = chunks[i];
-        chunk
-            .iter()
-            .zip(start..)
-            .map(|((text, id), number)| {
-                let id = id.clone().unwrap_or(DocId::Line(number));
-                match text.text() {
-                    Some(text) => worker.sign_text(text, id),
-                    None => Doc::Bad(BadLine::Missing),
-                }
-            })
-            .collect()
-    };
-    std::thread::scope(|scope| -> Result<()> {
-        for worker in signers {
-            let work_rx = work_rx.clone();
-            let sign = &sign;
-            scope.spawn(move || {
-                // The worker was made on the calling thread.
-                crate::text::shingle::prepare_thread();
-                ordered::serve(work_rx, |i| sign(worker, i))
-            });
-        }
-        let helping = helpers.map(|(config, count, clock)| {
-            let always = config.helpers == HelperPolicy::Always;
-            (Helpers::start(scope, config, count, clock), always)
-        });
-        let mut slots = std::collections::VecDeque::<Slot<Vec<Doc>>>::new();
-        let mut queued = 0;
-        let result = (|| {
-            for k in 0..chunks.len() {
-                while queued < chunks.len() && slots.len() < ahead {
-                    let (task, slot) = Task::new(queued);
-                    work_tx
-                        .send(task)
-                        .map_err(|_| Error::Internal("the signing threads stopped".into()))?;
-                    slots.push_back(slot);
-                    queued += 1;
-                }
-                let Some(slot) = slots.pop_front() else {
-                    break;
-                };
-                // Signs a waiting chunk (maybe this one) rather than wait.
-                let signed = ordered::wait_in_order(&slot, Some(&work_rx), |i| sign(deciding, i))?;
-                let behind = slots.iter().filter(|s| !s.is_empty()).count() >= BEHIND;
-                let help = match &helping {
-                    Some((helpers, always)) if *always || behind => Some(helpers),
-                    _ => None,
-                };
-                take(signed, chunks[k], help)?;
-            }
-            Ok(())
-        })();
-        // Closing the work channel lets the signers finish; dropping the helpers, the helpers.
-        drop(work_tx);
-        drop(helping);
-        result
-    })
-}
-
-/// Signed chunks waiting behind the one taken from which `--helpers auto` speculates: the
-/// signing is ahead of the decisions.
-const BEHIND: usize = 2;
-
-/// The caller's worker and the helpers' (no more helpers than chunks to sign).
-fn split_workers(workers: &mut [Worker], chunks: usize) -> (&mut Worker, &mut [Worker]) {
-    let (first, rest) = workers.split_first_mut().expect("at least one worker");
-    let helpers = rest.len().min(chunks.saturating_sub(1));
-    (first, &mut rest[..helpers])
 }

@@ -26,6 +26,7 @@
 //! | `sequencer` | the in-order loop; each job's consumer: `sequencer/filtered.rs` (the filter's verdicts), `sequencer/pairs.rs` (pairs, graphs), sign and reference in `sequencer/mod.rs` |
 //! | `decision` | the filter modes' decision for one document (the sequencer's and `Deduper`'s) |
 //! | `deduper` | [`Deduper`]: that decision in process, one document or a batch at a time |
+//! | `batch` | a program's batch signed on every thread and handed to `Deduper` in order |
 //! | `components` | the sequencer's union–find when only components are wanted |
 //! | `clock` | each thread's CPU summed by stage (`--stats` "cpu_seconds") |
 //! | `helpers` | threads sharing a batch's lookups and verification with the sequencer |
@@ -33,6 +34,7 @@
 //! | `speculate` | the filter's lookups of a batch made on every core, then committed in order where still valid |
 //! | [`summary`] | the counts `--stats` prints |
 
+mod batch;
 mod clock;
 mod components;
 mod decision;
@@ -49,7 +51,8 @@ pub mod signing;
 mod speculate;
 pub mod summary;
 
-pub use deduper::{BatchError, Deduper, DocText, Match, Outcome};
+pub use batch::DocText;
+pub use deduper::{BatchError, Deduper, Match, Outcome};
 pub use prepare::{Prepared, bad_lines, reading, verifier, window_settings};
 pub use signing::{Doc, NodeData, Signed, Worker};
 pub use summary::Summary;
