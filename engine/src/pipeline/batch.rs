@@ -97,9 +97,16 @@ pub(super) fn sign_in_order<T: DocText>(
                 ordered::serve(work_rx, |i| sign(worker, i))
             });
         }
-        let helping = helpers.map(|(config, count, clock)| {
+        // Helpers start only for a batch that can use them (`auto` waits for chunks signed
+        // ahead; a piece shorter than the speculation's least is decided in order): a
+        // program handing over small batches does not start threads on every call.
+        let helping = helpers.and_then(|(config, count, clock)| {
             let always = config.helpers == HelperPolicy::Always;
-            (Helpers::start(scope, config, count, clock), always)
+            let usable = match always {
+                true => docs.len() >= super::speculate::SPECULATE_DOCS,
+                false => chunks.len() > BEHIND,
+            };
+            usable.then(|| (Helpers::start(scope, config, count, clock), always))
         });
         let mut slots = std::collections::VecDeque::<Slot<Vec<Doc>>>::new();
         let mut queued = 0;

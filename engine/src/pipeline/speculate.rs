@@ -24,7 +24,7 @@ const RANKINGS_PER_PIECE: usize = 1 << 18;
 const MIN_RANKING: usize = 64;
 
 /// Fewer good documents than this are decided in order alone (waking a helper costs more).
-const SPECULATE_DOCS: usize = 16;
+pub(super) const SPECULATE_DOCS: usize = 16;
 
 /// Speculates the batch's documents for `filter` (on this thread and the `helpers`): first
 /// each good document is counted in the family summaries in input order (its family keys
