@@ -96,6 +96,25 @@ fn a_document_s_markup_is_shown_as_text() {
     assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
 }
 
+/// Two long texts the same for their first 8 KiB: the pair shows where they differ (the
+/// dropped one's first words the kept one lacks).
+#[test]
+fn a_pair_alike_past_what_the_page_holds_shows_where_it_differs() {
+    let dir = Scratch::new("long");
+    let words: Vec<String> = (0..3000).map(|i| format!("Word{i}")).collect();
+    let mut changed = words.clone();
+    changed[2900] = "Different".into();
+    let input = format!("{}\n{}\n", words.join(" "), changed.join(" "));
+    let path = dir.path().join("r.html");
+    neardup(&["--report", path.to_str().unwrap()], input.as_bytes()).ok();
+    let page = std::fs::read_to_string(&path).unwrap();
+    // The first shingle of five words the kept text lacks starts at word 2,897.
+    let shown = "from word 2897, normalised: … word2884";
+    assert!(page.contains(shown), "{page}");
+    assert!(page.contains("<ins>word2896 word2897 word2898 word2899 different</ins> word2901"));
+    assert!(!page.contains("further on"));
+}
+
 #[test]
 fn the_page_does_not_depend_on_the_thread_count() {
     let dir = Scratch::new("threads");

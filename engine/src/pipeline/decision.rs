@@ -626,6 +626,7 @@ impl Filter {
     ) -> Result<Decided> {
         let settings = Filtering::new(config, &self.job);
         let decided = decide(
+            config,
             &settings,
             &self.reference,
             window,
@@ -670,6 +671,7 @@ impl Filter {
 /// and the id of its match. `number` is its line (or document) number.
 #[allow(clippy::too_many_arguments)]
 fn decide(
+    config: &Config,
     settings: &Filtering<'_>,
     reference: &Option<Window>,
     window: &mut Window,
@@ -679,12 +681,11 @@ fn decide(
     summary: &mut Summary,
     report: Option<&mut Collector>,
 ) -> Result<Decided> {
-    // What the page shows of the document, before the window takes it.
+    // What the page shows of the document, before the window takes it (and, for a long
+    // text, the whole of it, to find where it differs from its match if it is shown).
     let shown = report.is_some().then(|| {
-        (
-            signed.id.clone(),
-            signed.node.take().and_then(|n| n.report_text),
-        )
+        let node = signed.node.take().unwrap_or_default();
+        (signed.id.clone(), node.report_text, node.report_whole)
     });
     let decision = filter(
         settings,
@@ -698,7 +699,7 @@ fn decide(
     )?;
     Ok(match decision {
         Decision::New { below } => {
-            if let (Some(report), Some((id, snippet))) = (report, shown) {
+            if let (Some(report), Some((id, snippet, _))) = (report, shown) {
                 report.kept(number, id, snippet, below);
             }
             Decided::New
@@ -712,13 +713,21 @@ fn decide(
             let dup_of = window_of(reference, window, in_reference)
                 .id(held)
                 .map_err(|e| Error::spill(e, number))?;
-            if let (Some(report), Some((id, snippet))) = (report, shown) {
+            if let (Some(report), Some((id, snippet, whole))) = (report, shown) {
                 let matched = Matched {
                     seq: held.seq,
                     id: &dup_of,
                     in_reference,
                 };
-                report.dropped(number, id, snippet, matched, similarity, copy);
+                let held_in = window_of(reference, window, in_reference);
+                let differs = || {
+                    let whole = whole?;
+                    let mut scratch = Vec::new();
+                    let kept = held_in.view(held, &mut scratch).ok()?;
+                    super::differing::first_difference(config, &whole, kept.compared().shingles)
+                };
+                let how = (similarity, copy);
+                report.dropped(number, id, snippet, matched, how, differs);
             }
             Decided::Dup {
                 dup_of,

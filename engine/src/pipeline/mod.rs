@@ -26,6 +26,7 @@
 //! | `sequencer` | the in-order loop; each job's consumer: `sequencer/filtered.rs` (the filter's verdicts), `sequencer/pairs.rs` (pairs, graphs), sign and reference in `sequencer/mod.rs` |
 //! | `decision` | the filter modes' decision for one document (the sequencer's and `Deduper`'s) |
 //! | `deduper` | [`Deduper`]: that decision in process, one document or a batch at a time |
+//! | `differing` | where a dropped long text differs from its match, for the report page |
 //! | `batch` | a program's batch signed on every thread and handed to `Deduper` in order |
 //! | `components` | the sequencer's union–find when only components are wanted |
 //! | `clock` | each thread's CPU summed by stage (`--stats` "cpu_seconds") |
@@ -39,6 +40,7 @@ mod clock;
 mod components;
 mod decision;
 mod deduper;
+mod differing;
 mod helpers;
 mod ordered;
 mod pace;

@@ -74,6 +74,10 @@ pub struct NodeData {
     pub text_bytes: u64,
     /// `--report`: the start of the text the page may show ([`crate::report::cut`]).
     pub report_text: Option<Box<str>>,
+    /// `--report`, a text longer than what the page holds: the whole text, for finding
+    /// where it differs from its match when their held starts are the same (dropped once
+    /// the document is decided).
+    pub report_whole: Option<Box<str>>,
 }
 
 /// Per-thread state of a signing worker: settings plus reusable scratch buffers.
@@ -260,6 +264,8 @@ impl Worker {
             },
             // The report folds the few texts it shows itself: here, only a copy.
             report_text: self.report.then(|| crate::report::cut(text)),
+            report_whole: (self.report && self.family && text.len() > crate::report::HELD_BYTES)
+                .then(|| text.into()),
             attrs: std::mem::take(&mut self.attrs).into_boxed_slice(),
             text_bytes: text.len() as u64,
         });

@@ -33,6 +33,10 @@ pub fn cut_at(text: &str, bytes: usize) -> Box<str> {
     out.into_boxed_str()
 }
 
+/// Separates the parts of [`Example::differs`] (normalised words hold no control
+/// characters).
+pub const DIFFERS_SEP: char = '\u{1}';
+
 /// Bytes of kept documents' snippets held for the examples' matches.
 pub const RING_BYTES: usize = 16 << 20;
 
@@ -74,6 +78,10 @@ pub struct Example {
     pub exact: bool,
     /// Whether the match is an `--against` reference document.
     pub in_reference: bool,
+    /// Where the dropped text differs from the kept one past what the page holds of each
+    /// (long texts only): the place of its first word shingle the kept one lacks, the
+    /// words before it, the shingle's and the words after, joined by [`DIFFERS_SEP`].
+    pub differs: Option<Box<str>>,
 }
 
 /// The match a dropped document was dropped for.
@@ -219,16 +227,25 @@ impl Collector {
         }
     }
 
-    /// A dropped document, `similarity` to `matched` (`exact`: the same normalised text).
+    /// A dropped document, `similarity` to `matched` (`exact`: the same normalised text), and
+    /// where its text differs from its match past what the page holds ([`Example::differs`]),
+    /// asked of `differs` only when the pair is shown.
     pub fn dropped(
         &mut self,
         line: u64,
         id: DocId,
         snippet: Option<Box<str>>,
         matched: Matched<'_>,
-        similarity: f64,
-        exact: bool,
+        (similarity, exact): (f64, bool),
+        differs: impl FnOnce() -> Option<String>,
     ) {
+        let mut differs = Some(differs);
+        let mut found: Option<Option<Box<str>>> = None;
+        let mut differs = move || {
+            found
+                .get_or_insert_with(|| differs.take().and_then(|f| f()).map(Into::into))
+                .clone()
+        };
         self.dropped[if exact { BINS - 1 } else { bin(similarity) }] += 1;
         let key = match matched.in_reference {
             true => REFERENCE | matched.seq,
@@ -239,12 +256,13 @@ impl Collector {
             id,
             text: snippet,
         };
-        let example = |me: &Self| Example {
+        let mut example = |me: &Self| Example {
             dropped: dropped.clone(),
             kept: me.shown_kept(matched),
             similarity,
             exact,
             in_reference: matched.in_reference,
+            differs: differs(),
         };
         // Closest to the threshold first, then the earliest.
         let distance = ((similarity - self.threshold).max(0.0) * 1e9) as u64;
@@ -274,14 +292,8 @@ impl Collector {
         matched: Matched<'_>,
         similarity: f64,
     ) {
-        self.dropped(
-            line,
-            id.clone(),
-            snippet.clone(),
-            matched,
-            similarity,
-            false,
-        );
+        let how = (similarity, false);
+        self.dropped(line, id.clone(), snippet.clone(), matched, how, || None);
         self.hold(line, id, snippet);
     }
 
@@ -477,9 +489,11 @@ mod tests {
         for line in 1..=3 {
             c.kept(line, id(line), Some("kept text".into()), None);
         }
-        c.dropped(4, id(0), Some("a".into()), matched(1), 0.9, false);
-        c.dropped(5, id(0), Some("b".into()), matched(1), 1.0, true);
-        c.dropped(6, id(0), None, matched(2), 0.85, false);
+        c.dropped(4, id(0), Some("a".into()), matched(1), (0.9, false), || {
+            None
+        });
+        c.dropped(5, id(0), Some("b".into()), matched(1), (1.0, true), || None);
+        c.dropped(6, id(0), None, matched(2), (0.85, false), || None);
         assert_eq!(c.group_sizes(), vec![(1, 1), (2, 1), (3, 1)]);
         let largest = c.largest();
         assert_eq!(largest[0].0.line, 1);
@@ -497,7 +511,7 @@ mod tests {
         c.kept(1, id(0), Some("x".into()), Some(0.42));
         for line in 2..200u64 {
             let s = 0.8 + (line % 20) as f64 / 100.0;
-            c.dropped(line, id(0), None, matched(1), s, false);
+            c.dropped(line, id(0), None, matched(1), (s, false), || None);
         }
         let near = c.borderline();
         assert_eq!(near.len(), EXAMPLES);
@@ -508,7 +522,7 @@ mod tests {
         let mut again = Collector::new(0.8, 7);
         again.kept(1, id(0), Some("x".into()), None);
         for line in 2..200u64 {
-            again.dropped(line, id(0), None, matched(1), 0.9, false);
+            again.dropped(line, id(0), None, matched(1), (0.9, false), || None);
         }
         let lines = |v: Vec<Example>| v.iter().map(|e| e.dropped.line).collect::<Vec<_>>();
         assert_eq!(lines(random), lines(again.random()));
@@ -535,8 +549,8 @@ mod tests {
             c.kept(line, id(0), Some(text.clone().into()), None);
         }
         assert!(c.ring_bytes <= RING_BYTES);
-        c.dropped(n + 1, id(0), None, matched(1), 0.9, false);
-        c.dropped(n + 2, id(0), None, matched(n), 0.9, false);
+        c.dropped(n + 1, id(0), None, matched(1), (0.9, false), || None);
+        c.dropped(n + 2, id(0), None, matched(n), (0.9, false), || None);
         let shown = c.borderline();
         assert_eq!(shown.len(), 2);
         let by_kept = |line| shown.iter().find(|e| e.kept.line == line).unwrap();

@@ -21,8 +21,8 @@ pub mod page;
 mod write;
 
 pub use collect::{
-    BINS, Collector, EXAMPLES, Example, Groups, Matched, RING_BYTES, SNIPPET_BYTES, Shown,
-    TOP_GROUPS, bin, cut,
+    BINS, Collector, DIFFERS_SEP, EXAMPLES, Example, Groups, HELD_BYTES, Matched, RING_BYTES,
+    SNIPPET_BYTES, Shown, TOP_GROUPS, bin, cut,
 };
 pub use page::{RunInfo, page};
 pub use write::{filter_mode, write};

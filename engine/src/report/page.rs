@@ -4,7 +4,9 @@
 //! report holds of each.
 
 use super::charts::{self, Drawn};
-use super::collect::{BINS, Collector, Example, HELD_BYTES, SNIPPET_BYTES, Shown, bin, cut_at};
+use super::collect::{
+    BINS, Collector, DIFFERS_SEP, Example, HELD_BYTES, SNIPPET_BYTES, Shown, bin, cut_at,
+};
 use crate::diff::{Edit, diff};
 use crate::text::normalize::Words;
 use std::fmt::Write as _;
@@ -413,7 +415,8 @@ fn examples(h: &mut String, id: &str, title: &str, intro: &str, list: &[Example]
             text(&e.kept)
         );
         if let (Some(a), Some(b)) = (&e.kept.text, &e.dropped.text) {
-            let _ = write!(h, "<p class=\"diff\">{}</p>", word_diff_html(a, b, words));
+            let diff = word_diff_html(a, b, words, e.differs.as_deref());
+            let _ = write!(h, "<p class=\"diff\">{diff}</p>");
         }
         h.push_str("</div>");
     }
@@ -452,8 +455,9 @@ fn fold(text: &str) -> String {
     out
 }
 
-/// The words of `b` against `a`, with the changes marked and long unchanged runs cut.
-fn word_diff_html(a: &str, b: &str, words: Words) -> String {
+/// The words of `b` against `a`, with the changes marked and long unchanged runs cut;
+/// `differs`: where `b` differs past what is held of the two ([`Example::differs`]).
+fn word_diff_html(a: &str, b: &str, words: Words, differs: Option<&str>) -> String {
     let wa: Vec<&str> = words.split(a).collect();
     let wb: Vec<&str> = words.split(b).collect();
     let edits = diff(&wa, &wb);
@@ -505,11 +509,22 @@ fn word_diff_html(a: &str, b: &str, words: Words) -> String {
     if changes == 0 {
         // A text cut at HELD_BYTES ends with '…': the difference is past the cut.
         return match a.ends_with('…') || b.ends_with('…') {
-            true => format!(
-                "(the first {} KiB the report holds of each are the same: the texts differ \
-                 further on)",
-                HELD_BYTES >> 10
-            ),
+            true => match differs.map(|d| d.split(DIFFERS_SEP).collect::<Vec<_>>()) {
+                Some(parts) if parts.len() == 4 => format!(
+                    "(the first {} KiB the report holds of each are the same) from word {}, \
+                     normalised: {} <ins>{}</ins> {} (the first words the kept text lacks)",
+                    HELD_BYTES >> 10,
+                    esc(parts[0]),
+                    esc(parts[1]),
+                    esc(parts[2]),
+                    esc(parts[3])
+                ),
+                _ => format!(
+                    "(the first {} KiB the report holds of each are the same: the texts \
+                     differ further on)",
+                    HELD_BYTES >> 10
+                ),
+            },
             false => "(no word differs)".to_string(),
         };
     }
@@ -601,8 +616,8 @@ mod tests {
                 id: &kept,
                 in_reference: false,
             },
-            0.82,
-            false,
+            (0.82, false),
+            || None,
         );
         let stats = serde_json::json!({"docs_read": 2, "written": 1, "dropped": 1});
         let p = page(
@@ -648,8 +663,8 @@ mod tests {
             DocId::Line(2),
             Some(crate::report::cut(&b)),
             matched,
-            0.81,
-            false,
+            (0.81, false),
+            || None,
         );
         let stats = serde_json::json!({"docs_read": 2, "written": 1, "dropped": 1});
         let info = RunInfo {
@@ -679,7 +694,7 @@ mod tests {
             None,
         );
         let b = crate::report::cut(&far.join(" "));
-        c.dropped(2, DocId::Line(2), Some(b), matched, 0.81, false);
+        c.dropped(2, DocId::Line(2), Some(b), matched, (0.81, false), || None);
         assert!(page(&c, &info).contains("the first 8 KiB the report holds of each are the same"));
     }
 
@@ -694,8 +709,8 @@ mod tests {
         };
         c.kept(1, k.clone(), None, Some(0.55));
         c.kept(2, DocId::Line(2), None, None);
-        c.dropped(3, DocId::Line(3), None, m, 0.9, false);
-        c.dropped(4, DocId::Line(4), None, m, 1.0, true);
+        c.dropped(3, DocId::Line(3), None, m, (0.9, false), || None);
+        c.dropped(4, DocId::Line(4), None, m, (1.0, true), || None);
         let points = curve_points(&c, 16, 8);
         let at = |x: f64| *points.iter().find(|p| (p.0 - x).abs() < 1e-9).unwrap();
         assert_eq!(at(1.0).1, 1.0);

@@ -179,6 +179,14 @@ impl Shingler {
         out.dedup();
     }
 
+    /// The hash of the word shingle of `doc` from token `first` to token `last` (inclusive),
+    /// as [`Shingler::shingles_into`] makes it for word shingles: to find which of a
+    /// document's shingles another lacks (the report's pairs).
+    pub fn hash_of(&self, doc: &Normalized, first: usize, last: usize) -> u64 {
+        let t = &doc.tokens;
+        xxh3_64_with_seed(&doc.text[t[first].0..t[last].1], self.seed)
+    }
+
     /// Bag elements with the shingle each stands for: `(element, shingle)` for every
     /// occurrence (the first occurrence of shingle `h` is `h` itself, the k-th repeat the same
     /// element as in bag semantics), unsorted. `scratch` is reused. With set semantics each
