@@ -480,6 +480,17 @@ fn a_batch_speculated_on_every_core_decides_as_one_thread() {
             assert!(one == many, "{args:?}: 1 vs {threads} threads differ");
         }
     }
+    // The smallest batches: too few to start helpers (4), and a piece's least (20).
+    for n in [1, 4, 20] {
+        let small = &docs[1800..1800 + n];
+        let one = deduper(&[], 1).add_many(small).unwrap();
+        assert!(
+            one == deduper(&["--helpers", "always"], 3)
+                .add_many(small)
+                .unwrap(),
+            "{n}"
+        );
+    }
     let one = deduper(&[], 1).add_many(&docs).unwrap();
     for at in [20, 1000, 2500] {
         let mut failing: Vec<(Option<&str>, Option<DocId>)> =

@@ -13,7 +13,7 @@ use crate::input::{BadLine, DocId};
 use crossbeam_channel::bounded;
 
 /// Documents signed together by one thread.
-pub(super) const CHUNK: usize = 256;
+const CHUNK: usize = 256;
 
 /// Chunks per thread signed ahead of the decisions.
 const AHEAD: usize = 4;
