@@ -27,3 +27,4 @@
 pub use neardup_engine::*;
 
 pub mod cmd;
+pub mod stdout;

@@ -28,7 +28,7 @@ static GATE: AtomicU8 = AtomicU8::new(IDLE);
 static STOP: AtomicI32 = AtomicI32::new(0);
 
 /// Records that `signal` asked the run to stop: a write waiting on a full pipe gives up
-/// ([`crate::output::Stdout`]) so that the state is saved at once.
+/// (the binary's `Stdout` writer) so that the state is saved at once.
 pub fn request_stop(signal: i32) {
     STOP.store(signal, Ordering::SeqCst);
 }

@@ -244,7 +244,7 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
         job,
         inputs,
         // Every run stops at a whole line on SIGINT/SIGTERM, also while its pipe is full.
-        crate::output::Stdout::new().stoppable(true),
+        crate::stdout::Stdout::new().stoppable(true),
         &mut stderr,
         terminal,
     )?;

@@ -255,7 +255,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     }
 
     /// A failed write (a full disk, a file size limit) says how far the output is
-    /// complete: the output writer leaves it at a whole line ([`crate::output::Stdout`]).
+    /// complete: the output writer leaves it at a whole line (the binary's `Stdout` writer).
     fn written_so_far(&self, e: Error) -> Error {
         match e {
             Error::Io { context, source }
