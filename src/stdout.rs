@@ -135,4 +135,3 @@ impl Write for Stdout {
         Ok(())
     }
 }
-

@@ -86,6 +86,17 @@ pub enum Error {
     Data(String),
     /// A worker thread panicked: a bug, reported rather than hidden.
     Internal(String),
+    /// The run was asked to stop (a signal, or its output closed, with `--state` or a table
+    /// output) and stopped where it could resume: what it kept and where the input got are
+    /// in `message` (`None`: nothing to say, `--quiet`). The caller ends the process if it
+    /// wants to; the engine never does.
+    Stopped {
+        /// The exit status a command line gives it: 128 + the signal, or 1 for a closed
+        /// output.
+        status: i32,
+        /// What was kept (the output, the state) and how far the input got.
+        message: Option<String>,
+    },
 }
 
 impl Error {
@@ -144,6 +155,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Config { .. } | Error::Usage(_) => 2,
+            Error::Stopped { status, .. } => *status,
             _ => 1,
         }
     }
@@ -162,6 +174,7 @@ impl Error {
             Error::BadLine { place, reason } => format!("{place}: {reason}"),
             Error::Usage(message) | Error::Data(message) => message.clone(),
             Error::Internal(message) => format!("internal error: {message}"),
+            Error::Stopped { message, .. } => message.clone().unwrap_or_default(),
         };
         worded(&text, wording).into_owned()
     }

@@ -51,7 +51,9 @@ pub(crate) fn py_err(e: Error) -> PyErr {
         Error::Config { .. } | Error::Usage(_) => PyValueError::new_err(message),
         Error::BadLine { .. } => BadDocumentError::new_err(message),
         Error::Io { .. } => PyOSError::new_err(message),
-        Error::Data(_) | Error::Internal(_) => PyRuntimeError::new_err(message),
+        Error::Data(_) | Error::Internal(_) | Error::Stopped { .. } => {
+            PyRuntimeError::new_err(message)
+        }
     }
 }
 

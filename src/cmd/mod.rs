@@ -248,6 +248,11 @@ where
     match args.run() {
         Ok(()) => 0,
         Err(e) if e.is_broken_pipe() => 0,
+        // A run stopped where it can resume: its status (128 + the signal), quiet if asked.
+        Err(Error::Stopped {
+            status,
+            message: None,
+        }) => status as u8,
         Err(e) => fail(&e),
     }
 }

@@ -16,6 +16,7 @@ pub mod decompress;
 pub mod extract;
 pub mod fields;
 mod lines;
+mod live;
 pub mod settings;
 
 pub use bad_lines::BadLines;
@@ -24,6 +25,8 @@ pub use lines::LineReader;
 
 use crate::error::{Error, Result};
 use decompress::Decompressing;
+pub use live::Halt;
+use live::Live;
 use settings::{Decompress, InputFormat};
 use std::fs::File;
 use std::io::{self, Read};
@@ -253,6 +256,8 @@ pub struct Input {
     live: Option<i32>,
     /// A regular file's own handle, for inputs read by position (Parquet: [`columnar`]).
     file: Option<File>,
+    /// What ends a live input's wait for data when the run stops ([`Input::halt`]).
+    halt: Option<Halt>,
 }
 
 impl Input {
@@ -261,11 +266,25 @@ impl Input {
     /// `decompress` says how (`--decompress`).
     pub fn open(path: &Path, decompress: Decompress) -> Result<Input> {
         if path.as_os_str() == "-" {
+            // Descriptor 0 read through a copy of its own, not through `io::stdin()`, whose
+            // buffer would hold data that polling the descriptor does not see.
+            use std::os::fd::{AsFd, AsRawFd};
+            let (reader, halt): (Box<dyn Read + Send>, _) =
+                match io::stdin().as_fd().try_clone_to_owned() {
+                    Ok(fd) => {
+                        let file = File::from(fd);
+                        let halt = Halt::default();
+                        let raw = file.as_raw_fd();
+                        (Box::new(Live::new(file, raw, halt.clone())), Some(halt))
+                    }
+                    Err(_) => (Box::new(io::stdin()), None),
+                };
             return Ok(Input {
                 name: "-".to_string(),
-                reader: Box::new(Decompressing::with(Box::new(io::stdin()), decompress)),
+                reader: Box::new(Decompressing::with(reader, decompress)),
                 live: Some(0),
                 file: None,
+                halt,
             });
         }
         let name = path.display().to_string();
@@ -281,11 +300,19 @@ impl Input {
             true => file.try_clone().ok(),
             false => None,
         };
+        let (reader, halt): (Box<dyn Read + Send>, _) = match live {
+            Some(fd) => {
+                let halt = Halt::default();
+                (Box::new(Live::new(file, fd, halt.clone())), Some(halt))
+            }
+            None => (Box::new(file), None),
+        };
         Ok(Input {
             name,
-            reader: Box::new(Decompressing::with(Box::new(file), decompress)),
+            reader: Box::new(Decompressing::with(reader, decompress)),
             live,
             file: own,
+            halt,
         })
     }
 
@@ -304,6 +331,12 @@ impl Input {
         unsafe { libc::poll(&mut poll, 1, 0) == 0 }
     }
 
+    /// What ends this input's wait for data when the run stops: a live input's (standard
+    /// input, a FIFO), which may wait for as long as the writer upstream sends nothing.
+    pub fn halt(&self) -> Option<Halt> {
+        self.halt.clone()
+    }
+
     /// Wraps any reader, read as it is (for tests and library use; wrap it in a
     /// [`Decompressing`] for compressed data).
     pub fn from_reader(name: impl Into<String>, reader: Box<dyn Read + Send>) -> Input {
@@ -312,6 +345,7 @@ impl Input {
             reader,
             live: None,
             file: None,
+            halt: None,
         }
     }
 
@@ -338,6 +372,7 @@ impl Input {
             reader: Box::new(io::Cursor::new(prefix.clone()).chain(reader)),
             live: self.live,
             file: self.file,
+            halt: self.halt,
         };
         Ok((prefix, lines, replay))
     }

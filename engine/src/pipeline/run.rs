@@ -106,8 +106,14 @@ pub(super) fn run_inner<W: Write, D: Write>(
     let fit = config.memory.batches_in_flight();
     let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>((4 * threads + 4).min(fit));
     let mut table = None;
+    // What ends a live input's wait when the run returns before its input ended.
+    let mut halts = Vec::new();
     let mut reader = match source {
         Source::Lines(mut inputs) => Feed::Lines(Box::new({
+            halts = inputs
+                .iter()
+                .filter_map(crate::input::Input::halt)
+                .collect();
             let encoding = prepare::table_encoding(config, job, &mut inputs)?;
             table = encoding.map(|e| {
                 let annotate = job.output() == Some(crate::job::Output::Annotate);
@@ -205,6 +211,11 @@ pub(super) fn run_inner<W: Write, D: Write>(
         };
         let sequencer = Sequencer::new(prepared, job, out, handed);
         let result = sequencer.run(order_rx, diagnostics);
+        // A stop returns before the input ends: a reader waiting on an idle live input
+        // gives up (within a poll step), one sending a batch finds the queue gone.
+        for halt in &halts {
+            halt.halt();
+        }
         let bytes_read = reader_handle
             .join()
             .map_err(|_| Error::Internal("the reader thread panicked".into()))?;

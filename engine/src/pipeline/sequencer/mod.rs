@@ -187,6 +187,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if self.progress {
             let _ = write!(diag, "\r\x1b[K");
         }
+        if let Err(stopped @ Error::Stopped { .. }) = result {
+            // The stop ended the output and saved the state already.
+            return Err(stopped);
+        }
         // Flush what was written even when stopping on an error, unless the pipe is closed;
         // a table's footer is written (or its file removed) here.
         // A run whose lines were all bad fails (below): a table file is not put in place as
@@ -212,12 +216,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if let Some(signal) = crate::guard::stop_requested()
             && (self.job.state().is_some() || result.is_err() || flushed.is_err())
         {
-            return Err(self.stop(Stop::Signal(signal), diag));
+            return Err(self.stop(Stop::Signal(signal)));
         }
         if self.job.state().is_some() {
             let closed = |r: &Result<()>| matches!(r, Err(e) if e.is_broken_pipe());
             if closed(&result) || closed(&flushed) {
-                return Err(self.stop(Stop::ClosedOutput, diag));
+                return Err(self.stop(Stop::ClosedOutput));
             }
         }
         result.map_err(|e| self.written_so_far(e))?;
@@ -278,10 +282,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
 
     /// `--state`, stopped by a signal or a closed output before the input ended: saves the
     /// state as of the last input line decided, with the output decided but not written
-    /// (the resumed run writes it first), says so on stderr, and ends the process: status
-    /// 128 + the signal, or 1 for a closed output (at once: the reader may be blocked on an
-    /// idle input). Returns only the error of a save that failed.
-    fn stop<D: Write>(&mut self, stop: Stop, diag: &mut D) -> Error {
+    /// (the resumed run writes it first), and returns [`Error::Stopped`]: status 128 + the
+    /// signal, or 1 for a closed output, and what was kept. (A live input's wait ends when
+    /// the run returns: [`crate::input::Halt`].) Or the error of a save that failed.
+    fn stop(&mut self, stop: Stop) -> Error {
         // What can still go out goes out (nothing, on a closed pipe or a reader that does
         // not read: a stopped write gives up at once).
         let _ = self.at.out.flush();
@@ -319,13 +323,13 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     lock.release();
                 }
             }
-            let _ = writeln!(
-                diag,
-                "neardup: {what} after input line {}; {outcome}",
-                self.at.lines
-            );
-            let _ = diag.flush();
-            std::process::exit(status)
+            return Error::Stopped {
+                status,
+                message: Some(format!(
+                    "{what} after input line {}; {outcome}",
+                    self.at.lines
+                )),
+            };
         }
         self.pending = self.at.out.take_pending();
         if let Err(e) = self.save() {
@@ -354,20 +358,18 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 n - 1
             ),
         };
-        if !self.config.quiet || status == 1 {
-            let _ = writeln!(
-                diag,
-                "neardup: {what}; state saved after input line {}; the output holds {} {}lines{tail}",
+        let message = (!self.config.quiet || status == 1).then(|| {
+            format!(
+                "{what}; state saved after input line {}; the output holds {} {}lines{tail}",
                 self.at.lines,
                 decided - pending_lines,
                 if partial { "whole " } else { "" }
-            );
-        }
-        let _ = diag.flush();
+            )
+        });
         if let Some(lock) = &self.prepared.state_lock {
             lock.release();
         }
-        std::process::exit(status)
+        Error::Stopped { status, message }
     }
 
     /// `--state`: writes the window and the line count (output must be flushed first, so
@@ -429,7 +431,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         loop {
             let item = loop {
                 if watching && let Some(signal) = crate::guard::stop_requested() {
-                    return Err(self.stop(Stop::Signal(signal), diag));
+                    return Err(self.stop(Stop::Signal(signal)));
                 }
                 match order.recv_timeout(Duration::from_millis(100)) {
                     Ok(item) => break Some(item),
