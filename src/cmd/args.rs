@@ -4,7 +4,9 @@
 //! knows clap; the engine never sees these types.
 
 use super::flags::defs;
-use super::flags::keywords::{Keywords, Values};
+use super::flags::flag::Value;
+use super::flags::keywords::{self, Keywords};
+use super::flags::shared::Shared;
 pub use super::values::{NgramArg, check_similarity, choice, parse_size};
 use crate::config::{
     Config, InputFormat, MemorySettings, ReadSettings, RunSettings, ShingleKind, SketchSettings,
@@ -17,6 +19,11 @@ use crate::text::shingle::ShingleUnit;
 use crate::verify::settings::{Method, StageBounds, chain};
 use clap::ArgMatches;
 use std::path::PathBuf;
+
+/// The value of a flag the table gives a default: never left empty.
+fn defaulted<T: Clone>(value: &Option<T>) -> T {
+    value.clone().expect("a flag with a default has a value")
+}
 
 /// `--sample N` of the commands that compare all pairs of a seeded reservoir sample (`hist`,
 /// `sample`, `tune`).
@@ -93,30 +100,54 @@ impl GroupingArgs {
     }
 }
 
-/// The shared flags ([`super::flags::defs::all`]) of a command line or of keywords, read by
-/// their long names.
+/// The shared flags ([`super::flags::defs::all`]) of a command line or of keywords, each in
+/// its typed field.
 #[derive(Clone, Debug)]
-pub struct CommonArgs(Source);
-
-/// Where the shared flags' values come from.
-#[derive(Clone, Debug)]
-enum Source {
-    /// A command line, parsed by clap.
-    Line(ArgMatches),
-    /// Keywords, read by the flags' own parsers (the Python API).
-    Keywords(Values),
-}
+pub struct CommonArgs(Shared);
 
 impl clap::FromArgMatches for CommonArgs {
     fn from_arg_matches(matches: &ArgMatches) -> std::result::Result<Self, clap::Error> {
-        Ok(Self(Source::Line(matches.clone())))
+        let mut args = Self(Shared::default());
+        args.update_from_arg_matches(matches)?;
+        Ok(args)
     }
 
     fn update_from_arg_matches(
         &mut self,
         matches: &ArgMatches,
     ) -> std::result::Result<(), clap::Error> {
-        self.0 = Source::Line(matches.clone());
+        let mut values = Shared::default();
+        for flag in defs::all() {
+            // clap checked every value with the flag's parser, defaults included, and split
+            // lists at commas: each text goes to the flag's field as it is.
+            let texts: Vec<String> = match flag.value {
+                Value::Switch => match matches.try_get_one::<bool>(flag.long) {
+                    Ok(Some(true)) => vec![String::new()],
+                    _ => Vec::new(),
+                },
+                _ => (matches
+                    .try_get_raw(flag.long)
+                    .ok()
+                    .flatten()
+                    .into_iter()
+                    .flatten())
+                .map(|raw| raw.to_string_lossy().into_owned())
+                .collect(),
+            };
+            for text in &texts {
+                (flag.set)(&mut values, text).map_err(|why| {
+                    clap::Error::raw(
+                        clap::error::ErrorKind::ValueValidation,
+                        format!(
+                            "invalid value '{text}' for '--{}': {}",
+                            flag.long,
+                            why.unwrap_or_default()
+                        ),
+                    )
+                })?;
+            }
+        }
+        self.0 = values;
         Ok(())
     }
 }
@@ -134,68 +165,36 @@ impl clap::Args for CommonArgs {
 impl CommonArgs {
     /// The shared flags of `command` (`neardup` for the filter) taken out of `keywords`.
     pub fn from_keywords(command: &str, keywords: &mut Keywords) -> Result<Self> {
-        Values::take(command, keywords).map(|values| Self(Source::Keywords(values)))
-    }
-
-    /// Whether switch `long` was given.
-    fn on(&self, long: &str) -> bool {
-        match &self.0 {
-            Source::Line(matches) => matches.get_flag(long),
-            Source::Keywords(values) => values.on(long),
-        }
-    }
-
-    /// The value of flag `long`, or None when it was left out and has no default. The type
-    /// is the one its parser gives (a mismatch is a bug that every command line shows).
-    fn given<T: Clone + Send + Sync + 'static>(&self, long: &str) -> Option<T> {
-        match &self.0 {
-            Source::Line(matches) => matches.get_one::<T>(long).cloned(),
-            Source::Keywords(values) => values.all(long).pop(),
-        }
-    }
-
-    /// The values of list flag `long`.
-    fn many<T: Clone + Send + Sync + 'static>(&self, long: &str) -> Vec<T> {
-        match &self.0 {
-            Source::Line(matches) => (matches.get_many::<T>(long).into_iter().flatten())
-                .cloned()
-                .collect(),
-            Source::Keywords(values) => values.all(long),
-        }
-    }
-
-    /// The value of flag `long`, which has a default.
-    fn value<T: Clone + Send + Sync + 'static>(&self, long: &str) -> T {
-        self.given(long).expect("a flag with a default")
+        keywords::take(command, keywords).map(Self)
     }
 
     /// `--stats`.
     pub fn stats(&self) -> bool {
-        self.on("stats")
+        self.0.stats
     }
 
     /// `-o FILE`.
     pub fn output(&self) -> Option<PathBuf> {
-        self.given("output")
+        self.0.output.clone()
     }
 
     /// `--ngram`: one length or (for `hist`) a range.
     pub fn ngram(&self) -> NgramArg {
-        self.value("ngram")
+        defaulted(&self.0.ngram)
     }
 
     /// `--idf-warmup`.
     pub fn idf_warmup(&self) -> usize {
-        self.value("idf-warmup")
+        defaulted(&self.0.idf_warmup)
     }
 
     /// The shingle check and the text stages of `--verify`.
     fn verify_chain(&self) -> Result<(VerifyMode, Vec<TextStage>)> {
-        let methods: Vec<Method> = self.many("verify");
+        let methods: Vec<Method> = self.0.verify.clone();
         let bounds = StageBounds {
-            max_edit: self.value("max-edit"),
-            min_cosine: self.value("min-cosine"),
-            min_lcs: self.value("min-lcs"),
+            max_edit: defaulted(&self.0.max_edit),
+            min_cosine: defaulted(&self.0.min_cosine),
+            min_lcs: defaulted(&self.0.min_lcs),
         };
         chain(&methods, bounds).map_err(|why| Error::config("verify", why))
     }
@@ -221,13 +220,13 @@ impl CommonArgs {
         }
         let (verify, confirm) = self.verify_chain()?;
         let normalizer = Normalizer {
-            lowercase: !self.on("keep-case"),
-            nfkc: !self.on("no-nfkc"),
-            strip_html: self.on("strip-html"),
-            strip_punct: self.on("strip-punct"),
-            words: self.value("words"),
+            lowercase: !self.0.keep_case,
+            nfkc: !self.0.no_nfkc,
+            strip_html: self.0.strip_html,
+            strip_punct: self.0.strip_punct,
+            words: defaulted(&self.0.words),
         };
-        let shingle = match (self.value("shingle"), self.given("char-ngram")) {
+        let shingle = match (defaulted(&self.0.shingle), self.0.char_ngram) {
             (ShingleUnit::Words | ShingleUnit::Chars, Some(n)) => ShingleKind::Chars(n),
             (ShingleUnit::Words, None) => ShingleKind::Words(ngram.0),
             (ShingleUnit::Chars, None) => ShingleKind::Chars(ngram.0),
@@ -243,74 +242,74 @@ impl CommonArgs {
         // computed (the memory limit is probed there, once).
         let defaults = Config::default();
         let bytes = |size: u64| usize::try_from(size).unwrap_or(usize::MAX);
-        let (max_memory, memory_limit) = match self.given::<u64>("max-memory") {
+        let (max_memory, memory_limit) = match self.0.max_memory {
             Some(size) => (bytes(size), None),
             None => (
                 defaults.memory.max_memory,
                 defaults.memory.memory_limit.clone(),
             ),
         };
-        let spill_dir = match self.given::<PathBuf>("spill-dir") {
+        let spill_dir = match self.0.spill_dir.clone() {
             Some(dir) if dir.as_os_str() == "none" => None,
             Some(dir) => Some(dir),
             None => defaults.memory.spill_dir.clone(),
         };
-        let id_field: Option<String> = self.given("id-field");
+        let id_field: Option<String> = self.0.id_field.clone();
         Ok(Config {
             inputs: input.files,
             read: ReadSettings {
                 format: input.input_format,
-                field: self.value("field"),
+                field: defaulted(&self.0.field),
                 auto_ids: id_field.is_none(),
                 id_field: id_field.filter(|f| f != "none"),
-                on_bad_line: self.value("on-bad-line"),
-                max_line_bytes: self.value("max-line-bytes"),
-                decompress: self.value("decompress"),
+                on_bad_line: defaulted(&self.0.on_bad_line),
+                max_line_bytes: defaulted(&self.0.max_line_bytes),
+                decompress: defaulted(&self.0.decompress),
                 ..ReadSettings::default()
             },
             text: TextSettings {
                 normalizer,
                 shingle,
-                bag: self.on("bag"),
-                stopwords_path: self.given("stopwords"),
+                bag: self.0.bag,
+                stopwords_path: self.0.stopwords.clone(),
             },
             sketch: SketchSettings {
-                num_perm: self.value("num-perm"),
-                seed: self.value("seed"),
-                bands: self.given("bands"),
-                rows: self.given("rows"),
-                recall: self.value("recall"),
-                weights: self.value("weights"),
-                idf_path: self.given("idf"),
+                num_perm: defaulted(&self.0.num_perm),
+                seed: defaulted(&self.0.seed),
+                bands: self.0.bands,
+                rows: self.0.rows,
+                recall: defaulted(&self.0.recall),
+                weights: defaulted(&self.0.weights),
+                idf_path: self.0.idf.clone(),
                 idf_warmup: self.idf_warmup(),
                 ..SketchSettings::default()
             },
-            block_by: self.given("block-by"),
-            all_pairs: self.on("exact"),
-            window: self.value("window"),
+            block_by: self.0.block_by.clone(),
+            all_pairs: self.0.exact,
+            window: defaulted(&self.0.window),
             memory: MemorySettings {
                 max_memory,
                 memory_limit,
                 spill_dir,
-                spill_cache: self.given("spill-cache").map(bytes),
-                max_disk: self.value("max-disk"),
+                spill_cache: self.0.spill_cache.map(bytes),
+                max_disk: defaulted(&self.0.max_disk),
                 columnar: false,
             },
-            max_candidates: self.value("max-candidates"),
+            max_candidates: defaulted(&self.0.max_candidates),
             verify: VerifySettings {
-                threshold: self.value("threshold"),
+                threshold: defaulted(&self.0.threshold),
                 mode: verify,
                 text_stages: confirm,
             },
-            threads: self.value("threads"),
-            helpers: self.value("helpers"),
+            threads: defaulted(&self.0.threads),
+            helpers: defaulted(&self.0.helpers),
             stats: self.stats(),
-            quiet: self.on("quiet"),
-            progress: !self.on("no-progress"),
+            quiet: self.0.quiet,
+            progress: !self.0.no_progress,
             run: RunSettings {
                 output: self.output(),
-                output_format: self.value("output-format"),
-                compression: self.given("compression"),
+                output_format: defaulted(&self.0.output_format),
+                compression: self.0.compression,
                 ..RunSettings::default()
             },
         })

@@ -1,17 +1,20 @@
 //! What a shared flag is ([`Flag`]: its name, value, default, help, group), the clap
-//! argument it becomes, and how its value is read without clap ([`Parser`]). The flags
-//! themselves are in [`super::defs`].
+//! argument it becomes, and how its value fills its field of [`Shared`] ([`Set`], made by
+//! [`set!`] from the field and the value's type: the same parse for a command line and for
+//! keywords). The flags themselves are in [`super::defs`].
 
+use super::shared::Shared;
 use clap::builder::ValueParser;
 use clap::{Arg, ArgAction};
-use std::any::Any;
-use std::sync::Arc;
 
 /// One shared flag.
 #[derive(Clone, Copy)]
 pub struct Flag {
     /// The long name (`--max-memory`), also the flag's id in clap's matches.
     pub long: &'static str,
+    /// Puts one value (a switch: any text) into the flag's field, or says why the text is
+    /// not one (None: the text is no value at all, as an empty path is to clap).
+    pub set: Set,
     /// The one-letter name, if any.
     pub short: Option<char>,
     /// The commands that take it: those whose [`super::defs::uses`] lists this group.
@@ -69,19 +72,16 @@ pub enum Value {
     },
 }
 
-/// A flag's value once read, of the type its [`Parser`] gives.
-pub type Given = Arc<dyn Any + Send + Sync>;
+/// How a flag fills its field of [`Shared`] from one text (the command line's, after clap
+/// checked it with the flag's [`Parser`], or a keyword's), or why the text is not a value.
+pub type Set = fn(&mut Shared, &str) -> Result<(), Option<String>>;
 
-/// How a flag's value is read: by clap from a command line, or from a keyword's text (the
-/// Python API) without a command-line parser. [`parser!`] makes both from one type, so they
-/// give values of the same type and refuse the same texts with the same reasons.
+/// How clap reads a flag's value: its messages, and the choices `--help` lists. [`parser!`]
+/// makes it from the same type as [`set!`]'s parse, so both refuse the same texts.
 #[derive(Clone, Copy)]
 pub struct Parser {
-    /// clap's parser: its messages, and the choices `--help` lists.
+    /// clap's parser.
     pub clap: fn() -> ValueParser,
-    /// The same parse without clap: the value, or why the text is not one (None: the text
-    /// is no value at all, as an empty path is to clap).
-    pub text: fn(&str) -> Result<Given, Option<String>>,
 }
 
 /// The [`Parser`] of a flag's value: `parser!(usize)` (any `FromStr` type clap's
@@ -91,50 +91,74 @@ macro_rules! parser {
     (size) => {
         $crate::cmd::flags::flag::Parser {
             clap: || $crate::cmd::args::parse_size.into(),
-            text: |s| {
-                $crate::cmd::args::parse_size(s)
-                    .map($crate::cmd::flags::flag::given)
-                    .map_err(Some)
-            },
         }
     };
     (choice $t:ty) => {
         $crate::cmd::flags::flag::Parser {
             clap: || $crate::cmd::args::choice::<$t>().into(),
-            text: |s| match s {
-                "" => Err(None),
-                _ => <$t as $crate::choice::Choice>::from_name(s)
-                    .map($crate::cmd::flags::flag::given)
-                    .ok_or(Some(String::new())),
-            },
         }
     };
     (PathBuf) => {
         $crate::cmd::flags::flag::Parser {
             clap: || clap::value_parser!(PathBuf),
-            text: |s| match s {
-                "" => Err(None),
-                _ => Ok($crate::cmd::flags::flag::given(PathBuf::from(s))),
-            },
         }
     };
     ($t:ty) => {
         $crate::cmd::flags::flag::Parser {
             clap: || clap::value_parser!($t).into(),
-            text: |s| {
-                s.parse::<$t>()
-                    .map($crate::cmd::flags::flag::given)
-                    .map_err(|e| Some(e.to_string()))
-            },
         }
     };
 }
 pub(crate) use parser;
 
-/// `value` as a [`Given`].
-pub fn given<T: Any + Send + Sync>(value: T) -> Given {
-    Arc::new(value)
+/// One text read as a value of the kind [`parser!`] names, without clap: the value, or why
+/// the text is not one (None: no value at all).
+macro_rules! text {
+    (size) => {
+        (|s: &str| $crate::cmd::args::parse_size(s).map_err(Some))
+    };
+    (choice $t:ty) => {
+        (|s: &str| match s {
+            "" => Err(None),
+            _ => <$t as $crate::choice::Choice>::from_name(s).ok_or(Some(String::new())),
+        })
+    };
+    (PathBuf) => {
+        (|s: &str| match s {
+            "" => Err(None),
+            _ => Ok(std::path::PathBuf::from(s)),
+        })
+    };
+    ($t:ty) => {
+        (|s: &str| s.parse::<$t>().map_err(|e| Some(e.to_string())))
+    };
 }
+pub(crate) use text;
+
+/// The [`Set`] of a flag: `set!(quiet: switch)` turns its field on, `set!(threads: usize)`
+/// (any kind [`parser!`] takes) puts the value in its `Option`, `set!(verify: list choice
+/// Method)` adds an item to its list.
+macro_rules! set {
+    ($field:ident: switch) => {
+        |values: &mut $crate::cmd::flags::shared::Shared, _: &str| {
+            values.$field = true;
+            Ok(())
+        }
+    };
+    ($field:ident: list $($kind:tt)+) => {
+        |values: &mut $crate::cmd::flags::shared::Shared, text: &str| {
+            values.$field.push($crate::cmd::flags::flag::text!($($kind)+)(text)?);
+            Ok(())
+        }
+    };
+    ($field:ident: $($kind:tt)+) => {
+        |values: &mut $crate::cmd::flags::shared::Shared, text: &str| {
+            values.$field = Some($crate::cmd::flags::flag::text!($($kind)+)(text)?);
+            Ok(())
+        }
+    };
+}
+pub(crate) use set;
 
 /// The groups of shared flags: the unit a command takes or leaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

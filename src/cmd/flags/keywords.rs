@@ -8,10 +8,10 @@
 //! with [`Keywords`]' methods.
 
 use super::defs;
-use super::flag::{Flag, Given, Parser, Value};
+use super::flag::{Flag, Value};
+use super::shared::Shared;
 use crate::choice::Choice;
 use crate::error::{Error, Result};
-use std::collections::HashMap;
 use std::str::FromStr;
 
 /// A keyword's value as the caller gave it.
@@ -127,94 +127,58 @@ impl Keywords {
     }
 }
 
-/// The shared flags' values read from keywords, by long name: what was given, else the
-/// flag's default; a flag without a default that was left out has none.
-#[derive(Clone, Default)]
-pub struct Values(HashMap<&'static str, Vec<Given>>);
-
-impl std::fmt::Debug for Values {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut names: Vec<_> = self.0.keys().collect();
-        names.sort();
-        f.debug_tuple("Values").field(&names).finish()
+/// Takes the shared flags of `command` (`neardup` for the filter) out of `keywords` and
+/// reads them into their fields, refusing as the command line would: a value its parser
+/// refuses, a switch given a value or a value flag none, a single value given several, two
+/// flags that exclude each other, a flag the command does not use. A flag left out has its
+/// default.
+pub fn take(command: &str, keywords: &mut Keywords) -> Result<Shared> {
+    let used = defs::uses(command);
+    let given = |long: &str| keywords.0.iter().any(|(name, _)| name == long);
+    for flag in defs::all() {
+        if let Some(other) = flag.conflicts
+            && given(flag.long)
+            && given(other)
+        {
+            // A name the table's own test checks.
+            let other = defs::flag(other).expect("a flag of the table");
+            return Err(Error::Usage(format!(
+                "the argument '{}' cannot be used with '{}'",
+                shown(flag),
+                shown(other)
+            )));
+        }
     }
+    let mut values = Shared::default();
+    for flag in defs::all() {
+        let Some(given) = keywords.remove(flag.long) else {
+            default_of(flag, &mut values);
+            continue;
+        };
+        if !used.contains(&flag.group) {
+            return Err(Error::Usage(format!(
+                "'neardup {command}' does not use --{}",
+                flag.long
+            )));
+        }
+        read(flag, given, &mut values)?;
+    }
+    Ok(values)
 }
 
-impl Values {
-    /// Takes the shared flags of `command` (`neardup` for the filter) out of `keywords` and
-    /// reads them, refusing as the command line would: a value its parser refuses, a switch
-    /// given a value or a value flag none, a single value given several, two flags that
-    /// exclude each other, a flag the command does not use.
-    pub fn take(command: &str, keywords: &mut Keywords) -> Result<Values> {
-        let used = defs::uses(command);
-        let given = |long: &str| keywords.0.iter().any(|(name, _)| name == long);
-        for flag in defs::all() {
-            if let Some(other) = flag.conflicts
-                && given(flag.long)
-                && given(other)
-            {
-                // A name the table's own test checks.
-                let other = defs::flag(other).expect("a flag of the table");
-                return Err(Error::Usage(format!(
-                    "the argument '{}' cannot be used with '{}'",
-                    shown(flag),
-                    shown(other)
-                )));
-            }
-        }
-        let mut values = Values::default();
-        for flag in defs::all() {
-            let Some(given) = keywords.remove(flag.long) else {
-                values.default_of(flag);
-                continue;
-            };
-            if !used.contains(&flag.group) {
-                return Err(Error::Usage(format!(
-                    "'neardup {command}' does not use --{}",
-                    flag.long
-                )));
-            }
-            values.0.insert(flag.long, read(flag, given)?);
-        }
-        Ok(values)
-    }
-
-    /// Puts in `flag`'s default, if it has one.
-    fn default_of(&mut self, flag: &'static Flag) {
-        let parse = |parse: Parser, text: &str| {
-            // The table's own default: the command line's test parses every one.
-            (parse.text)(text).unwrap_or_else(|_| panic!("--{}'s default", flag.long))
-        };
-        let values = match flag.value {
-            Value::Switch => return,
-            Value::One {
-                default: Some(default),
-                parse: p,
-                ..
-            } => vec![parse(p, &default())],
-            Value::One { default: None, .. } => return,
-            Value::List {
-                default, parse: p, ..
-            } => default.iter().map(|text| parse(p, text)).collect(),
-        };
-        self.0.insert(flag.long, values);
-    }
-
-    /// Whether switch `long` is on.
-    pub fn on(&self, long: &str) -> bool {
-        self.0.contains_key(long)
-    }
-
-    /// The values of `long` (the last one counts for a single value), of the type its parser
-    /// gives.
-    pub fn all<T: Clone + 'static>(&self, long: &str) -> Vec<T> {
-        (self.0.get(long).into_iter().flatten())
-            .map(|value| {
-                // A mismatch is a bug of the table's reader, which every call shows.
-                (value.downcast_ref::<T>().cloned())
-                    .unwrap_or_else(|| panic!("--{long} read as another type"))
-            })
-            .collect()
+/// Puts in `flag`'s default, if it has one.
+fn default_of(flag: &'static Flag, values: &mut Shared) {
+    let mut set = |text: &str| {
+        // The table's own default: the command line's test parses every one.
+        (flag.set)(values, text).unwrap_or_else(|_| panic!("--{}'s default", flag.long));
+    };
+    match flag.value {
+        Value::Switch | Value::One { default: None, .. } => {}
+        Value::One {
+            default: Some(default),
+            ..
+        } => set(&default()),
+        Value::List { default, .. } => default.iter().for_each(|text| set(text)),
     }
 }
 
@@ -234,38 +198,38 @@ fn shown(flag: &Flag) -> String {
     }
 }
 
-/// Reads `given` as `flag`'s value(s).
-fn read(flag: &'static Flag, given: Keyword) -> Result<Vec<Given>> {
+/// Reads `given` as `flag`'s value(s) into its field.
+fn read(flag: &'static Flag, given: Keyword, values: &mut Shared) -> Result<()> {
     let (long, name) = (flag.long, value_name(flag));
-    let (parse, texts, single) = match (flag.value, given) {
-        (Value::Switch, Keyword::Switch(_)) => return Ok(Vec::new()),
+    let (texts, single) = match (flag.value, given) {
+        (Value::Switch, Keyword::Switch(_)) => {
+            return (flag.set)(values, "").map_err(|_| unexpected_value(long, ""));
+        }
         (Value::Switch, Keyword::One(text)) => return Err(unexpected_value(long, &text)),
         // The command line refuses the first of several.
         (Value::Switch, Keyword::Many(items)) => {
             return Err(unexpected_value(long, items.first().map_or("", |s| s)));
         }
         (_, Keyword::Switch(_)) => return Err(no_value(long, name, &flag.choices())),
-        (Value::One { parse, .. }, Keyword::One(text)) => (parse, vec![text], true),
-        (Value::One { parse, .. }, Keyword::Many(items)) => (parse, items, true),
+        (Value::One { .. }, Keyword::One(text)) => (vec![text], true),
+        (Value::One { .. }, Keyword::Many(items)) => (items, true),
         // A list's items are split at commas, as the command line splits them.
-        (Value::List { parse, .. }, Keyword::One(text)) => {
-            (parse, text.split(',').map(str::to_string).collect(), false)
+        (Value::List { .. }, Keyword::One(text)) => {
+            (text.split(',').map(str::to_string).collect(), false)
         }
-        (Value::List { parse, .. }, Keyword::Many(items)) => (parse, items, false),
+        (Value::List { .. }, Keyword::Many(items)) => (items, false),
     };
-    let values = (texts.iter())
-        .map(|text| {
-            (parse.text)(text).map_err(|why| match (why, flag.choices()) {
-                (None, choices) => no_value(long, name, &choices),
-                (Some(why), choices) if choices.is_empty() => invalid(long, name, text, &why),
-                (Some(_), choices) => not_a_choice(long, name, text, &choices),
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    for text in &texts {
+        (flag.set)(values, text).map_err(|why| match (why, flag.choices()) {
+            (None, choices) => no_value(long, name, &choices),
+            (Some(why), choices) if choices.is_empty() => invalid(long, name, text, &why),
+            (Some(_), choices) => not_a_choice(long, name, text, &choices),
+        })?;
+    }
     // As on the command line, each value is checked before a second one is refused.
-    match single && values.len() > 1 {
+    match single && texts.len() > 1 {
         true => Err(given_twice(long, name)),
-        false => Ok(values),
+        false => Ok(()),
     }
 }
 

@@ -1,7 +1,8 @@
 //! The flags every command shares: what a flag is ([`flag`]), each one's definition
 //! ([`defs`]), its man page entry and README row made from it ([`man`], [`readme`]),
 //! parsing a command line with the flags a command does not use refused ([`parse`]), and
-//! reading them from keywords instead (the Python API, [`keywords`]). ripgrep's `flags/` is the model.
+//! reading them from keywords instead (the Python API, [`keywords`]), and the typed values
+//! both give ([`shared`]). ripgrep's `flags/` is the model.
 
 pub mod defs;
 pub mod flag;
@@ -9,5 +10,6 @@ pub mod keywords;
 pub mod man;
 mod parse;
 pub mod readme;
+pub mod shared;
 
 pub use parse::parse;

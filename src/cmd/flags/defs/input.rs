@@ -6,6 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "field",
+        set: set!(field: String),
         group: Group::Input,
         heading: INPUT,
         value: Value::One {
@@ -26,6 +27,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "id-field",
+        set: set!(id_field: String),
         group: Group::Input,
         heading: INPUT,
         value: Value::One {
@@ -47,6 +49,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "on-bad-line",
+        set: set!(on_bad_line: choice BadLinePolicy),
         group: Group::Input,
         heading: INPUT,
         value: Value::One {
@@ -74,6 +77,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "max-line-bytes",
+        set: set!(max_line_bytes: usize),
         group: Group::Input,
         heading: INPUT,
         value: Value::One {
@@ -93,6 +97,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "decompress",
+        set: set!(decompress: choice Decompress),
         group: Group::Input,
         heading: INPUT,
         value: Value::One {

@@ -6,6 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "max-memory",
+        set: set!(max_memory: size),
         group: Group::Memory,
         heading: MEMORY,
         value: Value::One {
@@ -42,6 +43,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "spill-dir",
+        set: set!(spill_dir: PathBuf),
         group: Group::Memory,
         heading: MEMORY,
         value: Value::One {
@@ -64,6 +66,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "spill-cache",
+        set: set!(spill_cache: size),
         group: Group::Memory,
         heading: MEMORY,
         value: Value::One {
@@ -81,6 +84,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "max-disk",
+        set: set!(max_disk: size),
         group: Group::Memory,
         heading: MEMORY,
         value: Value::One {

@@ -6,8 +6,9 @@
 //! keywords the Python module reads ([`crate::cmd::flag_defaults`],
 //! [`crate::cmd::command_line_only`]), and the man page's entries and the README's table
 //! ([`super::man`], [`super::readme`]). Adding a
-//! shared flag is one entry here plus the line of [`crate::cmd::args::CommonArgs`]'s
-//! `config_of` that puts its value into the settings; `NEARDUP_BLESS=1 cargo test` then
+//! shared flag is one entry here (with `set: set!(its_field: kind)`), its typed field in
+//! [`super::shared::Shared`], and the line of [`crate::cmd::args::CommonArgs`]'s
+//! `config_of` that puts the field into the settings; `NEARDUP_BLESS=1 cargo test` then
 //! writes its man page entry and README row ([`super::man`], [`super::readme`]).
 
 use crate::cmd::values::NgramArg;
@@ -24,7 +25,7 @@ use clap::Command;
 use std::path::PathBuf;
 
 use super::flag::Group::*;
-use super::flag::{Flag, Group, Value, parser};
+use super::flag::{Flag, Group, Value, parser, set};
 
 mod input;
 mod memory;
@@ -101,6 +102,7 @@ const PERFORMANCE: &str = "Performance";
 /// What an entry leaves out.
 const FLAG: Flag = Flag {
     long: "",
+    set: |_, _| Ok(()),
     short: None,
     group: Output,
     heading: OUTPUT,
@@ -168,6 +170,60 @@ mod tests {
                     flag(other).is_some(),
                     "--{} conflicts with --{other}",
                     f.long
+                );
+            }
+        }
+    }
+
+    /// A text each flag takes: its default, its first choice, or one of a few plain values.
+    fn a_value_of(flag: &Flag) -> String {
+        let mut candidates: Vec<String> = match flag.value {
+            Value::Switch => return String::new(),
+            Value::One {
+                default: Some(default),
+                ..
+            } => vec![default()],
+            Value::List { default, .. } => default.iter().map(|d| d.to_string()).collect(),
+            Value::One { default: None, .. } => Vec::new(),
+        };
+        candidates.extend(flag.choices());
+        candidates.extend(["3", "0.5", "512M", "words"].map(String::from));
+        let mut scratch = crate::cmd::flags::shared::Shared::default();
+        (candidates.into_iter())
+            .find(|text| (flag.set)(&mut scratch, text).is_ok())
+            .unwrap_or_else(|| panic!("--{} takes none of the texts tried", flag.long))
+    }
+
+    #[test]
+    fn each_flag_fills_its_own_field_and_no_other() {
+        use crate::cmd::flags::shared::Shared;
+        let field_of = |shared: &Shared, long: &str| {
+            // `Shared`'s Debug lists `name: value` in the table's order; a field's part
+            // runs to the next field's name.
+            let text = format!("{shared:?}");
+            let name = format!(" {}: ", long.replace('-', "_"));
+            let from = text
+                .find(&name)
+                .unwrap_or_else(|| panic!("no field for --{long}"));
+            let rest = &text[from + name.len()..];
+            let end = (all().map(|f| format!(", {}: ", f.long.replace('-', "_"))))
+                .filter_map(|next| rest.find(&next))
+                .min()
+                .unwrap_or(rest.len());
+            rest[..end].to_string()
+        };
+        let empty = Shared::default();
+        for flag in all() {
+            let mut filled = Shared::default();
+            (flag.set)(&mut filled, &a_value_of(flag)).unwrap();
+            for other in all() {
+                let changed = field_of(&filled, other.long) != field_of(&empty, other.long);
+                assert_eq!(
+                    changed,
+                    other.long == flag.long,
+                    "--{} set, --{}'s field",
+                    flag.long,
+                    other.long
                 );
             }
         }

@@ -6,6 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "stats",
+        set: set!(stats: switch),
         group: Group::Output,
         heading: OUTPUT,
         value: Value::Switch,
@@ -20,6 +21,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "output",
+        set: set!(output: PathBuf),
         short: Some('o'),
         group: Group::Output,
         heading: OUTPUT,
@@ -43,6 +45,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "output-format",
+        set: set!(output_format: choice OutputFormat),
         group: Group::Table,
         heading: OUTPUT,
         value: Value::One {
@@ -65,6 +68,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "compression",
+        set: set!(compression: choice Compression),
         group: Group::Table,
         heading: OUTPUT,
         value: Value::One {
@@ -80,6 +84,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "quiet",
+        set: set!(quiet: switch),
         short: Some('q'),
         group: Group::Output,
         heading: OUTPUT,
@@ -91,6 +96,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "no-progress",
+        set: set!(no_progress: switch),
         group: Group::Output,
         heading: OUTPUT,
         value: Value::Switch,

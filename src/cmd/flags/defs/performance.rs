@@ -6,6 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "threads",
+        set: set!(threads: usize),
         short: Some('j'),
         group: Group::Threads,
         heading: PERFORMANCE,
@@ -29,6 +30,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "helpers",
+        set: set!(helpers: choice HelperPolicy),
         group: Group::Helpers,
         heading: PERFORMANCE,
         value: Value::One {

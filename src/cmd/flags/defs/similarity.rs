@@ -6,6 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "ngram",
+        set: set!(ngram: NgramArg),
         short: Some('n'),
         group: Group::Shingles,
         heading: SIMILARITY,
@@ -22,6 +23,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "shingle",
+        set: set!(shingle: choice ShingleUnit),
         group: Group::Shingles,
         heading: SIMILARITY,
         value: Value::One {
@@ -44,6 +46,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "stopwords",
+        set: set!(stopwords: PathBuf),
         group: Group::Shingles,
         heading: SIMILARITY,
         value: Value::One {
@@ -61,6 +64,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "char-ngram",
+        set: set!(char_ngram: usize),
         group: Group::Shingles,
         heading: SIMILARITY,
         value: Value::One {
@@ -76,6 +80,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "weights",
+        set: set!(weights: choice Weights),
         group: Group::Weights,
         heading: SIMILARITY,
         value: Value::One {
@@ -95,6 +100,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "idf",
+        set: set!(idf: PathBuf),
         group: Group::Weights,
         heading: SIMILARITY,
         value: Value::One {
@@ -110,6 +116,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "idf-warmup",
+        set: set!(idf_warmup: usize),
         group: Group::Weights,
         heading: SIMILARITY,
         value: Value::One {
@@ -127,6 +134,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "block-by",
+        set: set!(block_by: String),
         group: Group::Block,
         heading: SIMILARITY,
         value: Value::One {
@@ -146,6 +154,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "bag",
+        set: set!(bag: switch),
         group: Group::Shingles,
         heading: SIMILARITY,
         value: Value::Switch,
@@ -156,6 +165,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "threshold",
+        set: set!(threshold: f64),
         short: Some('t'),
         group: Group::Verify,
         heading: SIMILARITY,
@@ -173,6 +183,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "verify",
+        set: set!(verify: list choice Method),
         group: Group::Verify,
         heading: SIMILARITY,
         value: Value::List {
@@ -199,6 +210,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "max-edit",
+        set: set!(max_edit: f64),
         group: Group::Verify,
         heading: SIMILARITY,
         value: Value::One {
@@ -216,6 +228,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "min-cosine",
+        set: set!(min_cosine: f64),
         group: Group::Verify,
         heading: SIMILARITY,
         value: Value::One {
@@ -231,6 +244,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "min-lcs",
+        set: set!(min_lcs: f64),
         group: Group::Verify,
         heading: SIMILARITY,
         value: Value::One {

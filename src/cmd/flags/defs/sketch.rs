@@ -6,6 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "exact",
+        set: set!(exact: switch),
         group: Group::Sketch,
         heading: SKETCH,
         value: Value::Switch,
@@ -20,6 +21,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "num-perm",
+        set: set!(num_perm: usize),
         short: Some('k'),
         group: Group::Sketch,
         heading: SKETCH,
@@ -35,6 +37,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "bands",
+        set: set!(bands: usize),
         group: Group::Sketch,
         heading: SKETCH,
         value: Value::One {
@@ -53,6 +56,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "rows",
+        set: set!(rows: usize),
         group: Group::Sketch,
         heading: SKETCH,
         value: Value::One {
@@ -69,6 +73,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "recall",
+        set: set!(recall: f64),
         group: Group::Sketch,
         heading: SKETCH,
         value: Value::One {
@@ -89,6 +94,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "seed",
+        set: set!(seed: u64),
         group: Group::Shingles,
         heading: SKETCH,
         value: Value::One {
@@ -103,6 +109,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "window",
+        set: set!(window: usize),
         short: Some('w'),
         group: Group::Window,
         heading: SKETCH,
@@ -121,6 +128,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "max-candidates",
+        set: set!(max_candidates: usize),
         group: Group::Candidates,
         heading: SKETCH,
         value: Value::One {

@@ -6,6 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "strip-html",
+        set: set!(strip_html: switch),
         group: Group::Text,
         heading: NORMALISATION,
         value: Value::Switch,
@@ -16,6 +17,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "strip-punct",
+        set: set!(strip_punct: switch),
         group: Group::Text,
         heading: NORMALISATION,
         value: Value::Switch,
@@ -26,6 +28,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "keep-case",
+        set: set!(keep_case: switch),
         group: Group::Text,
         heading: NORMALISATION,
         value: Value::Switch,
@@ -36,6 +39,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "no-nfkc",
+        set: set!(no_nfkc: switch),
         group: Group::Text,
         heading: NORMALISATION,
         value: Value::Switch,
@@ -46,6 +50,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "words",
+        set: set!(words: choice Words),
         group: Group::Text,
         heading: NORMALISATION,
         value: Value::One {
