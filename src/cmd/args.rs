@@ -62,6 +62,17 @@ pub struct CommandInput {
     pub input_format: InputFormat,
 }
 
+impl Default for CommandInput {
+    /// No files (standard input), the format found from the first lines: what a caller
+    /// without a command line (the Python module) reads by.
+    fn default() -> Self {
+        CommandInput {
+            files: Vec::new(),
+            input_format: InputFormat::Auto,
+        }
+    }
+}
+
 /// Edge pruning and size limits for `graph` and `clusters`.
 #[derive(clap::Args, Debug)]
 pub struct GroupingArgs {

@@ -93,10 +93,7 @@ impl ClustersArgs {
     pub fn from_keywords(mut keywords: Keywords) -> Result<Self> {
         let common = CommonArgs::from_keywords("clusters", &mut keywords)?;
         let args = ClustersArgs {
-            input: CommandInput {
-                files: Vec::new(),
-                input_format: crate::config::InputFormat::Auto,
-            },
+            input: CommandInput::default(),
             by: (keywords.choice("by", "METHOD")?).unwrap_or(DEFAULT_BY),
             format: ClustersFormat::Jsonl,
             from_edges: None,

@@ -1,10 +1,10 @@
 //! The default command: the stream filter (`--drop-dups`, `--only-dups`, `--annotate`,
 //! `--pairs`).
 
-use super::args::{CommandInput, CommonArgs, choice};
+use super::args::{CommandInput, CommonArgs};
 use super::flags::keywords::Keywords;
 use super::values::parse_pairs_format;
-use crate::config::{InputFormat, PairsFormat};
+use crate::config::PairsFormat;
 use crate::config::{RunSettings, Settings};
 use crate::error::{Error, Result};
 use crate::input::Input;
@@ -18,10 +18,6 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug)]
 #[command(group(ArgGroup::new("mode").args(["drop_dups", "only_dups", "annotate", "pairs"])))]
 pub struct FilterArgs {
-    /// Input files; '-' or none reads standard input.
-    #[arg(value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-
     /// Write the lines that are not duplicates of an earlier kept line (the default mode).
     ///
     /// A document is compared with the documents kept so far, never with dropped ones, so
@@ -67,10 +63,9 @@ pub struct FilterArgs {
     #[arg(long, help_heading = "Output")]
     pub line_buffered: bool,
 
-    /// Input format: auto is JSON Lines when most of the first non-empty lines start with '{'
-    /// (and always with --field or --id-field).
-    #[arg(long, value_parser = choice::<InputFormat>(), default_value_t = InputFormat::Auto, value_name = "FORMAT", help_heading = "Input")]
-    pub input_format: InputFormat,
+    /// Input files and `--input-format`.
+    #[command(flatten)]
+    pub input: CommandInput,
 
     /// Drop (or annotate) input documents that are near duplicates of a document in FILE: a
     /// corpus file (any input format, compressed or not) or a saved --state file. The
@@ -130,7 +125,7 @@ impl FilterArgs {
             ));
         }
         Ok(FilterArgs {
-            files: Vec::new(),
+            input: CommandInput::default(),
             drop_dups: mode("drop-dups"),
             only_dups: mode("only-dups"),
             annotate: mode("annotate"),
@@ -138,7 +133,6 @@ impl FilterArgs {
             pairs: mode("pairs"),
             format: None,
             line_buffered: false,
-            input_format: InputFormat::Auto,
             against,
             against_only,
             state: keywords.one("state", "FILE")?,
@@ -157,10 +151,7 @@ impl FilterArgs {
                  {name}"
             )));
         }
-        let mut config = common.config(CommandInput {
-            files: self.files,
-            input_format: self.input_format,
-        })?;
+        let mut config = common.config(self.input)?;
         config.run = RunSettings {
             line_buffered: self.line_buffered,
             replace_annotations: self.replace_annotations,

@@ -160,7 +160,7 @@ impl Args {
     /// standard error.
     pub fn run(self) -> Result<()> {
         if self.command.is_none() {
-            misplaced_command(&self.filter.files)?;
+            misplaced_command(&self.filter.input.files)?;
         }
         let common = self.common;
         // `-o FILE` of a command that writes lines: standard output becomes the file (the
@@ -479,10 +479,7 @@ mod tests {
     #[test]
     fn every_shared_flag_given_alone_reaches_the_settings() {
         use flags::flag::Value;
-        let input = || args::CommandInput {
-            files: Vec::new(),
-            input_format: crate::config::InputFormat::Auto,
-        };
+        let input = args::CommandInput::default;
         let config_of = |argv: &[&str]| {
             let args = Args::try_parse_from(argv).ok()?;
             Some(format!("{:?}", args.common.config(input()).ok()?))
