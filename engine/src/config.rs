@@ -12,10 +12,7 @@ pub use crate::input::settings::{
 };
 pub use crate::memory::MemorySettings;
 
-/// The smallest `‹max-disk›` that holds a window (16 of the spill file's smallest segments).
-const MIN_MAX_DISK: u64 = 64 << 10;
-use crate::memory::{MIN_MAX_MEMORY, MIN_MAX_MEMORY_COLUMNAR};
-use crate::sketch::lsh::LshParams;
+use crate::memory::{MIN_MAX_MEMORY, MIN_MAX_MEMORY_COLUMNAR, mebibytes};
 pub use crate::sketch::settings::{DEFAULT_NUM_PERM, DEFAULT_SEED, SketchSettings, Weights};
 pub use crate::text::settings::{DEFAULT_NGRAM, TextSettings};
 /// The shingle stage's own enum, named in the settings.
@@ -250,91 +247,20 @@ impl Settings {
     }
 }
 
-/// `bytes` in MiB, as `--max-memory` takes them ("16M" is 16 MiB).
-fn mebibytes(bytes: usize) -> String {
-    match bytes % (1 << 20) {
-        0 => format!("{}M", bytes >> 20),
-        _ => format!("{:.2}M", bytes as f64 / f64::from(1 << 20)),
-    }
-}
-
 impl Config {
     /// Checks every value and resolves the LSH parameters: the settings a run is made of
     /// ([`crate::Prepared::new`], [`crate::run`]).
     pub fn validate(mut self) -> Result<Settings> {
-        if !(self.verify.threshold > 0.0 && self.verify.threshold <= 1.0) {
-            return Err(Error::config(
-                "threshold",
-                format!("{} is not in (0, 1]", self.verify.threshold),
-            ));
-        }
-        if self.sketch.num_perm == 0 || self.sketch.num_perm > 4096 {
-            return Err(Error::config(
-                "num-perm",
-                format!("{} is not in 1..=4096", self.sketch.num_perm),
-            ));
-        }
-        match self.text.shingle {
-            ShingleKind::Words(0) => return Err(Error::config("ngram", "must be at least 1")),
-            ShingleKind::Stopword(0) => {
-                return Err(Error::config("ngram", "must be at least 1"));
-            }
-            ShingleKind::Chars(0) => {
-                return Err(Error::config("char-ngram", "must be at least 1"));
-            }
-            _ => {}
-        }
-        if self.read.field.is_empty() {
-            return Err(Error::config("field", "must not be empty"));
-        }
-        // A field or an id field is asked for: the input is JSON Lines, whatever it starts
-        // with.
-        if self.read.format == InputFormat::Auto
-            && (self.read.id_field.is_some() || self.read.field != "text")
-        {
-            self.read.format = InputFormat::Jsonl;
-        }
+        // Each stage checks its own group; what spans groups is checked here.
+        self.verify.check()?;
+        self.read = self.read.validate()?;
+        self.text.check()?;
+        self.sketch = self.sketch.validate(self.verify.threshold)?;
+        self.memory = self.memory.validate()?;
         match self.sketch.weights {
             Weights::Set => {}
             // Counts are bag semantics; TF-IDF weighs each occurrence.
             Weights::Tf | Weights::TfIdf => self.text.bag = true,
-        }
-        let idf_source = self.sketch.idf_path.is_some() || self.sketch.idf_warmup > 0;
-        if self.sketch.weights == Weights::TfIdf && !idf_source {
-            return Err(Error::config(
-                "weights",
-                "tfidf needs document frequencies: ‹idf› FILE (from 'neardup idf') or \
-                 ‹idf-warmup› N",
-            ));
-        }
-        if self.sketch.weights != Weights::TfIdf && idf_source {
-            return Err(Error::config(
-                if self.sketch.idf_path.is_some() {
-                    "idf"
-                } else {
-                    "idf-warmup"
-                },
-                "document frequencies are only used with ‹weights› tfidf",
-            ));
-        }
-        if self.sketch.idf_path.is_some() && self.sketch.idf_warmup > 0 {
-            return Err(Error::config(
-                "idf-warmup",
-                "give either ‹idf› FILE or ‹idf-warmup› N, not both",
-            ));
-        }
-        for stage in &self.verify.text_stages {
-            let (flag, v) = match *stage {
-                TextStage::Edit(v) => ("max-edit", v),
-                TextStage::Cosine(v) => ("min-cosine", v),
-                TextStage::Lcs(v) => ("min-lcs", v),
-            };
-            if !(0.0..=1.0).contains(&v) {
-                return Err(Error::config(flag, format!("{v} is not in [0, 1]")));
-            }
-        }
-        if self.verify.mode == VerifyMode::Stages && self.verify.text_stages.is_empty() {
-            return Err(Error::config("verify", "no confirmation stage given"));
         }
         if self.all_pairs
             && (self.verify.mode != VerifyMode::Jaccard || self.sketch.weights == Weights::TfIdf)
@@ -343,12 +269,6 @@ impl Config {
                 "exact",
                 "the exact join needs ‹verify› jaccard (text stages may follow) and set or bag \
                  weights",
-            ));
-        }
-        if !(self.sketch.recall > 0.0 && self.sketch.recall < 1.0) {
-            return Err(Error::config(
-                "recall",
-                format!("{} is not in (0, 1)", self.sketch.recall),
             ));
         }
         if self.block_by.as_deref() == Some("") {
@@ -360,105 +280,9 @@ impl Config {
                 format!("{} is more than {MAX_THREADS}", self.threads),
             ));
         }
-        if self.read.max_line_bytes == 0 {
-            return Err(Error::config("max-line-bytes", "must be at least 1"));
-        }
-        // A default below the least a run needs is raised to it where the system's limit
-        // leaves room (the window is then small, not the run refused).
-        if let Some(limit) = &self.memory.memory_limit
-            && self.memory.max_memory > 0
-            && self.memory.max_memory < MIN_MAX_MEMORY
-            && limit.bytes >= MIN_MAX_MEMORY as u64
-        {
-            self.memory.max_memory = MIN_MAX_MEMORY;
-        }
-        let budget = self.memory.max_memory;
-        if budget > 0 && budget < MIN_MAX_MEMORY {
-            let why = "the pipeline's buffers and the fewest batches in flight take most of \
-                       that; the window the rest";
-            return Err(Error::config(
-                "max-memory",
-                match &self.memory.memory_limit {
-                    Some(limit) => format!(
-                        "{} of {} leaves less than a run needs, {} ({why})",
-                        limit.source,
-                        mebibytes(usize::try_from(limit.bytes).unwrap_or(usize::MAX)),
-                        mebibytes(MIN_MAX_MEMORY),
-                    ),
-                    None => format!(
-                        "{} is less than a run needs: give at least {} ({why})",
-                        mebibytes(budget),
-                        mebibytes(MIN_MAX_MEMORY),
-                    ),
-                },
-            ));
-        }
         if self.memory.document_limit() < self.read.max_line_bytes {
             self.read.max_line_bytes = self.memory.document_limit();
             self.read.budget_limited = true;
-        }
-        // The spill file grows by segments of at least 4 KiB and the window stops at half
-        // the limit: below 16 of them no useful window is left on disk.
-        if self.memory.spill_dir.is_some()
-            && self.memory.max_disk > 0
-            && self.memory.max_disk < MIN_MAX_DISK
-        {
-            return Err(Error::config(
-                "max-disk",
-                format!(
-                    "{} bytes is too small to hold a window on disk: give at least 64K (the \
-                     spill file grows by 4 KiB segments at least and the window stops at half \
-                     the limit), or ‹spill-dir› none to keep every record in RAM",
-                    self.memory.max_disk
-                ),
-            ));
-        }
-        self.sketch.lsh = match (self.sketch.bands, self.sketch.rows) {
-            (None, None) => LshParams::for_recall(
-                self.verify.threshold,
-                self.sketch.num_perm,
-                self.sketch.recall,
-            ),
-            (Some(b), Some(r)) => LshParams { bands: b, rows: r },
-            (Some(b), None) => {
-                if b == 0 || !self.sketch.num_perm.is_multiple_of(b) {
-                    return Err(Error::config(
-                        "bands",
-                        format!("{b} does not divide ‹num-perm› {}", self.sketch.num_perm),
-                    ));
-                }
-                LshParams {
-                    bands: b,
-                    rows: self.sketch.num_perm / b,
-                }
-            }
-            (None, Some(r)) => {
-                if r == 0 || !self.sketch.num_perm.is_multiple_of(r) {
-                    return Err(Error::config(
-                        "rows",
-                        format!("{r} does not divide ‹num-perm› {}", self.sketch.num_perm),
-                    ));
-                }
-                LshParams {
-                    bands: self.sketch.num_perm / r,
-                    rows: r,
-                }
-            }
-        };
-        if self.sketch.lsh.bands == 0 || self.sketch.lsh.rows == 0 {
-            return Err(Error::config("bands", "bands and rows must be at least 1"));
-        }
-        if self.sketch.lsh.bands * self.sketch.lsh.rows > self.sketch.num_perm {
-            return Err(Error::config(
-                "bands",
-                format!(
-                    "{} bands x {} rows needs {} values but ‹num-perm› is {}",
-                    self.sketch.lsh.bands,
-                    self.sketch.lsh.rows,
-                    self.sketch.lsh.bands * self.sketch.lsh.rows,
-                    self.sketch.num_perm
-                ),
-            ));
         }
         Ok(Settings(self))
     }

@@ -7,6 +7,7 @@
 //! columnar input's decoder and a table output's row group take their part next; the window
 //! takes the rest and evicts past it ([`MemorySettings::window_budget`]).
 
+use crate::error::{Error, Result};
 use crate::limits::MemoryLimit;
 use std::path::PathBuf;
 
@@ -113,7 +114,68 @@ impl Default for MemorySettings {
     }
 }
 
+/// The smallest `‹max-disk›` that holds a window (16 of the spill file's smallest segments).
+const MIN_MAX_DISK: u64 = 64 << 10;
+
+/// `bytes` in MiB, as `--max-memory` takes them ("16M" is 16 MiB).
+pub(crate) fn mebibytes(bytes: usize) -> String {
+    match bytes % (1 << 20) {
+        0 => format!("{}M", bytes >> 20),
+        _ => format!("{:.2}M", bytes as f64 / f64::from(1 << 20)),
+    }
+}
+
 impl MemorySettings {
+    /// Raises a default budget below the least a run needs to it where the system's limit
+    /// leaves room; refuses a budget below that least, and a `--max-disk` too small to hold
+    /// a window on disk.
+    pub fn validate(mut self) -> Result<MemorySettings> {
+        // A default below the least a run needs is raised to it where the system's limit
+        // leaves room (the window is then small, not the run refused).
+        if let Some(limit) = &self.memory_limit
+            && self.max_memory > 0
+            && self.max_memory < MIN_MAX_MEMORY
+            && limit.bytes >= MIN_MAX_MEMORY as u64
+        {
+            self.max_memory = MIN_MAX_MEMORY;
+        }
+        let budget = self.max_memory;
+        if budget > 0 && budget < MIN_MAX_MEMORY {
+            let why = "the pipeline's buffers and the fewest batches in flight take most of \
+                       that; the window the rest";
+            return Err(Error::config(
+                "max-memory",
+                match &self.memory_limit {
+                    Some(limit) => format!(
+                        "{} of {} leaves less than a run needs, {} ({why})",
+                        limit.source,
+                        mebibytes(usize::try_from(limit.bytes).unwrap_or(usize::MAX)),
+                        mebibytes(MIN_MAX_MEMORY),
+                    ),
+                    None => format!(
+                        "{} is less than a run needs: give at least {} ({why})",
+                        mebibytes(budget),
+                        mebibytes(MIN_MAX_MEMORY),
+                    ),
+                },
+            ));
+        }
+        // The spill file grows by segments of at least 4 KiB and the window stops at half
+        // the limit: below 16 of them no useful window is left on disk.
+        if self.spill_dir.is_some() && self.max_disk > 0 && self.max_disk < MIN_MAX_DISK {
+            return Err(Error::config(
+                "max-disk",
+                format!(
+                    "{} bytes is too small to hold a window on disk: give at least 64K (the \
+                     spill file grows by 4 KiB segments at least and the window stops at half \
+                     the limit), or ‹spill-dir› none to keep every record in RAM",
+                    self.max_disk
+                ),
+            ));
+        }
+        Ok(self)
+    }
+
     /// RAM for the newest held records: `--spill-cache`, else [`DEFAULT_SPILL_CACHE`] or an
     /// eighth of `--max-memory`, whichever is less.
     pub fn spill_cache(&self) -> usize {

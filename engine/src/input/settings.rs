@@ -2,6 +2,8 @@
 //! each line or row ([`ReadSettings`], [`crate::Config::read`]), with the stage's enums
 //! (`--input-format`, `--decompress`, `--on-bad-line`) beside it.
 
+use crate::error::{Error, Result};
+
 /// Default limit on a line's length: 64 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 
@@ -34,6 +36,23 @@ pub struct ReadSettings {
 
 /// The command line's defaults: the format found from the first lines, the `text` field,
 /// JSON Lines' own `id`s, bad lines written through and the first ten reported.
+impl ReadSettings {
+    /// Refuses an empty field name and a zero line limit; a field or an id field asked for
+    /// makes `--input-format auto` JSON Lines, whatever the input starts with.
+    pub fn validate(mut self) -> Result<ReadSettings> {
+        if self.field.is_empty() {
+            return Err(Error::config("field", "must not be empty"));
+        }
+        if self.max_line_bytes == 0 {
+            return Err(Error::config("max-line-bytes", "must be at least 1"));
+        }
+        if self.format == InputFormat::Auto && (self.id_field.is_some() || self.field != "text") {
+            self.format = InputFormat::Jsonl;
+        }
+        Ok(self)
+    }
+}
+
 impl Default for ReadSettings {
     fn default() -> ReadSettings {
         ReadSettings {

@@ -3,6 +3,7 @@
 
 use super::normalize::Normalizer;
 use super::shingle::ShingleKind;
+use crate::error::{Error, Result};
 use std::path::PathBuf;
 
 /// Default shingle length in words.
@@ -20,6 +21,19 @@ pub struct TextSettings {
     /// `--stopwords FILE`: the stop words of [`ShingleKind::Stopword`], one per line (else a
     /// built-in English list). Loaded when the run is prepared.
     pub stopwords_path: Option<PathBuf>,
+}
+
+impl TextSettings {
+    /// Refuses a shingle of no words or characters.
+    pub fn check(&self) -> Result<()> {
+        match self.shingle {
+            ShingleKind::Words(0) | ShingleKind::Stopword(0) => {
+                Err(Error::config("ngram", "must be at least 1"))
+            }
+            ShingleKind::Chars(0) => Err(Error::config("char-ngram", "must be at least 1")),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The command line's defaults: the normaliser's, word 5-grams, each shingle once.

@@ -1,6 +1,8 @@
 //! The verify group of the settings: the similarity a pair must reach and how it is
 //! checked ([`VerifySettings`], [`crate::Config::verify`]), with the stage's enums.
 
+use crate::error::Error;
+
 /// Default similarity cut-off.
 pub const DEFAULT_THRESHOLD: f64 = 0.8;
 
@@ -100,6 +102,33 @@ pub struct VerifySettings {
     /// Text stages run after (or, with [`VerifyMode::Stages`], instead of) the shingle
     /// check, in order (`--verify edit,cosine,lcs`).
     pub text_stages: Vec<TextStage>,
+}
+
+impl VerifySettings {
+    /// Refuses a threshold outside (0, 1], a text stage's bound outside [0, 1], and
+    /// `--verify` with no confirmation stage at all.
+    pub fn check(&self) -> crate::error::Result<()> {
+        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
+            return Err(Error::config(
+                "threshold",
+                format!("{} is not in (0, 1]", self.threshold),
+            ));
+        }
+        for stage in &self.text_stages {
+            let (flag, v) = match *stage {
+                TextStage::Edit(v) => ("max-edit", v),
+                TextStage::Cosine(v) => ("min-cosine", v),
+                TextStage::Lcs(v) => ("min-lcs", v),
+            };
+            if !(0.0..=1.0).contains(&v) {
+                return Err(Error::config(flag, format!("{v} is not in [0, 1]")));
+            }
+        }
+        if self.mode == VerifyMode::Stages && self.text_stages.is_empty() {
+            return Err(Error::config("verify", "no confirmation stage given"));
+        }
+        Ok(())
+    }
 }
 
 /// The command line's defaults: 0.8, exact Jaccard, no text stage.
