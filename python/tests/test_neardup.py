@@ -339,3 +339,6 @@ def test_deduper_signature_shows_the_command_lines_defaults():
         assert neardup._is_default(name, default, cli)
     assert not neardup._is_default("threshold", 0.9, cli)
     assert not neardup._is_default("against_only", True, cli)
+    # dedup's threshold is the same setting; pairs and clusters leave theirs to the flag.
+    dedup_threshold = inspect.signature(neardup.dedup).parameters["threshold"].default
+    assert cli["threshold"] == str(dedup_threshold)
