@@ -2,7 +2,7 @@
 //! state files and conflicting settings are usage errors; SIGTERM saves.
 
 use crate::util::{bin, neardup, sample_bytes, spawn_piped, temp_path};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 
 /// The sample's lines split after line `cut`.
 fn halves(cut: usize) -> (Vec<u8>, Vec<u8>) {
@@ -975,4 +975,63 @@ fn a_damaged_record_is_a_damaged_index() {
     assert!(run.stderr.contains(s), "{}", run.stderr);
     assert!(run.stderr.contains("complete up to line"), "{}", run.stderr);
     assert!(!run.stderr.contains("disk space"), "{}", run.stderr);
+}
+
+/// SIGTERM while the input is a FIFO whose writer is still open and sends nothing: the run
+/// saves its state and ends at once with 143 (the reader's wait on the idle FIFO gives up
+/// when the run returns; the engine does not end the process itself), and the resumed run
+/// goes on from the line after.
+#[test]
+fn sigterm_while_an_open_fifo_is_idle_saves_and_ends() {
+    let dir = temp_path("fifo-stop");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("in.fifo");
+    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    let state = dir.join("run.ndstate");
+    let mut child = spawn_piped(
+        bin()
+            .args(["--line-buffered", "--state"])
+            .arg(&state)
+            .arg(&fifo),
+    );
+    // Opening the FIFO for writing waits for the run to open it for reading.
+    let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    writer
+        .write_all(b"the first document of the stream\nthe second document here\n")
+        .unwrap();
+    writer.flush().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    for _ in 0..2 {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+    }
+    let asked = std::time::Instant::now();
+    // SAFETY: signals a child of this test.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    let waited = asked.elapsed();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    drop(writer);
+    assert_eq!(status.code(), Some(128 + libc::SIGTERM), "{stderr}");
+    assert!(waited < std::time::Duration::from_secs(3), "{waited:?}");
+    assert!(
+        stderr.contains("state saved after input line 2"),
+        "{stderr}"
+    );
+    let rest = neardup(
+        &["--state", state.to_str().unwrap()],
+        b"the third document arrives later\nthe first document of the stream\n",
+    )
+    .ok();
+    assert_eq!(rest.lines(), ["the third document arrives later"]);
+    let _ = std::fs::remove_dir_all(&dir);
 }
