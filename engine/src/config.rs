@@ -164,7 +164,7 @@ pub struct RunSettings {
 
 /// Most threads `--threads` takes: beyond it a machine refuses to start them, and no
 /// machine has that many cores for the signing to use.
-pub const MAX_THREADS: usize = 1024;
+pub(crate) const MAX_THREADS: usize = 1024;
 /// Default bound on the candidates the filter verifies per document.
 pub const DEFAULT_MAX_CANDIDATES: usize = 48;
 /// Default length of a node's text snippet in the graph commands, in characters.
@@ -219,7 +219,7 @@ impl Settings {
     /// ([`MemorySettings::columnar`]): the run says so once it has looked at its input.
     /// A budget too small for a table's decoder besides the rest is refused here, as
     /// [`Config::validate`] refuses one too small for any run.
-    pub fn with_columnar_input(mut self, columnar: bool) -> Result<Settings> {
+    pub(crate) fn with_columnar_input(mut self, columnar: bool) -> Result<Settings> {
         let memory = &mut self.0.memory;
         if columnar
             && let Some(limit) = &memory.memory_limit
@@ -289,7 +289,7 @@ impl Config {
 
     /// A warning when the banding chosen for `threshold` cannot reach `recall` with
     /// `num_perm` values (explicit `--bands`/`--rows` and `--exact` are taken as asked).
-    pub fn banding_warning(&self) -> Option<String> {
+    pub(crate) fn banding_warning(&self) -> Option<String> {
         let chosen = self.sketch.bands.is_none() && self.sketch.rows.is_none() && !self.all_pairs;
         (chosen
             && !self

@@ -42,7 +42,7 @@ pub struct Document<'a> {
 
 /// Calls `visit` with every document of `inputs` in order, until it returns `false`.
 /// Returns the number of lines that were not documents.
-pub fn for_each_document(
+pub(crate) fn for_each_document(
     reading: &Reading<'_>,
     inputs: Vec<Input>,
     mut visit: impl FnMut(Document<'_>) -> bool,
@@ -117,7 +117,7 @@ pub fn for_each_document(
 /// Calls `visit` with every document of `inputs` and its normalised text. A document whose
 /// normalised text is empty is not a document (as in the pipeline). Returns the number of
 /// lines that were not documents.
-pub fn for_each_normalized(
+pub(crate) fn for_each_normalized(
     reading: &Reading<'_>,
     inputs: Vec<Input>,
     mut visit: impl FnMut(Document<'_>, &Normalized),

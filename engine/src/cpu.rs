@@ -1,7 +1,7 @@
 //! A thread's own CPU clock, which `--stats`' `cpu_seconds` sums by stage.
 
 /// The calling thread's CPU time so far, in nanoseconds (0 where it cannot be read).
-pub fn thread_cpu() -> u64 {
+pub(crate) fn thread_cpu() -> u64 {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

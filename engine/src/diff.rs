@@ -8,7 +8,7 @@
 use crate::text::words::Words;
 
 /// Edits beyond which the diff gives up on a minimal script (memory is O(D²)).
-pub const MAX_EDITS: usize = 4000;
+pub(crate) const MAX_EDITS: usize = 4000;
 
 /// One step of an edit script.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -52,7 +52,7 @@ thread_local! {
 
 /// Runs `f`, in which a failed allocation returns null to its caller (`try_reserve` then
 /// gives an error) instead of stopping the process.
-pub fn fallibly<T>(f: impl FnOnce() -> T) -> T {
+pub(crate) fn fallibly<T>(f: impl FnOnce() -> T) -> T {
     let before = FALLIBLE.replace(true);
     let result = f();
     FALLIBLE.set(before);
@@ -66,19 +66,19 @@ fn failure_is_handled() -> bool {
 
 /// Records that input line `line` is being decided (what the output may contain next).
 #[inline]
-pub fn set_line(line: u64) {
+pub(crate) fn set_line(line: u64) {
     LINE.store(line, Ordering::Relaxed);
 }
 
 /// The input line up to which the output is complete (every write before the present one
 /// went out whole).
-pub fn written_line() -> u64 {
+pub(crate) fn written_line() -> u64 {
     WRITTEN.load(Ordering::Relaxed)
 }
 
 /// Enters a write of whole lines to stdout; false when memory ran out (the write must not
 /// happen: the process is exiting).
-pub fn begin_write() -> bool {
+pub(crate) fn begin_write() -> bool {
     loop {
         match GATE.compare_exchange(IDLE, WRITING, Ordering::Acquire, Ordering::Relaxed) {
             Ok(_) => return true,
@@ -91,7 +91,7 @@ pub fn begin_write() -> bool {
 /// Leaves a write begun with [`begin_write`]: `Some(complete)` when it succeeded, saying
 /// whether it emptied the buffer (then every line decided so far is out) or left the
 /// current line's start behind; `None` when it failed (what is out is as before).
-pub fn end_write(complete: Option<bool>) {
+pub(crate) fn end_write(complete: Option<bool>) {
     let line = LINE.load(Ordering::Relaxed);
     match complete {
         Some(true) => WRITTEN.store(line, Ordering::Relaxed),
@@ -124,7 +124,7 @@ impl Write for Fixed {
 /// in progress, closes the gate, says on stderr what ran out and how far the input got, and
 /// exits with status 1 (without running destructors or flushing buffers: the output ends at
 /// the last whole line written).
-pub fn out_of_memory(size: usize) -> ! {
+pub(crate) fn out_of_memory(size: usize) -> ! {
     stop_for(format_args!("an allocation of {size} bytes failed"))
 }
 
@@ -136,7 +136,7 @@ thread_local! {
 /// Runs `f`, turning a panic in it into an `Err` (for third-party code that panics on
 /// damaged input instead of failing: the caller reports a damaged input). Under the
 /// program's hook ([`quiet_caught_panics`]) such a panic prints nothing.
-pub fn catching<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+pub(crate) fn catching<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
     let before = CATCHING.with(|c| c.replace(true));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     CATCHING.with(|c| c.set(before));
@@ -166,7 +166,7 @@ pub fn stop_when_exhausted() {
 
 /// Whether this process is the `neardup` program ([`stop_when_exhausted`]), which may take
 /// SIGINT and SIGTERM to stop at a whole line.
-pub fn is_program() -> bool {
+pub(crate) fn is_program() -> bool {
     PROGRAM.load(Ordering::Relaxed)
 }
 
@@ -178,7 +178,7 @@ static MAPPED: std::sync::atomic::AtomicPtr<Vec<u8>> =
 /// Records that `path` is mapped into memory (an index's tables): if another program
 /// truncates it meanwhile, reading a page past its new end raises SIGBUS, which the
 /// program's handler ([`name_changed_mappings`]) reports naming the file.
-pub fn mapping(path: &std::path::Path) {
+pub(crate) fn mapping(path: &std::path::Path) {
     let message = format!(
         "neardup: {} was changed by another program while this run had it mapped (truncated \
          or rewritten); the run stops here, its output ending at its last whole line (exit 1). \
@@ -222,7 +222,7 @@ pub fn name_changed_mappings() {
 /// ([`stop_when_exhausted`]) a thread the system refuses (no memory for its stack under an
 /// address-space limit, or no thread left under a process limit) stops the process as
 /// [`out_of_memory`] does; elsewhere it panics, as `Scope::spawn` does.
-pub fn spawn_scoped<'scope, 'env, T: Send + 'scope>(
+pub(crate) fn spawn_scoped<'scope, 'env, T: Send + 'scope>(
     scope: &'scope std::thread::Scope<'scope, 'env>,
     f: impl FnOnce() -> T + Send + 'scope,
 ) -> std::thread::ScopedJoinHandle<'scope, T> {

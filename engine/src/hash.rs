@@ -21,7 +21,7 @@ pub fn mix64(mut x: u64) -> u64 {
 /// the time of `sort_unstable` on a document's few hundred shingles. Values that are not
 /// spread (a bucket holding more than 32) fall back to `sort_unstable`, so the worst case
 /// stays O(n log n).
-pub fn sort_hashes(v: &mut Vec<u64>, scratch: &mut Vec<u64>) {
+pub(crate) fn sort_hashes(v: &mut Vec<u64>, scratch: &mut Vec<u64>) {
     const MAX_BITS: u32 = 12;
     let n = v.len();
     if n < 64 {
@@ -82,7 +82,7 @@ fn scatter_sort(v: &mut Vec<u64>, scratch: &mut Vec<u64>, bits: u32, starts: &mu
 /// A hasher for keys that are already well mixed or small integers: murmur3's finaliser on
 /// the written value. Deterministic (no random state), so runs are reproducible.
 #[derive(Default, Clone, Copy)]
-pub struct MixHasher(u64);
+pub(crate) struct MixHasher(u64);
 
 impl Hasher for MixHasher {
     fn finish(&self) -> u64 {

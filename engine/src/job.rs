@@ -278,7 +278,7 @@ impl Job {
 
     /// True when every verified pair is wanted (`--pairs`, the graph commands but for
     /// [`GraphJob::components_over`]): the work per document then grows with its matches.
-    pub fn lists_every_pair(&self) -> bool {
+    pub(crate) fn lists_every_pair(&self) -> bool {
         match self {
             Job::Pairs(_) => true,
             Job::Graph(graph) => graph.components_over.is_none(),
@@ -288,7 +288,7 @@ impl Job {
 
     /// True when exact copies count as duplicates without a comparison (all but
     /// [`Job::Pairs`], which lists each copy's pairs): part of what a state file records.
-    pub fn drops_copies(&self) -> bool {
+    pub(crate) fn drops_copies(&self) -> bool {
         !matches!(self, Job::Pairs(_))
     }
 
@@ -299,7 +299,7 @@ impl Job {
     /// members of a template family that changed the same places, verifying more (48) and
     /// keeping 2× finds more of the exact greedy filter's drops than 32 and 3× for the same
     /// bucket size (96) (docs/performance.md).
-    pub fn bucket_limit(&self, config: &Config) -> usize {
+    pub(crate) fn bucket_limit(&self, config: &Config) -> usize {
         let bounded = match self {
             Job::Filter(_) | Job::Reference => true,
             Job::Graph(graph) => graph.components_over.is_some(),

@@ -55,6 +55,9 @@
 //! ```
 
 #![warn(missing_docs)]
+// The public items' docs say how they work, naming the crate-private items they use; read
+// them with `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod choice;
 pub mod config;

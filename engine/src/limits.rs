@@ -43,7 +43,7 @@ pub fn memory_limit() -> Option<MemoryLimit> {
 
 /// This process' peak resident memory in bytes (`VmHWM`: since it started this program, not
 /// counting the parent it was forked from, as `getrusage` would).
-pub fn peak_rss() -> Option<u64> {
+pub(crate) fn peak_rss() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -110,7 +110,7 @@ fn address_space_limit() -> Option<u64> {
 /// unified path (`0::/…`), v1's `memory.limit_in_bytes` on the memory controller's path.
 /// Inside a container the path may name the host's view; the container's own root then
 /// holds its limit, so the root is read too.
-pub fn cgroup_limit(cgroup_file: &Path, root: &Path) -> Option<u64> {
+pub(crate) fn cgroup_limit(cgroup_file: &Path, root: &Path) -> Option<u64> {
     let text = std::fs::read_to_string(cgroup_file).ok()?;
     let mut found: Option<u64> = None;
     let mut keep = |bytes: Option<u64>| {

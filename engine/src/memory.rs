@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 /// RAM for the newest held records when `--spill-cache` is not given (at most an eighth of
 /// `--max-memory`).
-pub const DEFAULT_SPILL_CACHE: usize = 64 << 20;
+pub(crate) const DEFAULT_SPILL_CACHE: usize = 64 << 20;
 /// What a run holds besides its window under `--max-memory`: half the budget up to this, an
 /// eighth of it past twice this ([`MemorySettings::pipeline_reserve`]).
 const PIPELINE_RESERVE: usize = 128 << 20;
@@ -38,10 +38,10 @@ const MIN_RESERVE: usize = 32 << 20;
 const MIN_WINDOW: usize = 8 << 20;
 /// The smallest `--max-memory` a run keeps: the least reserve, the least window and room for
 /// a window that holds a useful number of documents (a smaller one is refused, naming this).
-pub const MIN_MAX_MEMORY: usize = 48 << 20;
+pub(crate) const MIN_MAX_MEMORY: usize = 48 << 20;
 /// The smallest `--max-memory` a run reading a table keeps: [`MIN_MAX_MEMORY`] and the
 /// decoder's share (`COLUMNAR_RESERVE`).
-pub const MIN_MAX_MEMORY_COLUMNAR: usize = 64 << 20;
+pub(crate) const MIN_MAX_MEMORY_COLUMNAR: usize = 64 << 20;
 /// The largest document under a budget is this share (1/N) of it: signing one holds about
 /// five times its text (its normalised copy, its shingles, their sort), and each signing
 /// thread may hold one; a longer line is a bad line, "over the memory budget".
@@ -54,11 +54,11 @@ const DOCUMENT_SHARE: usize = 32;
 const COLUMNAR_RESERVE: usize = 24 << 20;
 /// Parquet output: the encoded bytes of a row group without a budget (it is held in memory
 /// until then), and the most under one.
-pub const MAX_ROW_GROUP_BYTES: usize = 16 << 20;
+pub(crate) const MAX_ROW_GROUP_BYTES: usize = 16 << 20;
 
 /// `bytes` in binary units as messages and the report show them: `512 bytes`, `48 MiB`,
 /// `13.6 MiB`, `3 GiB` (a whole number when exact, else one decimal).
-pub fn binary_size(bytes: u64) -> String {
+pub(crate) fn binary_size(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
     if bytes < 1024 {
         return format!("{bytes} bytes");
@@ -190,7 +190,7 @@ impl MemorySettings {
     /// rest of the run holds (the pipeline's reserve: half the budget up to 128 MiB, an
     /// eighth of a larger one, at least 32 MiB; and 24 MiB for a columnar input), at least
     /// 8 MiB.
-    pub fn window_budget(&self) -> usize {
+    pub(crate) fn window_budget(&self) -> usize {
         if self.max_memory == 0 {
             return 0;
         }
@@ -215,7 +215,7 @@ impl MemorySettings {
 
     /// The signing threads a run uses when `asked` for: under a small budget fewer, since each
     /// holds its scratch besides the batches (threads never change the output, only the speed).
-    pub fn threads_within(&self, asked: usize) -> usize {
+    pub(crate) fn threads_within(&self, asked: usize) -> usize {
         if self.max_memory == 0 {
             return asked;
         }
@@ -232,7 +232,7 @@ impl MemorySettings {
 
     /// Most batches the pipeline may hold at once (read, signed, waiting or recycled) within
     /// its share of `--max-memory`; `usize::MAX` without a budget.
-    pub fn batches_in_flight(&self) -> usize {
+    pub(crate) fn batches_in_flight(&self) -> usize {
         if self.max_memory == 0 {
             return usize::MAX;
         }
@@ -240,7 +240,7 @@ impl MemorySettings {
     }
 
     /// The longest line a document may be under the budget (`usize::MAX` without one).
-    pub fn document_limit(&self) -> usize {
+    pub(crate) fn document_limit(&self) -> usize {
         match self.max_memory {
             0 => usize::MAX,
             budget => budget / DOCUMENT_SHARE,

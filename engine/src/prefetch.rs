@@ -5,7 +5,7 @@
 /// Starts loading the cache line that holds `value`. A hint only: it never faults, and it does
 /// nothing on architectures other than x86-64.
 #[inline(always)]
-pub fn prefetch<T: ?Sized>(value: &T) {
+pub(crate) fn prefetch<T: ?Sized>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
@@ -19,7 +19,7 @@ pub fn prefetch<T: ?Sized>(value: &T) {
 /// Starts loading the first `max_lines` cache lines (64 bytes) of `slice`, or all of it if it
 /// is shorter.
 #[inline]
-pub fn prefetch_slice<T>(slice: &[T], max_lines: usize) {
+pub(crate) fn prefetch_slice<T>(slice: &[T], max_lines: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};

@@ -13,7 +13,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The directory of `target` (`.` for a bare name).
-pub fn directory_of(target: &Path) -> PathBuf {
+pub(crate) fn directory_of(target: &Path) -> PathBuf {
     match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -46,7 +46,7 @@ pub fn beside(target: &Path) -> io::Result<(File, PathBuf)> {
 /// Removes the temporaries for `target` ([`beside`]) of processes that are no longer
 /// running. Only regular files of exactly that naming are touched, and only where the
 /// process table can be read (`/proc`).
-pub fn remove_stale(target: &Path) {
+pub(crate) fn remove_stale(target: &Path) {
     if !Path::new("/proc/self").exists() {
         return;
     }

@@ -8,7 +8,7 @@ use std::io::Write;
 
 /// Appends `s` escaped for XML text and attributes; characters XML 1.0 forbids become
 /// U+FFFD.
-pub fn xml_escape(s: &str, out: &mut String) {
+pub(crate) fn xml_escape(s: &str, out: &mut String) {
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),

@@ -153,7 +153,7 @@ fn id_text(id: &DocId) -> String {
 }
 
 /// One group of the JSON output and of `--stats`.
-pub fn component_json(graph: &DupGraph, c: &Clustering, info: &ComponentInfo) -> Value {
+pub(crate) fn component_json(graph: &DupGraph, c: &Clustering, info: &ComponentInfo) -> Value {
     let id = |v: u32| id_json(&graph.node(v).id);
     let mut cliques: Vec<Vec<u32>> = Vec::new();
     for &v in &info.members {

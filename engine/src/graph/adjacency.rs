@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 /// Above this many BFS steps (nodes × (nodes + edges)) a component's diameter is estimated
 /// by a double sweep instead of computed exactly.
-pub const DIAMETER_EXACT_WORK: u64 = 50_000_000;
+pub(crate) const DIAMETER_EXACT_WORK: u64 = 50_000_000;
 
 /// An undirected weighted graph as sorted neighbour lists.
 #[derive(Clone, Debug, Default)]
@@ -60,12 +60,12 @@ impl Adjacency {
     }
 
     /// Number of undirected edges.
-    pub fn edge_count(&self) -> usize {
+    pub(crate) fn edge_count(&self) -> usize {
         self.neighbors.len() / 2
     }
 
     /// Neighbours of `v`, ascending.
-    pub fn neighbors(&self, v: u32) -> &[u32] {
+    pub(crate) fn neighbors(&self, v: u32) -> &[u32] {
         &self.neighbors[self.offsets[v as usize]..self.offsets[v as usize + 1]]
     }
 

@@ -19,14 +19,14 @@ use std::collections::BinaryHeap;
 /// list elements merged, or 64-bit words combined in the bit-set search. Far above what the
 /// dense components of real corpora need (docs/performance.md), low enough that a
 /// pathological component gives up instead of hanging.
-pub const CLIQUE_WORK_BUDGET: u64 = 1_000_000_000;
+pub(crate) const CLIQUE_WORK_BUDGET: u64 = 1_000_000_000;
 
 /// Maximal cliques one component's search may hold, counted in 4-byte units: each member,
 /// plus 8 for each clique's own allocation (about 128 MiB). A near-complete component of a
 /// hundred documents has millions of maximal cliques, each almost the whole component: the
 /// search steps stay affordable while the stored cliques would take gigabytes, so the
 /// search gives up on either count.
-pub const CLIQUE_STORE_BUDGET: u64 = 32 << 20;
+pub(crate) const CLIQUE_STORE_BUDGET: u64 = 32 << 20;
 
 /// What one component's clique search may spend before it gives up.
 #[derive(Clone, Copy, Debug)]
@@ -183,7 +183,11 @@ impl BronKerbosch<'_> {
 /// in canonical order (larger first, then lexicographically). `None` when the search would
 /// spend more than `budget` work units or hold more than [`CLIQUE_STORE_BUDGET`]; see
 /// [`greedy_cliques`].
-pub fn maximal_cliques(adj: &Adjacency, members: &[u32], budget: u64) -> Option<Vec<Vec<u32>>> {
+pub(crate) fn maximal_cliques(
+    adj: &Adjacency,
+    members: &[u32],
+    budget: u64,
+) -> Option<Vec<Vec<u32>>> {
     let budget = Budget {
         work: budget,
         stored: CLIQUE_STORE_BUDGET,
@@ -233,7 +237,7 @@ fn maximal_cliques_within(
 /// Dense components (average degree at least n/64) up to this many documents search their
 /// cliques on bit-set rows (n²/8 bytes): choosing a pivot then costs n/64 word operations per
 /// candidate instead of a merge of two neighbour lists.
-pub const BITSET_MAX_NODES: usize = 16_384;
+pub(crate) const BITSET_MAX_NODES: usize = 16_384;
 
 /// The same search as [`BronKerbosch`], with P, X and the neighbour rows as bit sets.
 struct BitBronKerbosch {
@@ -349,7 +353,7 @@ fn canonical_order(cliques: &mut [Vec<u32>]) {
 /// unassigned node of highest degree (ties: lowest index), then keep adding the
 /// lowest-indexed unassigned node adjacent to every member so far. The result is already
 /// disjoint. Linear in the edges touched; used when [`maximal_cliques`] runs out of budget.
-pub fn greedy_cliques(adj: &Adjacency, members: &[u32]) -> Vec<Vec<u32>> {
+pub(crate) fn greedy_cliques(adj: &Adjacency, members: &[u32]) -> Vec<Vec<u32>> {
     let mut order: Vec<u32> = members.to_vec();
     order.sort_by_key(|&v| (Reverse(adj.degree(v)), v));
     let mut assigned = std::collections::HashSet::new();
@@ -382,7 +386,7 @@ pub fn greedy_cliques(adj: &Adjacency, members: &[u32]) -> Vec<Vec<u32>> {
 /// clique with the most still-unassigned members gives its unassigned members a cluster,
 /// until every node is assigned. `cliques` must be in canonical order (ties go to the
 /// earlier clique). Each cluster is sorted; clusters come out largest first.
-pub fn clique_partition(cliques: &[Vec<u32>]) -> Vec<Vec<u32>> {
+pub(crate) fn clique_partition(cliques: &[Vec<u32>]) -> Vec<Vec<u32>> {
     let mut assigned = std::collections::HashSet::new();
     let mut heap: BinaryHeap<(usize, Reverse<usize>)> = cliques
         .iter()
@@ -415,7 +419,7 @@ pub fn clique_partition(cliques: &[Vec<u32>]) -> Vec<Vec<u32>> {
 /// lone neighbour (the most similar, ties: the lowest), or else takes the most similar
 /// neighbour out of a cluster of three or more. Every cluster stays a clique. A document whose
 /// neighbours all sit in pairs stays alone (breaking a pair would leave another alone).
-pub fn pair_lone_members(adj: &Adjacency, parts: &mut Vec<Vec<u32>>) {
+pub(crate) fn pair_lone_members(adj: &Adjacency, parts: &mut Vec<Vec<u32>>) {
     let mut part_of: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
     for (p, members) in parts.iter().enumerate() {
         for &v in members {

@@ -37,7 +37,7 @@ pub struct Node {
 
 /// Collects nodes and edges in input order.
 #[derive(Debug, Default)]
-pub struct GraphBuilder {
+pub(crate) struct GraphBuilder {
     nodes: Vec<Node>,
     seqs: Vec<u64>,
     edges: Vec<(u32, u32, f32)>,
@@ -45,7 +45,7 @@ pub struct GraphBuilder {
 
 impl GraphBuilder {
     /// Adds a document; `seq` is its window key (increasing along the input).
-    pub fn add_node(&mut self, seq: u64, node: Node) -> u32 {
+    pub(crate) fn add_node(&mut self, seq: u64, node: Node) -> u32 {
         debug_assert!(self.seqs.last().is_none_or(|&s| s < seq));
         self.seqs.push(seq);
         self.nodes.push(node);
@@ -53,14 +53,14 @@ impl GraphBuilder {
     }
 
     /// Adds the verified pair (document with window key `earlier_seq`, node `later`).
-    pub fn add_edge(&mut self, earlier_seq: u64, later: u32, similarity: f64) {
+    pub(crate) fn add_edge(&mut self, earlier_seq: u64, later: u32, similarity: f64) {
         let earlier = self.node_of(earlier_seq);
         self.edges.push((earlier, later, similarity as f32));
     }
 
     /// The first id two nodes share, with their window keys (input line numbers): the
     /// outputs name documents by id, so a repeated id makes two documents one name.
-    pub fn first_repeated_id(&self) -> Option<(&DocId, u64, u64)> {
+    pub(crate) fn first_repeated_id(&self) -> Option<(&DocId, u64, u64)> {
         let mut first: HashMap<&DocId, u64> = HashMap::with_capacity(self.nodes.len());
         for (node, &seq) in self.nodes.iter().zip(&self.seqs) {
             if let Some(&earlier) = first.get(&node.id) {
@@ -72,7 +72,7 @@ impl GraphBuilder {
     }
 
     /// The node of the document with window key `seq` (it must have been added).
-    pub fn node_of(&self, seq: u64) -> u32 {
+    pub(crate) fn node_of(&self, seq: u64) -> u32 {
         self.seqs
             .binary_search(&seq)
             .expect("edges join documents that are nodes") as u32
@@ -343,7 +343,7 @@ impl DupGraph {
     }
 
     /// Number of verified pairs.
-    pub fn edge_count(&self) -> usize {
+    pub(crate) fn edge_count(&self) -> usize {
         self.graph.edge_count()
     }
 

@@ -74,7 +74,7 @@ impl BadLines {
 }
 
 /// The `--on-bad-line` value of a policy.
-pub fn policy_name(p: BadLinePolicy) -> &'static str {
+pub(crate) fn policy_name(p: BadLinePolicy) -> &'static str {
     match p {
         BadLinePolicy::Pass => "pass",
         BadLinePolicy::Skip => "skip",

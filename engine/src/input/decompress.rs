@@ -26,7 +26,7 @@ pub enum Compression {
 }
 
 /// Bytes [`detect`] needs to see.
-pub const MAGIC_BYTES: usize = 10;
+pub(crate) const MAGIC_BYTES: usize = 10;
 
 /// The 48-bit magic that starts a bzip2 block (the digits of pi) and the one that ends a
 /// stream (of the square root of pi): one follows `BZh1`…`BZh9` in every bzip2 stream.
@@ -37,7 +37,7 @@ const BZIP2_END: [u8; 6] = [0x17, 0x72, 0x45, 0x38, 0x50, 0x90];
 /// input are fine). Text never starts with these bytes: none of them is valid UTF-8 at the
 /// start of a line except bzip2's `BZh` and a digit, which text can start with ("BZh91 is a
 /// part number"), so bzip2 needs its block magic after them too.
-pub fn detect(head: &[u8]) -> Compression {
+pub(crate) fn detect(head: &[u8]) -> Compression {
     match head {
         [0x1f, 0x8b, ..] => Compression::Gzip,
         [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,

@@ -38,7 +38,7 @@ pub enum DocId {
 impl DocId {
     /// Appends the id as TSV shows it (the same text as its `Display`), without the
     /// formatting machinery: this is on the path of every `--pairs` line.
-    pub fn write_tsv(&self, out: &mut Vec<u8>) {
+    pub(crate) fn write_tsv(&self, out: &mut Vec<u8>) {
         match self {
             DocId::Line(n) => write_decimal(*n, out),
             DocId::Num(s) => out.extend_from_slice(s.as_bytes()),
@@ -127,7 +127,7 @@ pub enum BadLine {
 
 impl BadLine {
     /// The same, said as the memory budget's limit when it is one of length.
-    pub fn over_budget(self) -> BadLine {
+    pub(crate) fn over_budget(self) -> BadLine {
         match self {
             BadLine::TooLong(bytes) => BadLine::OverBudget {
                 bytes,
@@ -199,7 +199,7 @@ impl Extractor {
 
     /// Also takes these dotted paths from JSON lines ([`Extractor::extract_with_attrs`]);
     /// plain-text lines have none of them.
-    pub fn with_attrs(mut self, paths: &[String]) -> Extractor {
+    pub(crate) fn with_attrs(mut self, paths: &[String]) -> Extractor {
         self.attrs = paths
             .iter()
             .map(|p| p.split('.').map(str::to_string).collect())
@@ -209,7 +209,7 @@ impl Extractor {
 
     /// Like [`Extractor::extract`], and fills `attrs` with the value of each attribute path
     /// (`None` where a line lacks it or the value is JSON null).
-    pub fn extract_with_attrs<'a>(
+    pub(crate) fn extract_with_attrs<'a>(
         &self,
         line: &'a [u8],
         format: InputFormat,

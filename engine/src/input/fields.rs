@@ -19,7 +19,7 @@ pub struct Field {
 
 /// What the field looked for is: the text (strings only) or the id (strings or integers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wanted {
+pub(crate) enum Wanted {
     /// `--field`: a string.
     Text,
     /// `--id-field`: a string or an integer.
@@ -28,7 +28,7 @@ pub enum Wanted {
 
 /// The top-level fields of `batch`'s JSON objects that could be `wanted`, the most common
 /// first (then the longest: the likeliest text), with the number of lines looked at.
-pub fn inventory(batch: &Batch, wanted: Wanted) -> (Vec<Field>, usize) {
+pub(crate) fn inventory(batch: &Batch, wanted: Wanted) -> (Vec<Field>, usize) {
     let mut fields: Vec<Field> = Vec::new();
     let mut looked = 0;
     for i in 0..batch.lines.len() {
@@ -68,7 +68,7 @@ pub fn inventory(batch: &Batch, wanted: Wanted) -> (Vec<Field>, usize) {
 
 /// Whether the first lines of `batch` (up to 32 that are not blank) each hold an `id` that
 /// is a string or an integer: then, with no `--id-field`, that field is the documents' id.
-pub fn ids_in(batch: &Batch) -> bool {
+pub(crate) fn ids_in(batch: &Batch) -> bool {
     let mut looked = 0;
     for i in 0..batch.lines.len() {
         if looked == 32 {
@@ -92,7 +92,7 @@ pub fn ids_in(batch: &Batch) -> bool {
 
 /// The message for `missing` of `looked` first lines of `input` lacking `flag`'s `path`:
 /// the fields they have and the one to use, as the command line's flag (‹field›).
-pub fn missing_message(
+pub(crate) fn missing_message(
     batch: &Batch,
     input: &str,
     flag: &str,

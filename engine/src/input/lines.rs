@@ -165,7 +165,7 @@ impl LineReader {
     }
 
     /// Continues a numbering: the first line read gets number `lines + 1` (`--state`).
-    pub fn numbered_after(mut self, lines: u64) -> LineReader {
+    pub(crate) fn numbered_after(mut self, lines: u64) -> LineReader {
         self.number = lines;
         self
     }
@@ -173,7 +173,10 @@ impl LineReader {
     /// Takes the buffers of consumed batches from `recycled` instead of allocating: a new
     /// buffer costs page faults and zeroing, a used one neither (its length is kept, so it is
     /// never zeroed again).
-    pub fn recycling(mut self, recycled: crossbeam_channel::Receiver<Vec<u8>>) -> LineReader {
+    pub(crate) fn recycling(
+        mut self,
+        recycled: crossbeam_channel::Receiver<Vec<u8>>,
+    ) -> LineReader {
         self.recycled = Some(recycled);
         self
     }

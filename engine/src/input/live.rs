@@ -20,7 +20,7 @@ pub struct Halt(Arc<AtomicBool>);
 impl Halt {
     /// Makes every later read of the input fail at once, and a read waiting for data fail
     /// within [`STEP_MS`].
-    pub fn halt(&self) {
+    pub(crate) fn halt(&self) {
         self.0.store(true, Ordering::Relaxed);
     }
 

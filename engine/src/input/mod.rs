@@ -35,12 +35,12 @@ use std::path::{Path, PathBuf};
 /// Target size of a batch in bytes: large enough to amortise channel traffic and the
 /// sequencer's per-batch work (handing work to its helpers and back), small enough to keep every
 /// worker busy (the sizes tried are in docs/performance.md).
-pub const BATCH_BYTES: usize = 1 << 20;
+pub(crate) const BATCH_BYTES: usize = 1 << 20;
 /// Most lines in a batch: a signed document costs about 1 KiB whatever its length (its
 /// signature, band keys and shingles), so a megabyte of short lines would hold tens of
 /// megabytes in flight; with this bound a batch holds at most about 4 MiB with its text,
 /// which the memory budget counts on (`MemorySettings::batches_in_flight`).
-pub const MAX_BATCH_LINES: usize = 2048;
+pub(crate) const MAX_BATCH_LINES: usize = 2048;
 /// Size of one read from an input.
 const READ_BYTES: usize = 256 << 10;
 /// Size of a new batch buffer: a batch ends at the first line end past [`BATCH_BYTES`], so
@@ -92,7 +92,7 @@ impl Part {
 }
 
 /// Non-empty lines `--format auto` looks at before it decides (fewer at the end of input).
-pub const AUTO_LINES: u64 = 32;
+pub(crate) const AUTO_LINES: u64 = 32;
 
 /// Whole lines read together, with their bytes.
 #[derive(Debug)]
@@ -154,7 +154,7 @@ impl From<Vec<Input>> for Source {
 pub const TEXTS: &str = "texts";
 
 /// A [`Source`] being read.
-pub enum Feed {
+pub(crate) enum Feed {
     /// Its lines, by a reader.
     Lines(Box<LineReader>),
     /// Its batches, and the bytes handed out so far.
@@ -318,7 +318,7 @@ impl Input {
 
     /// Whether a read would wait now: a live input (standard input, a FIFO) with no data
     /// ready. Files never wait.
-    pub fn would_wait(&self) -> bool {
+    pub(crate) fn would_wait(&self) -> bool {
         let Some(fd) = self.live else {
             return false;
         };
@@ -333,7 +333,7 @@ impl Input {
 
     /// What ends this input's wait for data when the run stops: a live input's (standard
     /// input, a FIFO), which may wait for as long as the writer upstream sends nothing.
-    pub fn halt(&self) -> Option<Halt> {
+    pub(crate) fn halt(&self) -> Option<Halt> {
         self.halt.clone()
     }
 

@@ -33,7 +33,7 @@ pub struct Verdict<'a> {
 impl Verdict<'_> {
     /// The verdict of a document that duplicates nothing; `reference` as in
     /// [`Verdict::reference`].
-    pub fn new_document(reference: Option<bool>) -> Self {
+    pub(crate) fn new_document(reference: Option<bool>) -> Self {
         Verdict {
             dup_of: None,
             similarity: 0.0,
@@ -100,13 +100,13 @@ impl<W: Write> LineBuffer<W> {
     }
 
     /// The bytes not written yet (taken: dropping the buffer writes nothing more).
-    pub fn take_pending(&mut self) -> Vec<u8> {
+    pub(crate) fn take_pending(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.buf)
     }
 
     /// Whether what was written ends part way through a line (a write to a pipe stopped
     /// at a `PIPE_BUF` piece): the line's rest is then the first of the pending bytes.
-    pub fn ends_mid_line(&self) -> bool {
+    pub(crate) fn ends_mid_line(&self) -> bool {
         self.mid_line
     }
 }
@@ -178,7 +178,7 @@ impl<W: Write> Results<W> {
     }
 
     /// Whether rows are written as a table.
-    pub fn is_table(&self) -> bool {
+    pub(crate) fn is_table(&self) -> bool {
         self.table.is_some()
     }
 
@@ -196,7 +196,7 @@ impl<W: Write> Results<W> {
 
     /// Writes document `i` of `batch` with its verdict ([`Results::annotated`]; a row gets
     /// the verdict's columns).
-    pub fn annotated_document(
+    pub(crate) fn annotated_document(
         &mut self,
         batch: &Batch,
         i: usize,
@@ -248,7 +248,7 @@ impl<W: Write> Results<W> {
     }
 
     /// CPU nanoseconds a table's encoder thread spent (0 for lines; known once it ended).
-    pub fn encoder_cpu(&self) -> u64 {
+    pub(crate) fn encoder_cpu(&self) -> u64 {
         self.table.as_ref().map_or(0, TableWriter::encoder_cpu)
     }
 
@@ -423,12 +423,12 @@ impl<W: Write> Results<W> {
 
     /// The output decided but not written (a closed pipe, a stop): taken, so that nothing
     /// more is written when the output is dropped.
-    pub fn take_pending(&mut self) -> Vec<u8> {
+    pub(crate) fn take_pending(&mut self) -> Vec<u8> {
         self.out.take_pending()
     }
 
     /// Whether the output written ends part way through a line ([`LineBuffer::ends_mid_line`]).
-    pub fn ends_mid_line(&self) -> bool {
+    pub(crate) fn ends_mid_line(&self) -> bool {
         self.out.ends_mid_line()
     }
 
@@ -448,7 +448,7 @@ pub fn format_similarity(s: f64) -> String {
 /// Appends [`format_similarity`]`(s)` to `out` without allocating: a similarity in [0, 1]
 /// is taken to 7 decimals as an f32 holds it, then rounded to 4, a tie half up, with integer
 /// digits.
-pub fn write_similarity(s: f64, out: &mut Vec<u8>) {
+pub(crate) fn write_similarity(s: f64, out: &mut Vec<u8>) {
     if !(0.0..=1.0).contains(&s) {
         // Not a similarity (NaN, or out of range from a caller's own value): as `{:.4}`.
         let mut t = format!("{s:.4}");

@@ -132,7 +132,7 @@ impl TableWriter {
 
     /// Under `--annotate`, leaves out the input's own `neardup_*` columns and writes the new
     /// ones (`--replace-annotations`), instead of refusing such an input.
-    pub fn replacing_annotations(mut self, yes: bool) -> TableWriter {
+    pub(crate) fn replacing_annotations(mut self, yes: bool) -> TableWriter {
         self.replace = yes;
         self
     }
@@ -421,7 +421,7 @@ impl TableWriter {
     }
 
     /// CPU nanoseconds the encoder thread spent (known once the table ended).
-    pub fn encoder_cpu(&self) -> u64 {
+    pub(crate) fn encoder_cpu(&self) -> u64 {
         self.encoder_cpu
     }
 

@@ -191,7 +191,7 @@ impl Worker {
 
     /// Signs a document given as its text and id (what [`Worker::process`] extracts from a
     /// line; the `--node-attr` and `--block-by` values, if any, were extracted with them).
-    pub fn sign_text(&mut self, text: &str, id: DocId) -> Doc {
+    pub(crate) fn sign_text(&mut self, text: &str, id: DocId) -> Doc {
         self.normalizer.normalize_into(text, &mut self.normalized);
         if self.normalized.is_empty() {
             return Doc::Bad(BadLine::NoTokens);

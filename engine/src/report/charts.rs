@@ -35,7 +35,7 @@ macro_rules! mesh {
 }
 
 /// A chart failed to draw: plotters' error, as text (the page says so in the chart's place).
-pub type Drawn = Result<String, String>;
+pub(crate) type Drawn = Result<String, String>;
 
 fn draw(f: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String>) -> Drawn {
     let mut svg = String::new();

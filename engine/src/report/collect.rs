@@ -19,7 +19,7 @@ pub fn cut(text: &str) -> Box<str> {
 
 /// The first `bytes` bytes of `text`, cut at a character, with "…" when cut. A plain copy
 /// (this runs for every document); white space is folded when a text is shown.
-pub fn cut_at(text: &str, bytes: usize) -> Box<str> {
+pub(crate) fn cut_at(text: &str, bytes: usize) -> Box<str> {
     if text.len() <= bytes {
         return text.into();
     }
@@ -46,7 +46,7 @@ pub const EXAMPLES: usize = 12;
 /// Largest groups shown.
 pub const TOP_GROUPS: usize = 10;
 /// Members a group's card lists besides the one shown first (the rest are counted).
-pub const MEMBERS_SHOWN: usize = 3;
+pub(crate) const MEMBERS_SHOWN: usize = 3;
 
 /// Groups counted one by one at most; beyond, new groups are counted as a total only.
 const MAX_GROUPS: usize = 1 << 20;
@@ -284,7 +284,7 @@ impl Collector {
     /// A document of a graph job with a verified pair: `similarity` to `matched`, its most
     /// similar earlier document. Every document of a graph job can be another's match, so
     /// this one's text goes into the ring too.
-    pub fn linked(
+    pub(crate) fn linked(
         &mut self,
         line: u64,
         id: DocId,
@@ -356,14 +356,14 @@ impl Collector {
     }
 
     /// A graph command's groups, when shown.
-    pub fn groups_shown(&self) -> Option<&Groups> {
+    pub(crate) fn groups_shown(&self) -> Option<&Groups> {
         self.groups_shown.as_ref()
     }
 
     /// Documents per group size: (size, groups of that size), a group being a kept
     /// document and its duplicates (kept documents without duplicates are groups of 1), or
     /// a graph command's groups.
-    pub fn group_sizes(&self) -> Vec<(u64, u64)> {
+    pub(crate) fn group_sizes(&self) -> Vec<(u64, u64)> {
         if let Some(groups) = &self.groups_shown {
             return groups.sizes.clone();
         }

@@ -269,7 +269,7 @@ fn detected(s: f64, bands: usize, rows: usize) -> f64 {
 }
 
 /// The threshold curve: (threshold, found, estimated, error) from 0.30 to 1.00.
-pub fn curve_points(c: &Collector, bands: usize, rows: usize) -> Vec<(f64, f64, f64, f64)> {
+pub(crate) fn curve_points(c: &Collector, bands: usize, rows: usize) -> Vec<(f64, f64, f64, f64)> {
     (30..=100)
         .map(|k| {
             let from = k as usize;
@@ -546,7 +546,7 @@ fn chart(drawn: Drawn) -> String {
 /// control characters shown as their symbols (U+2400…) and bidirectional controls (which
 /// would reorder what follows them: a hostile id could disguise itself) as their code
 /// points, so that what the page shows is what the input holds.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {

@@ -35,10 +35,10 @@ use crate::hash::mix64;
 pub type Sketch = [u64; 4];
 
 /// Values a [`Sketch`] holds.
-pub const SKETCH_VALUES: usize = 128;
+pub(crate) const SKETCH_VALUES: usize = 128;
 
 /// The sketch of a signature's values (see [`Sketch`]).
-pub fn sketch_of(values: &[u64]) -> Sketch {
+pub(crate) fn sketch_of(values: &[u64]) -> Sketch {
     #[cfg(target_arch = "x86_64")]
     if let Some(whole) = values.first_chunk::<SKETCH_VALUES>()
         && std::arch::is_x86_feature_detected!("avx2")
@@ -113,7 +113,7 @@ fn pack(chunk: &[u64; 32]) -> u64 {
 
 /// How many of two sketches' 2-bit values agree (0 to [`SKETCH_VALUES`]).
 #[inline]
-pub fn sketch_agreement(a: &Sketch, b: &Sketch) -> u32 {
+pub(crate) fn sketch_agreement(a: &Sketch, b: &Sketch) -> u32 {
     let mut same = 0;
     for i in 0..4 {
         let x = a[i] ^ b[i];
@@ -247,7 +247,7 @@ const KEY_LANES: usize = 8;
 /// (the reference the side-by-side lanes are tested against).
 /// `--exact` keys instead of band keys. Length of the All-Pairs prefix of a set of `size` elements for Jaccard threshold `t`:
 /// `size − ⌈t · size⌉ + 1` (at least 1 for a non-empty set, never more than `size`).
-pub fn prefix_length(size: usize, t: f64) -> usize {
+pub(crate) fn prefix_length(size: usize, t: f64) -> usize {
     if size == 0 {
         return 0;
     }

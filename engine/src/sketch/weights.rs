@@ -62,7 +62,7 @@ const VERSION: u16 = 1;
 
 /// Documents per lossy-counting bucket: document frequencies are exact below this many
 /// documents and under-counted by at most N / this beyond.
-pub const DF_BUCKET_DOCS: u64 = 100_000;
+pub(crate) const DF_BUCKET_DOCS: u64 = 100_000;
 
 type Map<V> = HashMap<u64, V, BuildHasherDefault<MixHasher>>;
 
@@ -110,7 +110,7 @@ impl IdfTable {
 
     /// Hints the memory system that `shingle` will be looked up soon.
     #[inline]
-    pub fn prefetch(&self, shingle: u64) {
+    pub(crate) fn prefetch(&self, shingle: u64) {
         self.terms.prefetch(shingle);
     }
 
@@ -306,11 +306,11 @@ pub fn settings_of(shingler: &Shingler, normalizer: &Normalizer) -> String {
 
 /// Added to the error for a file made with other settings when the file names no word rule
 /// and the run splits words by script: the file was written before words were.
-pub const OLD_WORDS_HINT: &str = "; the file was written before neardup split the words of \
+pub(crate) const OLD_WORDS_HINT: &str = "; the file was written before neardup split the words of \
      scripts without spaces (Chinese, Japanese, Thai …): ‹words› spaces reads it as it was written";
 
 /// [`OLD_WORDS_HINT`] when a file's `saved` settings lack the word rule that `current` names.
-pub fn old_words_hint(saved: &str, current: &str) -> &'static str {
+pub(crate) fn old_words_hint(saved: &str, current: &str) -> &'static str {
     if current.contains(" words:") && !saved.contains(" words:") {
         OLD_WORDS_HINT
     } else {

@@ -51,7 +51,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 const MAGIC: &[u8; 8] = b"NDINDEX\0";
 /// Index versions follow the state file's (7 was the last single file).
-pub const VERSION: u32 = 10;
+pub(crate) const VERSION: u32 = 10;
 /// The version before the tables were laid out to be mapped (read into RAM; a writer
 /// writes them whole at its first save, in today's layout).
 const VERSION_WITHOUT_MAPPING: u32 = 9;
@@ -61,7 +61,7 @@ const VERSION_WITHOUT_LOG: u32 = 8;
 /// whole at its first save: replaying a log costs about eight times what reading as many
 /// bytes of tables does (docs/performance.md), so an opening spends at most about an eighth
 /// more on the log than on the tables.
-pub const FOLD: u64 = 64;
+pub(crate) const FOLD: u64 = 64;
 
 /// The room a journal following tables of `tables_len` bytes and a log of `log_len` has:
 /// what keeps the log shorter than the tables, and at most a quarter of them in RAM (a run
@@ -123,7 +123,7 @@ fn log_path(dir: &Path, generation: u64) -> PathBuf {
 }
 
 /// Reads and checks `DIR/manifest`; `None` when there is none.
-pub fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
+pub(crate) fn read_manifest(dir: &Path) -> Result<Option<Manifest>> {
     let path = dir.join(MANIFEST);
     let name = dir.display().to_string();
     let bytes = match std::fs::read(&path) {

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 /// Checks, before any input is read, that a state can be saved at `path`: a save creates a
 /// temporary file beside it, so one is created and removed now. A run that would fail only
 /// at its end, after all its work, fails at once instead.
-pub fn check_writable(path: &Path) -> Result<()> {
+pub(crate) fn check_writable(path: &Path) -> Result<()> {
     let (dir, _) = temporary_path(path)?;
     crate::temporary::beside(path)
         .and_then(|(_, tmp)| std::fs::remove_file(tmp))
@@ -172,7 +172,7 @@ pub fn load(
 /// [`load`], for a run that only reads the state (`--against`): an index directory is
 /// opened read-only and nothing in it is changed, so many runs can share it, also while
 /// one run saves it.
-pub fn open_to_read(
+pub(crate) fn open_to_read(
     path: &Path,
     config: &Config,
     job: &Job,

@@ -63,7 +63,7 @@ const ENGLISH: &str = "a about above after again against all am an and any are a
 
 impl StopWords {
     /// The built-in English list (about 150 function words).
-    pub fn english() -> StopWords {
+    pub(crate) fn english() -> StopWords {
         StopWords(ENGLISH.split_whitespace().map(Box::from).collect())
     }
 
@@ -100,7 +100,7 @@ impl StopWords {
     }
 
     /// An order-independent hash of the list (IDF files record it).
-    pub fn fingerprint(&self) -> u64 {
+    pub(crate) fn fingerprint(&self) -> u64 {
         self.0
             .iter()
             .map(|w| mix64(xxh3_64_with_seed(w.as_bytes(), 0)))
@@ -130,7 +130,7 @@ impl Shingler {
 
     /// A shingler of this kind and seed (the stop words of [`ShingleKind::Stopword`] as
     /// given); with `bag`, repeated shingles are counted.
-    pub fn with_stopwords(
+    pub(crate) fn with_stopwords(
         kind: ShingleKind,
         bag: bool,
         seed: u64,
@@ -182,7 +182,7 @@ impl Shingler {
     /// The hash of the word shingle of `doc` from token `first` to token `last` (inclusive),
     /// as [`Shingler::shingles_into`] makes it for word shingles: to find which of a
     /// document's shingles another lacks (the report's pairs).
-    pub fn hash_of(&self, doc: &Normalized, first: usize, last: usize) -> u64 {
+    pub(crate) fn hash_of(&self, doc: &Normalized, first: usize, last: usize) -> u64 {
         let t = &doc.tokens;
         xxh3_64_with_seed(&doc.text[t[first].0..t[last].1], self.seed)
     }
@@ -191,7 +191,7 @@ impl Shingler {
     /// occurrence (the first occurrence of shingle `h` is `h` itself, the k-th repeat the same
     /// element as in bag semantics), unsorted. `scratch` is reused. With set semantics each
     /// shingle appears once.
-    pub fn elements_with_shingles_into(
+    pub(crate) fn elements_with_shingles_into(
         &self,
         doc: &Normalized,
         scratch: &mut Vec<u64>,
@@ -297,7 +297,7 @@ thread_local! {
 /// the process when that fails: a thread that shingles calls this when it starts, so that
 /// the registration never waits until memory has run out (the sequencer signs only when it
 /// would wait, which may first happen late in a run).
-pub fn prepare_thread() {
+pub(crate) fn prepare_thread() {
     SCRATCH.with(|_| {});
 }
 

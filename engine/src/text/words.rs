@@ -90,7 +90,7 @@ const SPACELESS: [Script; 18] = [
 /// Common or Inherited: they join the run they are in, as they do in any other script, and
 /// such a run between two words of their own is a word too. (Script_Extensions would make
 /// the middle dot `·`, used with Han among a dozen scripts, split Catalan `col·legi`.)
-pub fn is_word_of_its_own(c: char) -> bool {
+pub(crate) fn is_word_of_its_own(c: char) -> bool {
     // Below Thai (U+0E00) only the two Bopomofo tone letters are in such a script, so
     // Latin, Greek, Cyrillic, Arabic and the Indic scripts skip the table lookup; so do the
     // punctuation and symbols from U+2000 to the CJK radicals (U+2E80), the curly quotes and

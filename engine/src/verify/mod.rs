@@ -94,7 +94,7 @@ impl Verifier<'_> {
     /// The similarity of a pair below the threshold (one [`Verifier::decide`] refused): the
     /// exact (weighted) Jaccard, or the MinHash estimate under `‹verify› none`; `None` when
     /// the first check is a text stage, which has no similarity to give.
-    pub fn similarity_below(&self, a: Compared<'_>, b: Compared<'_>) -> Option<f64> {
+    pub(crate) fn similarity_below(&self, a: Compared<'_>, b: Compared<'_>) -> Option<f64> {
         match self.settings.mode {
             VerifyMode::Jaccard if !a.weights.is_empty() => Some(weighted_jaccard(
                 (a.shingles, a.weights, a.total_weight),

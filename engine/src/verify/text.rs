@@ -32,7 +32,7 @@ impl TextStage {
 }
 
 /// Levenshtein distance of `a` and `b` if it is at most `k` (banded DP with early exit).
-pub fn levenshtein_at_most<T: PartialEq>(a: &[T], b: &[T], k: usize) -> Option<usize> {
+pub(crate) fn levenshtein_at_most<T: PartialEq>(a: &[T], b: &[T], k: usize) -> Option<usize> {
     let (a, b) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let (n, m) = (a.len(), b.len());
     if m - n > k {
@@ -70,7 +70,7 @@ pub fn levenshtein_at_most<T: PartialEq>(a: &[T], b: &[T], k: usize) -> Option<u
 }
 
 /// Relative edit distance (characters; distance / longer length) if it is at most `max`.
-pub fn relative_edit_at_most(a: &str, b: &str, max: f64) -> Option<f64> {
+pub(crate) fn relative_edit_at_most(a: &str, b: &str, max: f64) -> Option<f64> {
     let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     let longer = ca.len().max(cb.len());
     if longer == 0 {
@@ -104,7 +104,7 @@ pub fn cosine(a: &str, b: &str, words: Words) -> f64 {
 }
 
 /// Longest common substring of two texts, in characters, divided by the shorter length.
-pub fn lcs_ratio(a: &str, b: &str) -> f64 {
+pub(crate) fn lcs_ratio(a: &str, b: &str) -> f64 {
     let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     let shorter = ca.len().min(cb.len());
     if shorter == 0 {
@@ -114,7 +114,7 @@ pub fn lcs_ratio(a: &str, b: &str) -> f64 {
 }
 
 /// Length of the longest common substring, via a suffix automaton of `a`.
-pub fn longest_common_substring(a: &[char], b: &[char]) -> usize {
+pub(crate) fn longest_common_substring(a: &[char], b: &[char]) -> usize {
     struct State {
         len: usize,
         link: Option<usize>,

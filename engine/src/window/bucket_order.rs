@@ -91,7 +91,7 @@ impl Window {
 impl SavedBucket {
     /// What [`Window::write_bucket_order`] wrote, members named by the sequence numbers of
     /// `documents` (the saved documents, in their order); `None` when the bytes are not that.
-    pub fn read_all(mut bytes: &[u8], documents: &[u64]) -> Option<Vec<SavedBucket>> {
+    pub(crate) fn read_all(mut bytes: &[u8], documents: &[u64]) -> Option<Vec<SavedBucket>> {
         let u32_of = |b: &mut &[u8]| take::<4>(b).map(u32::from_le_bytes);
         let n = u32_of(&mut bytes)? as usize;
         // Each bucket takes at least 13 bytes: a corrupt count cannot make this allocate more.

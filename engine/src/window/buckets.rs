@@ -103,7 +103,7 @@ impl Buckets {
     /// pushed (0: no limit). A template family can share a band key among thousands of
     /// documents; the filter looks at no more than the newest few of them, so keeping the
     /// rest would only cost memory and time (a list grows, and eviction scans it).
-    pub fn with_limit(limit: usize) -> Buckets {
+    pub(crate) fn with_limit(limit: usize) -> Buckets {
         Buckets {
             limit,
             ..Buckets::new()
@@ -111,12 +111,13 @@ impl Buckets {
     }
 
     /// Number of distinct keys held.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.keys
     }
 
     /// True when no key is held.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.keys == 0
     }
 
@@ -179,14 +180,14 @@ impl Buckets {
 
     /// Asks the CPU to start loading the cell where a lookup of `key` begins.
     #[inline]
-    pub fn prefetch(&self, key: u64) {
+    pub(crate) fn prefetch(&self, key: u64) {
         crate::prefetch::prefetch(&self.cells.0[self.home_line(top(key))]);
     }
 
     /// Asks the CPU to start loading where the slots of `key` are listed (after
     /// [`Buckets::prefetch`] of the same key, so that its cell is on the way).
     #[inline]
-    pub fn prefetch_members(&self, key: u64) {
+    pub(crate) fn prefetch_members(&self, key: u64) {
         if let Some(i) = self.find(key) {
             let c = self.cells[i];
             if c.value & MANY != 0 {
@@ -225,7 +226,7 @@ impl Buckets {
     /// Gives the bucket of the key with hash top bits `top` (one of [`Buckets::lists`]) exactly
     /// `members` (two or more), the first `protected` of them protected. False, and nothing
     /// changed, when the table holds no such key or `members` has fewer than two.
-    pub fn restore_list(&mut self, top: u32, protected: u32, members: &[u32]) -> bool {
+    pub(crate) fn restore_list(&mut self, top: u32, protected: u32, members: &[u32]) -> bool {
         let Some(i) = self.find_top(top) else {
             return false;
         };
@@ -251,7 +252,7 @@ impl Buckets {
     }
 
     /// Makes room for `additional` more keys without growing.
-    pub fn reserve(&mut self, additional: usize) {
+    pub(crate) fn reserve(&mut self, additional: usize) {
         let cells = size_for(self.keys + additional, self.cells.len());
         if cells > self.cells.len() {
             self.resize(cells);
@@ -262,7 +263,7 @@ impl Buckets {
     /// memory for that is refused, or could not be addressed (the table is unchanged and
     /// still works).
     #[inline]
-    pub fn try_room_for(&mut self, additional: usize) -> bool {
+    pub(crate) fn try_room_for(&mut self, additional: usize) -> bool {
         // Past this no table fits the address space, and the sizes below would overflow.
         const MOST_KEYS: usize = isize::MAX as usize / CELL_BYTES / LOAD_DEN;
         additional <= MOST_KEYS
@@ -343,7 +344,7 @@ impl Buckets {
     /// oldest of them goes back among the others, as the newest. Does nothing when the slot is
     /// not there or the table has no limit. Returns the bucket's length when the order of
     /// its members changed (0 when nothing did): its set does not change.
-    pub fn refresh(&mut self, key: u64, slot: u32) -> usize {
+    pub(crate) fn refresh(&mut self, key: u64, slot: u32) -> usize {
         if self.limit <= 1 {
             return 0;
         }
@@ -546,7 +547,7 @@ impl Buckets {
     /// Approximate bytes held (cells and lists).
     /// Bytes its keys and members use at the tables' average load (two thirds full), not
     /// what is allocated: what they cost per document whatever the table's size.
-    pub fn used_bytes(&self) -> usize {
+    pub(crate) fn used_bytes(&self) -> usize {
         self.keys * CELL_BYTES * 3 / 2 + self.listed * 4 * 3 / 2
     }
 
@@ -565,7 +566,7 @@ impl Buckets {
         self.cells.len()
     }
 
-    pub fn approx_bytes(&self) -> usize {
+    pub(crate) fn approx_bytes(&self) -> usize {
         self.cells.len() * CELL_BYTES
             + self.lists.capacity() * std::mem::size_of::<Vec<u32>>()
             + self.protected.capacity() * 4

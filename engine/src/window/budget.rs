@@ -12,7 +12,7 @@ const BUDGET_CHECK: usize = 64;
 impl Window {
     /// Documents that may still be inserted without any eviction (`usize::MAX`: no limit
     /// is in sight). A batch inserted unindexed must fit.
-    pub fn room(&self) -> usize {
+    pub(crate) fn room(&self) -> usize {
         if self.capacity > 0 {
             return self.capacity - self.len;
         }
@@ -69,7 +69,7 @@ impl Window {
 
     /// A resumed window's limit: it holds at most `capacity` documents, as the run that saved
     /// it settled on, for `why`.
-    pub fn resume_limit(&mut self, capacity: usize, why: Limit) {
+    pub(crate) fn resume_limit(&mut self, capacity: usize, why: Limit) {
         self.capacity = capacity;
         self.limited = Some(why);
     }
@@ -112,7 +112,7 @@ impl Window {
 
     /// Makes room for `docs` more documents with `keys` band keys in all (avoids rehashing
     /// while a saved window is loaded).
-    pub fn reserve(&mut self, docs: usize, keys: usize) {
+    pub(crate) fn reserve(&mut self, docs: usize, keys: usize) {
         let per_table = keys_per_table(keys);
         for table in &mut self.buckets {
             table.reserve(per_table);
@@ -135,7 +135,7 @@ impl Window {
     /// and would make the budget's limit come sooner (the window's size, and so the output,
     /// would then depend on whether the input's size was known). An empty window (no keys
     /// per document known yet) or one whose limit is reached is left as it is.
-    pub fn presize(&mut self, docs: usize) {
+    pub(crate) fn presize(&mut self, docs: usize) {
         if self.len == 0 || self.limited().is_some() {
             return;
         }
@@ -242,18 +242,18 @@ impl Window {
     }
 
     /// Bytes of the spill file (held and evicted records not yet compacted away).
-    pub fn disk_bytes(&self) -> u64 {
+    pub(crate) fn disk_bytes(&self) -> u64 {
         self.store.disk_bytes()
     }
 
     /// Bytes of the held documents' records, in RAM or on disk (for tests).
     #[cfg(test)]
-    pub fn record_bytes(&self) -> u64 {
+    pub(crate) fn record_bytes(&self) -> u64 {
         self.store.live_bytes()
     }
 
     /// Approximate bytes held by entries and indexes (for `--stats`): RAM and records.
-    pub fn approx_bytes(&self) -> usize {
+    pub(crate) fn approx_bytes(&self) -> usize {
         self.ram_bytes() + self.store.disk_bytes() as usize
     }
 }

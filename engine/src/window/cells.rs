@@ -150,7 +150,7 @@ impl Table {
     /// [`Table::find`], or where it stopped: the first empty cell from `home`, which is
     /// where the key goes (a push then needs no second probe).
     #[inline(always)]
-    pub fn find_or_empty(&self, home: usize, top: u32) -> Result<usize, usize> {
+    pub(crate) fn find_or_empty(&self, home: usize, top: u32) -> Result<usize, usize> {
         let mut l = home;
         loop {
             self.0.touch(l);
@@ -172,7 +172,7 @@ impl Table {
     /// Puts every cell of `old` into this table (one with room for them all, empty at
     /// first), each in the first empty cell from its line `home(top)`: a growing table's
     /// rehash, in one pass over the lines with no per-cell index checks.
-    pub fn fill_from(&mut self, old: &Table, home: impl Fn(u32) -> usize) {
+    pub(crate) fn fill_from(&mut self, old: &Table, home: impl Fn(u32) -> usize) {
         let lines: &mut [Line] = &mut self.0;
         let n = lines.len();
         for line in old.0.iter() {

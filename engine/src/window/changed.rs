@@ -101,7 +101,7 @@ impl Changed {
 impl Window {
     /// Starts recording what changes ([`Window::changed_since_tracking`]), forgetting what
     /// was recorded before.
-    pub fn track_changes(&mut self) {
+    pub(crate) fn track_changes(&mut self) {
         let mut changed = self.changed.take().unwrap_or_default();
         changed.keys.clear();
         changed.members.clear();
@@ -114,7 +114,7 @@ impl Window {
     }
 
     /// Stops recording changes (the set's memory is kept for the next batch).
-    pub fn stop_tracking(&mut self) {
+    pub(crate) fn stop_tracking(&mut self) {
         if let Some(changed) = &mut self.changed {
             changed.all = true;
             changed.on = false;
@@ -204,7 +204,7 @@ impl Window {
 
     /// Whether the copy index under `text_hash` changed since tracking began (or nothing is
     /// tracked).
-    pub fn copy_changed(&self, text_hash: u128) -> bool {
+    pub(crate) fn copy_changed(&self, text_hash: u128) -> bool {
         self.changed
             .as_ref()
             .is_none_or(|c| c.all || c.copies.contains(&(text_hash as u64)))
@@ -217,7 +217,7 @@ impl Window {
 
     /// Whether a lookup made when tracking began, which read the buckets of `keys` and the
     /// copy index under `copy`, could give another answer now. Without tracking: yes.
-    pub fn changed_since_tracking(&self, keys: &[u64], copy: Option<u128>) -> bool {
+    pub(crate) fn changed_since_tracking(&self, keys: &[u64], copy: Option<u128>) -> bool {
         let Some(changed) = &self.changed else {
             return true;
         };
@@ -230,12 +230,12 @@ impl Window {
     /// no longer on what is kept: the summaries' warm-up is over and its documents were
     /// keyed again ([`Window::add_family_keys`]). Until then the keys of a batch cannot be
     /// computed ahead of its decisions.
-    pub fn family_settled(&self) -> bool {
+    pub(crate) fn family_settled(&self) -> bool {
         !self.family.warming()
     }
 
     /// The number of LSH band keys before a query's family keys (the rest are family keys).
-    pub fn band_count(&self) -> usize {
+    pub(crate) fn band_count(&self) -> usize {
         self.bands
     }
 

@@ -13,7 +13,7 @@ pub(super) const REFRESH: u8 = 4;
 pub(super) const SUM: u8 = 5;
 
 /// Under `--max-memory`, the journal takes at most this share (1/N) of the budget.
-pub const JOURNAL_SHARE: usize = 16;
+pub(crate) const JOURNAL_SHARE: usize = 16;
 
 /// What a window changed since its tables were written, while it is recording.
 #[derive(Debug, Default)]

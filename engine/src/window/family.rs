@@ -51,7 +51,7 @@ const QUIET_AFTER: u32 = 1024;
 const QUIET_STRIDE: u64 = 16;
 
 /// Documents keyed again once the summaries have seen this many.
-pub const WARM_DOCS: u64 = 512;
+pub(crate) const WARM_DOCS: u64 = 512;
 
 /// The per-row summaries of the values seen, and the warm-up documents' minima.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -73,7 +73,7 @@ impl Family {
     /// Appends to `keys` the family keys of a document with MinHash minima `minima` (one per
     /// row; rows beyond the first call's count are ignored), as of the documents seen so far,
     /// then counts its values. Empty minima: nothing.
-    pub fn keys_then_count(&mut self, minima: &[u32], keys: &mut Vec<u64>) {
+    pub(crate) fn keys_then_count(&mut self, minima: &[u32], keys: &mut Vec<u64>) {
         let mut fallbacks = std::mem::take(&mut self.fallbacks);
         self.fallbacks_then_count(minima, &mut fallbacks);
         keys_of_fallbacks(&fallbacks, keys);
@@ -82,7 +82,7 @@ impl Family {
 
     /// [`Family::keys_then_count`] without making the keys: the fallback values whose keys
     /// [`keys_of_fallbacks`] makes (on any thread), into `out` (cleared first).
-    pub fn fallbacks_then_count(&mut self, minima: &[u32], out: &mut Vec<u64>) {
+    pub(crate) fn fallbacks_then_count(&mut self, minima: &[u32], out: &mut Vec<u64>) {
         out.clear();
         if minima.is_empty() {
             return;
@@ -115,22 +115,22 @@ impl Family {
 
     /// Whether a document just offered is in the warm-up (then the window gives its minima to
     /// [`Family::remember`] if it keeps it).
-    pub fn warming(&self) -> bool {
+    pub(crate) fn warming(&self) -> bool {
         self.offered <= WARM_DOCS
     }
 
     /// Keeps the minima of warm-up document `seq`, to key it again when the summaries are warm.
-    pub fn remember(&mut self, seq: u64, minima: Vec<u32>) {
+    pub(crate) fn remember(&mut self, seq: u64, minima: Vec<u32>) {
         self.warm.push((seq, minima));
     }
 
     /// Once the warm-up is over (and only once): the warm-up documents to key again.
-    pub fn take_warm(&mut self) -> Option<Vec<(u64, Vec<u32>)>> {
+    pub(crate) fn take_warm(&mut self) -> Option<Vec<(u64, Vec<u32>)>> {
         (self.offered > WARM_DOCS && !self.warm.is_empty()).then(|| std::mem::take(&mut self.warm))
     }
 
     /// The keys of a document with `minima` as of now, without counting it.
-    pub fn keys_of(&mut self, minima: &[u32], keys: &mut Vec<u64>) {
+    pub(crate) fn keys_of(&mut self, minima: &[u32], keys: &mut Vec<u64>) {
         self.fallbacks.clear();
         for (row, (&value, counters)) in minima
             .iter()
@@ -224,7 +224,7 @@ fn fallback(row: usize, value: u32) -> u64 {
 ///
 /// A pure function of the fallbacks ([`Family::fallbacks_then_count`]), so any thread may
 /// make them.
-pub fn keys_of_fallbacks(fallbacks: &[u64], keys: &mut Vec<u64>) {
+pub(crate) fn keys_of_fallbacks(fallbacks: &[u64], keys: &mut Vec<u64>) {
     let n = fallbacks.len();
     if n == 0 || n > MAX_FALLBACKS {
         return;

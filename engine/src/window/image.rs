@@ -102,7 +102,7 @@ fn get_slot_fields<R: Read>(
 impl Window {
     /// Writes the window's tables (not its records: the store keeps those), laid out
     /// [`Layout::InPlace`].
-    pub fn write_image<W: Write>(&self, w: &mut W) -> io::Result<()> {
+    pub(crate) fn write_image<W: Write>(&self, w: &mut W) -> io::Result<()> {
         let mut put = Put::new(w);
         put.u64(self.slots.len() as u64)?;
         put.align(ALIGN)?;
@@ -135,7 +135,7 @@ impl Window {
     /// checked, so a damaged one is an error, never a panic. A [`Layout::InPlace`] one is
     /// mapped and its counts and small parts checked; its slots and cells are trusted to be
     /// what the manifest's checksum of the whole file (checked before) says were written.
-    pub fn read_image(
+    pub(crate) fn read_image(
         settings: WindowSettings,
         store: super::Store,
         records_end: u64,
@@ -221,7 +221,7 @@ impl Window {
     /// The window [`Window::read_image`] read (and a log replayed onto it) made to fit the
     /// run's `settings`: at most its capacity, within its memory budget (which may rebuild
     /// it, [`Window::fit_budget`]).
-    pub fn settle(mut self, settings: WindowSettings) -> io::Result<Window> {
+    pub(crate) fn settle(mut self, settings: WindowSettings) -> io::Result<Window> {
         // Walking the links of a mapped window would read every slot's page: what mapping
         // saves (its bytes are the checksummed file's and the log's checked changes).
         if !self.slots.is_mapped() {
@@ -271,7 +271,7 @@ impl Window {
     /// their order (as sequence numbers), and the document its text finds in the copy
     /// index. Two windows with the same digest answer every lookup alike, however their
     /// tables are laid out (written whole, or replayed from a log).
-    pub fn tables_digest(&self) -> io::Result<u64> {
+    pub(crate) fn tables_digest(&self) -> io::Result<u64> {
         let mut hash = xxhash_rust::xxh3::Xxh3::new();
         let mut scratch = Vec::new();
         for held in self.oldest_first() {
@@ -332,7 +332,11 @@ impl Window {
     /// Makes the window's records an index's in `dir` ([`super::Store::persist`]) unless
     /// they are already, then writes what is only in RAM and syncs it: the records'
     /// generation, end and garbage, which the manifest names.
-    pub fn sync_index(&mut self, dir: &Path, generation: u64) -> io::Result<(u64, u64, u64)> {
+    pub(crate) fn sync_index(
+        &mut self,
+        dir: &Path,
+        generation: u64,
+    ) -> io::Result<(u64, u64, u64)> {
         self.sum_records()?;
         if self.store.index_dir() != Some(dir) {
             let mut held = self.oldest_first().map(|h| h.slot).collect::<Vec<_>>();
@@ -383,18 +387,18 @@ impl Window {
     }
 
     /// A manifest naming what [`Window::sync_index`] returned is saved.
-    pub fn index_committed(&mut self) {
+    pub(crate) fn index_committed(&mut self) {
         self.store.committed();
     }
 
     /// Moves the held records over the evicted ones now (an index's: into its next
     /// generation), whatever the garbage.
-    pub fn compact_index(&mut self) -> io::Result<()> {
+    pub(crate) fn compact_index(&mut self) -> io::Result<()> {
         self.compact()
     }
 
     /// The index directory was renamed to `dir`.
-    pub fn index_moved(&mut self, dir: &Path) {
+    pub(crate) fn index_moved(&mut self, dir: &Path) {
         self.store.moved_index(dir);
     }
 }

@@ -34,7 +34,7 @@ impl Window {
     /// which the next save writes the tables whole. Under a memory budget the journal, which
     /// the window's budget does not count (so that a run with `--state` holds what one
     /// without it holds), takes at most [`JOURNAL_SHARE`]th of it.
-    pub fn start_journal(&mut self, base: u64, room: usize) {
+    pub(crate) fn start_journal(&mut self, base: u64, room: usize) {
         let room = match self.budget {
             0 => room,
             budget => room.min(budget / JOURNAL_SHARE),
@@ -49,25 +49,25 @@ impl Window {
 
     /// The generation of the tables the journal follows, when every change since they were
     /// written is in it (a save may then append [`Window::journal_segment`] to their log).
-    pub fn journal_base(&self) -> Option<u64> {
+    pub(crate) fn journal_base(&self) -> Option<u64> {
         self.journal.base
     }
 
     /// Documents inserted since the tables the journal follows (or its last segment).
-    pub fn journal_inserts(&self) -> u64 {
+    pub(crate) fn journal_inserts(&self) -> u64 {
         self.journal.inserts
     }
 
     /// Stops the journal: the next save writes the tables whole (an index opened with a long
     /// log, so that its next opening need not replay it again; a change the journal does not
     /// replay).
-    pub fn stop_journal(&mut self) {
+    pub(crate) fn stop_journal(&mut self) {
         self.journal.stop();
     }
 
     /// The journal as one segment of a log: its operations, and what is small enough to be
     /// written whole (the family summaries), then a checksum.
-    pub fn journal_segment(&self) -> Vec<u8> {
+    pub(crate) fn journal_segment(&self) -> Vec<u8> {
         let j = &self.journal;
         let mut family = Vec::new();
         self.family.write_to(&mut family);
@@ -88,7 +88,7 @@ impl Window {
     /// Replays `log` (segments [`Window::journal_segment`] wrote, one after another) onto
     /// the tables it follows, whose records end at `records_end`. Nothing is recorded while
     /// it replays; a damaged log is an error, never a panic. Returns the inserts replayed.
-    pub fn replay_log(&mut self, mut log: &[u8], records_end: u64) -> io::Result<u64> {
+    pub(crate) fn replay_log(&mut self, mut log: &[u8], records_end: u64) -> io::Result<u64> {
         let saved = std::mem::take(&mut self.journal);
         let mut inserts = 0;
         let result = (|| {

@@ -11,7 +11,11 @@ impl Window {
     /// once per document of the filter modes, in input order, before the lookup; when the
     /// warm-up ends, the documents kept during it are keyed again first. Fails when a record
     /// cannot be rewritten.
-    pub fn add_family_keys(&mut self, minima: &[u32], keys: &mut Vec<u64>) -> io::Result<()> {
+    pub(crate) fn add_family_keys(
+        &mut self,
+        minima: &[u32],
+        keys: &mut Vec<u64>,
+    ) -> io::Result<()> {
         if minima.is_empty() {
             return Ok(());
         }
@@ -26,7 +30,7 @@ impl Window {
     /// [`Window::add_family_keys`] for a document whose keys another thread makes: counts
     /// it, in input order, and writes into `fallbacks` what its family keys are made from
     /// ([`Window::family_keys_of`]). `bands`: its LSH band keys' count.
-    pub fn add_family_fallbacks(
+    pub(crate) fn add_family_fallbacks(
         &mut self,
         minima: &[u32],
         bands: usize,
@@ -46,13 +50,13 @@ impl Window {
 
     /// Appends to `keys` the family keys made from `fallbacks`
     /// ([`Window::add_family_fallbacks`]), on any thread.
-    pub fn family_keys_of(fallbacks: &[u64], keys: &mut Vec<u64>) {
+    pub(crate) fn family_keys_of(fallbacks: &[u64], keys: &mut Vec<u64>) {
         super::family::keys_of_fallbacks(fallbacks, keys);
     }
 
     /// After [`Window::insert`] of a document that [`Window::add_family_keys`] keyed: keeps
     /// its minima if it came during the warm-up.
-    pub fn remember_minima(&mut self, held: Held, minima: Vec<u32>) {
+    pub(crate) fn remember_minima(&mut self, held: Held, minima: Vec<u32>) {
         if !minima.is_empty() && self.family.warming() {
             self.family.remember(held.seq, minima);
         }
@@ -64,7 +68,7 @@ impl Window {
     }
 
     /// Puts back saved family summaries.
-    pub fn set_family(&mut self, family: Family) {
+    pub(crate) fn set_family(&mut self, family: Family) {
         self.family = family;
     }
 

@@ -75,7 +75,7 @@ impl Window {
 
     /// [`Window::ranked_candidates`] with the caller's scratch, so that threads can query a
     /// shared window at once (the filter's speculation).
-    pub fn ranked_candidates_in(
+    pub(crate) fn ranked_candidates_in(
         &self,
         scratch: &mut Lookup,
         band_keys: &[u64],
@@ -152,7 +152,7 @@ impl Window {
 
     /// [`Window::ranked_rest`] with the caller's scratch (the one its
     /// [`Window::ranked_candidates_in`] used).
-    pub fn ranked_rest_in(
+    pub(crate) fn ranked_rest_in(
         &self,
         scratch: &mut Lookup,
         band_keys: &[u64],
@@ -228,7 +228,7 @@ impl Window {
     /// family), each once, unordered, with their [`Rank`] (shared bands counted for every
     /// one, family keys or not), for a caller that verifies them in that order but drops
     /// some first (`clusters`, which verifies past the first match).
-    pub fn candidates_with_rank(
+    pub(crate) fn candidates_with_rank(
         &mut self,
         band_keys: &[u64],
         sketch: &Sketch,
@@ -279,7 +279,7 @@ impl Window {
 
     /// [`Window::candidates`] among the documents with a sequence number below `before`,
     /// with the caller's marks (so that threads can query at once).
-    pub fn candidates_before(
+    pub(crate) fn candidates_before(
         &self,
         band_keys: &[u64],
         before: u64,
@@ -306,7 +306,7 @@ impl Window {
     /// Asks the CPU to start loading the buckets of these band keys (call it one document
     /// ahead of [`Window::candidates`]: the bucket table is far larger than the caches).
     #[inline]
-    pub fn prefetch_buckets(&self, band_keys: &[u64]) {
+    pub(crate) fn prefetch_buckets(&self, band_keys: &[u64]) {
         for &key in band_keys {
             self.buckets[shard(key)].prefetch(key);
         }
@@ -315,7 +315,7 @@ impl Window {
     /// Asks the CPU to start loading where [`Window::find_copy`] looks up `text_hash` (call
     /// it one document ahead, like [`Window::prefetch_buckets`]).
     #[inline]
-    pub fn prefetch_copy(&self, text_hash: u128) {
+    pub(crate) fn prefetch_copy(&self, text_hash: u128) {
         self.copies.prefetch(text_hash as u64);
     }
 }

@@ -127,7 +127,7 @@ impl Slot {
 /// Number of bucket tables; a key's table is its low bits (each table's own probing starts
 /// from its top bits). The table number is part of what tells two keys apart (a cell keeps
 /// 32 more bits of the key), so more tables mean fewer keys sharing a cell.
-pub const SHARDS: usize = 256;
+pub(crate) const SHARDS: usize = 256;
 
 /// The table of a band key.
 #[inline]
@@ -136,7 +136,7 @@ fn shard(key: u64) -> usize {
 }
 
 /// Bucket tables taken out of a window, each with its number.
-pub type Tables = Vec<(usize, Buckets)>;
+pub(crate) type Tables = Vec<(usize, Buckets)>;
 
 /// The bounded window of recent documents.
 pub struct Window {
@@ -212,21 +212,21 @@ impl Window {
     /// The window with bucket lists of at most `limit` documents each, the most recently
     /// inserted (0: no limit): a template family can share a band key among thousands of documents,
     /// and the filter looks at no more than the newest few. Call on a new window.
-    pub fn with_bucket_limit(mut self, limit: usize) -> Window {
+    pub(crate) fn with_bucket_limit(mut self, limit: usize) -> Window {
         self.buckets = (0..SHARDS).map(|_| Buckets::with_limit(limit)).collect();
         self
     }
 
     /// The window keeping its records as `settings` say, within `budget` bytes of RAM in all
     /// (0: no limit). Call on a new window.
-    pub fn with_store(mut self, settings: StoreSettings, budget: usize) -> Window {
+    pub(crate) fn with_store(mut self, settings: StoreSettings, budget: usize) -> Window {
         self.store = Store::new(settings);
         self.budget = budget;
         self
     }
 
     /// The window `settings` describe.
-    pub fn with_settings(settings: WindowSettings) -> Window {
+    pub(crate) fn with_settings(settings: WindowSettings) -> Window {
         Window::new(settings.capacity)
             .with_bucket_limit(settings.bucket_limit)
             .with_store(settings.store, settings.budget)
@@ -294,7 +294,7 @@ impl Window {
 
     /// The held documents least recently used first: inserting them in this order into an
     /// empty window rebuilds this one (what `--state` saves).
-    pub fn oldest_first(&self) -> impl Iterator<Item = Held> + '_ {
+    pub(crate) fn oldest_first(&self) -> impl Iterator<Item = Held> + '_ {
         let mut slot = self.oldest;
         std::iter::from_fn(move || {
             if slot == NIL {
@@ -307,7 +307,7 @@ impl Window {
     }
 
     /// The sequence number of the most recently inserted or matched document (0 when empty).
-    pub fn newest_seq(&self) -> u64 {
+    pub(crate) fn newest_seq(&self) -> u64 {
         match self.newest {
             NIL => 0,
             slot => self.slots[slot as usize].seq,
@@ -316,7 +316,7 @@ impl Window {
 
     /// Takes the documents out with their sequence numbers, least recently used first (to
     /// insert them into another window).
-    pub fn into_entries(self) -> io::Result<Vec<(u64, Entry)>> {
+    pub(crate) fn into_entries(self) -> io::Result<Vec<(u64, Entry)>> {
         let mut entries = Vec::with_capacity(self.len);
         for held in self.oldest_first() {
             let mut entry = Entry::default();
@@ -327,7 +327,7 @@ impl Window {
     }
 
     /// The document whose normalised text hashes to `hash`, if it is in the window.
-    pub fn find_copy(&self, hash: u128) -> io::Result<Option<Held>> {
+    pub(crate) fn find_copy(&self, hash: u128) -> io::Result<Option<Held>> {
         let mut words = Vec::new();
         for &slot in self.copies.get(hash as u64) {
             let held = self.held(slot);
@@ -340,7 +340,11 @@ impl Window {
 
     /// A held document's record, read in place when it is in RAM (else into `scratch`),
     /// without changing its recency.
-    pub fn view<'a>(&'a self, held: Held, scratch: &'a mut Vec<u64>) -> io::Result<View<'a>> {
+    pub(crate) fn view<'a>(
+        &'a self,
+        held: Held,
+        scratch: &'a mut Vec<u64>,
+    ) -> io::Result<View<'a>> {
         let slot = &self.slots[held.slot as usize];
         debug_assert_eq!(slot.seq, held.seq, "stale handle");
         View::parse(self.store.get(slot.place(), scratch, slot.sum)?)
@@ -359,7 +363,7 @@ impl Window {
 
     /// Asks the CPU to start loading a held document's slot.
     #[inline]
-    pub fn prefetch_slot(&self, held: Held) {
+    pub(crate) fn prefetch_slot(&self, held: Held) {
         prefetch(&self.slots[held.slot as usize]);
     }
 
@@ -373,7 +377,11 @@ impl Window {
 
     /// Calls `visit` with each of `held` (in order) and its record, read from the store.
     #[inline]
-    pub fn visit(&self, held: &[Held], mut visit: impl FnMut(Held, &View)) -> io::Result<()> {
+    pub(crate) fn visit(
+        &self,
+        held: &[Held],
+        mut visit: impl FnMut(Held, &View),
+    ) -> io::Result<()> {
         self.visit_while(held, |h, entry| {
             visit(h, entry);
             true
@@ -382,7 +390,7 @@ impl Window {
 
     /// [`Window::visit`] while `visit` returns true.
     #[inline]
-    pub fn visit_while(
+    pub(crate) fn visit_while(
         &self,
         held: &[Held],
         mut visit: impl FnMut(Held, &View) -> bool,
@@ -417,7 +425,7 @@ impl Window {
     /// end, so that a bucket limit drops it last: in a template family thousands of kept
     /// documents share the family's band keys, and the one that keeps matching would
     /// otherwise be pushed out by newer ones that match nothing.
-    pub fn touch_in_buckets(&mut self, held: Held, band_keys: &[u64]) {
+    pub(crate) fn touch_in_buckets(&mut self, held: Held, band_keys: &[u64]) {
         self.touch(held);
         let bands = self.bands.min(band_keys.len());
         let tracking = self.tracking();
@@ -455,7 +463,7 @@ impl Window {
     /// [`Window::insert`] without adding the band keys to the buckets: for a batch whose keys
     /// [`index_keys`] adds afterwards, before any lookup. The window must have room (nothing
     /// is evicted).
-    pub fn insert_unindexed(&mut self, seq: u64, entry: &Entry) -> io::Result<Held> {
+    pub(crate) fn insert_unindexed(&mut self, seq: u64, entry: &Entry) -> io::Result<Held> {
         assert!(
             self.capacity == 0 || self.len < self.capacity,
             "an unindexed insert never evicts"
@@ -466,7 +474,7 @@ impl Window {
 
     /// Takes the bucket tables out (for [`index_keys`] on other threads); lookups and
     /// inserts need them back ([`Window::put_tables`]).
-    pub fn take_tables(&mut self) -> Tables {
+    pub(crate) fn take_tables(&mut self) -> Tables {
         std::mem::take(&mut self.buckets)
             .into_iter()
             .enumerate()
@@ -474,7 +482,7 @@ impl Window {
     }
 
     /// Puts back the tables [`Window::take_tables`] took, in any order.
-    pub fn put_tables(&mut self, mut tables: Tables) {
+    pub(crate) fn put_tables(&mut self, mut tables: Tables) {
         assert_eq!(tables.len(), SHARDS, "every table comes back");
         tables.sort_unstable_by_key(|(number, _)| *number);
         self.buckets = tables.into_iter().map(|(_, table)| table).collect();
@@ -576,7 +584,7 @@ impl Window {
 /// order, with their entries) that belong to `tables` (some of the tables
 /// [`Window::take_tables`] took). Each bucket receives its documents in sequence order, as
 /// one-by-one inserts give, whichever thread owns its table.
-pub fn index_keys(docs: &[(Held, Entry)], tables: &mut Tables) {
+pub(crate) fn index_keys(docs: &[(Held, Entry)], tables: &mut Tables) {
     let mut mine: Vec<Option<&mut Buckets>> = (0..SHARDS).map(|_| None).collect();
     for (number, table) in tables.iter_mut() {
         mine[*number] = Some(table);

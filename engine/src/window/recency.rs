@@ -6,7 +6,7 @@ use std::io;
 
 impl Window {
     /// Marks a held document as just matched, protecting it from eviction.
-    pub fn touch(&mut self, held: Held) {
+    pub(crate) fn touch(&mut self, held: Held) {
         debug_assert_eq!(self.slots[held.slot as usize].seq, held.seq, "stale handle");
         self.journal.touch(held.slot);
         if self.newest != held.slot {

@@ -66,7 +66,7 @@ impl Window {
     /// tiers, in any order, from [`super::Lookup::ranked`]; `every`: whether it read the
     /// LSH bands) of a query with `band_keys` and `sketch` up to date with the buckets as
     /// they are now, into `scratch`.
-    pub fn reconcile(
+    pub(crate) fn reconcile(
         &mut self,
         scratch: &mut Reconciling,
         (ranking, every): (&[(Rank, Held)], bool),
@@ -198,7 +198,7 @@ impl Window {
     /// The first tier of the lookup [`Window::reconcile`] brought up to date: the first
     /// `limit` into `out`, like [`Window::ranked_candidates`]; returns how many more the
     /// second tier may give.
-    pub fn reconciled_first(
+    pub(crate) fn reconciled_first(
         &self,
         scratch: &mut Reconciling,
         limit: usize,
@@ -213,7 +213,7 @@ impl Window {
     /// The second tier of the lookup [`Window::reconcile`] brought up to date: the
     /// candidates sharing no family key, the first `limit` into `out`, like
     /// [`Window::ranked_rest`]. False when the speculation did not count it.
-    pub fn reconciled_rest(
+    pub(crate) fn reconciled_rest(
         &self,
         scratch: &mut Reconciling,
         limit: usize,

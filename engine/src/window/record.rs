@@ -86,7 +86,7 @@ const NUM: u32 = 2;
 /// The fixed part of a record.
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
-pub struct Header {
+pub(crate) struct Header {
     text_hash: [u64; 2],
     total_weight: f64,
     /// The line number of a [`DocId::Line`] id.
@@ -111,7 +111,7 @@ fn padded(n: usize) -> usize {
 }
 
 /// The length of `entry`'s record (what [`encode_onto`] appends).
-pub fn encoded_len(entry: &Entry) -> usize {
+pub(crate) fn encoded_len(entry: &Entry) -> usize {
     let id = match &entry.id {
         DocId::Line(_) => 0,
         DocId::Str(s) | DocId::Num(s) => s.len(),
@@ -125,7 +125,7 @@ pub fn encoded_len(entry: &Entry) -> usize {
 /// `copy_key` is what the copy index holds for it. (The window writes records with
 /// [`encode_onto`], straight into its store.)
 #[cfg(test)]
-pub fn encode(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
+pub(crate) fn encode(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
     out.clear();
     encode_onto(entry, copy_key, out);
 }
@@ -133,7 +133,7 @@ pub fn encode(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
 /// [`encode`] after what `out` holds: [`encoded_len`] bytes, padded from where they start
 /// (a store segment may end in the middle of a record, so the next one's place in it need
 /// not be a multiple of 8).
-pub fn encode_onto(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
+pub(crate) fn encode_onto(entry: &Entry, copy_key: Option<u128>, out: &mut Vec<u8>) {
     let start = out.len();
     let pad = |out: &mut Vec<u8>| out.resize(start + padded(out.len() - start), 0);
     let (kind, line, id_bytes): (u32, u64, &[u8]) = match &entry.id {
@@ -229,7 +229,7 @@ impl<'a> View<'a> {
     }
 
     /// The copy index's key for this document, when it points here.
-    pub fn copy_key(&self) -> Option<u128> {
+    pub(crate) fn copy_key(&self) -> Option<u128> {
         (self.header.kind & COPY != 0).then(|| self.text_hash())
     }
 

@@ -158,7 +158,7 @@ impl Store {
     /// share and never past the window's `budget` (0: none). Small runs then never write the
     /// spill file (whose writing-back takes a core from a 2-core machine), and large ones
     /// keep their RAM per document.
-    pub fn adapt(&mut self, index_bytes: usize, budget: usize) {
+    pub(crate) fn adapt(&mut self, index_bytes: usize, budget: usize) {
         if self.settings.dir.is_some() && self.base_ram > 0 {
             let mut lent = LENT_SHARES
                 .saturating_mul(self.base_ram)
@@ -175,7 +175,7 @@ impl Store {
 
     /// The RAM records and indexes may take together before records go to the spill file
     /// ([`Store::adapt`]); `None` when records never leave RAM.
-    pub fn ram_before_spilling(&self) -> Option<usize> {
+    pub(crate) fn ram_before_spilling(&self) -> Option<usize> {
         (self.settings.dir.is_some() && self.base_ram > 0)
             .then(|| LENT_SHARES.saturating_mul(self.base_ram))
     }
@@ -183,7 +183,7 @@ impl Store {
     /// Appends the `len` bytes `write` appends to the vector it is given, and returns where
     /// they are: written straight into the newest segment when they fit there (most records:
     /// no copy through a buffer), else into `scratch` (cleared first) and appended from it.
-    pub fn append_with(
+    pub(crate) fn append_with(
         &mut self,
         len: usize,
         write: impl FnOnce(&mut Vec<u8>),
@@ -389,7 +389,7 @@ impl Store {
     /// Asks the CPU to start loading the first `lines` cache lines of the record at `place`,
     /// when it is in RAM.
     #[inline]
-    pub fn prefetch(&self, place: Place, lines: usize) {
+    pub(crate) fn prefetch(&self, place: Place, lines: usize) {
         if place.offset < self.ram_start {
             return;
         }
@@ -410,7 +410,7 @@ impl Store {
     /// file) when they pass a quarter of the held ones, as they count against the memory
     /// budget; in a spill file when they outweigh the held ones (and [`MIN_GARBAGE`]), or
     /// when the file nears `--max-disk`.
-    pub fn needs_compaction(&self) -> bool {
+    pub(crate) fn needs_compaction(&self) -> bool {
         let live = self.live_bytes();
         if self.settings.dir.is_none() {
             return self.garbage >= (self.segment as u64).max(live / 4);
@@ -424,7 +424,7 @@ impl Store {
     /// Bytes of held records in the spill file, about: the held bytes less those in RAM
     /// (exact after a compaction; between two, evicted records are the oldest, which lie in
     /// the file).
-    pub fn live_disk_bytes(&self) -> u64 {
+    pub(crate) fn live_disk_bytes(&self) -> u64 {
         self.live_bytes()
             .saturating_sub(self.end - self.ram_start)
             .min(self.ram_start)
@@ -542,23 +542,23 @@ impl Store {
     }
 
     /// Bytes in the spill file.
-    pub fn disk_bytes(&self) -> u64 {
+    pub(crate) fn disk_bytes(&self) -> u64 {
         self.ram_start
     }
 
     /// Bytes of records in RAM (held or freed, not yet compacted away).
-    pub fn ram_records(&self) -> u64 {
+    pub(crate) fn ram_records(&self) -> u64 {
         self.end - self.ram_start
     }
 
     /// Bytes of held (not freed) records.
-    pub fn live_bytes(&self) -> u64 {
+    pub(crate) fn live_bytes(&self) -> u64 {
         self.end - self.garbage
     }
 
     /// Bytes the store holds in RAM at most with its present share (for tests).
     #[cfg(test)]
-    pub fn ram_ceiling(&self) -> usize {
+    pub(crate) fn ram_ceiling(&self) -> usize {
         match self.settings.dir {
             None => usize::MAX,
             Some(_) => (self.ram_segments() + 1).saturating_mul(self.segment),
@@ -566,7 +566,7 @@ impl Store {
     }
 
     /// Bytes per RAM segment (what the spill file grows by).
-    pub fn segment_bytes(&self) -> usize {
+    pub(crate) fn segment_bytes(&self) -> usize {
         self.segment
     }
 }

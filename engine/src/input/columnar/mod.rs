@@ -41,7 +41,7 @@ pub enum Kind {
 impl Kind {
     /// The kind the first bytes of an input say, if any: text and JSON never start with
     /// these (the stream's marker is not UTF-8).
-    pub fn sniff(head: &[u8]) -> Option<Kind> {
+    pub(crate) fn sniff(head: &[u8]) -> Option<Kind> {
         if head.starts_with(b"PAR1") {
             Some(Kind::Parquet)
         } else if head.starts_with(b"ARROW1") {
@@ -140,7 +140,7 @@ pub struct Rows {
 
 impl Rows {
     /// The problem of row `i`, if it has one.
-    pub fn problem(&self, i: usize) -> Option<RowProblem> {
+    pub(crate) fn problem(&self, i: usize) -> Option<RowProblem> {
         self.bad
             .binary_search_by_key(&(i as u32), |&(r, _)| r)
             .ok()

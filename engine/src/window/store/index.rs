@@ -86,7 +86,7 @@ impl Store {
     /// (`DIR/records.GEN`), `garbage` of them evicted: new records are appended to the file
     /// after them (a writer, which cuts off what a crashed run appended after `end`), or
     /// nothing is appended (`writable` false, a reader).
-    pub fn open_index(
+    pub(crate) fn open_index(
         settings: StoreSettings,
         dir: &Path,
         generation: u64,
@@ -118,7 +118,12 @@ impl Store {
     /// Makes the store an index's in `dir`: the held records `places` (sorted by offset;
     /// updated) are written to the file of generation `generation`, which the store then
     /// appends to. What a save does first with a window that was not opened from an index.
-    pub fn persist(&mut self, dir: &Path, generation: u64, places: &mut [Place]) -> io::Result<()> {
+    pub(crate) fn persist(
+        &mut self,
+        dir: &Path,
+        generation: u64,
+        places: &mut [Place],
+    ) -> io::Result<()> {
         // The generation before is not removed by the rewrite: a manifest may name it until
         // the next one is saved.
         self.index = Some(Index {
@@ -221,13 +226,13 @@ impl Store {
     }
 
     /// The directory of the index whose records the store holds (`None`: a spill store).
-    pub fn index_dir(&self) -> Option<&Path> {
+    pub(crate) fn index_dir(&self) -> Option<&Path> {
         self.index.as_ref().map(|i| i.dir.as_path())
     }
 
     /// The index's directory was renamed to `dir` (its files are open: only new ones are
     /// made there).
-    pub fn moved_index(&mut self, dir: &Path) {
+    pub(crate) fn moved_index(&mut self, dir: &Path) {
         if let Some(index) = &mut self.index {
             index.dir = dir.to_path_buf();
             self.settings.dir = Some(dir.to_path_buf());
