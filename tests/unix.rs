@@ -276,3 +276,26 @@ fn short_and_long_help_agree_on_what_it_is() {
     assert_eq!(short.lines().next(), long.lines().next());
     assert!(short.lines().count() < long.lines().count());
 }
+
+/// A path flag takes the name as the system gave it: `-o` with a name that is not UTF-8
+/// writes that very file (not one whose name had its bad bytes replaced).
+#[test]
+fn a_path_that_is_not_utf8_is_taken_as_given() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = crate::util::temp_path("non-utf8-out");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"kept\xff.jsonl");
+    let out = dir.join(name);
+    let mut child = spawn_piped(bin().arg("-o").arg(&out));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"one document here today\n")
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(std::fs::read(&out).unwrap(), b"one document here today\n");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

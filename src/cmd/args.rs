@@ -131,26 +131,23 @@ impl clap::FromArgMatches for CommonArgs {
         for flag in defs::all() {
             // clap checked every value with the flag's parser, defaults included, and split
             // lists at commas: each text goes to the flag's field as it is.
-            let texts: Vec<String> = match flag.value {
+            let texts: Vec<&std::ffi::OsStr> = match flag.value {
                 Value::Switch => match matches.try_get_one::<bool>(flag.long) {
-                    Ok(Some(true)) => vec![String::new()],
+                    Ok(Some(true)) => vec![std::ffi::OsStr::new("")],
                     _ => Vec::new(),
                 },
-                _ => (matches
-                    .try_get_raw(flag.long)
-                    .ok()
-                    .flatten()
+                _ => (matches.try_get_raw(flag.long).ok().flatten())
                     .into_iter()
-                    .flatten())
-                .map(|raw| raw.to_string_lossy().into_owned())
-                .collect(),
+                    .flatten()
+                    .collect(),
             };
-            for text in &texts {
+            for &text in &texts {
                 (flag.set)(&mut values, text).map_err(|why| {
                     clap::Error::raw(
                         clap::error::ErrorKind::ValueValidation,
                         format!(
-                            "invalid value '{text}' for '--{}': {}",
+                            "invalid value '{}' for '--{}': {}",
+                            text.display(),
                             flag.long,
                             why.unwrap_or_default()
                         ),

@@ -6,6 +6,7 @@
 use super::shared::Shared;
 use clap::builder::ValueParser;
 use clap::{Arg, ArgAction};
+use std::ffi::OsStr;
 
 /// One shared flag.
 #[derive(Clone, Copy)]
@@ -72,9 +73,11 @@ pub enum Value {
     },
 }
 
-/// How a flag fills its field of [`Shared`] from one text (the command line's, after clap
-/// checked it with the flag's [`Parser`], or a keyword's), or why the text is not a value.
-pub type Set = fn(&mut Shared, &str) -> Result<(), Option<String>>;
+/// How a flag fills its field of [`Shared`] from one value as given (the command line's,
+/// after clap checked it with the flag's [`Parser`], or a keyword's), or why it is not one.
+/// A path is taken as the operating system gave it (it need not be UTF-8); any other value
+/// must be text.
+pub type Set = fn(&mut Shared, &OsStr) -> Result<(), Option<String>>;
 
 /// How clap reads a flag's value: its messages, and the choices `--help` lists. [`parser!`]
 /// makes it from the same type as [`set!`]'s parse, so both refuse the same texts.
@@ -111,48 +114,61 @@ macro_rules! parser {
 }
 pub(crate) use parser;
 
-/// One text read as a value of the kind [`parser!`] names, without clap: the value, or why
-/// the text is not one (None: no value at all).
+/// One value read as the kind [`parser!`] names, without clap: the value, or why it is not
+/// one (None: no value at all).
 macro_rules! text {
     (size) => {
-        (|s: &str| $crate::cmd::args::parse_size(s).map_err(Some))
+        (|s: &std::ffi::OsStr| {
+            $crate::cmd::args::parse_size($crate::cmd::flags::flag::utf8(s)?).map_err(Some)
+        })
     };
     (choice $t:ty) => {
-        (|s: &str| match s {
+        (|s: &std::ffi::OsStr| match $crate::cmd::flags::flag::utf8(s)? {
             "" => Err(None),
-            _ => <$t as $crate::choice::Choice>::from_name(s).ok_or(Some(String::new())),
+            s => <$t as $crate::choice::Choice>::from_name(s).ok_or(Some(String::new())),
         })
     };
     (PathBuf) => {
-        (|s: &str| match s {
-            "" => Err(None),
-            _ => Ok(std::path::PathBuf::from(s)),
+        (|s: &std::ffi::OsStr| match s.is_empty() {
+            true => Err(None),
+            false => Ok(std::path::PathBuf::from(s)),
         })
     };
     ($t:ty) => {
-        (|s: &str| s.parse::<$t>().map_err(|e| Some(e.to_string())))
+        (|s: &std::ffi::OsStr| {
+            $crate::cmd::flags::flag::utf8(s)?
+                .parse::<$t>()
+                .map_err(|e| Some(e.to_string()))
+        })
     };
 }
 pub(crate) use text;
+
+/// A value that must be text, or why it is not.
+pub fn utf8(value: &OsStr) -> Result<&str, Option<String>> {
+    value
+        .to_str()
+        .ok_or_else(|| Some("invalid UTF-8 was detected in one or more arguments".to_string()))
+}
 
 /// The [`Set`] of a flag: `set!(quiet: switch)` turns its field on, `set!(threads: usize)`
 /// (any kind [`parser!`] takes) puts the value in its `Option`, `set!(verify: list choice
 /// Method)` adds an item to its list.
 macro_rules! set {
     ($field:ident: switch) => {
-        |values: &mut $crate::cmd::flags::shared::Shared, _: &str| {
+        |values: &mut $crate::cmd::flags::shared::Shared, _: &std::ffi::OsStr| {
             values.$field = true;
             Ok(())
         }
     };
     ($field:ident: list $($kind:tt)+) => {
-        |values: &mut $crate::cmd::flags::shared::Shared, text: &str| {
+        |values: &mut $crate::cmd::flags::shared::Shared, text: &std::ffi::OsStr| {
             values.$field.push($crate::cmd::flags::flag::text!($($kind)+)(text)?);
             Ok(())
         }
     };
     ($field:ident: $($kind:tt)+) => {
-        |values: &mut $crate::cmd::flags::shared::Shared, text: &str| {
+        |values: &mut $crate::cmd::flags::shared::Shared, text: &std::ffi::OsStr| {
             values.$field = Some($crate::cmd::flags::flag::text!($($kind)+)(text)?);
             Ok(())
         }

@@ -170,7 +170,7 @@ pub fn take(command: &str, keywords: &mut Keywords) -> Result<Shared> {
 fn default_of(flag: &'static Flag, values: &mut Shared) {
     let mut set = |text: &str| {
         // The table's own default: the command line's test parses every one.
-        (flag.set)(values, text).unwrap_or_else(|_| panic!("--{}'s default", flag.long));
+        (flag.set)(values, text.as_ref()).unwrap_or_else(|_| panic!("--{}'s default", flag.long));
     };
     match flag.value {
         Value::Switch | Value::One { default: None, .. } => {}
@@ -203,7 +203,7 @@ fn read(flag: &'static Flag, given: Keyword, values: &mut Shared) -> Result<()> 
     let (long, name) = (flag.long, value_name(flag));
     let (texts, single) = match (flag.value, given) {
         (Value::Switch, Keyword::Switch(_)) => {
-            return (flag.set)(values, "").map_err(|_| unexpected_value(long, ""));
+            return (flag.set)(values, "".as_ref()).map_err(|_| unexpected_value(long, ""));
         }
         (Value::Switch, Keyword::One(text)) => return Err(unexpected_value(long, &text)),
         // The command line refuses the first of several.
@@ -220,7 +220,7 @@ fn read(flag: &'static Flag, given: Keyword, values: &mut Shared) -> Result<()> 
         (Value::List { .. }, Keyword::Many(items)) => (items, false),
     };
     for text in &texts {
-        (flag.set)(values, text).map_err(|why| match (why, flag.choices()) {
+        (flag.set)(values, text.as_ref()).map_err(|why| match (why, flag.choices()) {
             (None, choices) => no_value(long, name, &choices),
             (Some(why), choices) if choices.is_empty() => invalid(long, name, text, &why),
             (Some(_), choices) => not_a_choice(long, name, text, &choices),

@@ -190,7 +190,7 @@ mod tests {
         candidates.extend(["3", "0.5", "512M", "words"].map(String::from));
         let mut scratch = crate::cmd::flags::shared::Shared::default();
         (candidates.into_iter())
-            .find(|text| (flag.set)(&mut scratch, text).is_ok())
+            .find(|text| (flag.set)(&mut scratch, text.as_ref()).is_ok())
             .unwrap_or_else(|| panic!("--{} takes none of the texts tried", flag.long))
     }
 
@@ -215,7 +215,7 @@ mod tests {
         let empty = Shared::default();
         for flag in all() {
             let mut filled = Shared::default();
-            (flag.set)(&mut filled, &a_value_of(flag)).unwrap();
+            (flag.set)(&mut filled, a_value_of(flag).as_ref()).unwrap();
             for other in all() {
                 let changed = field_of(&filled, other.long) != field_of(&empty, other.long);
                 assert_eq!(
