@@ -299,3 +299,28 @@ fn a_path_that_is_not_utf8_is_taken_as_given() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--on-bad-line fail` on a live input that stays open: the run ends at the bad line, at
+/// once, instead of waiting for the writer upstream to send more or close.
+#[test]
+fn a_failing_bad_line_ends_the_run_while_the_input_stays_open() {
+    let mut child = spawn_piped(bin().args(["--on-bad-line", "fail"]));
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"text\": \"a good document here\"}\n{\"text\":\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "still running with its input open"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    drop(stdin);
+    assert_eq!(status.code(), Some(1));
+}
