@@ -211,8 +211,9 @@ pub(super) fn run_inner<W: Write, D: Write>(
         };
         let sequencer = Sequencer::new(prepared, job, out, handed);
         let result = sequencer.run(order_rx, diagnostics);
-        // A stop returns before the input ends: a reader waiting on an idle live input
-        // gives up (within a poll step), one sending a batch finds the queue gone.
+        // A run may return before its input ends (a stop, a bad line under `fail`, a write
+        // error): a reader waiting on an idle live input gives up within a poll step, one
+        // sending a batch finds the queue gone, so the reader is joined at once.
         for halt in &halts {
             halt.halt();
         }
