@@ -2,7 +2,7 @@
 //! state files and conflicting settings are usage errors; SIGTERM saves.
 
 use crate::util::{bin, neardup, sample_bytes, spawn_piped, temp_path};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 
 /// The sample's lines split after line `cut`.
 fn halves(cut: usize) -> (Vec<u8>, Vec<u8>) {
@@ -1011,17 +1011,11 @@ fn sigterm_while_an_open_fifo_is_idle_saves_and_ends() {
     let asked = std::time::Instant::now();
     // SAFETY: signals a child of this test.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-    let status = child.wait().unwrap();
+    let output = child.wait_with_output().unwrap();
     let waited = asked.elapsed();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
     drop(writer);
-    assert_eq!(status.code(), Some(128 + libc::SIGTERM), "{stderr}");
+    assert_eq!(output.status.code(), Some(128 + libc::SIGTERM), "{stderr}");
     assert!(waited < std::time::Duration::from_secs(3), "{waited:?}");
     assert!(
         stderr.contains("state saved after input line 2"),

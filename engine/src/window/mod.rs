@@ -43,6 +43,7 @@ mod recency;
 mod reconcile;
 mod record;
 pub mod store;
+mod tables;
 
 pub use mapped::{Image, Layout};
 
@@ -63,6 +64,7 @@ pub use reconcile::{Reconciled, Reconciling};
 pub use record::{Entry, UNKNOWN_SKETCH, View};
 use std::io;
 pub use store::{Place, Store, StoreSettings, check_spill_dir};
+pub(crate) use tables::index_keys;
 
 /// A document in the window: its sequence number and its slot. Valid while the document is
 /// held: touches never invalidate it, an insert into a full window may (it evicts).
@@ -472,22 +474,6 @@ impl Window {
         self.place(seq, slot, entry)
     }
 
-    /// Takes the bucket tables out (for [`index_keys`] on other threads); lookups and
-    /// inserts need them back ([`Window::put_tables`]).
-    pub(crate) fn take_tables(&mut self) -> Tables {
-        std::mem::take(&mut self.buckets)
-            .into_iter()
-            .enumerate()
-            .collect()
-    }
-
-    /// Puts back the tables [`Window::take_tables`] took, in any order.
-    pub(crate) fn put_tables(&mut self, mut tables: Tables) {
-        assert_eq!(tables.len(), SHARDS, "every table comes back");
-        tables.sort_unstable_by_key(|(number, _)| *number);
-        self.buckets = tables.into_iter().map(|(_, table)| table).collect();
-    }
-
     /// A free slot (reused or new).
     fn free_slot(&mut self) -> u32 {
         match self.free.pop() {
@@ -577,24 +563,6 @@ impl Window {
         (0..self.slots.len() as u32)
             .find(|&slot| self.slots[slot as usize].len > 0 && self.slots[slot as usize].seq == seq)
             .map(|slot| self.held(slot))
-    }
-}
-
-/// Adds the band keys of `docs` (inserted with [`Window::insert_unindexed`], in sequence
-/// order, with their entries) that belong to `tables` (some of the tables
-/// [`Window::take_tables`] took). Each bucket receives its documents in sequence order, as
-/// one-by-one inserts give, whichever thread owns its table.
-pub(crate) fn index_keys(docs: &[(Held, Entry)], tables: &mut Tables) {
-    let mut mine: Vec<Option<&mut Buckets>> = (0..SHARDS).map(|_| None).collect();
-    for (number, table) in tables.iter_mut() {
-        mine[*number] = Some(table);
-    }
-    for (held, entry) in docs {
-        for &key in &entry.band_keys {
-            if let Some(table) = &mut mine[shard(key)] {
-                table.push(key, held.slot);
-            }
-        }
     }
 }
 
