@@ -229,6 +229,31 @@ mod tests {
         }
     }
 
+    /// Each entry names its value's kind twice, for clap (`parse`) and for its field (`set`):
+    /// both take and refuse the same texts.
+    #[test]
+    fn clap_and_the_setter_take_the_same_values() {
+        let command = augment(Command::new("neardup"));
+        for flag in all() {
+            if let Value::Switch = flag.value {
+                continue;
+            }
+            let mut texts: Vec<String> = ["", "0", "3", "-1", "0.5", "1.5", "512M", "x", "words"]
+                .map(String::from)
+                .into();
+            texts.extend(flag.choices());
+            texts.push(a_value_of(flag));
+            for text in texts {
+                let clap = (command.clone())
+                    .try_get_matches_from(["neardup", &format!("--{}={text}", flag.long)])
+                    .is_ok();
+                let mut shared = crate::cmd::flags::shared::Shared::default();
+                let set = (flag.set)(&mut shared, text.as_ref()).is_ok();
+                assert_eq!(clap, set, "--{} {text:?}", flag.long);
+            }
+        }
+    }
+
     #[test]
     fn every_group_has_a_flag_and_the_filter_takes_them_all() {
         for &group in ALL {
