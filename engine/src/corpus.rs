@@ -114,9 +114,9 @@ pub(crate) fn for_each_document(
     Ok(bad)
 }
 
-/// Calls `visit` with every document of `inputs` and its normalised text. A document whose
-/// normalised text is empty is not a document (as in the pipeline). Returns the number of
-/// lines that were not documents.
+/// Calls `visit` with every document of `inputs` and its normalised text (what is a document:
+/// [`Normalizer::document_into`], as in the pipeline). Returns the number of lines that were
+/// not documents.
 pub(crate) fn for_each_normalized(
     reading: &Reading<'_>,
     inputs: Vec<Input>,
@@ -125,13 +125,12 @@ pub(crate) fn for_each_normalized(
     let mut normalized = Normalized::default();
     let mut empty = 0;
     let bad = for_each_document(reading, inputs, |document| {
-        reading
+        match reading
             .normalizer
-            .normalize_into(document.text, &mut normalized);
-        if normalized.is_empty() {
-            empty += 1;
-        } else {
-            visit(document, &normalized);
+            .document_into(document.text, &mut normalized)
+        {
+            Ok(()) => visit(document, &normalized),
+            Err(_) => empty += 1,
         }
         true
     })?;

@@ -442,9 +442,9 @@ impl Deduper {
                 }
                 continue;
             };
-            (self.prepared.config.text.normalizer).normalize_into(text, &mut normalized);
-            if normalized.is_empty() {
-                result = bad.add(number, BadLine::NoTokens);
+            let normalizer = &self.prepared.config.text.normalizer;
+            if let Err(reason) = normalizer.document_into(text, &mut normalized) {
+                result = bad.add(number, reason);
                 if result.is_err() {
                     break;
                 }

@@ -192,9 +192,8 @@ impl Worker {
     /// Signs a document given as its text and id (what [`Worker::process`] extracts from a
     /// line; the `--node-attr` and `--block-by` values, if any, were extracted with them).
     pub(crate) fn sign_text(&mut self, text: &str, id: DocId) -> Doc {
-        self.normalizer.normalize_into(text, &mut self.normalized);
-        if self.normalized.is_empty() {
-            return Doc::Bad(BadLine::NoTokens);
+        if let Err(bad) = self.normalizer.document_into(text, &mut self.normalized) {
+            return Doc::Bad(bad);
         }
         let mut text_hash = xxh3_128_with_seed(&self.normalized.text, self.seed);
         // --block-by: the block's hash is mixed into every key, so documents of different

@@ -364,8 +364,8 @@ impl DfCounter {
 }
 
 /// Learns a frozen table from `texts`, as `--idf-warmup` does from its first lines (for the
-/// in-process [`crate::pipeline::Deduper`]): texts with no tokens after normalisation count
-/// for nothing.
+/// in-process [`crate::pipeline::Deduper`]): a text that is not a document
+/// ([`Normalizer::document_into`]) counts for nothing.
 pub fn learn<'a>(
     normalizer: &Normalizer,
     shingler: &Shingler,
@@ -374,8 +374,7 @@ pub fn learn<'a>(
     let mut counter = DfCounter::default();
     let (mut normalized, mut shingles) = (Normalized::default(), Vec::new());
     for text in texts {
-        normalizer.normalize_into(text, &mut normalized);
-        if !normalized.is_empty() {
+        if normalizer.document_into(text, &mut normalized).is_ok() {
             shingler.shingles_into(&normalized, &mut shingles);
             counter.add(&shingles);
         }

@@ -26,6 +26,7 @@
 mod ascii;
 mod html;
 
+use crate::input::BadLine;
 pub use crate::text::words::Words;
 use crate::text::words::{is_mark, is_word_of_its_own};
 use ascii::{SEPARATORS, SEPARATORS_PUNCT, scan_single_spaced};
@@ -99,6 +100,18 @@ fn lowercases_to_itself(c: char) -> bool {
 }
 
 impl Normalizer {
+    /// Normalises `text` into `out` (cleared first) and says whether it is a document: the
+    /// one rule of what a document is, applied wherever a text is read (signing, the corpus
+    /// passes of `idf` and `tune`, the reference texts a program gives before the IDF table
+    /// is learnt). A text with no word left after normalisation is not one.
+    pub fn document_into(&self, text: &str, out: &mut Normalized) -> Result<(), BadLine> {
+        self.normalize_into(text, out);
+        match out.is_empty() {
+            true => Err(BadLine::NoTokens),
+            false => Ok(()),
+        }
+    }
+
     /// Normalises `input` into `out` (cleared first).
     pub fn normalize_into(&self, input: &str, out: &mut Normalized) {
         out.text.clear();
@@ -336,6 +349,39 @@ enum Class {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A text is a document when a word is left after normalisation: spaces, nothing at
+    /// all, or (stripped) punctuation and markup are not one.
+    #[test]
+    fn a_document_has_a_word_left() {
+        let mut out = Normalized::default();
+        let plain = Normalizer::default();
+        let stripping = Normalizer {
+            strip_punct: true,
+            strip_html: true,
+            ..Normalizer::default()
+        };
+        for (n, text) in [
+            (&plain, ""),
+            (&plain, " \t\n "),
+            (&stripping, "!!! ... ---"),
+            (&stripping, "<p> </p>"),
+        ] {
+            assert_eq!(
+                n.document_into(text, &mut out),
+                Err(BadLine::NoTokens),
+                "{text:?}"
+            );
+        }
+        for (n, text) in [
+            (&plain, "!"),
+            (&stripping, " Hello, world! "),
+            (&stripping, "東京"),
+        ] {
+            assert_eq!(n.document_into(text, &mut out), Ok(()), "{text:?}");
+            assert!(!out.is_empty());
+        }
+    }
 
     fn norm(n: Normalizer, s: &str) -> (String, Vec<String>) {
         let mut out = Normalized::default();
