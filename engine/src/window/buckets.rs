@@ -356,10 +356,16 @@ impl Buckets {
         let index = (c.value & !MANY) as usize;
         let list = &mut self.lists[index];
         let protected = &mut self.protected[index];
+        let p = *protected as usize;
+        // In a template family one kept document matches many in a row: once refreshed it
+        // is the newest protected member, where a refresh would remove and insert it in place
+        // (two moves of the whole list) for nothing.
+        if p > 0 && list.get(p - 1) == Some(&slot) {
+            return 0;
+        }
         let Some(at) = list.iter().position(|&s| s == slot) else {
             return 0;
         };
-        let p = *protected as usize;
         list.remove(at);
         if at < p {
             list.insert(p - 1, slot);
@@ -619,6 +625,22 @@ mod tests {
         assert_eq!(again.get(7), live.get(7));
         assert!(live.get(7).contains(&3));
         assert!(!again.restore_list(top(12345), 0, &[1, 2]), "no such key");
+    }
+
+    #[test]
+    fn refreshing_the_newest_protected_member_changes_nothing() {
+        let mut b = Buckets::with_limit(6);
+        for slot in 0..5 {
+            b.push(7, slot);
+        }
+        assert_eq!(b.refresh(7, 2), 5, "moved");
+        assert_eq!(b.get(7), [2, 0, 1, 3, 4]);
+        assert_eq!(b.refresh(7, 2), 0, "already the newest protected");
+        assert_eq!(b.get(7), [2, 0, 1, 3, 4]);
+        assert_eq!(b.refresh(7, 4), 5);
+        assert_eq!(b.get(7), [2, 4, 0, 1, 3]);
+        assert_eq!(b.refresh(7, 4), 0);
+        assert_eq!(b.refresh(7, 9), 0, "not a member");
     }
 
     #[test]
