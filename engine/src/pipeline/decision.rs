@@ -4,11 +4,11 @@
 //! The sequencer and the in-process [`super::Deduper`] both hand their documents and bad
 //! lines to a [`Filter`], so they keep the same documents and count the same ones written.
 
+use super::outcome::Match;
 use super::signing::Signed;
 use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config};
 use crate::error::{Error, Result};
-use crate::input::DocId;
 use crate::job::{FilterJob, Output};
 use crate::report::{Collector, Matched};
 use crate::verify::Verifier;
@@ -568,19 +568,6 @@ pub(super) fn into_entry(signed: Signed, pairs_mode: bool) -> Entry {
     }
 }
 
-/// A filter-mode document decided ([`decide`]): kept, or the duplicate of a held document.
-pub(super) enum Decided {
-    /// The first of its kind, now held.
-    New,
-    /// A duplicate of the held document `dup_of`.
-    Dup {
-        dup_of: DocId,
-        in_reference: bool,
-        similarity: f64,
-        copy: bool,
-    },
-}
-
 /// The filter job as both drivers run it (the sequencer for the command line, the
 /// in-process `Deduper`): its settings, its `--against` reference, and the scratch space of
 /// its lookups.
@@ -613,6 +600,7 @@ impl Filter {
     /// Decides a document ([`filter`]) of a run of `config`, `number` its line (or document)
     /// number, and counts it written when the output writes it; with `report`, its entry
     /// on the page. `speculated`: its lookups made before its batch ([`speculate`]).
+    /// Returns the held document it duplicates, or `None` when it is kept.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn document(
         &mut self,
@@ -623,7 +611,7 @@ impl Filter {
         summary: &mut Summary,
         report: Option<&mut Collector>,
         speculated: Option<Speculated>,
-    ) -> Result<Decided> {
+    ) -> Result<Option<Match>> {
         let settings = Filtering::new(config, &self.job);
         let decided = decide(
             config,
@@ -636,11 +624,7 @@ impl Filter {
             summary,
             report,
         )?;
-        if self
-            .job
-            .output
-            .writes(matches!(decided, Decided::Dup { .. }))
-        {
+        if self.job.output.writes(decided.is_some()) {
             summary.written += 1;
         }
         Ok(decided)
@@ -680,7 +664,7 @@ fn decide(
     scratch: &mut Scratch,
     summary: &mut Summary,
     report: Option<&mut Collector>,
-) -> Result<Decided> {
+) -> Result<Option<Match>> {
     // What the page shows of the document, before the window takes it (and, for a long
     // text, the whole of it, to find where it differs from its match if it is shown).
     let shown = report.is_some().then(|| {
@@ -702,7 +686,7 @@ fn decide(
             if let (Some(report), Some((id, snippet, _))) = (report, shown) {
                 report.kept(number, id, snippet, below);
             }
-            Decided::New
+            None
         }
         Decision::Dup {
             held,
@@ -729,12 +713,12 @@ fn decide(
                 let how = (similarity, copy);
                 report.dropped(number, id, snippet, matched, how, differs);
             }
-            Decided::Dup {
+            Some(Match {
                 dup_of,
-                in_reference,
                 similarity,
-                copy,
-            }
+                exact: copy,
+                in_reference,
+            })
         }
     })
 }

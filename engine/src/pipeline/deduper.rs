@@ -14,8 +14,9 @@
 //! the same outcomes, decided on every core.
 
 use super::batch::{DocText, sign_in_order};
-use super::decision::{Decided, Filter, Speculated};
+use super::decision::{Filter, Speculated};
 use super::helpers::Helpers;
+use super::outcome::Outcome;
 use super::prepare::Prepared;
 use super::signing::{Doc, Worker};
 use super::summary::Summary;
@@ -27,31 +28,6 @@ use crate::window::Window;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// What [`Deduper::add`] decided for one document.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
-    /// The first of its kind: kept, and held in the window for the documents after it.
-    New,
-    /// An exact copy or a near duplicate of a kept document.
-    Duplicate(Match),
-    /// Not a document (no tokens after normalisation). `--on-bad-line pass` keeps it, `skip`
-    /// leaves it out; under `fail`, [`Deduper::add`] returns an error instead.
-    Bad(BadLine),
-}
-
-/// The kept document a duplicate matched.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Match {
-    /// Its id.
-    pub dup_of: DocId,
-    /// Their similarity (1 for an exact copy).
-    pub similarity: f64,
-    /// Whether the two normalised texts are equal.
-    pub exact: bool,
-    /// Whether it is a document of the `--against` reference.
-    pub in_reference: bool,
-}
 
 /// A batch that stopped part way ([`Deduper::add_many`]): the documents before the one that
 /// failed were decided (and those kept are held), in order; the rest were not looked at.
@@ -626,18 +602,8 @@ impl Deduper {
             speculated,
         )?;
         Ok(match decided {
-            Decided::New => Outcome::New,
-            Decided::Dup {
-                dup_of,
-                in_reference,
-                similarity,
-                copy,
-            } => Outcome::Duplicate(Match {
-                dup_of,
-                similarity,
-                exact: copy,
-                in_reference,
-            }),
+            None => Outcome::New,
+            Some(found) => Outcome::Duplicate(found),
         })
     }
 }

@@ -43,6 +43,7 @@ mod deduper;
 mod differing;
 mod helpers;
 mod ordered;
+mod outcome;
 mod pace;
 pub mod prepare;
 mod presize;
@@ -54,7 +55,8 @@ mod speculate;
 pub mod summary;
 
 pub use batch::DocText;
-pub use deduper::{BatchError, Deduper, Match, Outcome};
+pub use deduper::{BatchError, Deduper};
+pub use outcome::{Match, Outcome};
 pub use prepare::{Prepared, bad_lines, reading, verifier, window_settings};
 pub use signing::{Doc, NodeData, Signed, Worker};
 pub use summary::Summary;

@@ -64,6 +64,18 @@ pub struct StageBounds {
     pub min_lcs: f64,
 }
 
+/// The text stages' bounds when none is given: the command line's defaults, and the
+/// library's.
+impl Default for StageBounds {
+    fn default() -> StageBounds {
+        StageBounds {
+            max_edit: 0.05,
+            min_cosine: 0.95,
+            min_lcs: 0.6,
+        }
+    }
+}
+
 /// The shingle check and the text stages, in order, of a chain of `methods`; an error says
 /// why the methods are not a chain (one given twice, `none` with another).
 pub fn chain(

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::input::Batch;
 use crate::job::Output;
 use crate::output::Verdict;
-use crate::pipeline::decision::{Decided, Filter};
+use crate::pipeline::decision::Filter;
 use crate::pipeline::helpers::Helpers;
 use crate::pipeline::signing::{Doc, Signed};
 use crate::pipeline::summary::Summary;
@@ -40,18 +40,8 @@ impl<W: Write> Consumer<W> for Filter {
             speculated,
         )?;
         let verdict = match &decided {
-            Decided::New => Verdict::new_document(against),
-            Decided::Dup {
-                dup_of,
-                in_reference,
-                similarity,
-                copy,
-            } => Verdict {
-                dup_of: Some(dup_of),
-                similarity: *similarity,
-                copy: *copy,
-                reference: if *in_reference { Some(true) } else { against },
-            },
+            None => Verdict::new_document(against),
+            Some(found) => found.verdict(against),
         };
         if !output.writes(verdict.dup_of.is_some()) {
             return Ok(());

@@ -11,7 +11,7 @@ pub(super) static FLAGS: &[Flag] = &[
         heading: INPUT,
         value: Value::One {
             name: "PATH",
-            default: Some(|| "text".into()),
+            default: Some(|| ReadSettings::default().field),
             parse: parser!(String),
         },
         python: false,

@@ -13,14 +13,14 @@
 
 use crate::cmd::values::NgramArg;
 use crate::config::{
-    BadLinePolicy, Compression, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES, DEFAULT_NGRAM,
-    DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, Decompress, HelperPolicy, OutputFormat,
-    Weights,
+    BadLinePolicy, Compression, Config, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, Decompress, HelperPolicy,
+    MemorySettings, OutputFormat, ReadSettings, SketchSettings, Weights,
 };
 use crate::sketch::lsh::DEFAULT_RECALL;
 use crate::text::normalize::Words;
 use crate::text::shingle::ShingleUnit;
-use crate::verify::settings::Method;
+use crate::verify::settings::{Method, StageBounds};
 use clap::Command;
 use std::path::PathBuf;
 

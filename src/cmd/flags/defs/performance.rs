@@ -12,7 +12,7 @@ pub(super) static FLAGS: &[Flag] = &[
         heading: PERFORMANCE,
         value: Value::One {
             name: "N",
-            default: Some(|| 0.to_string()),
+            default: Some(|| Config::default().threads.to_string()),
             parse: parser!(usize),
         },
         help: "Signing threads (the sequencer is one of them: it signs while the next batch in \

@@ -121,7 +121,7 @@ pub(super) static FLAGS: &[Flag] = &[
         heading: SIMILARITY,
         value: Value::One {
             name: "N",
-            default: Some(|| 0.to_string()),
+            default: Some(|| SketchSettings::default().idf_warmup.to_string()),
             parse: parser!(usize),
         },
         help: "Learn document frequencies for --weights tfidf from the first N lines, then freeze \
@@ -215,7 +215,7 @@ pub(super) static FLAGS: &[Flag] = &[
         heading: SIMILARITY,
         value: Value::One {
             name: "D",
-            default: Some(|| 0.05.to_string()),
+            default: Some(|| StageBounds::default().max_edit.to_string()),
             parse: parser!(f64),
         },
         help: "--verify edit: largest relative edit distance (distance / longer length, \
@@ -233,7 +233,7 @@ pub(super) static FLAGS: &[Flag] = &[
         heading: SIMILARITY,
         value: Value::One {
             name: "C",
-            default: Some(|| 0.95.to_string()),
+            default: Some(|| StageBounds::default().min_cosine.to_string()),
             parse: parser!(f64),
         },
         help: "--verify cosine: smallest cosine similarity of the word counts",
@@ -249,7 +249,7 @@ pub(super) static FLAGS: &[Flag] = &[
         heading: SIMILARITY,
         value: Value::One {
             name: "R",
-            default: Some(|| 0.6.to_string()),
+            default: Some(|| StageBounds::default().min_lcs.to_string()),
             parse: parser!(f64),
         },
         help: "--verify lcs: smallest longest-common-substring ratio (to the shorter text)",
