@@ -63,7 +63,7 @@ pub mod choice;
 pub mod config;
 #[doc(hidden)]
 pub mod corpus;
-pub mod cpu;
+pub(crate) mod cpu;
 #[doc(hidden)]
 pub mod diff;
 pub mod error;
@@ -75,7 +75,7 @@ pub mod hash;
 pub mod input;
 pub mod job;
 pub mod limits;
-pub mod memory;
+pub(crate) mod memory;
 #[doc(hidden)]
 pub mod output;
 pub use output::printed_similarity;
