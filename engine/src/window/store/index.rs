@@ -212,10 +212,9 @@ impl Store {
         }
         index.generation = generation;
         index.written = written;
-        while let Some(mut gone) = self.segments.pop_back() {
+        while let Some(gone) = self.segments.pop_back() {
             if self.spare.is_none() {
-                gone.clear();
-                self.spare = Some(gone);
+                self.spare.keep(gone);
             }
         }
         self.file = Some(file);
