@@ -24,12 +24,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod index;
-mod spare;
 pub use index::UNSAVED;
 
 use index::Index;
 pub use index::{record_sum, records_path};
-use spare::Spare;
 
 /// Largest RAM segment: a quarter of the RAM share, between 4 KiB and 1 MiB (a small share
 /// still spills, so that small inputs can test the disk path).
@@ -90,7 +88,7 @@ pub struct Store {
     /// Bytes of records freed (evicted).
     garbage: u64,
     /// A buffer kept for the next segment.
-    spare: Spare,
+    spare: Option<Vec<u8>>,
     /// Bytes per segment.
     segment: usize,
     /// The RAM share it was given: [`Store::adapt`] lends it more while the window is small.
@@ -132,7 +130,7 @@ impl Store {
             ram_start: 0,
             end: 0,
             garbage: 0,
-            spare: Spare::default(),
+            spare: None,
             index,
         }
     }
@@ -253,7 +251,7 @@ impl Store {
             // segments held go on being reused).
             let mut b = Vec::new();
             match crate::guard::fallibly(|| b.try_reserve_exact(self.segment)) {
-                Ok(()) => self.spare.keep_fresh(b),
+                Ok(()) => self.spare = Some(b),
                 Err(_) => self.settings.ram = self.segments.len() * self.segment,
             }
         }
@@ -510,9 +508,10 @@ impl Store {
         if end >= self.ram_start {
             let keep = (end - self.ram_start) as usize;
             while self.segments.len() > keep.div_ceil(self.segment) {
-                let gone = self.segments.pop_back().expect("more segments than kept");
+                let mut gone = self.segments.pop_back().expect("more segments than kept");
                 if self.spare.is_none() {
-                    self.spare.keep(gone);
+                    gone.clear();
+                    self.spare = Some(gone);
                 }
             }
             let before_last = self.segments.len().saturating_sub(1) * self.segment;
@@ -520,9 +519,10 @@ impl Store {
                 last.truncate(keep - before_last);
             }
         } else {
-            while let Some(gone) = self.segments.pop_back() {
+            while let Some(mut gone) = self.segments.pop_back() {
                 if self.spare.is_none() {
-                    self.spare.keep(gone);
+                    gone.clear();
+                    self.spare = Some(gone);
                 }
             }
             if let Some(file) = &self.file {
@@ -537,7 +537,8 @@ impl Store {
 
     /// Bytes of RAM the store holds (its segments).
     pub fn ram_bytes(&self) -> usize {
-        self.segments.iter().map(Vec::capacity).sum::<usize>() + self.spare.capacity()
+        self.segments.iter().map(Vec::capacity).sum::<usize>()
+            + self.spare.as_ref().map_or(0, Vec::capacity)
     }
 
     /// Bytes in the spill file.

@@ -212,9 +212,10 @@ impl Store {
         }
         index.generation = generation;
         index.written = written;
-        while let Some(gone) = self.segments.pop_back() {
+        while let Some(mut gone) = self.segments.pop_back() {
             if self.spare.is_none() {
-                self.spare.keep(gone);
+                gone.clear();
+                self.spare = Some(gone);
             }
         }
         self.file = Some(file);
