@@ -42,11 +42,25 @@ pub struct Reconciling {
     /// Per slot: the reconcile that last saw it (`stamp`), and where its changes are in
     /// `counts` (1 + place; 0: none), for the document it held then and for a new one.
     places: Vec<(u32, u32, u32)>,
+    /// A bit per slot number modulo [`CHANGED_BITS`], set for the slots with changes in
+    /// this reconcile: a ranked candidate whose bit is clear has none, without a look at
+    /// its `places` entry (one cache miss per candidate in a large window).
+    changed: Vec<u64>,
     stamp: u32,
     first: Vec<(Rank, Held)>,
     rest: Vec<(Rank, Held)>,
     /// The second tier cannot be made (its counts were not all kept).
     rest_unknown: bool,
+}
+
+/// Bits of [`Reconciling::changed`]: a few changed slots per document leave most clear.
+const CHANGED_BITS: usize = 4096;
+
+/// Where slot `slot`'s bit is in [`Reconciling::changed`]: its word and mask.
+#[inline]
+fn changed_bit(slot: u32) -> (usize, u64) {
+    let bit = slot as usize % CHANGED_BITS;
+    (bit / 64, 1 << (bit % 64))
 }
 
 /// What [`Window::reconcile`] found.
@@ -80,12 +94,15 @@ impl Window {
         let Reconciling {
             counts,
             places,
+            changed,
             stamp,
             first,
             rest,
             rest_unknown,
         } = scratch;
         counts.clear();
+        changed.clear();
+        changed.resize(CHANGED_BITS / 64, 0);
         if places.len() < slots {
             places.resize(slots, (0, 0, 0));
         }
@@ -104,6 +121,8 @@ impl Window {
                 continue;
             };
             for d in deltas {
+                let (word, mask) = changed_bit(d.slot);
+                changed[word] |= mask;
                 let place = &mut places[d.slot as usize];
                 if place.0 != *stamp {
                     *place = (*stamp, 0, 0);
@@ -130,7 +149,11 @@ impl Window {
         rest.clear();
         *rest_unknown = !every;
         for &(rank, held) in ranking {
-            let place = places[held.slot as usize];
+            let (word, mask) = changed_bit(held.slot);
+            let place = match changed[word] & mask {
+                0 => (0, 0, 0),
+                _ => places[held.slot as usize],
+            };
             let change = match place {
                 (s, at, _) if s == *stamp && at > 0 => &mut counts[at as usize - 1],
                 _ => {
