@@ -366,16 +366,20 @@ impl Buckets {
         let Some(at) = list.iter().position(|&s| s == slot) else {
             return 0;
         };
-        list.remove(at);
+        // Each move shifts only the members between the slot's place and its new one (a
+        // removal and an insertion would each shift the whole tail).
         if at < p {
-            list.insert(p - 1, slot);
-        } else if p < self.limit / 2 {
-            list.insert(p, slot);
-            *protected += 1;
+            // Protected already: it becomes the newest protected member.
+            list[at..p].rotate_left(1);
         } else {
-            list.insert(p, slot);
-            let demoted = list.remove(0);
-            list.push(demoted);
+            // The newest protected member now, at `p`.
+            list[p..=at].rotate_right(1);
+            match p < self.limit / 2 {
+                true => *protected += 1,
+                // Half the limit are protected: the oldest of them goes back among the
+                // others, as the newest.
+                false => list.rotate_left(1),
+            }
         }
         list.len()
     }
@@ -738,6 +742,82 @@ mod tests {
                         assert_eq!(b.get(k), expected, "key {k}, step {step}");
                     }
                 }
+            }
+        }
+    }
+
+    /// A limited table under random pushes, refreshes and removals keeps each bucket's
+    /// members in the order of a model that moves members one removal and one insertion at a
+    /// time (the protected members first, at most half the limit of them).
+    #[test]
+    fn limited_buckets_equal_a_model_of_protected_lists() {
+        let mut next = crate::hash::test_rng(23u64);
+        for limit in [2usize, 5, 8, 96] {
+            let mut b = Buckets::with_limit(limit);
+            // Per key: its members, and how many of the first are protected.
+            let mut model: HashMap<u64, (Vec<u32>, usize)> = HashMap::new();
+            for step in 0..30_000u32 {
+                let key = next(6);
+                let members = model.get(&key).map(|m| m.0.clone()).unwrap_or_default();
+                let known = |next: &mut dyn FnMut(u64) -> u64| match members.is_empty() {
+                    true => next(40) as u32 + 100_000,
+                    false => members[next(members.len() as u64) as usize],
+                };
+                match next(4) {
+                    0 => {
+                        let slot = known(&mut next);
+                        b.remove(key, slot);
+                        if let Some((list, protected)) = model.get_mut(&key)
+                            && let Some(at) = list.iter().position(|&s| s == slot)
+                        {
+                            list.remove(at);
+                            if at < *protected {
+                                *protected -= 1;
+                            }
+                            match list.len() {
+                                0 => drop(model.remove(&key)),
+                                // One member is kept in its cell, without a list.
+                                1 => *protected = 0,
+                                _ => {}
+                            }
+                        }
+                    }
+                    1 | 2 => {
+                        let slot = known(&mut next);
+                        b.refresh(key, slot);
+                        if let Some((list, protected)) = model.get_mut(&key)
+                            && list.len() > 1
+                            && let Some(at) = list.iter().position(|&s| s == slot)
+                        {
+                            let p = *protected;
+                            list.remove(at);
+                            if at < p {
+                                list.insert(p - 1, slot);
+                            } else if p < limit / 2 {
+                                list.insert(p, slot);
+                                *protected += 1;
+                            } else {
+                                list.insert(p, slot);
+                                let demoted = list.remove(0);
+                                list.push(demoted);
+                            }
+                        }
+                    }
+                    _ => {
+                        b.push(key, step);
+                        let (list, protected) = model.entry(key).or_default();
+                        if list.len() >= 2 && list.len() >= limit {
+                            list.remove((*protected).min(list.len() - 1));
+                        }
+                        list.push(step);
+                    }
+                }
+                let expected = model.get(&key).map(|m| m.0.as_slice()).unwrap_or(&[]);
+                assert_eq!(
+                    b.get(key),
+                    expected,
+                    "limit {limit}, key {key}, step {step}"
+                );
             }
         }
     }
