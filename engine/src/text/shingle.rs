@@ -47,6 +47,17 @@ pub enum ShingleKind {
     Stopword(usize),
 }
 
+impl ShingleKind {
+    /// What its shingles are made of, as `--shingle` names it.
+    pub fn unit(&self) -> ShingleUnit {
+        match self {
+            ShingleKind::Words(_) => ShingleUnit::Words,
+            ShingleKind::Chars(_) => ShingleUnit::Chars,
+            ShingleKind::Stopword(_) => ShingleUnit::Stopword,
+        }
+    }
+}
+
 /// Words that anchor spot signatures ([`ShingleKind::Stopword`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StopWords(HashSet<Box<str>>);
@@ -311,6 +322,20 @@ fn repeat_element(h: u64, k: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::text::normalize::Normalizer;
+
+    /// A kind's unit is what `--shingle` names it, whatever its length.
+    #[test]
+    fn a_kind_names_its_unit() {
+        use crate::choice::Choice;
+        for (kind, name) in [
+            (ShingleKind::Words(5), "words"),
+            (ShingleKind::Chars(3), "chars"),
+            (ShingleKind::Stopword(2), "stopword"),
+        ] {
+            assert_eq!(kind.unit(), ShingleUnit::from_name(name).unwrap());
+            assert_eq!(kind.unit().to_string(), name);
+        }
+    }
 
     fn shingles(kind: ShingleKind, bag: bool, text: &str) -> Vec<u64> {
         let mut n = Normalized::default();

@@ -15,7 +15,7 @@ use crate::cmd::values::NgramArg;
 use crate::config::{
     BadLinePolicy, Compression, Config, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES,
     DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, Decompress, HelperPolicy,
-    MemorySettings, OutputFormat, ReadSettings, SketchSettings, Weights,
+    MemorySettings, OutputFormat, ReadSettings, SketchSettings, TextSettings, Weights,
 };
 use crate::sketch::lsh::DEFAULT_RECALL;
 use crate::text::normalize::Words;

@@ -28,7 +28,7 @@ pub(super) static FLAGS: &[Flag] = &[
         heading: SIMILARITY,
         value: Value::One {
             name: "KIND",
-            default: Some(|| "words".into()),
+            default: Some(|| TextSettings::default().shingle.unit().to_string()),
             parse: parser!(choice ShingleUnit),
         },
         help: "What a shingle is: words (-n consecutive words), chars (-n consecutive characters, \
