@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 pub use crate::input::settings::{
     BadLinePolicy, DEFAULT_MAX_LINE_BYTES, Decompress, InputFormat, ReadSettings,
 };
-pub use crate::memory::MemorySettings;
+pub use crate::memory::{DEFAULT_MAX_DISK, MemorySettings};
 
 use crate::memory::{MIN_MAX_MEMORY, MIN_MAX_MEMORY_COLUMNAR, mebibytes};
 pub use crate::sketch::settings::{DEFAULT_NUM_PERM, DEFAULT_SEED, SketchSettings, Weights};
@@ -165,6 +165,10 @@ pub struct RunSettings {
 /// Most threads `--threads` takes: beyond it a machine refuses to start them, and no
 /// machine has that many cores for the signing to use.
 pub(crate) const MAX_THREADS: usize = 1024;
+/// Default window capacity: no bound on the documents held but the memory budget.
+pub const DEFAULT_WINDOW: usize = 0;
+/// Default thread count: 0, every core.
+pub const DEFAULT_THREADS: usize = 0;
 /// Default bound on the candidates the filter verifies per document.
 pub const DEFAULT_MAX_CANDIDATES: usize = 48;
 /// Default length of a node's text snippet in the graph commands, in characters.
@@ -181,10 +185,10 @@ impl Default for Config {
             text: TextSettings::default(),
             sketch: SketchSettings::default(),
             verify: VerifySettings::default(),
-            window: 0,
+            window: DEFAULT_WINDOW,
             memory: MemorySettings::default(),
             max_candidates: DEFAULT_MAX_CANDIDATES,
-            threads: 0,
+            threads: DEFAULT_THREADS,
             helpers: HelperPolicy::Auto,
             stats: false,
             quiet: false,

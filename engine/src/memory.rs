@@ -98,6 +98,9 @@ pub struct MemorySettings {
 
 /// The command line's defaults: half of the tightest limit the system sets (physical
 /// memory, a memory cgroup, `ulimit -v`), a spill file in the temporary directory.
+/// Default `‹max-disk›`: 0, no bound on the spill file but the disk's.
+pub const DEFAULT_MAX_DISK: u64 = 0;
+
 impl Default for MemorySettings {
     fn default() -> MemorySettings {
         let memory_limit = crate::limits::memory_limit();
@@ -108,7 +111,7 @@ impl Default for MemorySettings {
             memory_limit,
             spill_dir: Some(std::env::temp_dir()),
             spill_cache: None,
-            max_disk: 0,
+            max_disk: DEFAULT_MAX_DISK,
             columnar: false,
         }
     }

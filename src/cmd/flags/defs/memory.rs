@@ -89,7 +89,7 @@ pub(super) static FLAGS: &[Flag] = &[
         heading: MEMORY,
         value: Value::One {
             name: "SIZE",
-            default: Some(|| MemorySettings::default().max_disk.to_string()),
+            default: Some(|| DEFAULT_MAX_DISK.to_string()),
             parse: parser!(size),
         },
         help: "Most bytes the spill file may take: the window stops growing at half of it \

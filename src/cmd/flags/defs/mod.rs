@@ -13,9 +13,10 @@
 
 use crate::cmd::values::NgramArg;
 use crate::config::{
-    BadLinePolicy, Compression, Config, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THRESHOLD, Decompress, HelperPolicy,
-    MemorySettings, OutputFormat, ReadSettings, SketchSettings, TextSettings, Weights,
+    BadLinePolicy, Compression, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_DISK, DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_THRESHOLD,
+    DEFAULT_WINDOW, Decompress, HelperPolicy, OutputFormat, ReadSettings, SketchSettings,
+    TextSettings, Weights,
 };
 use crate::sketch::lsh::DEFAULT_RECALL;
 use crate::text::normalize::Words;

@@ -12,7 +12,7 @@ pub(super) static FLAGS: &[Flag] = &[
         heading: PERFORMANCE,
         value: Value::One {
             name: "N",
-            default: Some(|| Config::default().threads.to_string()),
+            default: Some(|| DEFAULT_THREADS.to_string()),
             parse: parser!(usize),
         },
         help: "Signing threads (the sequencer is one of them: it signs while the next batch in \

@@ -115,7 +115,7 @@ pub(super) static FLAGS: &[Flag] = &[
         heading: SKETCH,
         value: Value::One {
             name: "N",
-            default: Some(|| Config::default().window.to_string()),
+            default: Some(|| DEFAULT_WINDOW.to_string()),
             parse: parser!(usize),
         },
         help: "Keep at most N documents to compare with (least recently matched are evicted); 0 \
