@@ -126,6 +126,24 @@ pub(super) struct Speculated {
     window: Option<Found>,
     /// The document's family keys, made with the lookups (`Signed::fallbacks`).
     family_keys: Vec<u64>,
+    /// Its place in its piece (set when the piece's speculations are gathered).
+    pub(super) place: usize,
+}
+
+impl Speculated {
+    /// Each key whose bucket the window lookup read (`band_keys`: the document's), for
+    /// [`Window::will_read`]: the family keys, and the bands' too if the second tier ran.
+    pub(super) fn read_keys(&self, band_keys: &[u64], mut each: impl FnMut(u64)) {
+        let Some(found) = &self.window else {
+            return;
+        };
+        if found.read == Read::Every {
+            band_keys.iter().for_each(|&k| each(k));
+        }
+        if found.read != Read::Copy {
+            self.family_keys.iter().for_each(|&k| each(k));
+        }
+    }
 }
 
 impl Speculated {
@@ -217,6 +235,7 @@ pub(super) fn speculate(
         reference,
         window,
         family_keys,
+        place: 0,
     })
 }
 
@@ -262,6 +281,7 @@ pub(super) fn filter(
     // and its family keys made with its lookups.
     let (mut from_reference, mut from_window) = match speculated {
         Some(s) => {
+            window.committing(s.place);
             signed.band_keys.extend_from_slice(&s.family_keys);
             (s.reference, s.window)
         }

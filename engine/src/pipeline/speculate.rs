@@ -135,6 +135,17 @@ pub(super) fn speculate_batch(
     filter.pace.tried = (filter.speculated.iter())
         .filter(|s| s.as_ref().is_some_and(|s| s.looked_in_window()))
         .count() as u64;
-    window.track_changes();
+    // The commit records a change only where a later lookup of the piece reads it.
+    let keys = docs.iter().map(|d| match d {
+        Doc::Good(s) => s.band_keys.len() * 2,
+        _ => 0,
+    });
+    window.track_changes_read(keys.sum());
+    for (place, (doc, s)) in docs.iter().zip(&mut filter.speculated).enumerate() {
+        if let (Doc::Good(signed), Some(s)) = (doc, s) {
+            s.place = place;
+            s.read_keys(&signed.band_keys, |k| window.will_read(k, place));
+        }
+    }
     Ok((docs, keyed))
 }

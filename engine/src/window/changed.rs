@@ -83,6 +83,13 @@ pub(super) struct Changed {
     /// Set by a change no key names (the family keys of the warm-up documents rewritten):
     /// every lookup is then stale.
     all: bool,
+    /// Who reads what later ([`Window::will_read`]): by a key's low bits, one more than the
+    /// place of the last lookup of the piece that reads a key with those bits; empty: every
+    /// change is recorded. A change of a key whose readers are all committed already is
+    /// asked for by nobody, and not recorded (most of them: a kept document's own keys).
+    readers: Vec<u32>,
+    /// One more than the place of the document being committed ([`Window::committing`]).
+    committing: u32,
     /// Whether changes are being recorded.
     on: bool,
 }
@@ -110,7 +117,43 @@ impl Window {
         changed.freed.clear();
         changed.all = false;
         changed.on = true;
+        changed.readers.clear();
+        changed.committing = 0;
         self.changed = Some(changed);
+    }
+
+    /// Starts recording what changes, as [`Window::track_changes`], but only what a lookup
+    /// named by [`Window::will_read`] reads after the document being committed
+    /// ([`Window::committing`]). `reads`: about how many reads will be named (the table of
+    /// readers is four times that, so a key seldom shares its entry with another read
+    /// later, which only records a change nobody asks for).
+    pub(crate) fn track_changes_read(&mut self, reads: usize) {
+        self.track_changes();
+        let changed = self.changed.as_mut().expect("tracking");
+        let len = (reads.max(1) * 4).next_power_of_two().clamp(1 << 10, 1 << 18);
+        changed.readers.clear();
+        changed.readers.resize(len, 0);
+    }
+
+    /// Notes that the lookup of the piece's document at `place` reads the bucket of `key`
+    /// (a change to it before that document is committed must be recorded).
+    #[inline]
+    pub(crate) fn will_read(&mut self, key: u64, place: usize) {
+        if let Some(changed) = self.changed.as_mut().filter(|c| !c.readers.is_empty()) {
+            let mask = changed.readers.len() - 1;
+            let last = &mut changed.readers[key as usize & mask];
+            *last = (*last).max(place as u32 + 1);
+        }
+    }
+
+    /// The piece's document at `place` is being committed: a change it (or an eviction it
+    /// causes) makes to a key no later document reads is not recorded. A document committed
+    /// without saying so keeps the place before it, which records more, never less.
+    #[inline]
+    pub(crate) fn committing(&mut self, place: usize) {
+        if let Some(changed) = &mut self.changed {
+            changed.committing = place as u32 + 1;
+        }
     }
 
     /// Stops recording changes (the set's memory is kept for the next batch).
@@ -250,7 +293,13 @@ impl Window {
     #[inline]
     pub(super) fn before_change(&mut self, keys: &[u64]) {
         if let Some(changed) = self.changed.as_mut().filter(|c| c.on) {
+            let mask = changed.readers.len().wrapping_sub(1);
             for &k in keys {
+                if !changed.readers.is_empty()
+                    && changed.readers[k as usize & mask] <= changed.committing
+                {
+                    continue;
+                }
                 match changed.keys.entry(k) {
                     std::collections::hash_map::Entry::Vacant(e) => {
                         let members = self.buckets[shard(k)].get(k);
@@ -306,5 +355,47 @@ impl Window {
         if let Some(changed) = self.changed.as_mut().filter(|c| c.on) {
             changed.everything();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Entry, Window};
+
+    fn keyed(keys: &[u64]) -> Entry {
+        Entry {
+            band_keys: keys.to_vec(),
+            ..Entry::default()
+        }
+    }
+
+    /// A piece's commit records a change only where a lookup after the document making it
+    /// reads the key; without readers named, every change.
+    #[test]
+    fn a_change_is_recorded_only_where_a_later_lookup_reads_it() {
+        let mut w = Window::new(0);
+        let (read, unread, own) = (0x10_u64, 0x20_u64, 0x30_u64);
+        w.track_changes_read(4);
+        w.will_read(read, 1);
+        w.will_read(own, 1);
+        w.committing(0);
+        w.insert(0, keyed(&[read, unread])).unwrap();
+        assert!(w.changed_since_tracking(&[read], None));
+        assert!(!w.changed_since_tracking(&[unread], None));
+        // The reader itself changing what it read: nobody after it asks.
+        w.committing(1);
+        w.insert(1, keyed(&[own])).unwrap();
+        assert!(!w.changed_since_tracking(&[own], None));
+        // A document committed without its place keeps the one before: recorded.
+        w.stop_tracking();
+        w.track_changes_read(4);
+        w.will_read(own, 3);
+        w.committing(1);
+        w.insert(2, keyed(&[own])).unwrap();
+        assert!(w.changed_since_tracking(&[own], None));
+        w.stop_tracking();
+        w.track_changes();
+        w.insert(3, keyed(&[unread])).unwrap();
+        assert!(w.changed_since_tracking(&[unread], None));
     }
 }
