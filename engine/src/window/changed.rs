@@ -95,6 +95,13 @@ pub(super) struct Changed {
 }
 
 impl Changed {
+    /// Whether a lookup after the document being committed may read the bucket of `key`.
+    #[inline]
+    fn read_later(&self, key: u64) -> bool {
+        let mask = self.readers.len().wrapping_sub(1);
+        self.readers.is_empty() || self.readers[key as usize & mask] > self.committing
+    }
+
     #[inline]
     pub(super) fn copy(&mut self, key: u64) {
         self.copies.insert(key);
@@ -282,10 +289,13 @@ impl Window {
         self.bands
     }
 
-    /// Whether changes are being recorded ([`Window::track_changes`]).
+    /// Whether a change of the bucket of `key` is recorded now: changes are being recorded,
+    /// and a lookup after the document being committed may read it.
     #[inline]
-    pub(super) fn tracking(&self) -> bool {
-        self.changed.as_ref().is_some_and(|c| c.on)
+    pub(super) fn recorded(&self, key: u64) -> bool {
+        self.changed
+            .as_ref()
+            .is_some_and(|c| c.on && c.read_later(key))
     }
 
     /// Records that the buckets of `keys` are about to change: the first time since tracking
@@ -293,11 +303,8 @@ impl Window {
     #[inline]
     pub(super) fn before_change(&mut self, keys: &[u64]) {
         if let Some(changed) = self.changed.as_mut().filter(|c| c.on) {
-            let mask = changed.readers.len().wrapping_sub(1);
             for &k in keys {
-                if !changed.readers.is_empty()
-                    && changed.readers[k as usize & mask] <= changed.committing
-                {
+                if !changed.read_later(k) {
                     continue;
                 }
                 match changed.keys.entry(k) {

@@ -430,12 +430,11 @@ impl Window {
     pub(crate) fn touch_in_buckets(&mut self, held: Held, band_keys: &[u64]) {
         self.touch(held);
         let bands = self.bands.min(band_keys.len());
-        let tracking = self.tracking();
         for (k, &key) in band_keys.iter().enumerate() {
             // A refresh reorders a bucket and never changes its members: a lookup reads a
             // band key's members whole, in any order, so only a family key longer than the
             // reach a lookup looks at (its newest members) changes what a lookup sees.
-            if tracking {
+            if self.recorded(key) {
                 let family = k >= bands;
                 match family && self.buckets[shard(key)].get(key).len() > lookup::FAMILY_REACH {
                     true => self.before_change(&[key]),
