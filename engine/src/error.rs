@@ -235,10 +235,100 @@ impl<W: io::Write> io::Write for WordedWriter<W> {
     }
 }
 
+/// What a run says besides its results and its error, as a value: a bad line, a limit
+/// reached, a resumed state, a warning about the settings. Each front end says it in its
+/// own terms: the command line prints `neardup: …` on standard error with the settings as
+/// flags, the Python module issues a warning with them as keywords.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    /// Whether it warns (the settings or the input may not be what was meant), rather than
+    /// informs.
+    pub warning: bool,
+    /// What it says, each setting marked `‹name›` ([`worded`]), without the program's name.
+    pub text: String,
+}
+
+impl Note {
+    /// A note that informs.
+    pub fn info(text: impl Into<String>) -> Note {
+        Note {
+            warning: false,
+            text: text.into(),
+        }
+    }
+
+    /// A note that warns.
+    pub fn warning(text: impl Into<String>) -> Note {
+        Note {
+            warning: true,
+            text: text.into(),
+        }
+    }
+
+    /// Its text with the settings worded as `wording` says.
+    pub fn worded(&self, wording: Wording) -> String {
+        worded(&self.text, wording).into_owned()
+    }
+}
+
+/// Where a run's notes go ([`Note`]), and its progress line.
+pub trait Notes {
+    /// Takes one note.
+    fn note(&mut self, note: Note);
+
+    /// Shows `line` as the run's progress, in place of the one before (a terminal's; the
+    /// empty line clears it). Dropped by default.
+    fn progress(&mut self, _line: &str) {}
+}
+
+/// Notes kept in order, for the caller to say.
+impl Notes for Vec<Note> {
+    fn note(&mut self, note: Note) {
+        self.push(note);
+    }
+}
+
+/// Notes printed as the command line prints them: `neardup: ` (and `warning: `) before the
+/// text, one write a line; progress on one line, rewritten in place.
+impl<W: io::Write> Notes for WordedWriter<W> {
+    fn note(&mut self, note: Note) {
+        let kind = if note.warning { "warning: " } else { "" };
+        let line = format!("neardup: {kind}{}\n", worded(&note.text, self.wording));
+        let _ = self.inner.write_all(line.as_bytes());
+    }
+
+    fn progress(&mut self, line: &str) {
+        let _ = write!(self.inner, "\r\x1b[K{line}");
+        let _ = self.inner.flush();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn a_note_is_a_value_each_front_end_words() {
+        let notes = [
+            Note::warning("raise ‹max-memory›"),
+            Note::info("in:3: empty line (skipped)"),
+        ];
+        let mut printed = WordedWriter::new(Vec::new(), Wording::Flags);
+        let mut kept = Vec::new();
+        for note in &notes {
+            printed.note(note.clone());
+            kept.note(note.clone());
+        }
+        printed.progress("3 docs");
+        assert_eq!(
+            String::from_utf8(printed.into_inner()).unwrap(),
+            "neardup: warning: raise --max-memory\nneardup: in:3: empty line (skipped)\n\
+             \r\x1b[K3 docs"
+        );
+        assert_eq!(kept, notes);
+        assert_eq!(kept[0].worded(Wording::Keywords), "raise max_memory");
+    }
 
     #[test]
     fn marked_settings_are_worded_for_each_front_end() {

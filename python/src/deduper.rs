@@ -7,7 +7,7 @@ use crate::values::{SLICE, id_from_py, keywords};
 use neardup::Error;
 use neardup::cmd;
 use neardup::config::BadLinePolicy;
-use neardup::error::{Wording, worded};
+use neardup::error::Wording;
 use neardup::input::BadLine;
 use neardup::pipeline::{BatchError, Deduper, Outcome};
 use pyo3::exceptions::PyMemoryError;
@@ -161,8 +161,8 @@ impl PyDeduper {
     /// filters and `-W error` apply), attributed to the caller of the public method.
     fn warn(&self, py: Python<'_>) -> PyResult<()> {
         let pending = py.detach(|| self.lock().take_warnings());
-        for message in pending {
-            warn(py, &worded(&message, Wording::Keywords))?;
+        for note in pending {
+            warn(py, &note.worded(Wording::Keywords))?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use crate::values::keywords;
 use neardup::cmd;
 use neardup::cmd::flags::keywords::Keyword;
 use neardup::config::Settings;
-use neardup::error::{Wording, worded};
+use neardup::error::{Note, Wording, worded};
 use neardup::input::{Batch, Source, TEXTS, TextBatcher};
 use neardup::job::GraphJob;
 use neardup::pipeline::{self, Prepared};
@@ -33,7 +33,7 @@ pub(crate) fn with_texts<T: Send>(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     lengths: Option<&mut Vec<u64>>,
-    job: impl FnOnce(Source, &mut Vec<u8>) -> neardup::Result<T> + Send,
+    job: impl FnOnce(Source, &mut Vec<Note>) -> neardup::Result<T> + Send,
 ) -> PyResult<(T, usize)> {
     let (sender, receiver) = sync_channel::<Batch>(BATCHES_IN_FLIGHT);
     let mut missing = Missing::default();
@@ -56,10 +56,9 @@ pub(crate) fn with_texts<T: Send>(
             .call1((message,))
             .map_or(e, PyErr::from_value)
     })?;
-    for line in String::from_utf8_lossy(&said).lines() {
+    for note in said {
         // Settings named as the module's keywords (`max_line_bytes`).
-        let message = worded(line.trim_start_matches("neardup: "), Wording::Keywords);
-        warn(py, &missing.reworded(&message))?;
+        warn(py, &missing.reworded(&note.worded(Wording::Keywords)))?;
     }
     Ok((answer, n))
 }
@@ -164,7 +163,7 @@ pub(crate) fn graph_of(
     config: Settings,
     graph: GraphJob,
     texts: Source,
-    diagnostics: &mut Vec<u8>,
+    diagnostics: &mut Vec<Note>,
 ) -> neardup::Result<neardup::graph::DupGraph> {
     let prepared = Prepared::new(config)?;
     let (_, graph) = pipeline::collect_graph(&prepared, graph, texts, diagnostics, false)?;

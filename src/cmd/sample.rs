@@ -182,7 +182,7 @@ fn collect(
             ..lsh
         }
         .validate()?;
-        let mut sink = std::io::sink();
+        let mut sink: Vec<crate::error::Note> = Vec::new();
         let lsh = Prepared {
             config: lsh,
             ..prepared.clone()

@@ -22,7 +22,7 @@
 
 use super::args::{CommandInput, CommonArgs, choice};
 use crate::config::{Config, InputFormat, PairsFormat, ReadSettings, Settings};
-use crate::error::{Error, Result};
+use crate::error::{Error, Notes, Result};
 use crate::input::{DocId, Input, LineReader, raw_id};
 use crate::job::Job;
 use crate::output::Results;
@@ -153,7 +153,7 @@ enum Pair<'h> {
 }
 
 /// Verifies every candidate of `inputs`, writing the verified pairs to `out` in `format`.
-fn verify_pairs<W: Write, D: Write>(
+fn verify_pairs<W: Write, D: Notes>(
     prepared: &Prepared,
     format: PairsFormat,
     inputs: Vec<Input>,

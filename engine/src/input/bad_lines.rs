@@ -4,9 +4,8 @@
 //! all say the same thing.
 
 use super::settings::BadLinePolicy;
-use crate::error::{Error, Result};
+use crate::error::{Error, Note, Notes, Result};
 use std::fmt::Display;
-use std::io::Write;
 
 /// Counts bad lines and reports the first few of them.
 #[derive(Debug)]
@@ -33,12 +32,12 @@ impl BadLines {
     /// Counts a bad line at `place` (`FILE:LINE`). Under `--on-bad-line fail` it is the
     /// error returned; otherwise it is reported while under the limit, with what happened
     /// to it (`action`: "skipped", "passed through").
-    pub fn add<D: Write>(
+    pub fn add(
         &mut self,
         place: String,
         reason: &dyn Display,
         action: &str,
-        diag: &mut D,
+        diag: &mut (impl Notes + ?Sized),
     ) -> Result<()> {
         self.count += 1;
         if self.policy == BadLinePolicy::Fail {
@@ -49,7 +48,7 @@ impl BadLines {
         }
         if !self.quiet && self.reported < self.limit {
             self.reported += 1;
-            let _ = writeln!(diag, "neardup: {place}: {reason} ({action})");
+            diag.note(Note::info(format!("{place}: {reason} ({action})")));
         }
         Ok(())
     }
@@ -60,15 +59,14 @@ impl BadLines {
     }
 
     /// The closing line, when more bad lines were counted than reported.
-    pub fn finish<D: Write>(&self, diag: &mut D) {
+    pub fn finish(&self, diag: &mut (impl Notes + ?Sized)) {
         if !self.quiet && self.reported < self.count {
-            let _ = writeln!(
-                diag,
-                "neardup: {} bad lines in all ({} not shown; policy ‹on-bad-line› {})",
+            diag.note(Note::info(format!(
+                "{} bad lines in all ({} not shown; policy ‹on-bad-line› {})",
                 self.count,
                 self.count - self.reported,
                 policy_name(self.policy)
-            );
+            )));
         }
     }
 }
@@ -106,7 +104,7 @@ mod tests {
     #[test]
     fn fail_is_an_error_naming_the_place() {
         let mut bad = BadLines::new(BadLinePolicy::Fail, 10, false);
-        let mut diag = Vec::new();
+        let mut diag: Vec<Note> = Vec::new();
         match bad.add("in:7".into(), &"empty line", "skipped", &mut diag) {
             Err(Error::BadLine { place, reason }) => {
                 assert_eq!((place.as_str(), reason.as_str()), ("in:7", "empty line"));
@@ -119,7 +117,7 @@ mod tests {
     #[test]
     fn quiet_reports_nothing() {
         let mut bad = BadLines::new(BadLinePolicy::Pass, 10, true);
-        let mut diag = Vec::new();
+        let mut diag: Vec<Note> = Vec::new();
         bad.add("in:1".into(), &"x", "passed through", &mut diag)
             .unwrap();
         bad.finish(&mut diag);

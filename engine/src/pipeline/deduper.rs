@@ -21,7 +21,7 @@ use super::prepare::Prepared;
 use super::signing::{Doc, Worker};
 use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config, HelperPolicy, Settings, Weights};
-use crate::error::{Error, Result};
+use crate::error::{Error, Note, Result};
 use crate::input::{BadLine, DocId};
 use crate::job::{FilterJob, Job};
 use crate::window::Window;
@@ -71,7 +71,7 @@ pub struct Deduper {
     /// Time spent in `add` and `add_many` (the summary's `seconds`).
     busy: Duration,
     /// Warnings not yet taken ([`Deduper::take_warnings`]).
-    warnings: Vec<String>,
+    warnings: Vec<Note>,
     /// Whether the window's limit was warned of.
     limit_said: bool,
     /// `--report`: what the page shows ([`Deduper::write_report`]).
@@ -108,7 +108,7 @@ impl Deduper {
         if let Some(warning) = prepared.config.banding_warning()
             && !prepared.config.quiet
         {
-            warnings.push(warning);
+            warnings.push(Note::warning(warning));
         }
         let config = &prepared.config;
         let (window, lines) = match saved {
@@ -204,7 +204,7 @@ impl Deduper {
             .ok_or_else(|| {
                 Error::config("state", "give a file to save to (no ‹state› file was set)")
             })?;
-        crate::state::save(
+        let converted = crate::state::save(
             path,
             &crate::state::settings(
                 &self.prepared.config,
@@ -215,12 +215,14 @@ impl Deduper {
             (self.summary.docs_read, self.summary.written),
             self.prepared.idf.as_deref(),
             &[],
-        )
+        )?;
+        self.warnings.extend(converted);
+        Ok(())
     }
 
     /// The warnings since the last call (settings, the reference's bad lines, the window
     /// reaching its memory limit), each once, as the command line says them on stderr.
-    pub fn take_warnings(&mut self) -> Vec<String> {
+    pub fn take_warnings(&mut self) -> Vec<Note> {
         if !self.limit_said
             && let Some(limit) = self.window.limited()
         {
@@ -232,8 +234,7 @@ impl Deduper {
                     &self.window,
                     self.summary.docs_read,
                 );
-                self.warnings
-                    .push(note.trim_start_matches("neardup: ").to_string());
+                self.warnings.push(note);
             }
         }
         std::mem::take(&mut self.warnings)
@@ -438,10 +439,10 @@ impl Deduper {
         if let Some(reason) = bad.first
             && !self.prepared.config.quiet
         {
-            self.warnings.push(format!(
+            self.warnings.push(Note::warning(format!(
                 "{} reference text(s) left out: not documents (the first: {reason})",
                 bad.count
-            ));
+            )));
         }
     }
 
@@ -470,12 +471,7 @@ impl Deduper {
             &mut said,
             false,
         )?);
-        self.warnings.extend(
-            String::from_utf8_lossy(&said)
-                .lines()
-                .map(|l| l.trim_start_matches("neardup: ").to_string())
-                .filter(|l| !l.is_empty()),
-        );
+        self.warnings.extend(said);
         Ok(())
     }
 

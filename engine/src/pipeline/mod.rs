@@ -61,7 +61,7 @@ pub use prepare::{Prepared, bad_lines, reading, verifier, window_settings};
 pub use signing::{Doc, NodeData, Signed, Worker};
 pub use summary::Summary;
 
-use crate::error::Result;
+use crate::error::{Note, Notes, Result};
 use crate::graph::DupGraph;
 use crate::input::{Input, Source};
 use crate::job::{GraphJob, Job};
@@ -70,7 +70,7 @@ use std::io::{IsTerminal, Write};
 
 /// Runs `job` with the settings of `prepared` over `inputs`, writing results to `out` and
 /// diagnostics to `diagnostics`.
-pub fn run<W: Write, D: Write>(
+pub fn run<W: Write, D: Notes>(
     prepared: &Prepared,
     job: &Job,
     inputs: Vec<Input>,
@@ -82,7 +82,7 @@ pub fn run<W: Write, D: Write>(
 }
 
 /// [`run`], and with `--report` what the page shows ([`crate::report::page`]).
-pub fn run_reporting<W: Write, D: Write>(
+pub fn run_reporting<W: Write, D: Notes>(
     prepared: &Prepared,
     job: &Job,
     inputs: Vec<Input>,
@@ -98,7 +98,7 @@ pub fn run_reporting<W: Write, D: Write>(
 /// Runs [`Job::Graph`] with `graph`'s settings over `source` (inputs, or a program's own
 /// batches) and returns the graph of documents and verified pairs. Nothing is written but
 /// diagnostics.
-pub fn collect_graph<D: Write>(
+pub fn collect_graph<D: Notes>(
     prepared: &Prepared,
     graph: GraphJob,
     source: impl Into<Source>,
@@ -111,7 +111,7 @@ pub fn collect_graph<D: Write>(
 
 /// [`collect_graph`], and with `--report` what the page shows of the documents and their
 /// most similar earlier ones.
-pub fn collect_graph_reporting<D: Write>(
+pub fn collect_graph_reporting<D: Notes>(
     prepared: &Prepared,
     graph: GraphJob,
     source: impl Into<Source>,
@@ -130,11 +130,10 @@ pub fn collect_graph_reporting<D: Write>(
     if !prepared.config.quiet
         && let Some((id, a, b)) = builder.first_repeated_id()
     {
-        let _ = writeln!(
-            diagnostics,
-            "neardup: warning: lines {a} and {b} have the same id ({id}), so the output names \
-             two documents alike (check ‹id-field›; without it, ids are line numbers)"
-        );
+        diagnostics.note(Note::warning(format!(
+            "lines {a} and {b} have the same id ({id}), so the output names two documents \
+             alike (check ‹id-field›; without it, ids are line numbers)"
+        )));
     }
     let graph = builder.finish();
     Ok((finished.summary, graph, finished.report))

@@ -10,7 +10,7 @@ use super::prepare::{self, Prepared};
 use super::reference;
 use super::sequencer::{Finished, Ordered, Sequencer, Start, Stealer, ToSign};
 use super::signing::{Worker, sign};
-use crate::error::{Error, Result};
+use crate::error::{Error, Note, Notes, Result};
 use crate::input::{Feed, LineReader, Source};
 use crate::job::Job;
 use crate::output::table::{Encoding, TableWriter};
@@ -23,7 +23,7 @@ use std::time::Instant;
 /// The `--against` reference `files` of a run of `prepared`, loaded into a window
 /// ([`reference::load`]); its corpus files are signed by a run of the pipeline with the
 /// reference's settings.
-pub(super) fn load_reference<D: Write>(
+pub(super) fn load_reference<D: Notes>(
     prepared: &Prepared,
     files: &crate::job::Reference,
     diagnostics: &mut D,
@@ -44,7 +44,7 @@ pub(super) fn load_reference<D: Write>(
 
 /// Runs `job` with the settings of `prepared` over `source`: results to `out`, diagnostics
 /// to `diagnostics`; what the run leaves ([`Finished`]).
-pub(super) fn run_inner<W: Write, D: Write>(
+pub(super) fn run_inner<W: Write, D: Notes>(
     prepared: &Prepared,
     job: &Job,
     source: Source,
@@ -71,7 +71,7 @@ pub(super) fn run_inner<W: Write, D: Write>(
         && !config.quiet
         && *job != Job::Reference
     {
-        let _ = writeln!(diagnostics, "neardup: warning: {warning}");
+        diagnostics.note(Note::warning(warning));
     }
     let threads = config.worker_threads().max(1);
     // The sequencer signs batches too while the next one in order is not signed yet, so it
@@ -95,11 +95,10 @@ pub(super) fn run_inner<W: Write, D: Write>(
             Some(n) => format!("the output already holds {n} lines"),
             None => "the state does not say how many output lines go with it (version 2)".into(),
         };
-        let _ = writeln!(
-            diagnostics,
-            "neardup: resuming after input line {}; {held}",
+        diagnostics.note(Note::info(format!(
+            "resuming after input line {}; {held}",
             saved.lines
-        );
+        )));
     }
     // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
     // Under a small `--max-memory` the channels are shorter, to fit its pipeline share.

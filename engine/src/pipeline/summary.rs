@@ -2,6 +2,7 @@
 //! window stops growing.
 
 use crate::config::Config;
+use crate::error::Note;
 use crate::memory::binary_size;
 use crate::window::{Limit, Window};
 
@@ -126,7 +127,7 @@ impl Summary {
 }
 
 /// The note said once when the window stops growing for want of memory or disk.
-pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> String {
+pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u64) -> Note {
     let (what, flag) = match limit {
         Limit::Memory => (
             match &config.memory.memory_limit {
@@ -152,11 +153,11 @@ pub(super) fn limit_note(config: &Config, limit: Limit, window: &Window, line: u
             "‹max-disk›",
         ),
     };
-    format!(
-        "neardup: {what} reached at input line {line} with {} documents held: from here on the \
-         window keeps that many, evicting the least recently matched, so later documents are \
-         not compared with evicted ones (‹stats› counts them as evictions); raise {flag} to \
-         compare with every document",
+    Note::info(format!(
+        "{what} reached at input line {line} with {} documents held: from here on the window \
+         keeps that many, evicting the least recently matched, so later documents are not \
+         compared with evicted ones (‹stats› counts them as evictions); raise {flag} to compare \
+         with every document",
         window.capacity()
-    )
+    ))
 }

@@ -25,7 +25,7 @@ use saved::temporary_path;
 pub use saved::{Saved, settings};
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::{Error, Note, Result};
 use crate::job::Job;
 use crate::sketch::weights::IdfTable;
 use crate::window::{Window, WindowSettings};
@@ -87,7 +87,7 @@ fn remove_stale_temporaries(path: &Path, dir: &Path) {
 
 /// Saves the state at `path`, recording the run's [`settings`]: as an index directory
 /// ([`index`]: only what changed since the last save is written), made if missing. A state
-/// file of an earlier version at `path` becomes an index directory there (said on stderr);
+/// file of an earlier version at `path` becomes an index directory there (the note returned says so);
 /// a crash while converting leaves the file (moved to `.FILE.old` until the directory is in
 /// place), which [`load`] then reads.
 pub fn save(
@@ -97,7 +97,7 @@ pub fn save(
     (lines, written): (u64, u64),
     idf: Option<&IdfTable>,
     pending: &[u8],
-) -> Result<()> {
+) -> Result<Option<Note>> {
     let progress = index::Progress {
         settings,
         lines,
@@ -107,7 +107,7 @@ pub fn save(
     };
     let old = old_file(path)?;
     let Some(old) = old else {
-        return index::save(path, window, &progress);
+        return index::save(path, window, &progress).map(|()| None);
     };
     let (dir, tmp) = temporary_path(path)?;
     let building = tmp.with_extension(format!("index{}", std::process::id()));
@@ -130,12 +130,11 @@ pub fn save(
         let _ = d.sync_all();
     }
     let _ = std::fs::remove_file(aside(path)?);
-    eprintln!(
-        "neardup: {}: the state file is now an index directory (version {})",
+    Ok(Some(Note::info(format!(
+        "{}: the state file is now an index directory (version {})",
         path.display(),
         index::VERSION
-    );
-    Ok(())
+    ))))
 }
 
 /// Where a state file being converted waits until its index directory is in place.

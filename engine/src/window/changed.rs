@@ -137,7 +137,9 @@ impl Window {
     pub(crate) fn track_changes_read(&mut self, reads: usize) {
         self.track_changes();
         let changed = self.changed.as_mut().expect("tracking");
-        let len = (reads.max(1) * 4).next_power_of_two().clamp(1 << 10, 1 << 18);
+        let len = (reads.max(1) * 4)
+            .next_power_of_two()
+            .clamp(1 << 10, 1 << 18);
         changed.readers.clear();
         changed.readers.resize(len, 0);
     }

@@ -6,7 +6,7 @@
 //! (`pairs`).
 
 use crate::config::{BadLinePolicy, Config};
-use crate::error::{Error, Result};
+use crate::error::{Error, Notes, Result};
 use crate::graph::GraphBuilder;
 use crate::input::{BadLine, BadLines, Batch, LineSpan};
 use crate::job::{Job, SignJob};
@@ -141,14 +141,14 @@ pub(in crate::pipeline) struct Parallel<'a> {
     /// Where its bad lines are reported, by input name and line.
     pub bad: &'a mut BadLines,
     pub names: &'a [String],
-    pub diag: &'a mut dyn Write,
+    pub diag: &'a mut dyn Notes,
 }
 
 impl Parallel<'_> {
     /// A bad line of the batch, which the jobs done in parallel skip: reported.
     pub fn skipped(&mut self, line: &LineSpan, reason: &BadLine) -> Result<()> {
         self.bad
-            .add(place(self.names, line), reason, "skipped", &mut self.diag)
+            .add(place(self.names, line), reason, "skipped", self.diag)
     }
 }
 

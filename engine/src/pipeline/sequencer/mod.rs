@@ -16,7 +16,7 @@ use super::prepare::Prepared;
 use super::signing::{Doc, Worker, sign};
 use super::summary::{Summary, limit_note};
 use crate::config::{Config, HelperPolicy};
-use crate::error::{Error, Result};
+use crate::error::{Error, Note, Notes, Result};
 use crate::graph::GraphBuilder;
 use crate::input::{BadLine, BadLines, Batch, Part};
 use crate::job::Job;
@@ -61,6 +61,8 @@ pub(super) struct Sequencer<'c, W: Write> {
     written_before: u64,
     /// Whether the note on the window reaching its memory or disk limit was said.
     limit_reported: bool,
+    /// Notes made where no sink is at hand (a save), said at the next chance.
+    unsaid: Vec<Note>,
     /// `--state`: output the run before could not write (taken at the start), or this run's
     /// when it is stopped (saved with the state).
     pending: Vec<u8>,
@@ -156,6 +158,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             last_progress: Instant::now(),
             checkpointed: 0,
             limit_reported,
+            unsaid: Vec::new(),
             pending,
             written_before: written.unwrap_or(0),
             helpers: start.helpers,
@@ -177,7 +180,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         self.elsewhere += now.saturating_sub(since);
     }
 
-    pub(super) fn run<D: Write>(
+    pub(super) fn run<D: Notes>(
         mut self,
         order: Receiver<Ordered>,
         diag: &mut D,
@@ -185,7 +188,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let started = thread_cpu();
         let result = self.consume(order, diag);
         if self.progress {
-            let _ = write!(diag, "\r\x1b[K");
+            diag.progress("");
         }
         if let Err(stopped @ Error::Stopped { .. }) = result {
             // The stop ended the output and saved the state already.
@@ -216,17 +219,22 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if let Some(signal) = crate::guard::stop_requested()
             && (self.job.state().is_some() || result.is_err() || flushed.is_err())
         {
-            return Err(self.stop(Stop::Signal(signal)));
+            let stopped = self.stop(Stop::Signal(signal));
+            self.say_unsaid(diag);
+            return Err(stopped);
         }
         if self.job.state().is_some() {
             let closed = |r: &Result<()>| matches!(r, Err(e) if e.is_broken_pipe());
             if closed(&result) || closed(&flushed) {
-                return Err(self.stop(Stop::ClosedOutput));
+                let stopped = self.stop(Stop::ClosedOutput);
+                self.say_unsaid(diag);
+                return Err(stopped);
             }
         }
         result.map_err(|e| self.written_so_far(e))?;
         flushed.map_err(|e| self.written_so_far(e))?;
         self.save()?;
+        self.say_unsaid(diag);
         self.bad.finish(diag);
         // Lines were read and none was a document: whatever was passed through, nothing was
         // deduplicated, and that is no success (said under `‹quiet›` too).
@@ -382,7 +390,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         self.checkpointed = self.at.summary.docs_read;
         let saving = Instant::now();
         let progress = (self.at.lines, self.written_before + self.at.summary.written);
-        crate::state::save(
+        let converted = crate::state::save(
             path,
             &crate::state::settings(self.config, self.job, &self.prepared.shingling()),
             &mut self.at.window,
@@ -391,9 +399,17 @@ impl<'c, W: Write> Sequencer<'c, W> {
             &self.pending,
         )
         .map_err(|e| self.save_failed(e))?;
+        self.unsaid.extend(converted);
         self.last_saved = Some(progress);
         self.at.summary.state_seconds.get_or_insert((0.0, 0.0)).1 += saving.elapsed().as_secs_f64();
         Ok(())
+    }
+
+    /// Says the notes made where no sink was at hand.
+    fn say_unsaid<D: Notes>(&mut self, diag: &mut D) {
+        for note in self.unsaid.drain(..) {
+            diag.note(note);
+        }
     }
 
     /// A save that failed (a full disk): says which save the state still holds, and that
@@ -417,7 +433,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         Error::io(format!("{context} ({held})"), source)
     }
 
-    fn consume<D: Write>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
+    fn consume<D: Notes>(&mut self, order: Receiver<Ordered>, diag: &mut D) -> Result<()> {
         // Every run stops on SIGINT/SIGTERM between batches: lines end at a whole line, a
         // table gets its footer, `--state` is saved (the library's host, which may not want
         // its signals taken, is not the program).
@@ -456,28 +472,23 @@ impl<'c, W: Write> Sequencer<'c, W> {
             ) || self.job.report().is_some();
             if batch.ids_decided && shows_ids && !self.config.quiet && *self.job != Job::Reference {
                 let unusable = batch.rows.as_ref().and_then(|r| r.unusable_id.as_ref());
-                let _ = match (unusable, batch.rows.is_some()) {
-                    (Some(kind), _) => writeln!(
-                        diag,
-                        "neardup: ids: the rows are numbered: the 'id' column holds {kind}, not \
-                         text or integers (‹id-field› none numbers them without this note)"
+                diag.note(Note::info(match (unusable, batch.rows.is_some()) {
+                    (Some(kind), _) => format!(
+                        "ids: the rows are numbered: the 'id' column holds {kind}, not text or \
+                         integers (‹id-field› none numbers them without this note)"
                     ),
-                    (None, true) => writeln!(
-                        diag,
-                        "neardup: ids: each row's 'id' column (‹id-field› none numbers the rows \
-                         instead)"
-                    ),
-                    (None, false) => writeln!(
-                        diag,
-                        "neardup: ids: each line's 'id' field (‹id-field› none numbers the lines \
-                         instead)"
-                    ),
-                };
+                    (None, true) => "ids: each row's 'id' column (‹id-field› none numbers the \
+                                     rows instead)"
+                        .to_string(),
+                    (None, false) => "ids: each line's 'id' field (‹id-field› none numbers the \
+                                      lines instead)"
+                        .to_string(),
+                }));
             }
             if let Some(note) = &batch.note
                 && !self.config.quiet
             {
-                let _ = writeln!(diag, "neardup: {note}");
+                diag.note(Note::info(note.to_string()));
             }
             self.taken += 1;
             // A batch that cannot evict anything may be verified on all threads; otherwise
@@ -550,35 +561,35 @@ impl<'c, W: Write> Sequencer<'c, W> {
             if let Some(note) = self.consumer.note()
                 && !self.config.quiet
             {
-                let _ = writeln!(diag, "neardup: {note}");
+                diag.note(Note::info(note.to_string()));
             }
             if !self.limit_reported
                 && let Some(limit) = self.at.window.limited()
             {
                 self.limit_reported = true;
                 if !self.config.quiet {
-                    let _ = writeln!(
-                        diag,
-                        "{}",
-                        limit_note(self.config, limit, &self.at.window, self.at.lines)
-                    );
+                    diag.note(limit_note(
+                        self.config,
+                        limit,
+                        &self.at.window,
+                        self.at.lines,
+                    ));
                 }
             }
             let every = self.job.state().map_or(0, |state| state.checkpoint_every);
             if every > 0 && self.at.summary.docs_read - self.checkpointed >= every {
                 self.at.out.flush()?;
                 self.save()?;
+                self.say_unsaid(diag);
             }
             if self.progress && self.last_progress.elapsed() >= Duration::from_millis(500) {
                 self.last_progress = Instant::now();
-                let _ = write!(
-                    diag,
-                    "\r\x1b[Kneardup: {} docs, {} duplicates, {} in window",
+                diag.progress(&format!(
+                    "neardup: {} docs, {} duplicates, {} in window",
                     self.at.summary.docs_read,
                     self.at.summary.duplicates(),
                     self.at.window.len()
-                );
-                let _ = diag.flush();
+                ));
             }
             // The reader fills the buffer again (when its pool is full, it is freed). A buffer
             // an over-long line grew is freed: the pool would keep that size many times over.
@@ -632,7 +643,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         }
     }
 
-    fn document<D: Write>(
+    fn document<D: Notes>(
         &mut self,
         batch: &Batch,
         i: usize,
@@ -708,7 +719,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
 
     /// A line that is not a document: counted, reported (up to the limit), and passed
     /// through, skipped or fatal as `--on-bad-line` says.
-    fn bad_line<D: Write>(
+    fn bad_line<D: Notes>(
         &mut self,
         batch: &Batch,
         i: usize,
