@@ -131,6 +131,11 @@ pub(super) struct Speculated {
 }
 
 impl Speculated {
+    /// The document's family keys.
+    pub(super) fn family_keys(&self) -> &[u64] {
+        &self.family_keys
+    }
+
     /// Each key whose bucket the window lookup read (`band_keys`: the document's), for
     /// [`Window::will_read`]: the family keys, and the bands' too if the second tier ran.
     pub(super) fn read_keys(&self, band_keys: &[u64], mut each: impl FnMut(u64)) {

@@ -26,9 +26,13 @@ impl<W: Write> Consumer<W> for Filter {
     ) -> Result<()> {
         let against = self.reference.is_some().then_some(false);
         let output = self.job.output;
-        let speculated = (i.checked_sub(self.pace.base))
-            .and_then(|k| self.speculated.get_mut(k))
-            .and_then(Option::take);
+        let place = i.checked_sub(self.pace.base);
+        let speculated = (place.and_then(|k| self.speculated.get_mut(k))).and_then(Option::take);
+        // The next document's family keys, which its speculation made: their buckets start
+        // loading while this one is decided (the sequencer asks for its band keys').
+        if let Some(Some(next)) = place.and_then(|k| self.speculated.get(k + 1)) {
+            at.window.prefetch_buckets(next.family_keys());
+        }
         let decided = Filter::document(
             self,
             at.config,
