@@ -1,7 +1,7 @@
-//! Lines that are not documents: counted, the first few reported on stderr with their place,
+//! Lines that are not documents: counted, the first few said (as notes) with their place,
 //! and passed through, skipped or fatal as `--on-bad-line` says. One reporter for every
-//! command that reads lines (the filter, `verify-pairs`, `clusters --from-edges`), so they
-//! all say the same thing.
+//! command that reads lines (the filter, `verify-pairs`, `clusters --from-edges`) and for the
+//! reference texts given to `Deduper`, so they all count and fail the same way.
 
 use super::settings::BadLinePolicy;
 use crate::error::{Error, Note, Notes, Result};
@@ -15,6 +15,8 @@ pub struct BadLines {
     limit: u64,
     reported: u64,
     count: u64,
+    /// The first one's reason.
+    first: Option<String>,
 }
 
 impl BadLines {
@@ -26,6 +28,7 @@ impl BadLines {
             limit: limit as u64,
             reported: 0,
             count: 0,
+            first: None,
         }
     }
 
@@ -40,6 +43,9 @@ impl BadLines {
         diag: &mut (impl Notes + ?Sized),
     ) -> Result<()> {
         self.count += 1;
+        if self.first.is_none() {
+            self.first = Some(reason.to_string());
+        }
         if self.policy == BadLinePolicy::Fail {
             return Err(Error::BadLine {
                 place,
@@ -56,6 +62,11 @@ impl BadLines {
     /// Bad lines counted.
     pub fn count(&self) -> u64 {
         self.count
+    }
+
+    /// The first bad line's reason, if any was counted.
+    pub fn first(&self) -> Option<&str> {
+        self.first.as_deref()
     }
 
     /// The closing line, when more bad lines were counted than reported.

@@ -22,7 +22,7 @@ use super::signing::{Doc, Worker};
 use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config, HelperPolicy, Settings, Weights};
 use crate::error::{Error, Note, Result};
-use crate::input::{BadLine, DocId};
+use crate::input::{BadLine, BadLines, DocId};
 use crate::job::{FilterJob, Job};
 use crate::window::Window;
 use std::path::Path;
@@ -373,7 +373,7 @@ impl Deduper {
         };
         // Signing needs the workers, which exist once the table is known.
         let mut workers = std::mem::take(&mut self.workers);
-        let mut bad = BadReference::new(self.prepared.config.read.on_bad_line);
+        let mut bad = BadLines::new(self.prepared.config.read.on_bad_line, 0, true);
         let mut number = first;
         let result = sign_in_order(&mut workers, docs, first, None, |signed, _, _| {
             for doc in signed {
@@ -386,7 +386,7 @@ impl Deduper {
                             .insert(seq, entry)
                             .map_err(|e| Error::spill(e, seq))?;
                     }
-                    Doc::Bad(reason) => bad.add(number - 1, reason)?,
+                    Doc::Bad(reason) => bad_reference(&mut bad, number - 1, &reason)?,
                 }
             }
             Ok(())
@@ -407,13 +407,13 @@ impl Deduper {
         docs: &[(T, Option<DocId>)],
         first: u64,
     ) -> Result<()> {
-        let mut bad = BadReference::new(self.prepared.config.read.on_bad_line);
+        let mut bad = BadLines::new(self.prepared.config.read.on_bad_line, 0, true);
         let mut normalized = crate::text::normalize::Normalized::default();
         let mut result = Ok(());
         for ((text, id), number) in docs.iter().zip(first..) {
             self.reference_texts = number;
             let Some(text) = text.text() else {
-                result = bad.add(number, BadLine::Missing);
+                result = bad_reference(&mut bad, number, &BadLine::Missing);
                 if result.is_err() {
                     break;
                 }
@@ -421,7 +421,7 @@ impl Deduper {
             };
             let normalizer = &self.prepared.config.text.normalizer;
             if let Err(reason) = normalizer.document_into(text, &mut normalized) {
-                result = bad.add(number, reason);
+                result = bad_reference(&mut bad, number, &reason);
                 if result.is_err() {
                     break;
                 }
@@ -435,13 +435,13 @@ impl Deduper {
     }
 
     /// The warning about the reference texts left out, if any.
-    fn say_bad_reference(&mut self, bad: BadReference) {
-        if let Some(reason) = bad.first
+    fn say_bad_reference(&mut self, bad: BadLines) {
+        if let Some(reason) = bad.first()
             && !self.prepared.config.quiet
         {
             self.warnings.push(Note::warning(format!(
                 "{} reference text(s) left out: not documents (the first: {reason})",
-                bad.count
+                bad.count()
             )));
         }
     }
@@ -604,33 +604,9 @@ impl Deduper {
     }
 }
 
-/// The reference texts of one call that are not documents: how many, and the first's
-/// reason; under `--on-bad-line fail` the first is an error instead.
-struct BadReference {
-    fail: bool,
-    count: u64,
-    first: Option<BadLine>,
-}
-
-impl BadReference {
-    fn new(policy: BadLinePolicy) -> BadReference {
-        BadReference {
-            fail: policy == BadLinePolicy::Fail,
-            count: 0,
-            first: None,
-        }
-    }
-
-    /// Reference text `number` is not a document, for `reason`.
-    fn add(&mut self, number: u64, reason: BadLine) -> Result<()> {
-        if self.fail {
-            return Err(Error::BadLine {
-                place: format!("reference text {number}"),
-                reason: reason.to_string(),
-            });
-        }
-        self.count += 1;
-        self.first.get_or_insert(reason);
-        Ok(())
-    }
+/// Reference text `number` is not a document, for `reason`: counted by `bad` (which says
+/// nothing of each: the call's one warning does), or the error under `--on-bad-line fail`.
+fn bad_reference(bad: &mut BadLines, number: u64, reason: &BadLine) -> Result<()> {
+    let place = format!("reference text {number}");
+    bad.add(place, reason, "left out", &mut Vec::<Note>::new())
 }
