@@ -3,6 +3,7 @@
 //! lines have each, and the one to use instead.
 
 use super::Batch;
+use crate::error::Note;
 use serde_json::Value;
 
 /// A top-level field of the lines looked at: its name, the lines where it is a string (or,
@@ -130,6 +131,24 @@ pub(crate) fn missing_message(
         "{input}: no field '{path}' in {missing} of the first {looked} lines ({have}){fix}; a \
          nested field is a dotted path (‹{flag}› body.text)"
     )
+}
+
+/// What a first batch whose ids were decided says of them: where they come from, or that
+/// the rows are numbered because the 'id' column holds neither text nor integers.
+pub(crate) fn ids_note(batch: &Batch) -> Note {
+    let unusable = batch.rows.as_ref().and_then(|r| r.unusable_id.as_ref());
+    Note::info(match (unusable, batch.rows.is_some()) {
+        (Some(kind), _) => format!(
+            "ids: the rows are numbered: the 'id' column holds {kind}, not text or integers \
+             (‹id-field› none numbers them without this note)"
+        ),
+        (None, true) => {
+            "ids: each row's 'id' column (‹id-field› none numbers the rows instead)".to_string()
+        }
+        (None, false) => {
+            "ids: each line's 'id' field (‹id-field› none numbers the lines instead)".to_string()
+        }
+    })
 }
 
 #[cfg(test)]

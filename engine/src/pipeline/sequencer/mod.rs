@@ -471,19 +471,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 Some(crate::job::Output::DropDups | crate::job::Output::OnlyDups)
             ) || self.job.report().is_some();
             if batch.ids_decided && shows_ids && !self.config.quiet && *self.job != Job::Reference {
-                let unusable = batch.rows.as_ref().and_then(|r| r.unusable_id.as_ref());
-                diag.note(Note::info(match (unusable, batch.rows.is_some()) {
-                    (Some(kind), _) => format!(
-                        "ids: the rows are numbered: the 'id' column holds {kind}, not text or \
-                         integers (‹id-field› none numbers them without this note)"
-                    ),
-                    (None, true) => "ids: each row's 'id' column (‹id-field› none numbers the \
-                                     rows instead)"
-                        .to_string(),
-                    (None, false) => "ids: each line's 'id' field (‹id-field› none numbers the \
-                                      lines instead)"
-                        .to_string(),
-                }));
+                diag.note(crate::input::fields::ids_note(&batch));
             }
             if let Some(note) = &batch.note
                 && !self.config.quiet
