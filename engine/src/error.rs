@@ -276,8 +276,8 @@ pub trait Notes {
     /// Takes one note.
     fn note(&mut self, note: Note);
 
-    /// Shows `line` as the run's progress, in place of the one before (a terminal's; the
-    /// empty line clears it). Dropped by default.
+    /// Shows `line` as the run's progress (without the program's name), in place of the one
+    /// before (a terminal's; the empty line clears it). Dropped by default.
     fn progress(&mut self, _line: &str) {}
 }
 
@@ -289,7 +289,7 @@ impl Notes for Vec<Note> {
 }
 
 /// Notes printed as the command line prints them: `neardup: ` (and `warning: `) before the
-/// text, one write a line; progress on one line, rewritten in place.
+/// text, one write a line; progress on one line after `neardup: `, rewritten in place.
 impl<W: io::Write> Notes for WordedWriter<W> {
     fn note(&mut self, note: Note) {
         let kind = if note.warning { "warning: " } else { "" };
@@ -298,7 +298,10 @@ impl<W: io::Write> Notes for WordedWriter<W> {
     }
 
     fn progress(&mut self, line: &str) {
-        let _ = write!(self.inner, "\r\x1b[K{line}");
+        let _ = match line {
+            "" => write!(self.inner, "\r\x1b[K"),
+            _ => write!(self.inner, "\r\x1b[Kneardup: {line}"),
+        };
         let _ = self.inner.flush();
     }
 }
@@ -324,7 +327,7 @@ mod tests {
         assert_eq!(
             String::from_utf8(printed.into_inner()).unwrap(),
             "neardup: warning: raise --max-memory\nneardup: in:3: empty line (skipped)\n\
-             \r\x1b[K3 docs"
+             \r\x1b[Kneardup: 3 docs"
         );
         assert_eq!(kept, notes);
         assert_eq!(kept[0].worded(Wording::Keywords), "raise max_memory");

@@ -573,7 +573,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             if self.progress && self.last_progress.elapsed() >= Duration::from_millis(500) {
                 self.last_progress = Instant::now();
                 diag.progress(&format!(
-                    "neardup: {} docs, {} duplicates, {} in window",
+                    "{} docs, {} duplicates, {} in window",
                     self.at.summary.docs_read,
                     self.at.summary.duplicates(),
                     self.at.window.len()
