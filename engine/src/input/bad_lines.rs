@@ -43,14 +43,14 @@ impl BadLines {
         diag: &mut (impl Notes + ?Sized),
     ) -> Result<()> {
         self.count += 1;
-        if self.first.is_none() {
-            self.first = Some(reason.to_string());
-        }
         if self.policy == BadLinePolicy::Fail {
             return Err(Error::BadLine {
                 place,
                 reason: reason.to_string(),
             });
+        }
+        if self.first.is_none() {
+            self.first = Some(reason.to_string());
         }
         if !self.quiet && self.reported < self.limit {
             self.reported += 1;
@@ -64,7 +64,7 @@ impl BadLines {
         self.count
     }
 
-    /// The first bad line's reason, if any was counted.
+    /// The first bad line's reason, if any was passed or skipped (not the one that failed).
     pub fn first(&self) -> Option<&str> {
         self.first.as_deref()
     }

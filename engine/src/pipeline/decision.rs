@@ -149,9 +149,7 @@ impl Speculated {
             self.family_keys.iter().for_each(|&k| each(k));
         }
     }
-}
 
-impl Speculated {
     /// Whether the window was looked up (the commit checks only that lookup).
     pub(super) fn looked_in_window(&self) -> bool {
         self.window.is_some()
