@@ -713,7 +713,7 @@ fn not_an_index(path: &Path) -> Error {
         "state",
         match old {
             true => format!(
-                "{name} is a single-file state of an earlier version: a run with --state \
+                "{name} is a single-file state of an earlier version: a run with ‹state› \
                  {name} turns it into an index"
             ),
             false => format!("{name} is not an index directory (it has no manifest)"),
