@@ -191,7 +191,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
             diag.progress("");
         }
         if let Err(stopped @ Error::Stopped { .. }) = result {
-            // The stop ended the output and saved the state already.
+            // The stop ended the output and saved the state already (which may have a note).
+            self.say_unsaid(diag);
             return Err(stopped);
         }
         // Flush what was written even when stopping on an error, unless the pipe is closed;
