@@ -626,7 +626,7 @@ def _first_kept(
             ]
         raise
     if options.get("report") is not None:
-        d.write_report()
+        d._inner.write_report(None, "neardup.dedup()")
     kept_bad = options.get("on_bad_line", "pass") == "pass"
     n = len(outcomes)
     keep_flags = [True] * n

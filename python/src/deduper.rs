@@ -313,11 +313,20 @@ impl PyDeduper {
     }
 
     /// Writes the `--report` page of the documents added so far to `path`, or to the
-    /// `report` file.
-    #[pyo3(signature = (path=None))]
-    fn write_report(&self, py: Python<'_>, path: Option<std::path::PathBuf>) -> PyResult<()> {
-        py.detach(|| self.lock().write_report(path.as_deref()))
-            .map_err(py_err)
+    /// `report` file; the page names the call that made the run, `call` (`neardup.dedup()`)
+    /// or this `Deduper`.
+    #[pyo3(signature = (path=None, call=None))]
+    fn write_report(
+        &self,
+        py: Python<'_>,
+        path: Option<std::path::PathBuf>,
+        call: Option<String>,
+    ) -> PyResult<()> {
+        py.detach(|| {
+            self.lock()
+                .write_report(path.as_deref(), call.as_deref(), Wording::Keywords)
+        })
+        .map_err(py_err)
     }
 
     /// The counts so far, as `--stats` prints them (JSON).

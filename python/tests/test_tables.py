@@ -313,9 +313,18 @@ def test_the_report_page_from_python(tmp_path):
     assert 'data-stat="docs_read">201<' in html
     assert f'data-stat="dropped">{result["keep"].count(False)}<' in html
     assert "<script>" not in html
+    # The page names the call in the module's terms, not as a command line's flags.
+    assert "<code>neardup.dedup()</code>" in html
+    assert "--drop-dups" not in html
     with neardup.Deduper(report=tmp_path / "with.html") as d:
         d.keep_many(texts)
-    assert 'data-stat="docs_read">201<' in (tmp_path / "with.html").read_text()
+    html = (tmp_path / "with.html").read_text()
+    assert 'data-stat="docs_read">201<' in html
+    assert "<code>neardup.Deduper()</code>" in html
+    with neardup.Deduper(most_similar=True, report=tmp_path / "similar.html") as d:
+        d.add_many(texts)
+    similar = (tmp_path / "similar.html").read_text()
+    assert "<code>neardup.Deduper(most_similar=True)</code>" in similar
     d = neardup.Deduper()
     d.add(text(1))
     with pytest.raises(ValueError, match="^report: give a file"):

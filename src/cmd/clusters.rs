@@ -91,7 +91,7 @@ impl ClustersArgs {
     /// of `keywords` is refused. The flags about files and formats are the command line's
     /// (their defaults here: texts come from the caller, groups go back as values).
     pub fn from_keywords(mut keywords: Keywords) -> Result<Self> {
-        let common = CommonArgs::from_keywords("clusters", &mut keywords)?;
+        let common = CommonArgs::from_keywords("neardup clusters", &mut keywords)?;
         let args = ClustersArgs {
             input: CommandInput::default(),
             by: (keywords.choice("by", "METHOD")?).unwrap_or(DEFAULT_BY),
@@ -227,7 +227,7 @@ impl ClustersArgs {
             collector.show_groups(groups);
             crate::report::write(
                 &config,
-                "clusters",
+                "neardup clusters",
                 true,
                 &stats.to_string(),
                 &collector,
@@ -290,7 +290,7 @@ fn keep_survivors(
         collector.show_groups(groups);
         crate::report::write(
             config,
-            "clusters --keep",
+            "neardup clusters --keep",
             true,
             &stats.to_string(),
             &collector,

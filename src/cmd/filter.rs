@@ -244,7 +244,10 @@ pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {
         let _ = writeln!(stderr, "{stats}");
     }
     if let (Some(path), Some(report)) = (job.report(), report) {
-        let mode = crate::report::filter_mode(job.output().unwrap_or(Output::DropDups));
+        let mode = crate::report::filter_mode(
+            job.output().unwrap_or(Output::DropDups),
+            crate::error::Wording::Flags,
+        );
         crate::report::write(config, mode, false, &stats, &report, path)?;
     }
     Ok(())

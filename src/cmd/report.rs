@@ -46,7 +46,7 @@ impl ReportArgs {
         }
         match report {
             Some(report) => {
-                crate::report::write(config, "--drop-dups", false, &stats, &report, "-".as_ref())
+                crate::report::write(config, "neardup --drop-dups", false, &stats, &report, "-".as_ref())
             }
             None => Ok(()),
         }

@@ -21,7 +21,7 @@ use super::prepare::Prepared;
 use super::signing::{Doc, Worker};
 use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config, HelperPolicy, Settings, Weights};
-use crate::error::{Error, Note, Result};
+use crate::error::{Error, Note, Result, Wording};
 use crate::input::{BadLine, BadLines, DocId};
 use crate::job::{FilterJob, Job};
 use crate::window::Window;
@@ -476,8 +476,14 @@ impl Deduper {
     }
 
     /// Writes the `--report` page of the documents added so far to `path`, or to the
-    /// `--report` file (`-`: standard output).
-    pub fn write_report(&self, path: Option<&Path>) -> Result<()> {
+    /// `--report` file (`-`: standard output). The page names the call that made the run:
+    /// `call`, or this filter's mode as `wording` says ([`crate::report::filter_mode`]).
+    pub fn write_report(
+        &self,
+        path: Option<&Path>,
+        call: Option<&str>,
+        wording: Wording,
+    ) -> Result<()> {
         let config = &self.prepared.config;
         let (Some(collector), Some(path)) =
             (&self.report, path.or(self.filter.job.report.as_deref()))
@@ -488,7 +494,7 @@ impl Deduper {
             ));
         };
         let stats = self.summary().to_json();
-        let mode = crate::report::filter_mode(self.filter.job.output);
+        let mode = call.unwrap_or(crate::report::filter_mode(self.filter.job.output, wording));
         crate::report::write(config, mode, false, &stats, collector, path)
     }
 

@@ -159,8 +159,8 @@ pub fn table_encoding(
         let asked = lines && (config.run.output_format != OutputFormat::Auto || by_name.is_some());
         if table && asked {
             return Err(Error::Usage(format!(
-                "{name} output is written by the filter modes (--drop-dups, --only-dups, \
-                 --annotate); this command writes lines"
+                "{name} output is written by the filter modes (‹drop-dups›, ‹only-dups›, \
+                 ‹annotate›); this command writes lines"
             )));
         }
         if lines && config.run.compression.is_some() {

@@ -17,7 +17,7 @@ pub struct RunInfo<'a> {
     pub stats: &'a serde_json::Value,
     /// The inputs' names.
     pub inputs: &'a [String],
-    /// The mode, as its flag (`--drop-dups`).
+    /// The call that made the run, as its user wrote it (`neardup --drop-dups`).
     pub mode: &'a str,
     /// The settings shown: (name, value).
     pub settings: Vec<(&'static str, String)>,
@@ -86,7 +86,7 @@ pub fn page(c: &Collector, run: &RunInfo<'_>) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <meta name=\"color-scheme\" content=\"light dark\">\
          <title>neardup report: {}</title><style>{STYLE}</style></head><body>\
-         <header><h1>neardup report</h1><p>{} · <code>neardup {}</code> · threshold {t} · \
+         <header><h1>neardup report</h1><p>{} · <code>{}</code> · threshold {t} · \
          neardup {}</p></header>",
         esc(&title),
         esc(&run.inputs.join(", ")),
@@ -625,7 +625,7 @@ mod tests {
             &RunInfo {
                 stats: &stats,
                 inputs: &["in.jsonl".to_string()],
-                mode: "--drop-dups",
+                mode: "neardup --drop-dups",
                 settings: vec![("threshold", "0.8".into())],
                 bands: 16,
                 rows: 8,
@@ -670,7 +670,7 @@ mod tests {
         let info = RunInfo {
             stats: &stats,
             inputs: &["in.jsonl".to_string()],
-            mode: "--drop-dups",
+            mode: "neardup --drop-dups",
             settings: vec![],
             bands: 16,
             rows: 8,

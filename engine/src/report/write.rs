@@ -4,22 +4,26 @@
 use super::collect::Collector;
 use super::page::{RunInfo, page};
 use crate::config::{Config, ShingleKind};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Wording};
 use crate::job::Output;
 use std::io::Write;
 use std::path::Path;
 
-/// The mode of a filter run writing `output`, as the page names it (its flag).
-pub fn filter_mode(output: Output) -> &'static str {
-    match output {
-        Output::OnlyDups => "--only-dups",
-        Output::Annotate => "--annotate",
-        Output::DropDups => "--drop-dups",
+/// The call of a filter run writing `output` as the page names it, in its front end's
+/// terms: the command line (`neardup --drop-dups`), or the Python module's `Deduper`, whose
+/// `most_similar=True` annotates and which has no mode of only the duplicates.
+pub fn filter_mode(output: Output, wording: Wording) -> &'static str {
+    match (wording, output) {
+        (Wording::Flags, Output::OnlyDups) => "neardup --only-dups",
+        (Wording::Flags, Output::Annotate) => "neardup --annotate",
+        (Wording::Flags, Output::DropDups) => "neardup --drop-dups",
+        (Wording::Keywords, Output::Annotate) => "neardup.Deduper(most_similar=True)",
+        (Wording::Keywords, _) => "neardup.Deduper()",
     }
 }
 
-/// Writes the page of a run of `config` in `mode` (a filter's flag, or a graph command's
-/// name when `graph`), whose `--stats` summary is `stats` (JSON), to `path` (`-`: standard
+/// Writes the page of a run of `config` made by `mode` (the call: [`filter_mode`], or a graph
+/// command, `neardup graph`, when `graph`), whose `--stats` summary is `stats` (JSON), to `path` (`-`: standard
 /// output): to a temporary file beside it, renamed over it once complete, so a reader never
 /// sees half a page; a device or a pipe (/dev/null, a FIFO) is written to directly, never
 /// replaced.
