@@ -479,6 +479,10 @@ fn a_batch_speculated_on_every_core_decides_as_one_thread() {
             );
             assert!(one == many, "{args:?}: 1 vs {threads} threads differ");
         }
+        // Two threads under `auto`: no helper thread; the signing thread takes a share of
+        // the lookups whenever the chunks are signed ahead (timing decides how many).
+        let two = deduper(args, 2).add_many(&docs).unwrap();
+        assert!(one == two, "{args:?}: 1 vs 2 threads (auto) differ");
     }
     // The smallest batches: too few to start helpers (4), and a piece's least (20).
     for n in [1, 4, 20] {

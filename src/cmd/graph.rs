@@ -92,7 +92,14 @@ impl GraphArgs {
             let about = super::util::groups_about(ClusterBy::Components, None);
             let groups = super::util::report_groups(&graph, &clustering, &collector, None, about);
             collector.show_groups(groups);
-            crate::report::write(&config, "neardup graph", true, &stats.to_string(), &collector, path)?;
+            crate::report::write(
+                &config,
+                "neardup graph",
+                true,
+                &stats.to_string(),
+                &collector,
+                path,
+            )?;
         }
         Ok(())
     }

@@ -45,9 +45,14 @@ impl ReportArgs {
             let _ = writeln!(stderr, "{stats}");
         }
         match report {
-            Some(report) => {
-                crate::report::write(config, "neardup --drop-dups", false, &stats, &report, "-".as_ref())
-            }
+            Some(report) => crate::report::write(
+                config,
+                "neardup --drop-dups",
+                false,
+                &stats,
+                &report,
+                "-".as_ref(),
+            ),
             None => Ok(()),
         }
     }

@@ -293,7 +293,9 @@ impl Deduper {
         let config = self.prepared.config.clone();
         let helping = self.helpers(workers.len());
         let clock = super::clock::StageClock::default();
-        let helpers = (helping > 0).then_some((&*config, helping, &clock));
+        // With no helper thread, a second signing thread still takes a share of the lookups.
+        let serves = helping > 0 || (workers.len() > 1 && config.helpers != HelperPolicy::Never);
+        let helpers = serves.then_some((&*config, helping, &clock));
         let result = sign_in_order(&mut workers, docs, first, helpers, |signed, texts, help| {
             let before = outcomes.len();
             let decided = self.decide_chunk(signed, help, &mut outcomes);

@@ -157,66 +157,152 @@ impl Helpers {
         self.count
     }
 
-    /// Starts `count` helpers in `scope`; they stop when the returned handle is dropped.
+    /// Starts `threads` helpers in `scope`, and makes `servers` more [`Server`]s for the
+    /// signing threads to serve offers with between their documents; they stop when the
+    /// returned handle is dropped.
     pub(super) fn start<'scope>(
         scope: &'scope std::thread::Scope<'scope, '_>,
         config: &'scope Config,
-        count: usize,
+        (threads, servers): (usize, usize),
         clock: &'scope super::clock::StageClock,
-    ) -> Helpers {
+    ) -> (Helpers, Vec<Server>) {
         // Unbounded: jobs the sequencer took back stay queued (empty) until a helper skips
         // them, and sending must never wait for a helper.
         let (offers, offer_rx) = crossbeam_channel::unbounded::<Offer>();
-        let (done_tx, done) = bounded(count);
-        for _ in 0..count {
-            let (offer_rx, done_tx) = (offer_rx.clone(), done_tx.clone());
+        let count = threads + servers;
+        let (done_tx, done) = bounded(count.max(1));
+        let server = || Server {
+            offers: offer_rx.clone(),
+            done: done_tx.clone(),
+            marks: Marks::default(),
+            scratch: Scratch::default(),
+            served: 0,
+        };
+        for _ in 0..threads {
+            let mut server = server();
             crate::guard::spawn_scoped(scope, move || {
                 let _speculate = super::clock::Timed(clock, super::clock::Stage::Speculate);
-                let mut marks = Marks::default();
-                let mut scratch = Scratch::default();
-                for offer in offer_rx {
-                    // Taken back by the sequencer already: nothing to do or to answer.
-                    let Some(work) = offer.take() else {
-                        continue;
-                    };
-                    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        match work {
-                            Work::Index { docs, mut tables } => {
-                                index_keys(&docs, &mut tables);
-                                Done::Indexed(tables)
-                            }
-                            Work::Verify { window, docs, next } => {
-                                Done::Verified(take_runs(config, &window, &docs, &next, &mut marks))
-                            }
-                            Work::Speculate {
-                                window,
-                                reference,
-                                docs,
-                                next,
-                                plain,
-                            } => Done::Speculated(take_speculations(
-                                config,
-                                plain,
-                                (reference.as_deref(), &window),
-                                &docs,
-                                &next,
-                                &mut scratch,
-                            )),
-                        }
-                        // The work's window handle is dropped here, before the sequencer
-                        // hears of the result.
-                    }));
-                    if done_tx.send(done).is_err() {
+                for offer in server.offers.clone() {
+                    if !server.serve(config, offer) {
                         break;
                     }
                 }
             });
         }
-        Helpers {
-            offers,
-            done,
-            count,
+        let servers = (0..servers).map(|_| server()).collect();
+        (
+            Helpers {
+                offers,
+                done,
+                count,
+            },
+            servers,
+        )
+    }
+}
+
+/// What serves the helpers' offers on one thread: a helper's whole life, or a signing
+/// thread's between its documents ([`Server::sign_and_serve`]). On two cores the signing
+/// thread is the only other one, and a helper thread beside it was woken only after the
+/// sequencer had taken every run of a piece itself.
+pub(super) struct Server {
+    offers: Receiver<Offer>,
+    done: Sender<std::thread::Result<Done>>,
+    marks: Marks,
+    scratch: Scratch,
+    /// CPU spent serving (nanoseconds), for a signing thread's split.
+    served: u64,
+}
+
+impl Server {
+    /// Does the work of `offer` (unless the sequencer took it back) and sends what it found.
+    /// False when the sequencer is gone.
+    fn serve(&mut self, config: &Config, offer: Offer) -> bool {
+        // Taken back by the sequencer already: nothing to do or to answer.
+        let Some(work) = offer.take() else {
+            return true;
+        };
+        let (marks, scratch) = (&mut self.marks, &mut self.scratch);
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            match work {
+                Work::Index { docs, mut tables } => {
+                    index_keys(&docs, &mut tables);
+                    Done::Indexed(tables)
+                }
+                Work::Verify { window, docs, next } => {
+                    Done::Verified(take_runs(config, &window, &docs, &next, marks))
+                }
+                Work::Speculate {
+                    window,
+                    reference,
+                    docs,
+                    next,
+                    plain,
+                } => Done::Speculated(take_speculations(
+                    config,
+                    plain,
+                    (reference.as_deref(), &window),
+                    &docs,
+                    &next,
+                    scratch,
+                )),
+            }
+            // The work's window handle is dropped here, before the sequencer hears of the
+            // result.
+        }));
+        self.done.send(done).is_ok()
+    }
+
+    /// Serves the offers made so far, counting the CPU it takes.
+    fn serve_waiting(&mut self, config: &Config) {
+        if self.offers.is_empty() {
+            return;
         }
+        let since = super::clock::thread_cpu();
+        while let Ok(offer) = self.offers.try_recv() {
+            self.serve(config, offer);
+        }
+        self.served += super::clock::thread_cpu().saturating_sub(since);
+    }
+
+    /// A signing thread's loop: runs the tasks of `work` with `run` (which calls its last
+    /// argument between documents) and serves the offers made while it waits for a task or
+    /// signs one. Its CPU is the signing stage's, but for what serving took, which is the
+    /// speculation's.
+    pub(super) fn sign_and_serve<J, R>(
+        mut self,
+        config: &Config,
+        clock: &super::clock::StageClock,
+        work: Receiver<super::ordered::Task<J, R>>,
+        mut run: impl FnMut(J, &mut dyn FnMut()) -> R,
+    ) {
+        use super::clock::Stage;
+        let offers = self.offers.clone();
+        loop {
+            crossbeam_channel::select! {
+                recv(work) -> task => match task {
+                    Ok(task) => task.run(|job| run(job, &mut || self.serve_waiting(config))),
+                    Err(_) => break,
+                },
+                recv(offers) -> offer => match offer {
+                    Ok(offer) => {
+                        let since = super::clock::thread_cpu();
+                        self.serve(config, offer);
+                        self.served += super::clock::thread_cpu().saturating_sub(since);
+                    }
+                    // The sequencer is gone: the tasks left are only signed.
+                    Err(_) => {
+                        for task in &work {
+                            task.run(|job| run(job, &mut || {}));
+                        }
+                        break;
+                    }
+                },
+            }
+        }
+        let total = super::clock::thread_cpu();
+        clock.add(Stage::Sign, total.saturating_sub(self.served));
+        clock.add(Stage::Speculate, self.served);
     }
 }
 
@@ -354,11 +440,11 @@ pub(super) fn lend(
         .map(|work| Offer(Arc::new(Mutex::new(Some(work)))))
         .collect();
     for job in &offered {
-        // A send fails only when every helper has gone: nothing was taken then.
-        helpers
-            .offers
-            .send(Offer(Arc::clone(&job.0)))
-            .map_err(|_| stopped())?;
+        // A send fails only when no thread serves offers any more (the signing threads end
+        // with the input): nothing was taken then, and this thread takes it all back below.
+        if helpers.offers.send(Offer(Arc::clone(&job.0))).is_err() {
+            break;
+        }
     }
     take(own(&lent));
     let mut begun = 0;

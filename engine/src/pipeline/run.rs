@@ -9,7 +9,7 @@ use super::ordered::{self, Task};
 use super::prepare::{self, Prepared};
 use super::reference;
 use super::sequencer::{Finished, Ordered, Sequencer, Start, Stealer, ToSign};
-use super::signing::{Worker, sign};
+use super::signing::{Worker, sign, sign_between};
 use crate::error::{Error, Note, Notes, Result};
 use crate::input::{Feed, LineReader, Source};
 use crate::job::Job;
@@ -173,26 +173,52 @@ pub(super) fn run_inner<W: Write, D: Notes>(
             }
             reader.bytes_read()
         });
-        for _ in 0..workers {
-            let work_rx = work_rx.clone();
-            crate::guard::spawn_scoped(scope, move || {
-                let _sign = Timed(clock, Stage::Sign);
-                let mut worker = Worker::new(prepared, job);
-                ordered::serve(work_rx, |batch| sign(&mut worker, batch, signed));
-            });
-        }
-
         // The other threads help look up and verify batches: every pair where every pair is
         // wanted (`--pairs`, the graph commands); in the filter modes, the lookups of a batch
         // against the window before it, which the in-order commit uses where the batch
-        // changed nothing they read, or bring up to date from what it changed (`speculate`). `sign` and the reference never look up.
-        // With two threads the second signs, and a filter's helper would only take its core
-        // (and its stack and allocator arena take address space a small `ulimit -v` needs),
-        // so the filter starts one there only when `--helpers always` asks.
-        let filter_helps = matches!(job, Job::Filter(_))
-            && (threads > 2 || config.helpers == crate::config::HelperPolicy::Always);
-        let helpers = (threads > 1 && (job.lists_every_pair() || filter_helps))
-            .then(|| Helpers::start(scope, config, threads - 1, clock));
+        // changed nothing they read, or bring up to date from what it changed (`speculate`).
+        // `sign` and the reference never look up. The signing threads serve the same offers
+        // between their documents. With two threads the second signs, and a filter's helper
+        // thread would only take its core (and its stack and allocator arena take address
+        // space a small `ulimit -v` needs), so the filter starts one there only when
+        // `--helpers always` asks; the signing thread helps it.
+        let filter_threads = match config.helpers {
+            crate::config::HelperPolicy::Always => threads - 1,
+            _ if threads > 2 => threads - 1,
+            _ => 0,
+        };
+        let helper_threads = match job {
+            Job::Filter(_) => filter_threads,
+            _ if job.lists_every_pair() => threads - 1,
+            _ => 0,
+        };
+        let helps = matches!(job, Job::Filter(_)) || job.lists_every_pair();
+        let (helpers, mut servers) = match threads > 1 && helps {
+            true => {
+                let (helpers, servers) =
+                    Helpers::start(scope, config, (helper_threads, workers), clock);
+                (Some(helpers), servers)
+            }
+            false => (None, Vec::new()),
+        };
+        for _ in 0..workers {
+            let work_rx = work_rx.clone();
+            let server = servers.pop();
+            crate::guard::spawn_scoped(scope, move || {
+                let mut worker = Worker::new(prepared, job);
+                match server {
+                    Some(server) => {
+                        server.sign_and_serve(config, clock, work_rx, |batch, between| {
+                            sign_between(&mut worker, batch, signed, between)
+                        })
+                    }
+                    None => {
+                        let _sign = Timed(clock, Stage::Sign);
+                        ordered::serve(work_rx, |batch| sign(&mut worker, batch, signed));
+                    }
+                }
+            });
+        }
         let handed = Start {
             names: &names,
             stderr_is_terminal,

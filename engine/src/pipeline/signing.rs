@@ -284,8 +284,10 @@ impl Worker {
         })
     }
 
-    pub(super) fn process_batch(&mut self, batch: &Batch) -> Vec<Doc> {
-        let mut docs = self.process_lines(batch);
+    /// `between` is called before each document: a signing thread serves the helpers'
+    /// offers there ([`super::helpers::Server`]).
+    pub(super) fn process_batch(&mut self, batch: &Batch, between: &mut dyn FnMut()) -> Vec<Doc> {
+        let mut docs = self.process_lines(batch, between);
         if self.budget_limited {
             for doc in &mut docs {
                 if let Doc::Bad(bad) = doc {
@@ -296,7 +298,7 @@ impl Worker {
         docs
     }
 
-    fn process_lines(&mut self, batch: &Batch) -> Vec<Doc> {
+    fn process_lines(&mut self, batch: &Batch, between: &mut dyn FnMut()) -> Vec<Doc> {
         let format = batch.format;
         // Ids from the lines' `id` field (decided by the reader): that extractor for this
         // batch.
@@ -305,11 +307,14 @@ impl Worker {
             std::mem::swap(&mut self.extractor, self.by_id.as_mut().expect("checked"));
         }
         if let Some(rows) = &batch.rows {
-            return self.process_rows(batch, rows);
+            return self.process_rows(batch, rows, between);
         }
         let docs = (0..batch.lines.len())
             .map(|i| match batch.lines[i].part {
-                Part::Whole => self.process(batch.content(i), format, batch.lines[i].number),
+                Part::Whole => {
+                    between();
+                    self.process(batch.content(i), format, batch.lines[i].number)
+                }
                 // Pieces of an over-long line: the first stands for the line; the sequencer
                 // only writes the others through.
                 Part::First | Part::Rest | Part::Last => {
@@ -327,9 +332,10 @@ impl Worker {
 impl Worker {
     /// The rows of a columnar input: each text is signed as it is (no line to parse), with
     /// the id column's value as its id.
-    fn process_rows(&mut self, batch: &Batch, rows: &Rows) -> Vec<Doc> {
+    fn process_rows(&mut self, batch: &Batch, rows: &Rows, between: &mut dyn FnMut()) -> Vec<Doc> {
         (0..batch.lines.len())
             .map(|i| {
+                between();
                 match rows.problem(i) {
                     Some(RowProblem::NullText) => {
                         return Doc::Bad(BadLine::NullField(self.field.clone()));
@@ -401,7 +407,17 @@ impl Signed {
 /// Signs a batch (a task of the ordered executor, `super::ordered`) and counts it in
 /// `signed`; gives back the batch with its signed documents.
 pub(super) fn sign(worker: &mut Worker, batch: Batch, signed: &AtomicUsize) -> (Batch, Vec<Doc>) {
-    let docs = worker.process_batch(&batch);
+    sign_between(worker, batch, signed, &mut || {})
+}
+
+/// [`sign`], calling `between` before each document.
+pub(super) fn sign_between(
+    worker: &mut Worker,
+    batch: Batch,
+    signed: &AtomicUsize,
+    between: &mut dyn FnMut(),
+) -> (Batch, Vec<Doc>) {
+    let docs = worker.process_batch(&batch, between);
     signed.fetch_add(1, Ordering::Relaxed);
     (batch, docs)
 }
