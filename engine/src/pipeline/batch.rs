@@ -91,8 +91,9 @@ pub(super) fn sign_in_order<T: DocText>(
     std::thread::scope(|scope| -> Result<()> {
         // Helpers are called only for a batch that can use them (`auto` waits for chunks
         // signed ahead; a piece shorter than the speculation's least is decided in order): a
-        // program handing over small batches does not start threads on every call. The
-        // signing threads serve their offers between documents ([`super::helpers::Server`]).
+        // program handing over small batches does not start threads on every call. With no
+        // helper thread (two threads) the signing thread serves the offers between documents
+        // ([`super::helpers::Server`]).
         let mut servers = Vec::new();
         let helping = helpers.and_then(|(config, count, clock)| {
             let always = config.helpers == HelperPolicy::Always;
@@ -100,8 +101,10 @@ pub(super) fn sign_in_order<T: DocText>(
                 true => docs.len() >= super::speculate::SPECULATE_DOCS,
                 false => chunks.len() > BEHIND,
             };
-            let (helpers, serving) = match usable && count + signers.len() > 0 {
-                true => Helpers::start(scope, config, (count, signers.len()), clock),
+            // Helper threads, or else the signing threads, serve the offers.
+            let servers_wanted = if count == 0 { signers.len() } else { 0 };
+            let (helpers, serving) = match usable && count + servers_wanted > 0 {
+                true => Helpers::start(scope, config, (count, servers_wanted), clock),
                 false => return None,
             };
             servers = serving.into_iter().map(|s| (s, config, clock)).collect();

@@ -500,16 +500,15 @@ impl Deduper {
         crate::report::write(config, mode, false, &stats, collector, path)
     }
 
-    /// Speculation helpers for a batch signed by `workers` threads: as the command line
-    /// starts them (`pipeline/run.rs`), one fewer than the threads when there are more than
-    /// two (on two, the second thread signs and a helper would only take its core) or
-    /// `--helpers always` asks; none on one thread or with `never`.
+    /// Speculation helper threads for a batch signed by `workers` threads: as the command
+    /// line starts them (`pipeline/run.rs`), one fewer than the threads when there are more
+    /// than two (on two, the second thread signs and serves the offers between its documents
+    /// instead); none on one thread or with `never`.
     fn helpers(&self, workers: usize) -> usize {
         match self.prepared.config.helpers {
             HelperPolicy::Never => 0,
-            HelperPolicy::Always => workers.saturating_sub(1),
-            HelperPolicy::Auto if workers > 2 => workers - 1,
-            HelperPolicy::Auto => 0,
+            _ if workers > 2 => workers - 1,
+            _ => 0,
         }
     }
 

@@ -177,26 +177,20 @@ pub(super) fn run_inner<W: Write, D: Notes>(
         // wanted (`--pairs`, the graph commands); in the filter modes, the lookups of a batch
         // against the window before it, which the in-order commit uses where the batch
         // changed nothing they read, or bring up to date from what it changed (`speculate`).
-        // `sign` and the reference never look up. The signing threads serve the same offers
-        // between their documents. With two threads the second signs, and a filter's helper
-        // thread would only take its core (and its stack and allocator arena take address
-        // space a small `ulimit -v` needs), so the filter starts one there only when
-        // `--helpers always` asks; the signing thread helps it.
-        let filter_threads = match config.helpers {
-            crate::config::HelperPolicy::Always => threads - 1,
-            _ if threads > 2 => threads - 1,
-            _ => 0,
-        };
-        let helper_threads = match job {
-            Job::Filter(_) => filter_threads,
-            _ if job.lists_every_pair() => threads - 1,
-            _ => 0,
+        // `sign` and the reference never look up. With two threads the second signs, and a
+        // helper thread beside it would be asleep when a piece is offered, woken only after
+        // the sequencer had taken every run (and its stack and allocator arena take address
+        // space a small `ulimit -v` needs): the filter's signing thread serves the offers
+        // between its documents instead. With more, `threads − 1` helper threads serve them.
+        let (helper_threads, servers) = match job {
+            Job::Filter(_) if threads == 2 => (0, workers),
+            _ => (threads - 1, 0),
         };
         let helps = matches!(job, Job::Filter(_)) || job.lists_every_pair();
         let (helpers, mut servers) = match threads > 1 && helps {
             true => {
                 let (helpers, servers) =
-                    Helpers::start(scope, config, (helper_threads, workers), clock);
+                    Helpers::start(scope, config, (helper_threads, servers), clock);
                 (Some(helpers), servers)
             }
             false => (None, Vec::new()),

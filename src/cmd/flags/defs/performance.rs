@@ -39,20 +39,18 @@ pub(super) static FLAGS: &[Flag] = &[
             parse: parser!(choice HelperPolicy),
         },
         help: "When the sequencer shares a batch's LSH lookups and verification with the \
-            other threads (helper threads, and the signing threads between documents): with \
-            --pairs and the graph commands, every pair; in the filter modes, lookups made \
-            before the batch is decided in order, used or brought up to date where the batch \
-            changed what they read (filter helper threads start with more than two threads, \
-            or always). auto (when signed batches queue up behind it: it is then the slower \
-            stage), always, or never. The output is the same",
+            other threads: with --pairs and the graph commands, every pair; in the filter \
+            modes, lookups made before the batch is decided in order, used or brought up to \
+            date where the batch changed what they read (with two threads, the signing \
+            thread makes them between documents). auto (when signed batches queue up behind \
+            it: it is then the slower stage), always, or never. The output is the same",
         man: "When the sequencer (the one thread that keeps the window and writes, in input \
             order) shares a batch's LSH lookups and verification with the other threads: with \
             `--pairs` and the graph commands, every pair of the batch; in the filter modes, \
             each document's lookup made against the window as it stood before the batch, used \
             in order where nothing it read has changed since and brought up to date from what \
-            changed otherwise. The signing threads take that work between the documents they \
-            sign; filter helper threads start beside them with more than two threads, or with \
-            `always`. `auto` (default) when signed batches queue up behind it, that is when it \
+            changed otherwise. With more than two threads, helper threads start for it; with \
+            two, the signing thread takes it between the documents it signs. `auto` (default) when signed batches queue up behind it, that is when it \
             is the slower stage; `always`; or `never`. Alone it spends less CPU per document, \
             so where signing is the slower stage `auto` leaves the cores to signing. The \
             output does not depend on it.",
