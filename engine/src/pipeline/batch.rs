@@ -72,14 +72,13 @@ pub(super) fn sign_in_order<T: DocText>(
     let (deciding, signers) = split_workers(workers, chunks.len());
     let ahead = AHEAD * (signers.len() + 1);
     let (work_tx, work_rx) = bounded::<Task<usize, Vec<Doc>>>(ahead);
-    let sign = |worker: &mut Worker, i: usize, between: &mut dyn FnMut()| -> Vec<Doc> {
+    let sign = |worker: &mut Worker, i: usize| -> Vec<Doc> {
         let start = first + (i * CHUNK) as u64;
         let chunk: &[(T, Option<DocId>)] = chunks[i];
         chunk
             .iter()
             .zip(start..)
             .map(|((text, id), number)| {
-                between();
                 let id = id.clone().unwrap_or(DocId::Line(number));
                 match text.text() {
                     Some(text) => worker.sign_text(text, id),
@@ -89,44 +88,26 @@ pub(super) fn sign_in_order<T: DocText>(
             .collect()
     };
     std::thread::scope(|scope| -> Result<()> {
-        // Helpers are called only for a batch that can use them (`auto` waits for chunks
-        // signed ahead; a piece shorter than the speculation's least is decided in order): a
-        // program handing over small batches does not start threads on every call. With no
-        // helper thread (two threads) the signing thread serves the offers between documents
-        // ([`super::helpers::Server`]).
-        let mut servers = Vec::new();
+        for worker in signers {
+            let work_rx = work_rx.clone();
+            let sign = &sign;
+            scope.spawn(move || {
+                // The worker was made on the calling thread.
+                crate::text::shingle::prepare_thread();
+                ordered::serve(work_rx, |i| sign(worker, i))
+            });
+        }
+        // Helpers start only for a batch that can use them (`auto` waits for chunks signed
+        // ahead; a piece shorter than the speculation's least is decided in order): a
+        // program handing over small batches does not start threads on every call.
         let helping = helpers.and_then(|(config, count, clock)| {
             let always = config.helpers == HelperPolicy::Always;
             let usable = match always {
                 true => docs.len() >= super::speculate::SPECULATE_DOCS,
                 false => chunks.len() > BEHIND,
             };
-            // Helper threads, or else the signing threads, serve the offers.
-            let servers_wanted = if count == 0 { signers.len() } else { 0 };
-            let (helpers, serving) = match usable && count + servers_wanted > 0 {
-                true => Helpers::start(scope, config, (count, servers_wanted), clock),
-                false => return None,
-            };
-            servers = serving.into_iter().map(|s| (s, config, clock)).collect();
-            Some((helpers, always))
+            usable.then(|| (Helpers::start(scope, config, (count, 0), clock).0, always))
         });
-        for worker in signers {
-            let work_rx = work_rx.clone();
-            let sign = &sign;
-            let server = servers.pop();
-            scope.spawn(move || {
-                // The worker was made on the calling thread.
-                crate::text::shingle::prepare_thread();
-                match server {
-                    Some((server, config, clock)) => {
-                        server.sign_and_serve(config, clock, work_rx, |i, between| {
-                            sign(worker, i, between)
-                        })
-                    }
-                    None => ordered::serve(work_rx, |i| sign(worker, i, &mut || {})),
-                }
-            });
-        }
         let mut slots = std::collections::VecDeque::<Slot<Vec<Doc>>>::new();
         let mut queued = 0;
         let result = (|| {
@@ -143,9 +124,7 @@ pub(super) fn sign_in_order<T: DocText>(
                     break;
                 };
                 // Signs a waiting chunk (maybe this one) rather than wait.
-                let signed = ordered::wait_in_order(&slot, Some(&work_rx), |i| {
-                    sign(deciding, i, &mut || {})
-                })?;
+                let signed = ordered::wait_in_order(&slot, Some(&work_rx), |i| sign(deciding, i))?;
                 let behind = slots.iter().filter(|s| !s.is_empty()).count() >= BEHIND;
                 let help = match &helping {
                     Some((helpers, always)) if *always || behind => Some(helpers),

@@ -293,9 +293,7 @@ impl Deduper {
         let config = self.prepared.config.clone();
         let helping = self.helpers(workers.len());
         let clock = super::clock::StageClock::default();
-        // With no helper thread, a second signing thread still takes a share of the lookups.
-        let serves = helping > 0 || (workers.len() > 1 && config.helpers != HelperPolicy::Never);
-        let helpers = serves.then_some((&*config, helping, &clock));
+        let helpers = (helping > 0).then_some((&*config, helping, &clock));
         let result = sign_in_order(&mut workers, docs, first, helpers, |signed, texts, help| {
             let before = outcomes.len();
             let decided = self.decide_chunk(signed, help, &mut outcomes);
@@ -500,15 +498,16 @@ impl Deduper {
         crate::report::write(config, mode, false, &stats, collector, path)
     }
 
-    /// Speculation helper threads for a batch signed by `workers` threads: as the command
-    /// line starts them (`pipeline/run.rs`), one fewer than the threads when there are more
-    /// than two (on two, the second thread signs and serves the offers between its documents
-    /// instead); none on one thread or with `never`.
+    /// Speculation helpers for a batch signed by `workers` threads: as the command line
+    /// starts them (`pipeline/run.rs`), one fewer than the threads when there are more than
+    /// two (on two, the second thread signs and a helper would only take its core) or
+    /// `--helpers always` asks; none on one thread or with `never`.
     fn helpers(&self, workers: usize) -> usize {
         match self.prepared.config.helpers {
             HelperPolicy::Never => 0,
-            _ if workers > 2 => workers - 1,
-            _ => 0,
+            HelperPolicy::Always => workers.saturating_sub(1),
+            HelperPolicy::Auto if workers > 2 => workers - 1,
+            HelperPolicy::Auto => 0,
         }
     }
 
