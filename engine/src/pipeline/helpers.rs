@@ -516,3 +516,52 @@ const PARALLEL_DOCS: usize = 16;
 
 /// Documents a thread takes at a time.
 const DOCS_PER_TAKE: usize = 4;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::clock::StageClock;
+    use crate::pipeline::ordered::Task;
+
+    /// A signing thread with no batch to sign takes the work offered to it (the sequencer
+    /// takes nothing back), and ends once the offers and the batches end.
+    #[test]
+    fn a_signing_thread_takes_the_work_offered_while_it_waits() {
+        let config = Config::default();
+        let clock = StageClock::default();
+        let (work_tx, work_rx) = bounded::<Task<(), ()>>(1);
+        std::thread::scope(|scope| {
+            let (helpers, mut servers) = Helpers::start(scope, &config, (0, 1), &clock);
+            assert_eq!((helpers.count(), servers.len()), (1, 1));
+            let server = servers.pop().expect("one server");
+            let (config, clock) = (&config, &clock);
+            scope.spawn(move || server.sign_and_serve(config, clock, work_rx, |(), _| ()));
+            let mut window = Window::placeholder();
+            let (mut reclaimed, mut done) = (0, 0);
+            lend(
+                &mut window,
+                &helpers,
+                |_| {
+                    vec![Work::Index {
+                        docs: Arc::from(Vec::new()),
+                        tables: Vec::new(),
+                    }]
+                },
+                // This thread's share is long enough for the waiting thread to take its own.
+                |_| {
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                    Done::Indexed(Vec::new())
+                },
+                |_, _| {
+                    reclaimed += 1;
+                    None
+                },
+                |_| done += 1,
+            )
+            .expect("lent and back");
+            assert_eq!((reclaimed, done), (0, 2));
+            drop(helpers);
+            drop(work_tx);
+        });
+    }
+}
