@@ -253,14 +253,16 @@ impl Server {
         self.done.send(done).is_ok()
     }
 
-    /// Serves the offers made so far, counting the CPU it takes.
-    fn serve_waiting(&mut self, config: &Config) {
-        if self.offers.is_empty() {
+    /// Serves `first` (if any) and the offers made so far, counting the CPU it takes.
+    fn serve_waiting(&mut self, config: &Config, first: Option<Offer>) {
+        if first.is_none() && self.offers.is_empty() {
             return;
         }
         let since = super::clock::thread_cpu();
-        while let Ok(offer) = self.offers.try_recv() {
+        let mut next = first.or_else(|| self.offers.try_recv().ok());
+        while let Some(offer) = next {
             self.serve(config, offer);
+            next = self.offers.try_recv().ok();
         }
         self.served += super::clock::thread_cpu().saturating_sub(since);
     }
@@ -281,15 +283,11 @@ impl Server {
         loop {
             crossbeam_channel::select! {
                 recv(work) -> task => match task {
-                    Ok(task) => task.run(|job| run(job, &mut || self.serve_waiting(config))),
+                    Ok(task) => task.run(|job| run(job, &mut || self.serve_waiting(config, None))),
                     Err(_) => break,
                 },
                 recv(offers) -> offer => match offer {
-                    Ok(offer) => {
-                        let since = super::clock::thread_cpu();
-                        self.serve(config, offer);
-                        self.served += super::clock::thread_cpu().saturating_sub(since);
-                    }
+                    Ok(offer) => self.serve_waiting(config, Some(offer)),
                     // The sequencer is gone: the tasks left are only signed.
                     Err(_) => {
                         for task in &work {
