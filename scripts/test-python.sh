@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The Python package's tests: builds the wheel from this tree (target/wheels) and installs it
-# into a fresh venv (target/python-test-venv) with pytest and the examples' pandas, polars and
-# datasets, then runs python/tests with the venv's `neardup` command first on the PATH.
+# The Python package's tests: builds the wheels from this tree (target/wheels: the module and
+# the command) and installs them into a fresh venv (target/python-test-venv) with pytest and
+# the examples' pandas, polars and datasets, then runs python/tests with the venv's `neardup`
+# command first on the PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/python-test-venv
@@ -16,7 +17,8 @@ if [ "${NEARDUP_WHEEL_RELEASE:-0}" = 0 ]; then
   export CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=false
 fi
-"${pip[@]}" wheel --no-deps --wheel-dir target/wheels .
-"${pip[@]}" install target/wheels/neardup-*.whl
-echo "built $(basename target/wheels/neardup-*.whl)"
+# The module, and the `neardup` command in a wheel of its own (cli/).
+"${pip[@]}" wheel --no-deps --wheel-dir target/wheels . ./cli
+"${pip[@]}" install --no-index --find-links target/wheels 'neardup[cli]'
+echo "built $(cd target/wheels && echo *.whl)"
 PATH="$PWD/$venv/bin:$PATH" "$venv/bin/python" -m pytest -q python/tests

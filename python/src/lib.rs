@@ -64,13 +64,6 @@ fn reads_arrow(texts: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(texts::Reader::new(texts, None)?.is_arrow())
 }
 
-/// Runs a whole `neardup` command line (the program name first) and returns its exit code:
-/// the `neardup` command of the Python package.
-#[pyfunction]
-fn main(py: Python<'_>, argv: Vec<String>) -> u8 {
-    py.detach(|| cmd::main(argv))
-}
-
 #[pymodule]
 fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDeduper>()?;
@@ -80,7 +73,6 @@ fn _neardup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NeardupWarning", m.py().get_type::<NeardupWarning>())?;
     m.add_function(wrap_pyfunction!(pairs, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
-    m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(options, m)?)?;
     m.add_function(wrap_pyfunction!(command_line_only, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;

@@ -3,11 +3,15 @@
 //! (input files, grouping, sample size). The only place besides the command files that
 //! knows clap; the engine never sees these types.
 
+#[cfg(feature = "cli")]
 use super::flags::defs;
+#[cfg(feature = "cli")]
 use super::flags::flag::Value;
-use super::flags::keywords::{self, Keywords};
+use super::flags::keywords::{self, Keywords, Own};
 use super::flags::shared::Shared;
-pub use super::values::{NgramArg, check_similarity, choice, parse_size};
+#[cfg(feature = "cli")]
+pub use super::values::choice;
+pub use super::values::{NgramArg, check_similarity, parse_size};
 use crate::config::{
     Config, InputFormat, MemorySettings, ReadSettings, RunSettings, ShingleKind, SketchSettings,
     TextSettings, TextStage, VerifyMode, VerifySettings,
@@ -17,6 +21,7 @@ use crate::graph::ClusterOptions;
 use crate::text::normalize::Normalizer;
 use crate::text::shingle::ShingleUnit;
 use crate::verify::settings::{Method, StageBounds, chain};
+#[cfg(feature = "cli")]
 use clap::ArgMatches;
 use std::path::PathBuf;
 
@@ -27,14 +32,18 @@ fn defaulted<T: Clone>(value: &Option<T>) -> T {
 
 /// `--sample N` of the commands that compare all pairs of a seeded reservoir sample (`hist`,
 /// `sample`, `tune`).
-#[derive(clap::Args, Debug)]
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct SampleSize {
     /// Documents to sample, seeded (all pairs of them are compared: n(n-1)/2).
-    #[arg(
-        long = "sample",
-        default_value_t = 2000,
-        value_name = "N",
-        help_heading = "Output"
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long = "sample",
+            default_value_t = 2000,
+            value_name = "N",
+            help_heading = "Output"
+        )
     )]
     pub documents: usize,
 }
@@ -50,16 +59,26 @@ impl SampleSize {
 }
 
 /// Input files and format of a command (where `--format` is the output's).
-#[derive(clap::Args, Clone, Debug)]
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct CommandInput {
     /// Input files; '-' or none reads standard input.
-    #[arg(value_name = "FILE")]
+    #[cfg_attr(feature = "cli", arg(value_name = "FILE"))]
     pub files: Vec<PathBuf>,
 
     /// Input format: auto is JSON Lines when most of the first non-empty lines start with '{'
     /// (and always with --field or --id-field).
-    #[arg(long, value_parser = choice::<InputFormat>(), default_value_t = InputFormat::Auto, value_name = "FORMAT", help_heading = "Input")]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = choice::<InputFormat>(), default_value_t = InputFormat::Auto, value_name = "FORMAT", help_heading = "Input"))]
     pub input_format: InputFormat,
+}
+
+impl CommandInput {
+    /// Its flags as the keyword API lists them ([`Own`]): about files and formats, so no
+    /// keyword takes them.
+    pub const OWN: &[Own] = &[
+        Own::positional("files"),
+        Own::value("input-format", Some("auto"), false),
+    ];
 }
 
 impl Default for CommandInput {
@@ -74,27 +93,34 @@ impl Default for CommandInput {
 }
 
 /// Edge pruning and size limits for `graph` and `clusters`.
-#[derive(clap::Args, Debug)]
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct GroupingArgs {
     /// Only edges with at least this similarity take part in grouping (components, cliques);
     /// a stricter cut-off than --threshold breaks chains. All verified edges are still
     /// written by graph.
-    #[arg(
+    #[cfg_attr(feature = "cli", arg(
         long,
         default_value_t = GroupingArgs::DEFAULT.min_edge,
         value_name = "S",
         allow_negative_numbers = true,
         help_heading = "Grouping"
-    )]
+    ))]
     pub min_edge: f64,
 
     /// No group of more than N documents: a larger component is reported and split into its
     /// clique clusters, and a larger clique into runs of N in input order. 0: no limit.
-    #[arg(long, default_value_t = GroupingArgs::DEFAULT.max_cluster, value_name = "N", help_heading = "Grouping")]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = GroupingArgs::DEFAULT.max_cluster, value_name = "N", help_heading = "Grouping"))]
     pub max_cluster: usize,
 }
 
 impl GroupingArgs {
+    /// Its flags as the keyword API lists them ([`Own`]).
+    pub const OWN: &[Own] = &[
+        Own::value("min-edge", Some("0"), true),
+        Own::value("max-cluster", Some("0"), true),
+    ];
+
     /// What the flags left out mean: every verified edge groups, no size limit.
     pub const DEFAULT: GroupingArgs = GroupingArgs {
         min_edge: 0.0,
@@ -116,6 +142,7 @@ impl GroupingArgs {
 #[derive(Clone, Debug)]
 pub struct CommonArgs(Shared);
 
+#[cfg(feature = "cli")]
 impl clap::FromArgMatches for CommonArgs {
     fn from_arg_matches(matches: &ArgMatches) -> std::result::Result<Self, clap::Error> {
         let mut args = Self(Shared::default());
@@ -160,6 +187,7 @@ impl clap::FromArgMatches for CommonArgs {
     }
 }
 
+#[cfg(feature = "cli")]
 impl clap::Args for CommonArgs {
     fn augment_args(command: clap::Command) -> clap::Command {
         defs::augment(command)

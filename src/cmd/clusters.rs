@@ -1,73 +1,97 @@
 //! `neardup clusters`: one JSON line per document with its group (connected component or
 //! clique cluster), from the documents or from an edge list computed elsewhere.
 
-use super::args::{CommandInput, CommonArgs, GroupingArgs, choice};
-use super::flags::keywords::Keywords;
+#[cfg(feature = "cli")]
+use super::args::choice;
+use super::args::{CommandInput, CommonArgs, GroupingArgs};
+use super::flags::keywords::{Keywords, Own};
 use crate::config::{Config, Settings};
 use crate::error::Result;
 use crate::export::ClustersFormat;
 use crate::graph::{ClusterBy, ClusterOptions};
+#[cfg(feature = "cli")]
 use crate::input::Input;
 use crate::job::GraphJob;
+#[cfg(feature = "cli")]
 use crate::pipeline::{self, Prepared};
 use std::path::PathBuf;
 
 /// What `--by` left out means.
 const DEFAULT_BY: ClusterBy = ClusterBy::Components;
 
+/// The own flags of `clusters` as the keyword API lists them ([`Own`]), besides
+/// [`CommandInput::OWN`] and [`GroupingArgs::OWN`]: the API returns the groups as values.
+pub const OWN: &[Own] = &[
+    Own::value("by", Some("components"), true),
+    Own::value("format", Some("jsonl"), false),
+    Own::value("from-edges", None, false),
+    Own::value("keep", None, false),
+    Own::value("report", None, true),
+];
+
 /// Arguments of `neardup clusters`.
-#[derive(clap::Args, Debug)]
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ClustersArgs {
     /// Input files and format.
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub input: CommandInput,
 
     /// How documents are grouped: connected components, or disjoint cliques (greedily, the
     /// largest clique of the remaining documents first).
-    #[arg(long, value_parser = choice::<ClusterBy>(), default_value_t = DEFAULT_BY, value_name = "METHOD", help_heading = "Output")]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = choice::<ClusterBy>(), default_value_t = DEFAULT_BY, value_name = "METHOD", help_heading = "Output"))]
     pub by: ClusterBy,
 
     /// Output: jsonl ({"id":…,"cluster":N,"size":S}, and "component" with --by cliques) or
     /// tsv (ID TAB CLUSTER TAB SIZE [TAB COMPONENT]).
-    #[arg(long, value_parser = choice::<ClustersFormat>(), default_value_t = ClustersFormat::Jsonl, value_name = "FORMAT", help_heading = "Output")]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = choice::<ClustersFormat>(), default_value_t = ClustersFormat::Jsonl, value_name = "FORMAT", help_heading = "Output"))]
     pub format: ClustersFormat,
 
     /// Group an edge list computed elsewhere (ID_A TAB ID_B [TAB SIMILARITY] per line, as
     /// --pairs writes it; '-' for standard input) instead of documents: one line per id, in
     /// order of first appearance. --on-bad-line fail stops at a malformed line; otherwise it
     /// is skipped and reported.
-    #[arg(long, value_name = "FILE", help_heading = "Input")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "FILE", help_heading = "Input")
+    )]
     pub from_edges: Option<PathBuf>,
 
     /// Write one line per group instead, the survivor's input line unchanged, in input
     /// order: first, last, longest (text), shortest, max:FIELD or min:FIELD (the largest or
     /// smallest value of a JSON field, e.g. max:date); ties go to the earliest. Bad lines
     /// follow --on-bad-line. The input is read twice (standard input is held in memory).
-    #[arg(
-        long,
-        value_name = "POLICY",
-        conflicts_with = "from_edges",
-        help_heading = "Output"
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_name = "POLICY",
+            conflicts_with = "from_edges",
+            help_heading = "Output"
+        )
     )]
     pub keep: Option<String>,
 
     /// Also write an HTML page about the run to FILE: the --stats figures, each document's
     /// similarity to its most similar earlier one, the groups by size and the largest with
     /// their members (with --keep, the one kept first), borderline and random pairs with the word diff.
-    #[arg(
-        long,
-        value_name = "FILE",
-        conflicts_with = "from_edges",
-        help_heading = "Output"
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_name = "FILE",
+            conflicts_with = "from_edges",
+            help_heading = "Output"
+        )
     )]
     pub report: Option<PathBuf>,
 
     /// Grouping settings.
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub grouping: GroupingArgs,
 
     /// Settings shared by every command.
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub common: CommonArgs,
 }
 
@@ -151,6 +175,7 @@ impl ClustersArgs {
     }
 
     /// Groups the documents (or the `--from-edges` graph) and writes one line per document.
+    #[cfg(feature = "cli")]
     pub fn run(self) -> Result<()> {
         let start = std::time::Instant::now();
         let ClustersPlan {
@@ -238,6 +263,7 @@ impl ClustersArgs {
     }
 }
 
+#[cfg(feature = "cli")]
 /// `clusters --keep`: groups the documents, then reads the input again and writes each
 /// group's survivor.
 fn keep_survivors(

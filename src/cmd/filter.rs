@@ -2,32 +2,55 @@
 //! `--pairs`).
 
 use super::args::{CommandInput, CommonArgs};
-use super::flags::keywords::Keywords;
+use super::flags::keywords::{Keywords, Own};
+#[cfg(feature = "cli")]
 use super::values::parse_pairs_format;
 use crate::config::PairsFormat;
 use crate::config::{RunSettings, Settings};
 use crate::error::{Error, Result};
+#[cfg(feature = "cli")]
 use crate::input::Input;
 use crate::job::{FilterJob, Job, Output, PairsJob, Reference, StateFile};
+#[cfg(feature = "cli")]
 use crate::pipeline::{self, Prepared};
+#[cfg(feature = "cli")]
 use clap::ArgGroup;
+#[cfg(feature = "cli")]
 use std::io::Write;
 use std::path::PathBuf;
 
+/// The filter's own flags as the keyword API lists them ([`Own`]), besides
+/// [`CommandInput::OWN`]: the modes are the API's functions, not keywords.
+pub const OWN: &[Own] = &[
+    Own::switch("drop-dups", false),
+    Own::switch("only-dups", false),
+    Own::switch("annotate", false),
+    Own::switch("replace-annotations", false),
+    Own::switch("pairs", false),
+    Own::value("format", None, false).aka(&["pairs-format"]),
+    Own::switch("line-buffered", false),
+    Own::value("against", None, true),
+    Own::switch("against-only", true),
+    Own::value("state", None, true),
+    Own::value("checkpoint-every", Some("0"), false),
+    Own::value("report", None, true),
+];
+
 /// Arguments of the default filter command.
-#[derive(clap::Args, Debug)]
-#[command(group(ArgGroup::new("mode").args(["drop_dups", "only_dups", "annotate", "pairs"])))]
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "cli", command(group(ArgGroup::new("mode").args(["drop_dups", "only_dups", "annotate", "pairs"]))))]
 pub struct FilterArgs {
     /// Write the lines that are not duplicates of an earlier kept line (the default mode).
     ///
     /// A document is compared with the documents kept so far, never with dropped ones, so
     /// no two kept documents in the window are at or above the threshold and nothing is
     /// dropped by chaining.
-    #[arg(long, help_heading = "Output")]
+    #[cfg_attr(feature = "cli", arg(long, help_heading = "Output"))]
     pub drop_dups: bool,
 
     /// Write only the lines that --drop-dups would drop.
-    #[arg(long, help_heading = "Output")]
+    #[cfg_attr(feature = "cli", arg(long, help_heading = "Output"))]
     pub only_dups: bool,
 
     /// Write every document as JSON with a "neardup" member: dup_of, similarity, exact.
@@ -35,7 +58,7 @@ pub struct FilterArgs {
     /// JSON objects keep their members and gain "neardup"; plain-text lines become
     /// {"text": LINE, "neardup": {...}}. dup_of is the id of the most similar kept earlier
     /// document found at or above the threshold (null if none).
-    #[arg(long, help_heading = "Output")]
+    #[cfg_attr(feature = "cli", arg(long, help_heading = "Output"))]
     pub annotate: bool,
 
     /// With --annotate on a table that already has neardup_* columns (an annotated table
@@ -43,39 +66,48 @@ pub struct FilterArgs {
     ///
     /// Without it such a table is refused, since two columns of one name make a table other
     /// readers refuse.
-    #[arg(long, requires = "annotate", help_heading = "Output")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, requires = "annotate", help_heading = "Output")
+    )]
     pub replace_annotations: bool,
 
     /// Write verified pairs (earlier id, later id, similarity) instead of documents.
     ///
     /// Every pair of documents in the window at or above the threshold, ordered by the later
     /// document, then the earlier.
-    #[arg(long, help_heading = "Output")]
+    #[cfg_attr(feature = "cli", arg(long, help_heading = "Output"))]
     pub pairs: bool,
 
     /// Output format of --pairs: tsv or jsonl (the other modes write input lines, or JSON
     /// with --annotate). The input's format is --input-format.
-    #[arg(long, visible_alias = "pairs-format", value_parser = parse_pairs_format, value_name = "FORMAT", help_heading = "Output")]
+    #[cfg_attr(feature = "cli", arg(long, visible_alias = "pairs-format", value_parser = parse_pairs_format, value_name = "FORMAT", help_heading = "Output"))]
     pub format: Option<PairsFormat>,
 
     /// Flush the output after every batch of lines. Not needed for a live input: whenever it
     /// pauses, what is decided so far is flushed.
-    #[arg(long, help_heading = "Output")]
+    #[cfg_attr(feature = "cli", arg(long, help_heading = "Output"))]
     pub line_buffered: bool,
 
     /// Input files and `--input-format`.
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub input: CommandInput,
 
     /// Drop (or annotate) input documents that are near duplicates of a document in FILE: a
     /// corpus file (any input format, compressed or not) or a saved --state file. The
     /// reference is held in memory whole, never written, never modified; repeat for more.
-    #[arg(long, value_name = "FILE", help_heading = "Reference")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "FILE", help_heading = "Reference")
+    )]
     pub against: Vec<PathBuf>,
 
     /// With --against: compare the input with the reference only (its own duplicates are
     /// kept, and nothing of it is held in memory).
-    #[arg(long, requires = "against", help_heading = "Reference")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, requires = "against", help_heading = "Reference")
+    )]
     pub against_only: bool,
 
     /// Resume from FILE (the window, its LSH buckets and verification data, the IDF table,
@@ -83,19 +115,28 @@ pub struct FilterArgs {
     /// SIGINT/SIGTERM (exit 130/143) or a closed output (exit 1) with the output not yet
     /// written, which the resumed run writes first. One run at a time may hold FILE.
     /// Settings that shape the window must match the saved ones.
-    #[arg(long, value_name = "FILE", help_heading = "State")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "FILE", help_heading = "State")
+    )]
     pub state: Option<PathBuf>,
 
     /// With --state: also save after every N documents, at the end of the batch that
     /// reaches N (0: only at the end).
-    #[arg(long, default_value_t = 0, value_name = "N", help_heading = "State")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value_t = 0, value_name = "N", help_heading = "State")
+    )]
     pub checkpoint_every: u64,
 
     /// Also write an HTML page about the run to FILE, at its end: the numbers of --stats,
     /// the similarities of the dropped documents and of those just below the threshold,
     /// what other thresholds would drop, the largest groups, and borderline and random
     /// removals beside their kept match with the word diff. One file, no network needed.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "FILE", help_heading = "Output")
+    )]
     pub report: Option<PathBuf>,
 }
 
@@ -198,12 +239,14 @@ impl FilterArgs {
     }
 
     /// Filters the inputs to standard output.
+    #[cfg(feature = "cli")]
     pub fn run(self, common: CommonArgs) -> Result<()> {
         let (config, job) = self.settings(common)?;
         run_prepared(&Prepared::new(config)?, &job)
     }
 }
 
+#[cfg(feature = "cli")]
 /// Runs `job` (the filter, `--pairs` or `sign`) from its inputs to standard output;
 /// `--stats` prints the summary.
 pub(super) fn run_prepared(prepared: &Prepared, job: &Job) -> Result<()> {

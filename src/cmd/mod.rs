@@ -22,35 +22,54 @@
 //! ([`args`]), the values of enumerated flags (`values`), which shared flags each command
 //! uses (`flags`), and small helpers (`util`). This file is the list of commands and the
 //! entry points: [`main`], [`parse`] and [`long_flags`].
+//!
+//! Without the `cli` feature (the Python module) clap is not linked: what is left is the
+//! keyword path, [`filter_keywords`] and [`clusters_keywords`] over the flag table and each
+//! command's [`Own`] list, and the lists the module reads ([`long_flags`],
+//! [`command_line_only`], [`flag_defaults`]), which a test checks against clap's definitions.
+
+/// Items of the command line alone (they need clap), left out without the `cli` feature.
+macro_rules! cli_only {
+    ($($item:item)*) => { $(#[cfg(feature = "cli")] $item)* };
+}
 
 pub mod args;
 pub mod clusters;
-pub mod explain;
 pub mod filter;
 pub mod flags;
-pub mod graph;
-pub mod hist;
-pub mod idf;
-pub mod keep;
-mod plot;
-pub mod report;
-pub mod sample;
-pub mod sign;
-pub mod state;
-pub mod tune;
-mod util;
 mod values;
-pub mod verify_pairs;
+cli_only! {
+    pub mod explain;
+    pub mod graph;
+    pub mod hist;
+    pub mod idf;
+    pub mod keep;
+    mod plot;
+    pub mod report;
+    pub mod sample;
+    pub mod sign;
+    pub mod state;
+    pub mod tune;
+    mod util;
+    pub mod verify_pairs;
+}
 
 use crate::config::Settings;
-use crate::error::{Error, Result};
+#[cfg(feature = "cli")]
+use crate::error::Error;
+use crate::error::Result;
 use crate::job::Job;
 use args::CommonArgs;
+#[cfg(feature = "cli")]
 use clap::{Parser, Subcommand};
 use clusters::ClustersPlan;
+use flags::keywords::Own;
+#[cfg(feature = "cli")]
 use std::ffi::OsString;
+#[cfg(feature = "cli")]
 use util::{clap_exit, fail, stdout_is_open};
 
+#[cfg(feature = "cli")]
 /// Find near-duplicate documents in a stream of lines.
 ///
 /// Reads one document per line (plain text or JSON Lines) or per row (Parquet, Arrow) from
@@ -89,6 +108,7 @@ pub struct Args {
     pub common: CommonArgs,
 }
 
+#[cfg(feature = "cli")]
 /// The commands besides the default filter.
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -155,6 +175,7 @@ pub enum Command {
     State(state::StateArgs),
 }
 
+#[cfg(feature = "cli")]
 impl Args {
     /// Validates the arguments and runs the command, writing to standard output and
     /// standard error.
@@ -202,6 +223,7 @@ impl Args {
     }
 }
 
+#[cfg(feature = "cli")]
 /// A filter's first input named like a command (`neardup -q graph f`: the options before
 /// the command made clap take it for a file) and missing: a usage error naming the command,
 /// not "opening graph: No such file".
@@ -225,6 +247,7 @@ fn misplaced_command(files: &[std::path::PathBuf]) -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "cli")]
 /// Runs a whole command line (the program name first) as the binary does and returns the
 /// exit code: 0 success (also when stdout is closed early, as with `| head`), 1 runtime
 /// failure, 2 usage error. The `neardup` binary and the Python package's command both call
@@ -257,90 +280,68 @@ where
     }
 }
 
-/// The filter's (`command` None) or a command's command-line definition.
-fn definition(command: Option<&str>) -> clap::Command {
-    use clap::CommandFactory;
-    let root = Args::command();
-    match command {
-        Some(name) => root.find_subcommand(name).cloned().unwrap_or(root),
-        None => root,
-    }
+/// The flags of the filter (`command` None) or `clusters` beside the shared ones, as the
+/// keyword API lists them: the commands it serves (any other name gets the shared flags
+/// alone).
+fn own_flags(command: Option<&str>) -> Vec<Own> {
+    let own: &[&[Own]] = match command {
+        None => &[args::CommandInput::OWN, filter::OWN],
+        Some("clusters") => &[
+            args::CommandInput::OWN,
+            clusters::OWN,
+            args::GroupingArgs::OWN,
+        ],
+        Some(_) => &[],
+    };
+    own.concat()
 }
 
-/// The long flags (without `--`) the filter (`command` None) or a command takes: what the
+/// The long flags (without `--`) the filter (`command` None) or `clusters` takes: what the
 /// Python module names when a keyword is unknown.
 pub fn long_flags(command: Option<&str>) -> Vec<String> {
-    definition(command)
-        .get_arguments()
-        .filter_map(|a| a.get_long().map(str::to_string))
-        .collect()
-}
-
-/// The command's own flags (not the shared ones) that are about files, formats and
-/// printing. A shared flag says whether the API takes it in its definition
-/// ([`flags::flag::Flag::python`]).
-const OWN_COMMAND_LINE_ONLY: &[&str] = &[
-    "files",
-    "drop-dups",
-    "only-dups",
-    "annotate",
-    "replace-annotations",
-    "pairs",
-    "format",
-    "line-buffered",
-    "input-format",
-    "checkpoint-every",
-    "node-attr",
-    "keep",
-    "from-edges",
-    "help",
-    "version",
-];
-
-/// The flags of the filter (`command` None) or a command that the Python API refuses by
-/// name (it takes texts and returns values instead): their ids, `files` for the input files.
-pub fn command_line_only(command: Option<&str>) -> Vec<String> {
-    let mut definition = definition(command);
-    // Built, so that `--help` and `--version` are there too.
-    definition.build();
-    definition
-        .get_arguments()
-        .filter(|a| {
-            let name = a.get_long().unwrap_or(a.get_id().as_str());
-            match flags::defs::flag(name) {
-                Some(flag) => !flag.python,
-                None => OWN_COMMAND_LINE_ONLY.contains(&name),
-            }
-        })
-        // With a flag's other names (`--pairs-format` of `--format`).
-        .flat_map(|a| {
-            a.get_long_and_visible_aliases()
-                .unwrap_or_else(|| vec![a.get_id().as_str()])
-        })
+    let own = own_flags(command).into_iter();
+    (flags::defs::all().map(|f| f.long))
+        .chain(own.filter(|o| !o.positional).map(|o| o.long))
         .map(str::to_string)
         .collect()
 }
 
-/// The default of each flag of the filter (`command` None) or a command that has one, as
+/// The flags of the filter (`command` None) or `clusters` that the Python API refuses by
+/// name (it takes texts and returns values instead), with their other names: `files` for
+/// the input files, and `help` (and the filter's `version`), which clap adds.
+pub fn command_line_only(command: Option<&str>) -> Vec<String> {
+    let generated = match command {
+        None => &["help", "version"][..],
+        Some(_) => &["help"],
+    };
+    let shared = (flags::defs::all()).filter(|f| !f.python).map(|f| f.long);
+    let own = own_flags(command).into_iter().filter(|o| !o.keyword);
+    let own = own.flat_map(|o| std::iter::once(o.long).chain(o.aliases.iter().copied()));
+    (shared.chain(own).chain(generated.iter().copied()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The default of each flag of the filter (`command` None) or `clusters` that has one, as
 /// the command line would be given it: `(long flag, value)`, `false` for a switch. The Python
 /// module leaves out a keyword whose value is its flag's default, so the defaults live here
 /// alone.
 pub fn flag_defaults(command: Option<&str>) -> Vec<(String, String)> {
-    let mut definition = definition(command);
-    // Built, so that switches show their implied default ("false") too.
-    definition.build();
-    definition
-        .get_arguments()
-        .filter_map(|a| {
-            let long = a.get_long()?;
-            match a.get_default_values() {
-                [value] => Some((long.to_string(), value.to_string_lossy().into_owned())),
-                _ => None,
-            }
-        })
+    use flags::flag::Value;
+    let shared = flags::defs::all().filter_map(|f| match f.value {
+        Value::Switch => Some((f.long, "false".to_string())),
+        Value::One { default, .. } => default.map(|d| (f.long, d())),
+        Value::List { default: [one], .. } => Some((f.long, one.to_string())),
+        Value::List { .. } => None,
+    });
+    let own = own_flags(command).into_iter().filter(|o| !o.positional);
+    let own = own.filter_map(|o| Some((o.long, o.default?.to_string())));
+    (shared.chain(own))
+        .map(|(long, value)| (long.to_string(), value))
         .collect()
 }
 
+#[cfg(feature = "cli")]
 /// Parses a command line (the program name first) as the binary does, without running it,
 /// with clap's message as a usage error (its first paragraph). `--help` and `--version` are
 /// errors here too, whose message is the text they print. Programs that hold settings rather
@@ -374,6 +375,7 @@ pub fn clusters_keywords(keywords: flags::keywords::Keywords) -> Result<Clusters
     clusters::ClustersArgs::from_keywords(keywords)?.settings()
 }
 
+#[cfg(feature = "cli")]
 impl Args {
     /// The validated settings and job of a filter command line (`--drop-dups`,
     /// `--only-dups`, `--annotate` or `--pairs`, with no command).
@@ -395,13 +397,80 @@ impl Args {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
     use crate::config::PairsFormat;
     use crate::job::Output;
     use clap::CommandFactory;
     use std::path::PathBuf;
+
+    /// The filter's (`command` None) or a command's command-line definition.
+    fn definition(command: Option<&str>) -> clap::Command {
+        let root = Args::command();
+        match command {
+            Some(name) => root.find_subcommand(name).cloned().unwrap_or(root),
+            None => root,
+        }
+    }
+
+    fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
+        items.sort();
+        items
+    }
+
+    /// The keyword API's lists of the filter's and `clusters`' flags, made without clap
+    /// from the flag table and each command's [`Own`] list, are what clap's definitions
+    /// say: every long flag, the defaults clap gives, and the flags the API refuses.
+    #[test]
+    fn the_keyword_lists_are_the_command_lines() {
+        for command in [None, Some("clusters")] {
+            let mut clap = definition(command);
+            let longs = (clap.get_arguments())
+                .filter_map(|a| a.get_long().map(str::to_string))
+                .collect();
+            assert_eq!(sorted(long_flags(command)), sorted(longs), "{command:?}");
+            // Built: `--help`, `--version` and the switches' implied "false" are there.
+            clap.build();
+            let defaults = (clap.get_arguments())
+                .filter_map(|a| match a.get_default_values() {
+                    [value] => Some((a.get_long()?.to_string(), value.to_string_lossy().into())),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(
+                sorted(flag_defaults(command)),
+                sorted(defaults),
+                "{command:?}"
+            );
+            // Every flag of clap's is a shared flag, one of the command's own or one clap
+            // adds, and its names are refused when the table or the list says so.
+            let own = own_flags(command);
+            let mut refused = Vec::new();
+            for a in clap.get_arguments() {
+                let id = a.get_long().unwrap_or(a.get_id().as_str());
+                let keyword = match (flags::defs::flag(id), own.iter().find(|o| o.long == id)) {
+                    (Some(flag), _) => flag.python,
+                    (None, Some(own)) => own.keyword,
+                    (None, None) if ["help", "version"].contains(&id) => false,
+                    (None, None) => panic!("{command:?}: --{id} is not in its Own list"),
+                };
+                if !keyword {
+                    refused.extend(
+                        (a.get_long_and_visible_aliases())
+                            .unwrap_or_else(|| vec![a.get_id().as_str()])
+                            .into_iter()
+                            .map(str::to_string),
+                    );
+                }
+            }
+            assert_eq!(
+                sorted(command_line_only(command)),
+                sorted(refused),
+                "{command:?}"
+            );
+        }
+    }
 
     #[test]
     fn verify_app() {
@@ -425,8 +494,11 @@ mod tests {
         assert_eq!(defaults["on-bad-line"], "pass");
         // A flag without a default is not listed; a command's own flags are.
         assert!(!defaults.contains_key("idf"));
-        let graph: Vec<_> = flag_defaults(Some("graph"));
-        assert!(graph.iter().any(|(flag, _)| flag == "format"), "{graph:?}");
+        let clusters: Vec<_> = flag_defaults(Some("clusters"));
+        assert!(
+            clusters.contains(&("by".into(), "components".into())),
+            "{clusters:?}"
+        );
     }
 
     /// The flags the Python API refuses by name, over the filter and every command: those
@@ -434,16 +506,10 @@ mod tests {
     /// table said it per flag).
     #[test]
     fn the_python_api_refuses_the_command_line_only_flags() {
-        let mut all: Vec<String> = [
-            None,
-            Some("graph"),
-            Some("clusters"),
-            Some("sign"),
-            Some("verify-pairs"),
-        ]
-        .into_iter()
-        .flat_map(command_line_only)
-        .collect();
+        let mut all: Vec<String> = [None, Some("clusters")]
+            .into_iter()
+            .flat_map(command_line_only)
+            .collect();
         all.sort();
         all.dedup();
         let expected = [
@@ -462,7 +528,6 @@ mod tests {
             "line-buffered",
             "max-line-bytes",
             "no-progress",
-            "node-attr",
             "only-dups",
             "pairs",
             "pairs-format",

@@ -2,23 +2,30 @@
 //! similarities: what clap parses and `--help` lists, before [`super::args`] turns them into
 //! engine settings.
 
+#[cfg(feature = "cli")]
 use crate::choice::Choice;
+#[cfg(feature = "cli")]
 use crate::config::PairsFormat;
 use crate::error::{Error, Result};
+#[cfg(feature = "cli")]
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+#[cfg(feature = "cli")]
 use std::marker::PhantomData;
 
 /// The parser of an enumerated setting's flag: the engine's own enum `T` as the value, its
 /// names ([`Choice::CHOICES`]) as what `--help` lists and what clap checks, suggests from
 /// and names in its messages.
+#[cfg(feature = "cli")]
 pub fn choice<T: Choice>() -> ChoiceParser<T> {
     ChoiceParser(PhantomData)
 }
 
 /// See [`choice`].
+#[cfg(feature = "cli")]
 #[derive(Clone, Copy, Debug)]
 pub struct ChoiceParser<T>(PhantomData<T>);
 
+#[cfg(feature = "cli")]
 impl<T: Choice> ChoiceParser<T> {
     fn values() -> impl Iterator<Item = PossibleValue> {
         T::CHOICES
@@ -27,6 +34,7 @@ impl<T: Choice> ChoiceParser<T> {
     }
 }
 
+#[cfg(feature = "cli")]
 impl<T: Choice> TypedValueParser for ChoiceParser<T> {
     type Value = T;
 
@@ -48,6 +56,7 @@ impl<T: Choice> TypedValueParser for ChoiceParser<T> {
 
 /// The filter's `--format` (the output's, for `--pairs`): `tsv` or `jsonl`. An input format
 /// (`text`, `auto`) is refused pointing to `--input-format`, which it used to be.
+#[cfg(feature = "cli")]
 pub fn parse_pairs_format(text: &str) -> std::result::Result<PairsFormat, String> {
     match text {
         "tsv" => Ok(PairsFormat::Tsv),

@@ -4,7 +4,9 @@
 //! keywords). The flags themselves are in [`super::defs`].
 
 use super::shared::Shared;
+#[cfg(feature = "cli")]
 use clap::builder::ValueParser;
+#[cfg(feature = "cli")]
 use clap::{Arg, ArgAction};
 use std::ffi::OsStr;
 
@@ -83,7 +85,11 @@ pub type Set = fn(&mut Shared, &OsStr) -> Result<(), Option<String>>;
 /// makes it from the same type as [`set!`]'s parse, so both refuse the same texts.
 #[derive(Clone, Copy)]
 pub struct Parser {
+    /// The names an enumerated value takes ([`crate::choice::Choice::CHOICES`]), in
+    /// `--help`'s order; empty for any other value.
+    pub names: fn() -> Vec<&'static str>,
     /// clap's parser.
+    #[cfg(feature = "cli")]
     pub clap: fn() -> ValueParser,
 }
 
@@ -93,21 +99,33 @@ pub struct Parser {
 macro_rules! parser {
     (size) => {
         $crate::cmd::flags::flag::Parser {
+            names: Vec::new,
+            #[cfg(feature = "cli")]
             clap: || $crate::cmd::args::parse_size.into(),
         }
     };
     (choice $t:ty) => {
         $crate::cmd::flags::flag::Parser {
+            names: || {
+                (<$t as $crate::choice::Choice>::CHOICES.iter())
+                    .map(|c| c.0)
+                    .collect()
+            },
+            #[cfg(feature = "cli")]
             clap: || $crate::cmd::args::choice::<$t>().into(),
         }
     };
     (PathBuf) => {
         $crate::cmd::flags::flag::Parser {
+            names: Vec::new,
+            #[cfg(feature = "cli")]
             clap: || clap::value_parser!(PathBuf),
         }
     };
     ($t:ty) => {
         $crate::cmd::flags::flag::Parser {
+            names: Vec::new,
+            #[cfg(feature = "cli")]
             clap: || clap::value_parser!($t).into(),
         }
     };
@@ -210,16 +228,13 @@ pub enum Group {
 }
 
 impl Flag {
-    /// The values it takes, when clap knows them (an enumerated value).
+    /// The values it takes, if it takes one of a few names (an enumerated value).
     pub fn choices(&self) -> Vec<String> {
         let parse = match self.value {
             Value::Switch => return Vec::new(),
             Value::One { parse, .. } | Value::List { parse, .. } => parse,
         };
-        ((parse.clap)().possible_values().into_iter().flatten())
-            .filter(|v| !v.is_hide_set())
-            .map(|v| v.get_name().to_string())
-            .collect()
+        (parse.names)().into_iter().map(str::to_string).collect()
     }
 
     /// Its value as the man page and the README show it: the choices of a single value
@@ -239,6 +254,7 @@ impl Flag {
     }
 
     /// The clap argument; `hidden` from `--help` (a command that does not use it).
+    #[cfg(feature = "cli")]
     pub fn arg(&self, hidden: bool) -> Arg {
         let mut arg = Arg::new(self.long)
             .long(self.long)

@@ -25,6 +25,66 @@ pub enum Keyword {
     Many(Vec<String>),
 }
 
+/// A command's own flag (one outside the shared table) as the keyword API lists it: its
+/// name, the names it also answers to, its default as the command line would be given it,
+/// and whether a keyword may give it. Each command lists its own beside their definition
+/// (`filter::OWN`, `clusters::OWN`); a test in `cmd` checks the lists against clap's.
+#[derive(Clone, Copy, Debug)]
+pub struct Own {
+    /// The long name (`by`), or the id of a value given without a flag (`files`).
+    pub long: &'static str,
+    /// A value given without a flag (the input files): no keyword, no default.
+    pub positional: bool,
+    /// Other names of the flag (`pairs-format` of `format`).
+    pub aliases: &'static [&'static str],
+    /// What a left-out flag means, as the command line would give it (`false` for a switch).
+    pub default: Option<&'static str>,
+    /// Whether the keyword API takes it: false for what is about files, formats and
+    /// printing, which the API replaces by arguments and values.
+    pub keyword: bool,
+}
+
+impl Own {
+    /// A switch (off by default).
+    pub const fn switch(long: &'static str, keyword: bool) -> Own {
+        Own {
+            long,
+            positional: false,
+            aliases: &[],
+            default: Some("false"),
+            keyword,
+        }
+    }
+
+    /// A flag that takes a value, `default` when left out (None: its absence means
+    /// something of its own).
+    pub const fn value(long: &'static str, default: Option<&'static str>, keyword: bool) -> Own {
+        Own {
+            long,
+            positional: false,
+            aliases: &[],
+            default,
+            keyword,
+        }
+    }
+
+    /// Values given without a flag (`files`), never a keyword.
+    pub const fn positional(id: &'static str) -> Own {
+        Own {
+            long: id,
+            positional: true,
+            aliases: &[],
+            default: None,
+            keyword: false,
+        }
+    }
+
+    /// The flag, also called `aliases`.
+    pub const fn aka(self, aliases: &'static [&'static str]) -> Own {
+        Own { aliases, ..self }
+    }
+}
+
 /// The keywords of one call, by long flag name (`max-memory`), not yet read.
 #[derive(Clone, Debug, Default)]
 pub struct Keywords(Vec<(String, Keyword)>);
@@ -268,7 +328,7 @@ fn unexpected_value(long: &str, text: &str) -> Error {
     ))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
     use crate::cmd;

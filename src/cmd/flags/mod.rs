@@ -7,9 +7,13 @@
 pub mod defs;
 pub mod flag;
 pub mod keywords;
+#[cfg(feature = "cli")]
 pub mod man;
+#[cfg(feature = "cli")]
 mod parse;
+#[cfg(feature = "cli")]
 pub mod readme;
 pub mod shared;
 
+#[cfg(feature = "cli")]
 pub use parse::parse;

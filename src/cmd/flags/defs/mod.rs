@@ -22,7 +22,9 @@ use crate::sketch::lsh::DEFAULT_RECALL;
 use crate::text::normalize::Words;
 use crate::text::shingle::ShingleUnit;
 use crate::verify::settings::{Method, StageBounds};
+#[cfg(feature = "cli")]
 use clap::Command;
+#[cfg(feature = "cli")]
 use std::path::PathBuf;
 
 use super::flag::Group::*;
@@ -139,6 +141,7 @@ pub fn flag(long: &str) -> Option<&'static Flag> {
     all().find(|f| f.long == long)
 }
 
+#[cfg(feature = "cli")]
 /// `command` with the shared flags added (clap's `Args::augment_args` of
 /// [`crate::cmd::args::CommonArgs`]): the command's name says which it uses.
 pub fn augment(command: Command) -> Command {
@@ -147,7 +150,7 @@ pub fn augment(command: Command) -> Command {
     command.args(all().map(|f| f.arg(!used.contains(&f.group))))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
 
