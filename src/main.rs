@@ -2,6 +2,8 @@
 //! turns the outcome into an exit code: 0 success (also when stdout is closed early, as with
 //! `| head`), 1 runtime failure, 2 usage error.
 
+mod sigbus;
+
 use std::process::ExitCode;
 
 /// jemalloc rather than the system allocator: the window's memory is allocated on the
@@ -36,7 +38,7 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     neardup::guard::stop_when_exhausted();
-    neardup::guard::name_changed_mappings();
+    sigbus::name_changed_mappings();
     neardup::guard::quiet_caught_panics();
     ExitCode::from(neardup::cmd::main(std::env::args_os()))
 }

@@ -177,7 +177,7 @@ static MAPPED: std::sync::atomic::AtomicPtr<Vec<u8>> =
 
 /// Records that `path` is mapped into memory (an index's tables): if another program
 /// truncates it meanwhile, reading a page past its new end raises SIGBUS, which the
-/// program's handler ([`name_changed_mappings`]) reports naming the file.
+/// program's handler reports naming the file ([`changed_mapping_message`]).
 pub(crate) fn mapping(path: &std::path::Path) {
     let message = format!(
         "neardup: {} was changed by another program while this run had it mapped (truncated \
@@ -190,31 +190,15 @@ pub(crate) fn mapping(path: &std::path::Path) {
     MAPPED.store(message, Ordering::Release);
 }
 
-extern "C" fn on_sigbus(_: libc::c_int) {
+/// The message for a SIGBUS: the mapped file the run read last ([`mapping`]), or a general
+/// one. One atomic load, so that the program's signal handler may call it (the handler is
+/// the binary's: a library's host keeps its own).
+pub fn changed_mapping_message() -> &'static [u8] {
     let message = MAPPED.load(Ordering::Acquire);
-    let fallback: &[u8] = b"neardup: a mapped file was changed by another program (SIGBUS)\n";
-    // SAFETY: a pointer stored by `mapping` from a leaked box, never freed.
-    let bytes = match message.is_null() {
-        true => fallback,
+    match message.is_null() {
+        true => b"neardup: a mapped file was changed by another program (SIGBUS)\n",
+        // SAFETY: a pointer stored by `mapping` from a leaked box, never freed.
         false => unsafe { (&*message).as_slice() },
-    };
-    // SAFETY: write and _exit are async-signal-safe; the bytes live for the process.
-    unsafe {
-        libc::write(2, bytes.as_ptr().cast(), bytes.len());
-        libc::_exit(1);
-    }
-}
-
-/// Called by the `neardup` program at its start: a SIGBUS (a mapped index truncated by
-/// another program) prints which file and exits 1 instead of killing the process silently
-/// (a library's host keeps its own handler).
-pub fn name_changed_mappings() {
-    // SAFETY: installs a handler that only writes and exits, before other threads start.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_sigbus as *const () as usize;
-        libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
     }
 }
 
