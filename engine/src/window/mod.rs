@@ -429,8 +429,26 @@ impl Window {
     /// otherwise be pushed out by newer ones that match nothing.
     pub(crate) fn touch_in_buckets(&mut self, held: Held, band_keys: &[u64]) {
         self.touch(held);
+        // Only the buckets that hold the match change. The query shares some of its keys
+        // with the match, and a refresh in a bucket without it scans the whole list to find
+        // that out (in a template family most of a query's refreshes, each a long list):
+        // the match's own keys, from its record when that is in RAM (verification just
+        // read it), say which to pass over; a record on disk is not read for this.
+        let mut own = std::mem::take(&mut self.keys);
+        own.clear();
+        let place = self.slots[held.slot as usize].place();
+        let known = match self.store.in_ram(place).map(View::parse) {
+            Some(Ok(view)) => {
+                own.extend_from_slice(view.band_keys);
+                true
+            }
+            _ => false,
+        };
         let bands = self.bands.min(band_keys.len());
         for (k, &key) in band_keys.iter().enumerate() {
+            if known && !own.contains(&key) {
+                continue;
+            }
             // A refresh reorders a bucket and never changes its members: a lookup reads a
             // band key's members whole, in any order, so only a family key longer than the
             // reach a lookup looks at (its newest members) changes what a lookup sees.
@@ -443,6 +461,7 @@ impl Window {
             }
             self.buckets[shard(key)].refresh(key, held.slot);
         }
+        self.keys = own;
         self.journal.refresh(held.slot, band_keys);
     }
 
@@ -677,6 +696,49 @@ mod tests {
             assert_eq!(seqs(&c), vec![1, 2]);
         }
         assert!(w.marks.query < 10, "the counter wrapped");
+    }
+
+    /// A match is refreshed only in the buckets that hold it, and the buckets come out as a
+    /// refresh in every bucket of the query's keys leaves them (a bucket without the match
+    /// unchanged), protected members and all.
+    #[test]
+    fn a_refresh_in_the_matchs_buckets_alone_is_a_refresh_in_all() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let (mut skipping, mut every) = (
+            Window::new(0).with_bucket_limit(8),
+            Window::new(0).with_bucket_limit(8),
+        );
+        for seq in 1..400u64 {
+            let keys: Vec<u64> = (0..4).map(|b| b * 100 + next(6)).collect();
+            skipping.insert(seq, entry(&keys, None)).unwrap();
+            every.insert(seq, entry(&keys, None)).unwrap();
+            if seq > 10 {
+                let query: Vec<u64> = (0..4).map(|b| b * 100 + next(6)).collect();
+                let matched = 1 + next(seq - 1);
+                let (Some(a), Some(b)) = (skipping.find_seq(matched), every.find_seq(matched))
+                else {
+                    continue;
+                };
+                skipping.touch_in_buckets(a, &query);
+                every.touch(b);
+                for &key in &query {
+                    every.buckets[shard(key)].refresh(key, b.slot);
+                }
+            }
+        }
+        for key in (0..4).flat_map(|b| (0..6).map(move |k| b * 100 + k)) {
+            assert_eq!(
+                skipping.buckets[shard(key)].get(key),
+                every.buckets[shard(key)].get(key),
+                "key {key}"
+            );
+        }
     }
 
     #[test]

@@ -312,6 +312,16 @@ impl Store {
         Ok(self.file.as_ref().expect("just created"))
     }
 
+    /// The record at `place` when it lies in one RAM segment, 8-byte aligned (what
+    /// [`Store::get`] returns without reading a file); None otherwise.
+    pub(crate) fn in_ram(&self, place: Place) -> Option<&[u8]> {
+        let from = usize::try_from(place.offset.checked_sub(self.ram_start)?).ok()?;
+        let segment = self.segments.get(from / self.segment)?;
+        let within = from % self.segment;
+        let record = segment.get(within..within + place.len as usize)?;
+        (record.as_ptr().align_offset(8) == 0).then_some(record)
+    }
+
     /// The record at `place`, 8-byte aligned: in place when it lies in one RAM segment, else
     /// read into `scratch` and, when `sum` is not 0, checked against it ([`record_sum`]): a
     /// record read back from a file that a crash or a disk may have damaged is an error,
@@ -322,18 +332,10 @@ impl Store {
         scratch: &'a mut Vec<u64>,
         sum: u32,
     ) -> io::Result<&'a [u8]> {
-        let len = place.len as usize;
-        if place.offset >= self.ram_start {
-            let from = (place.offset - self.ram_start) as usize;
-            let segment = &self.segments[from / self.segment];
-            let within = from % self.segment;
-            if within + len <= segment.len() {
-                let record = &segment[within..within + len];
-                if record.as_ptr().align_offset(8) == 0 {
-                    return Ok(record);
-                }
-            }
+        if let Some(record) = self.in_ram(place) {
+            return Ok(record);
         }
+        let len = place.len as usize;
         scratch.clear();
         scratch.resize(len.div_ceil(8), 0);
         let buf = &mut bytemuck::cast_slice_mut::<u64, u8>(scratch)[..len];
