@@ -250,8 +250,8 @@ fn misplaced_command(files: &[std::path::PathBuf]) -> Result<()> {
 #[cfg(feature = "cli")]
 /// Runs a whole command line (the program name first) as the binary does and returns the
 /// exit code: 0 success (also when stdout is closed early, as with `| head`), 1 runtime
-/// failure, 2 usage error. The `neardup` binary and the Python package's command both call
-/// this.
+/// failure, 2 usage error. The `neardup` binary (also the Python package's `neardup-cli`)
+/// calls this.
 pub fn main<I, T>(argv: I) -> u8
 where
     I: IntoIterator<Item = T>,
