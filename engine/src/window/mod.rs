@@ -698,49 +698,6 @@ mod tests {
         assert!(w.marks.query < 10, "the counter wrapped");
     }
 
-    /// A match is refreshed only in the buckets that hold it, and the buckets come out as a
-    /// refresh in every bucket of the query's keys leaves them (a bucket without the match
-    /// unchanged), protected members and all.
-    #[test]
-    fn a_refresh_in_the_matchs_buckets_alone_is_a_refresh_in_all() {
-        let mut seed = 7u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
-        let (mut skipping, mut every) = (
-            Window::new(0).with_bucket_limit(8),
-            Window::new(0).with_bucket_limit(8),
-        );
-        for seq in 1..400u64 {
-            let keys: Vec<u64> = (0..4).map(|b| b * 100 + next(6)).collect();
-            skipping.insert(seq, entry(&keys, None)).unwrap();
-            every.insert(seq, entry(&keys, None)).unwrap();
-            if seq > 10 {
-                let query: Vec<u64> = (0..4).map(|b| b * 100 + next(6)).collect();
-                let matched = 1 + next(seq - 1);
-                let (Some(a), Some(b)) = (skipping.find_seq(matched), every.find_seq(matched))
-                else {
-                    continue;
-                };
-                skipping.touch_in_buckets(a, &query);
-                every.touch(b);
-                for &key in &query {
-                    every.buckets[shard(key)].refresh(key, b.slot);
-                }
-            }
-        }
-        for key in (0..4).flat_map(|b| (0..6).map(move |k| b * 100 + k)) {
-            assert_eq!(
-                skipping.buckets[shard(key)].get(key),
-                every.buckets[shard(key)].get(key),
-                "key {key}"
-            );
-        }
-    }
-
     #[test]
     fn evicts_least_recently_matched() {
         let mut w = Window::new(2);

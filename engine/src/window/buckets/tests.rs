@@ -275,3 +275,53 @@ fn lists_shrink_back_to_one_cell_and_are_reused() {
     b.remove(8, 99);
     assert_eq!(b.get(8), &[4, 5]);
 }
+
+/// A window's document with these keys (its record holds them, as a real one's does).
+fn keyed(keys: &[u64]) -> crate::window::Entry {
+    crate::window::Entry {
+        band_keys: keys.into(),
+        ..crate::window::Entry::default()
+    }
+}
+
+/// A match is refreshed only in the buckets that hold it, and the buckets come out as a
+/// refresh in every bucket of the query's keys leaves them (a bucket without the match
+/// unchanged), protected members and all.
+#[test]
+fn a_refresh_in_the_matchs_buckets_alone_is_a_refresh_in_all() {
+    let mut seed = 7u64;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    let (mut skipping, mut every) = (
+        crate::window::Window::new(0).with_bucket_limit(8),
+        crate::window::Window::new(0).with_bucket_limit(8),
+    );
+    for seq in 1..400u64 {
+        let keys: Vec<u64> = (0..4).map(|b| b * 100 + next(6)).collect();
+        skipping.insert(seq, keyed(&keys)).unwrap();
+        every.insert(seq, keyed(&keys)).unwrap();
+        if seq > 10 {
+            let query: Vec<u64> = (0..4).map(|b| b * 100 + next(6)).collect();
+            let matched = 1 + next(seq - 1);
+            let (Some(a), Some(b)) = (skipping.find_seq(matched), every.find_seq(matched)) else {
+                continue;
+            };
+            skipping.touch_in_buckets(a, &query);
+            every.touch(b);
+            for &key in &query {
+                every.buckets[crate::window::shard(key)].refresh(key, b.slot);
+            }
+        }
+    }
+    for key in (0..4).flat_map(|b| (0..6).map(move |k| b * 100 + k)) {
+        assert_eq!(
+            skipping.buckets[crate::window::shard(key)].get(key),
+            every.buckets[crate::window::shard(key)].get(key),
+            "key {key}"
+        );
+    }
+}
