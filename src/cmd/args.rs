@@ -12,13 +12,9 @@ use super::flags::shared::Shared;
 #[cfg(feature = "cli")]
 pub use super::values::choice;
 pub use super::values::{NgramArg, check_similarity, parse_size};
-use crate::config::{
-    Config, InputFormat, MemorySettings, ReadSettings, RunSettings, ShingleKind, SketchSettings,
-    TextSettings, TextStage, VerifyMode, VerifySettings,
-};
+use crate::config::{Config, InputFormat, ShingleKind, TextStage, VerifyMode};
 use crate::error::{Error, Result};
 use crate::graph::ClusterOptions;
-use crate::text::normalize::Normalizer;
 use crate::text::shingle::ShingleUnit;
 use crate::verify::settings::{Method, StageBounds, chain};
 #[cfg(feature = "cli")]
@@ -206,12 +202,12 @@ impl CommonArgs {
 
     /// `--stats`.
     pub fn stats(&self) -> bool {
-        self.0.stats
+        self.0.config.stats
     }
 
     /// `-o FILE`.
     pub fn output(&self) -> Option<PathBuf> {
-        self.0.output.clone()
+        self.0.config.run.output.clone()
     }
 
     /// `--ngram`: one length or (for `hist`) a range.
@@ -221,7 +217,7 @@ impl CommonArgs {
 
     /// `--idf-warmup`.
     pub fn idf_warmup(&self) -> usize {
-        defaulted(&self.0.idf_warmup)
+        self.0.config.sketch.idf_warmup
     }
 
     /// The shingle check and the text stages of `--verify`.
@@ -255,13 +251,6 @@ impl CommonArgs {
             ));
         }
         let (verify, confirm) = self.verify_chain()?;
-        let normalizer = Normalizer {
-            lowercase: !self.0.keep_case,
-            nfkc: !self.0.no_nfkc,
-            strip_html: self.0.strip_html,
-            strip_punct: self.0.strip_punct,
-            words: defaulted(&self.0.words),
-        };
         let shingle = match (defaulted(&self.0.shingle), self.0.char_ngram) {
             (ShingleUnit::Words | ShingleUnit::Chars, Some(n)) => ShingleKind::Chars(n),
             (ShingleUnit::Words, None) => ShingleKind::Words(ngram.0),
@@ -274,80 +263,29 @@ impl CommonArgs {
                 ));
             }
         };
-        // What a flag left out means: `Config::default()`, the one place the defaults are
-        // computed (the memory limit is probed there, once).
-        let defaults = Config::default();
+        // The flags without a field of their own wrote into the settings, which started as
+        // `Config::default()`: the one place the defaults are computed (the memory limit is
+        // probed there, once).
+        let shared = self.0;
+        let mut config = shared.config;
         let bytes = |size: u64| usize::try_from(size).unwrap_or(usize::MAX);
-        let (max_memory, memory_limit) = match self.0.max_memory {
-            Some(size) => (bytes(size), None),
-            None => (
-                defaults.memory.max_memory,
-                defaults.memory.memory_limit.clone(),
-            ),
-        };
-        let spill_dir = match self.0.spill_dir.clone() {
-            Some(dir) if dir.as_os_str() == "none" => None,
-            Some(dir) => Some(dir),
-            None => defaults.memory.spill_dir.clone(),
-        };
-        let id_field: Option<String> = self.0.id_field.clone();
-        Ok(Config {
-            inputs: input.files,
-            read: ReadSettings {
-                format: input.input_format,
-                field: defaulted(&self.0.field),
-                auto_ids: id_field.is_none(),
-                id_field: id_field.filter(|f| f != "none"),
-                on_bad_line: defaulted(&self.0.on_bad_line),
-                max_line_bytes: defaulted(&self.0.max_line_bytes),
-                decompress: defaulted(&self.0.decompress),
-                ..ReadSettings::default()
-            },
-            text: TextSettings {
-                normalizer,
-                shingle,
-                bag: self.0.bag,
-                stopwords_path: self.0.stopwords.clone(),
-            },
-            sketch: SketchSettings {
-                num_perm: defaulted(&self.0.num_perm),
-                seed: defaulted(&self.0.seed),
-                bands: self.0.bands,
-                rows: self.0.rows,
-                recall: defaulted(&self.0.recall),
-                weights: defaulted(&self.0.weights),
-                idf_path: self.0.idf.clone(),
-                idf_warmup: self.idf_warmup(),
-                ..SketchSettings::default()
-            },
-            block_by: self.0.block_by.clone(),
-            all_pairs: self.0.exact,
-            window: defaulted(&self.0.window),
-            memory: MemorySettings {
-                max_memory,
-                memory_limit,
-                spill_dir,
-                spill_cache: self.0.spill_cache.map(bytes),
-                max_disk: defaulted(&self.0.max_disk),
-                columnar: false,
-            },
-            max_candidates: defaulted(&self.0.max_candidates),
-            verify: VerifySettings {
-                threshold: defaulted(&self.0.threshold),
-                mode: verify,
-                text_stages: confirm,
-            },
-            threads: defaulted(&self.0.threads),
-            helpers: defaulted(&self.0.helpers),
-            stats: self.stats(),
-            quiet: self.0.quiet,
-            progress: !self.0.no_progress,
-            run: RunSettings {
-                output: self.output(),
-                output_format: defaulted(&self.0.output_format),
-                compression: self.0.compression,
-                ..RunSettings::default()
-            },
-        })
+        if let Some(size) = shared.max_memory {
+            config.memory.max_memory = bytes(size);
+            config.memory.memory_limit = None;
+        }
+        match shared.spill_dir {
+            Some(dir) if dir.as_os_str() == "none" => config.memory.spill_dir = None,
+            Some(dir) => config.memory.spill_dir = Some(dir),
+            None => {}
+        }
+        config.memory.spill_cache = shared.spill_cache.map(bytes);
+        config.read.auto_ids = shared.id_field.is_none();
+        config.read.id_field = shared.id_field.filter(|f| f != "none");
+        config.inputs = input.files;
+        config.read.format = input.input_format;
+        config.text.shingle = shingle;
+        config.verify.mode = verify;
+        config.verify.text_stages = confirm;
+        Ok(config)
     }
 }

@@ -169,25 +169,39 @@ pub fn utf8(value: &OsStr) -> Result<&str, Option<String>> {
         .ok_or_else(|| Some("invalid UTF-8 was detected in one or more arguments".to_string()))
 }
 
-/// The [`Set`] of a flag: `set!(quiet: switch)` turns its field on, `set!(threads: usize)`
-/// (any kind [`parser!`] takes) puts the value in its `Option`, `set!(verify: list choice
-/// Method)` adds an item to its list.
+/// The [`Set`] of a flag, from where its value goes: `set!(config.quiet: switch)` turns a
+/// setting on and `set!(config.progress: off)` off, `set!(config.threads = usize)` (any kind
+/// [`parser!`] takes) puts the value in the setting, `set!(config.run.compression: choice
+/// Compression)` puts it in an `Option`; `set!(verify: list choice Method)` adds an item to
+/// a list of [`Shared`]'s own.
 macro_rules! set {
-    ($field:ident: switch) => {
+    ($first:ident $(.$rest:ident)* : switch) => {
         |values: &mut $crate::cmd::flags::shared::Shared, _: &std::ffi::OsStr| {
-            values.$field = true;
+            values.$first $(.$rest)* = true;
             Ok(())
         }
     };
-    ($field:ident: list $($kind:tt)+) => {
-        |values: &mut $crate::cmd::flags::shared::Shared, text: &std::ffi::OsStr| {
-            values.$field.push($crate::cmd::flags::flag::text!($($kind)+)(text)?);
+    ($first:ident $(.$rest:ident)* : off) => {
+        |values: &mut $crate::cmd::flags::shared::Shared, _: &std::ffi::OsStr| {
+            values.$first $(.$rest)* = false;
             Ok(())
         }
     };
-    ($field:ident: $($kind:tt)+) => {
+    ($first:ident $(.$rest:ident)* : list $($kind:tt)+) => {
         |values: &mut $crate::cmd::flags::shared::Shared, text: &std::ffi::OsStr| {
-            values.$field = Some($crate::cmd::flags::flag::text!($($kind)+)(text)?);
+            values.$first $(.$rest)*.push($crate::cmd::flags::flag::text!($($kind)+)(text)?);
+            Ok(())
+        }
+    };
+    ($first:ident $(.$rest:ident)* = $($kind:tt)+) => {
+        |values: &mut $crate::cmd::flags::shared::Shared, text: &std::ffi::OsStr| {
+            values.$first $(.$rest)* = $crate::cmd::flags::flag::text!($($kind)+)(text)?;
+            Ok(())
+        }
+    };
+    ($first:ident $(.$rest:ident)* : $($kind:tt)+) => {
+        |values: &mut $crate::cmd::flags::shared::Shared, text: &std::ffi::OsStr| {
+            values.$first $(.$rest)* = Some($crate::cmd::flags::flag::text!($($kind)+)(text)?);
             Ok(())
         }
     };

@@ -6,7 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "field",
-        set: set!(field: String),
+        set: set!(config.read.field = String),
         group: Group::Input,
         heading: INPUT,
         value: Value::One {
@@ -49,12 +49,12 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "on-bad-line",
-        set: set!(on_bad_line: choice BadLinePolicy),
+        set: set!(config.read.on_bad_line = choice BadLinePolicy),
         group: Group::Input,
         heading: INPUT,
         value: Value::One {
             name: "POLICY",
-            default: Some(|| BadLinePolicy::Pass.to_string()),
+            default: Some(|| ReadSettings::default().on_bad_line.to_string()),
             parse: parser!(choice BadLinePolicy),
         },
         help: "What to do with a line that is not a document (invalid JSON or UTF-8, missing \
@@ -77,7 +77,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "max-line-bytes",
-        set: set!(max_line_bytes: usize),
+        set: set!(config.read.max_line_bytes = usize),
         group: Group::Input,
         heading: INPUT,
         value: Value::One {
@@ -97,12 +97,12 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "decompress",
-        set: set!(decompress: choice Decompress),
+        set: set!(config.read.decompress = choice Decompress),
         group: Group::Input,
         heading: INPUT,
         value: Value::One {
             name: "HOW",
-            default: Some(|| Decompress::Auto.to_string()),
+            default: Some(|| ReadSettings::default().decompress.to_string()),
             parse: parser!(choice Decompress),
         },
         help: "How inputs are decompressed: auto recognises gzip, zstd and xz by their first \

@@ -84,7 +84,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "max-disk",
-        set: set!(max_disk: size),
+        set: set!(config.memory.max_disk = size),
         group: Group::Memory,
         heading: MEMORY,
         value: Value::One {

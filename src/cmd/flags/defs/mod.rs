@@ -6,17 +6,21 @@
 //! keywords the Python module reads ([`crate::cmd::flag_defaults`],
 //! [`crate::cmd::command_line_only`]), and the man page's entries and the README's table
 //! ([`super::man`], [`super::readme`]). Adding a
-//! shared flag is one entry here (with `set: set!(its_field: kind)`), its typed field in
-//! [`super::shared::Shared`], and the line of [`crate::cmd::args::CommonArgs`]'s
-//! `config_of` that puts the field into the settings; `NEARDUP_BLESS=1 cargo test` then
-//! writes its man page entry and README row ([`super::man`], [`super::readme`]).
+//! shared flag is one entry here, whose `set` names the setting it writes
+//! (`set!(config.read.max_line_bytes = usize)`) and whose default is that setting's
+//! `Default` (so the engine and the command line cannot disagree), and the stage that reads
+//! the setting; `NEARDUP_BLESS=1 cargo test` then writes its man page entry and README row
+//! ([`super::man`], [`super::readme`]). Only a flag whose value is combined with another's
+//! (`--ngram` with `--char-ngram`, `--verify` with its bounds) or converted (`--spill-dir
+//! none`) keeps a field of [`super::shared::Shared`] that
+//! [`crate::cmd::args::CommonArgs::config`] reads.
 
 use crate::cmd::values::NgramArg;
 use crate::config::{
     BadLinePolicy, Compression, DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_DISK, DEFAULT_MAX_LINE_BYTES,
     DEFAULT_NGRAM, DEFAULT_NUM_PERM, DEFAULT_SEED, DEFAULT_THREADS, DEFAULT_THRESHOLD,
-    DEFAULT_WINDOW, Decompress, HelperPolicy, OutputFormat, ReadSettings, SketchSettings,
-    TextSettings, Weights,
+    DEFAULT_WINDOW, Decompress, HelperPolicy, OutputFormat, ReadSettings, RunSettings,
+    SketchSettings, TextSettings, Weights,
 };
 use crate::sketch::lsh::DEFAULT_RECALL;
 use crate::text::normalize::Words;
@@ -198,38 +202,42 @@ mod tests {
             .unwrap_or_else(|| panic!("--{} takes none of the texts tried", flag.long))
     }
 
+    /// Each flag writes one field, its own: a value other than its default changes the
+    /// settings (or `Shared`'s own field), at a field no other flag writes.
     #[test]
     fn each_flag_fills_its_own_field_and_no_other() {
         use crate::cmd::flags::shared::Shared;
-        let field_of = |shared: &Shared, long: &str| {
-            // `Shared`'s Debug lists `name: value` in the table's order; a field's part
-            // runs to the next field's name.
-            let text = format!("{shared:?}");
-            let name = format!(" {}: ", long.replace('-', "_"));
-            let from = text
-                .find(&name)
-                .unwrap_or_else(|| panic!("no field for --{long}"));
-            let rest = &text[from + name.len()..];
-            let end = (all().map(|f| format!(", {}: ", f.long.replace('-', "_"))))
-                .filter_map(|next| rest.find(&next))
-                .min()
-                .unwrap_or(rest.len());
-            rest[..end].to_string()
+        let empty = format!("{:?}", Shared::default());
+        // The name of the field where `text` first differs from the empty settings'.
+        let field_of = |text: &str| {
+            let at = (text.bytes().zip(empty.bytes()))
+                .position(|(a, b)| a != b)
+                .unwrap_or(text.len().min(empty.len()));
+            let before = &text[..at];
+            let colon = before.rfind(": ").expect("a field before the change");
+            let start = before[..colon]
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map_or(0, |i| i + 1);
+            before[start..colon].to_string()
         };
-        let empty = Shared::default();
+        let mut written: Vec<(String, &str)> = Vec::new();
         for flag in all() {
-            let mut filled = Shared::default();
-            (flag.set)(&mut filled, a_value_of(flag).as_ref()).unwrap();
-            for other in all() {
-                let changed = field_of(&filled, other.long) != field_of(&empty, other.long);
-                assert_eq!(
-                    changed,
-                    other.long == flag.long,
-                    "--{} set, --{}'s field",
-                    flag.long,
-                    other.long
-                );
+            let mut texts: Vec<String> = match flag.value {
+                Value::Switch => vec![String::new()],
+                _ => ["3", "0.5", "512M", "words", "x"].map(String::from).into(),
+            };
+            texts.extend(flag.choices());
+            let changed = texts.iter().find_map(|text| {
+                let mut filled = Shared::default();
+                (flag.set)(&mut filled, text.as_ref()).ok()?;
+                let filled = format!("{filled:?}");
+                (filled != empty).then(|| field_of(&filled))
+            });
+            let field = changed.unwrap_or_else(|| panic!("--{} changes nothing", flag.long));
+            if let Some((_, other)) = written.iter().find(|(f, _)| *f == field) {
+                panic!("--{} and --{other} both write {field}", flag.long);
             }
+            written.push((field, flag.long));
         }
     }
 

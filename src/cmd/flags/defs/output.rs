@@ -6,7 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "stats",
-        set: set!(stats: switch),
+        set: set!(config.stats: switch),
         group: Group::Output,
         heading: OUTPUT,
         value: Value::Switch,
@@ -21,7 +21,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "output",
-        set: set!(output: PathBuf),
+        set: set!(config.run.output: PathBuf),
         short: Some('o'),
         group: Group::Output,
         heading: OUTPUT,
@@ -45,12 +45,12 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "output-format",
-        set: set!(output_format: choice OutputFormat),
+        set: set!(config.run.output_format = choice OutputFormat),
         group: Group::Table,
         heading: OUTPUT,
         value: Value::One {
             name: "FORMAT",
-            default: Some(|| OutputFormat::Auto.to_string()),
+            default: Some(|| RunSettings::default().output_format.to_string()),
             parse: parser!(choice OutputFormat),
         },
         help: "What the filter modes write: auto goes by -o FILE's extension (.parquet, .arrow), \
@@ -68,7 +68,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "compression",
-        set: set!(compression: choice Compression),
+        set: set!(config.run.compression: choice Compression),
         group: Group::Table,
         heading: OUTPUT,
         value: Value::One {
@@ -84,7 +84,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "quiet",
-        set: set!(quiet: switch),
+        set: set!(config.quiet: switch),
         short: Some('q'),
         group: Group::Output,
         heading: OUTPUT,
@@ -96,7 +96,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "no-progress",
-        set: set!(no_progress: switch),
+        set: set!(config.progress: off),
         group: Group::Output,
         heading: OUTPUT,
         value: Value::Switch,

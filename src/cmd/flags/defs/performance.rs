@@ -6,7 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "threads",
-        set: set!(threads: usize),
+        set: set!(config.threads = usize),
         short: Some('j'),
         group: Group::Threads,
         heading: PERFORMANCE,
@@ -30,12 +30,12 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "helpers",
-        set: set!(helpers: choice HelperPolicy),
+        set: set!(config.helpers = choice HelperPolicy),
         group: Group::Helpers,
         heading: PERFORMANCE,
         value: Value::One {
             name: "WHEN",
-            default: Some(|| HelperPolicy::Auto.to_string()),
+            default: Some(|| HelperPolicy::default().to_string()),
             parse: parser!(choice HelperPolicy),
         },
         help: "When the sequencer shares a batch's LSH lookups and verification with the \

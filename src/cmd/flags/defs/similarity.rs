@@ -46,7 +46,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "stopwords",
-        set: set!(stopwords: PathBuf),
+        set: set!(config.text.stopwords_path: PathBuf),
         group: Group::Shingles,
         heading: SIMILARITY,
         value: Value::One {
@@ -80,12 +80,12 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "weights",
-        set: set!(weights: choice Weights),
+        set: set!(config.sketch.weights = choice Weights),
         group: Group::Weights,
         heading: SIMILARITY,
         value: Value::One {
             name: "WEIGHTS",
-            default: Some(|| Weights::Set.to_string()),
+            default: Some(|| SketchSettings::default().weights.to_string()),
             parse: parser!(choice Weights),
         },
         help: "Shingle weights: set (each distinct shingle weighs 1), tf (counts: weighted \
@@ -100,7 +100,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "idf",
-        set: set!(idf: PathBuf),
+        set: set!(config.sketch.idf_path: PathBuf),
         group: Group::Weights,
         heading: SIMILARITY,
         value: Value::One {
@@ -116,7 +116,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "idf-warmup",
-        set: set!(idf_warmup: usize),
+        set: set!(config.sketch.idf_warmup = usize),
         group: Group::Weights,
         heading: SIMILARITY,
         value: Value::One {
@@ -134,7 +134,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "block-by",
-        set: set!(block_by: String),
+        set: set!(config.block_by: String),
         group: Group::Block,
         heading: SIMILARITY,
         value: Value::One {
@@ -154,7 +154,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "bag",
-        set: set!(bag: switch),
+        set: set!(config.text.bag: switch),
         group: Group::Shingles,
         heading: SIMILARITY,
         value: Value::Switch,
@@ -165,7 +165,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "threshold",
-        set: set!(threshold: f64),
+        set: set!(config.verify.threshold = f64),
         short: Some('t'),
         group: Group::Verify,
         heading: SIMILARITY,

@@ -6,7 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "exact",
-        set: set!(exact: switch),
+        set: set!(config.all_pairs: switch),
         group: Group::Sketch,
         heading: SKETCH,
         value: Value::Switch,
@@ -21,7 +21,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "num-perm",
-        set: set!(num_perm: usize),
+        set: set!(config.sketch.num_perm = usize),
         short: Some('k'),
         group: Group::Sketch,
         heading: SKETCH,
@@ -37,7 +37,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "bands",
-        set: set!(bands: usize),
+        set: set!(config.sketch.bands: usize),
         group: Group::Sketch,
         heading: SKETCH,
         value: Value::One {
@@ -56,7 +56,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "rows",
-        set: set!(rows: usize),
+        set: set!(config.sketch.rows: usize),
         group: Group::Sketch,
         heading: SKETCH,
         value: Value::One {
@@ -73,7 +73,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "recall",
-        set: set!(recall: f64),
+        set: set!(config.sketch.recall = f64),
         group: Group::Sketch,
         heading: SKETCH,
         value: Value::One {
@@ -94,7 +94,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "seed",
-        set: set!(seed: u64),
+        set: set!(config.sketch.seed = u64),
         group: Group::Shingles,
         heading: SKETCH,
         value: Value::One {
@@ -109,7 +109,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "window",
-        set: set!(window: usize),
+        set: set!(config.window = usize),
         short: Some('w'),
         group: Group::Window,
         heading: SKETCH,
@@ -128,7 +128,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "max-candidates",
-        set: set!(max_candidates: usize),
+        set: set!(config.max_candidates = usize),
         group: Group::Candidates,
         heading: SKETCH,
         value: Value::One {

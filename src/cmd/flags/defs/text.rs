@@ -6,7 +6,7 @@ use super::*;
 pub(super) static FLAGS: &[Flag] = &[
     Flag {
         long: "strip-html",
-        set: set!(strip_html: switch),
+        set: set!(config.text.normalizer.strip_html: switch),
         group: Group::Text,
         heading: NORMALISATION,
         value: Value::Switch,
@@ -17,7 +17,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "strip-punct",
-        set: set!(strip_punct: switch),
+        set: set!(config.text.normalizer.strip_punct: switch),
         group: Group::Text,
         heading: NORMALISATION,
         value: Value::Switch,
@@ -28,7 +28,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "keep-case",
-        set: set!(keep_case: switch),
+        set: set!(config.text.normalizer.lowercase: off),
         group: Group::Text,
         heading: NORMALISATION,
         value: Value::Switch,
@@ -39,7 +39,7 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "no-nfkc",
-        set: set!(no_nfkc: switch),
+        set: set!(config.text.normalizer.nfkc: off),
         group: Group::Text,
         heading: NORMALISATION,
         value: Value::Switch,
@@ -50,12 +50,12 @@ pub(super) static FLAGS: &[Flag] = &[
     },
     Flag {
         long: "words",
-        set: set!(words: choice Words),
+        set: set!(config.text.normalizer.words = choice Words),
         group: Group::Text,
         heading: NORMALISATION,
         value: Value::One {
             name: "WORDS",
-            default: Some(|| Words::Unicode.to_string()),
+            default: Some(|| TextSettings::default().normalizer.words.to_string()),
             parse: parser!(choice Words),
         },
         help: "What a word is: unicode (runs between white space, but each character of Chinese, \
