@@ -64,16 +64,23 @@ pub struct CommandInput {
 
     /// Input format: auto is JSON Lines when most of the first non-empty lines start with '{'
     /// (and always with --field or --id-field).
-    #[cfg_attr(feature = "cli", arg(long, value_parser = choice::<InputFormat>(), default_value_t = InputFormat::Auto, value_name = "FORMAT", help_heading = "Input"))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = choice::<InputFormat>(), default_value_t = CommandInput::DEFAULT_FORMAT, value_name = "FORMAT", help_heading = "Input"))]
     pub input_format: InputFormat,
 }
 
 impl CommandInput {
+    /// `--input-format` left out: found from the first lines.
+    pub const DEFAULT_FORMAT: InputFormat = InputFormat::Auto;
+
     /// Its flags as the keyword API lists them ([`Own`]): about files and formats, so no
     /// keyword takes them.
     pub const OWN: &[Own] = &[
         Own::positional("files"),
-        Own::value("input-format", Some("auto"), false),
+        Own::value(
+            "input-format",
+            Some(|| CommandInput::DEFAULT_FORMAT.to_string()),
+            false,
+        ),
     ];
 }
 
@@ -83,7 +90,7 @@ impl Default for CommandInput {
     fn default() -> Self {
         CommandInput {
             files: Vec::new(),
-            input_format: InputFormat::Auto,
+            input_format: Self::DEFAULT_FORMAT,
         }
     }
 }
@@ -113,8 +120,16 @@ pub struct GroupingArgs {
 impl GroupingArgs {
     /// Its flags as the keyword API lists them ([`Own`]).
     pub const OWN: &[Own] = &[
-        Own::value("min-edge", Some("0"), true),
-        Own::value("max-cluster", Some("0"), true),
+        Own::value(
+            "min-edge",
+            Some(|| GroupingArgs::DEFAULT.min_edge.to_string()),
+            true,
+        ),
+        Own::value(
+            "max-cluster",
+            Some(|| GroupingArgs::DEFAULT.max_cluster.to_string()),
+            true,
+        ),
     ];
 
     /// What the flags left out mean: every verified edge groups, no size limit.

@@ -18,12 +18,14 @@ use std::path::PathBuf;
 
 /// What `--by` left out means.
 const DEFAULT_BY: ClusterBy = ClusterBy::Components;
+/// `--format` left out.
+const DEFAULT_FORMAT: ClustersFormat = ClustersFormat::Jsonl;
 
 /// The own flags of `clusters` as the keyword API lists them ([`Own`]), besides
 /// [`CommandInput::OWN`] and [`GroupingArgs::OWN`]: the API returns the groups as values.
 pub const OWN: &[Own] = &[
-    Own::value("by", Some("components"), true),
-    Own::value("format", Some("jsonl"), false),
+    Own::value("by", Some(|| DEFAULT_BY.to_string()), true),
+    Own::value("format", Some(|| DEFAULT_FORMAT.to_string()), false),
     Own::value("from-edges", None, false),
     Own::value("keep", None, false),
     Own::value("report", None, true),
@@ -44,7 +46,7 @@ pub struct ClustersArgs {
 
     /// Output: jsonl ({"id":…,"cluster":N,"size":S}, and "component" with --by cliques) or
     /// tsv (ID TAB CLUSTER TAB SIZE [TAB COMPONENT]).
-    #[cfg_attr(feature = "cli", arg(long, value_parser = choice::<ClustersFormat>(), default_value_t = ClustersFormat::Jsonl, value_name = "FORMAT", help_heading = "Output"))]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = choice::<ClustersFormat>(), default_value_t = DEFAULT_FORMAT, value_name = "FORMAT", help_heading = "Output"))]
     pub format: ClustersFormat,
 
     /// Group an edge list computed elsewhere (ID_A TAB ID_B [TAB SIMILARITY] per line, as
@@ -119,7 +121,7 @@ impl ClustersArgs {
         let args = ClustersArgs {
             input: CommandInput::default(),
             by: (keywords.choice("by", "METHOD")?).unwrap_or(DEFAULT_BY),
-            format: ClustersFormat::Jsonl,
+            format: DEFAULT_FORMAT,
             from_edges: None,
             keep: None,
             report: keywords.one("report", "FILE")?,

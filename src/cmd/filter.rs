@@ -19,6 +19,9 @@ use clap::ArgGroup;
 use std::io::Write;
 use std::path::PathBuf;
 
+/// `--checkpoint-every` left out: the state is saved at the end only.
+const CHECKPOINT_EVERY: u64 = 0;
+
 /// The filter's own flags as the keyword API lists them ([`Own`]), besides
 /// [`CommandInput::OWN`]: the modes are the API's functions, not keywords.
 pub const OWN: &[Own] = &[
@@ -32,7 +35,11 @@ pub const OWN: &[Own] = &[
     Own::value("against", None, true),
     Own::switch("against-only", true),
     Own::value("state", None, true),
-    Own::value("checkpoint-every", Some("0"), false),
+    Own::value(
+        "checkpoint-every",
+        Some(|| CHECKPOINT_EVERY.to_string()),
+        false,
+    ),
     Own::value("report", None, true),
 ];
 
@@ -125,7 +132,7 @@ pub struct FilterArgs {
     /// reaches N (0: only at the end).
     #[cfg_attr(
         feature = "cli",
-        arg(long, default_value_t = 0, value_name = "N", help_heading = "State")
+        arg(long, default_value_t = CHECKPOINT_EVERY, value_name = "N", help_heading = "State")
     )]
     pub checkpoint_every: u64,
 
@@ -177,7 +184,7 @@ impl FilterArgs {
             against,
             against_only,
             state: keywords.one("state", "FILE")?,
-            checkpoint_every: 0,
+            checkpoint_every: CHECKPOINT_EVERY,
             report: keywords.one("report", "FILE")?,
         })
     }

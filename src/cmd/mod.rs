@@ -335,7 +335,7 @@ pub fn flag_defaults(command: Option<&str>) -> Vec<(String, String)> {
         Value::List { .. } => None,
     });
     let own = own_flags(command).into_iter().filter(|o| !o.positional);
-    let own = own.filter_map(|o| Some((o.long, o.default?.to_string())));
+    let own = own.filter_map(|o| Some((o.long, (o.default?)())));
     (shared.chain(own))
         .map(|(long, value)| (long.to_string(), value))
         .collect()

@@ -37,11 +37,17 @@ pub struct Own {
     pub positional: bool,
     /// Other names of the flag (`pairs-format` of `format`).
     pub aliases: &'static [&'static str],
-    /// What a left-out flag means, as the command line would give it (`false` for a switch).
-    pub default: Option<&'static str>,
+    /// What a left-out flag means, as the command line would give it (`false` for a switch):
+    /// made from the typed default clap's definition uses too.
+    pub default: Option<fn() -> String>,
     /// Whether the keyword API takes it: false for what is about files, formats and
     /// printing, which the API replaces by arguments and values.
     pub keyword: bool,
+}
+
+/// A switch left out.
+fn off() -> String {
+    false.to_string()
 }
 
 impl Own {
@@ -51,14 +57,14 @@ impl Own {
             long,
             positional: false,
             aliases: &[],
-            default: Some("false"),
+            default: Some(off),
             keyword,
         }
     }
 
     /// A flag that takes a value, `default` when left out (None: its absence means
     /// something of its own).
-    pub const fn value(long: &'static str, default: Option<&'static str>, keyword: bool) -> Own {
+    pub const fn value(long: &'static str, default: Option<fn() -> String>, keyword: bool) -> Own {
         Own {
             long,
             positional: false,
