@@ -288,6 +288,11 @@ pub(super) fn filter(
             signed.band_keys.extend_from_slice(&s.family_keys);
             (s.reference, s.window)
         }
+        // Counted ahead while an earlier piece was looked up, then decided in order.
+        None if signed.counted => {
+            Window::family_keys_of(&signed.fallbacks, &mut signed.band_keys);
+            (None, None)
+        }
         None => {
             window
                 .add_family_keys(&minima, &mut signed.band_keys)

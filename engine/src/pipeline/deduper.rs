@@ -553,6 +553,9 @@ impl Deduper {
                 (0, piece),
                 helpers,
                 self.summary.speculated,
+                // Under `fail` a bad document ends the batch: nothing is counted beyond
+                // the piece.
+                &mut [],
             )?;
             let mut decided = Ok(());
             for (k, doc) in piece.into_iter().enumerate() {

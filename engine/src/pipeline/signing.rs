@@ -59,6 +59,9 @@ pub struct Signed {
     /// in input order, from which the thread that looks it up makes its family keys; else
     /// empty.
     pub fallbacks: Vec<u64>,
+    /// Whether `fallbacks` were counted already (in input order, before the lookups): the
+    /// decision then makes its family keys from them instead of counting it again.
+    pub counted: bool,
     /// [`Job::Graph`]: the node's snippet and `--node-attr` values.
     pub node: Option<NodeData>,
 }
@@ -280,6 +283,7 @@ impl Worker {
             sketch,
             minima,
             fallbacks: Vec::new(),
+            counted: false,
             node,
         })
     }

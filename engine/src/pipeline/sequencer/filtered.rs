@@ -64,6 +64,7 @@ impl<W: Write> Consumer<W> for Filter {
         batch: &Batch,
         piece: (usize, Vec<Doc>),
         helpers: &Helpers,
+        ahead: &mut [Doc],
     ) -> Result<(Vec<Doc>, u64)> {
         let base = piece.0;
         crate::pipeline::speculate::speculate_batch(
@@ -74,6 +75,7 @@ impl<W: Write> Consumer<W> for Filter {
             piece,
             helpers,
             at.summary.speculated,
+            ahead,
         )
     }
 
