@@ -7,7 +7,7 @@ use crate::values::{SLICE, id_from_py, keywords};
 use neardup::Error;
 use neardup::cmd;
 use neardup::config::BadLinePolicy;
-use neardup::error::Wording;
+use neardup::error::{Wording, worded};
 use neardup::input::BadLine;
 use neardup::pipeline::{BatchError, Deduper, Outcome};
 use pyo3::exceptions::PyMemoryError;
@@ -154,7 +154,8 @@ impl PyDeduper {
         if bad.count == 0 || self.quiet {
             return Ok(());
         }
-        warn(py, &bad.message(self.policy))
+        // A reason may name a setting (`‹max-line-bytes›`): worded as the keyword.
+        warn(py, &worded(&bad.message(self.policy), Wording::Keywords))
     }
 
     /// Issues the engine's pending warnings through Python's `warnings` (so `logging`,
