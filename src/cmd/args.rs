@@ -156,46 +156,51 @@ pub struct CommonArgs(Shared);
 #[cfg(feature = "cli")]
 impl clap::FromArgMatches for CommonArgs {
     fn from_arg_matches(matches: &ArgMatches) -> std::result::Result<Self, clap::Error> {
-        let mut args = Self(Shared::default());
-        args.update_from_arg_matches(matches)?;
-        Ok(args)
+        shared_of(matches).map(Self)
     }
 
     fn update_from_arg_matches(
         &mut self,
         matches: &ArgMatches,
     ) -> std::result::Result<(), clap::Error> {
-        let mut values = Shared::default();
-        for flag in defs::all() {
-            // clap checked every value with the flag's parser, defaults included, and split
-            // lists at commas: each text goes to the flag's field as it is.
-            let texts: Vec<&std::ffi::OsStr> = match flag.value {
-                Value::Switch => match matches.try_get_one::<bool>(flag.long) {
-                    Ok(Some(true)) => vec![std::ffi::OsStr::new("")],
-                    _ => Vec::new(),
-                },
-                _ => (matches.try_get_raw(flag.long).ok().flatten())
-                    .into_iter()
-                    .flatten()
-                    .collect(),
-            };
-            for &text in &texts {
-                (flag.set)(&mut values, text).map_err(|why| {
-                    clap::Error::raw(
-                        clap::error::ErrorKind::ValueValidation,
-                        format!(
-                            "invalid value '{}' for '--{}': {}",
-                            text.display(),
-                            flag.long,
-                            why.unwrap_or_default()
-                        ),
-                    )
-                })?;
-            }
-        }
-        self.0 = values;
+        self.0 = shared_of(matches)?;
         Ok(())
     }
+}
+
+/// The shared flags' values a command line gave, over `Config::default()` (made once: it
+/// probes the memory limit).
+#[cfg(feature = "cli")]
+fn shared_of(matches: &ArgMatches) -> std::result::Result<Shared, clap::Error> {
+    let mut values = Shared::default();
+    for flag in defs::all() {
+        // clap checked every value with the flag's parser, defaults included, and split
+        // lists at commas: each text goes to the flag's field as it is.
+        let texts: Vec<&std::ffi::OsStr> = match flag.value {
+            Value::Switch => match matches.try_get_one::<bool>(flag.long) {
+                Ok(Some(true)) => vec![std::ffi::OsStr::new("")],
+                _ => Vec::new(),
+            },
+            _ => (matches.try_get_raw(flag.long).ok().flatten())
+                .into_iter()
+                .flatten()
+                .collect(),
+        };
+        for &text in &texts {
+            (flag.set)(&mut values, text).map_err(|why| {
+                clap::Error::raw(
+                    clap::error::ErrorKind::ValueValidation,
+                    format!(
+                        "invalid value '{}' for '--{}': {}",
+                        text.display(),
+                        flag.long,
+                        why.unwrap_or_default()
+                    ),
+                )
+            })?;
+        }
+    }
+    Ok(values)
 }
 
 #[cfg(feature = "cli")]
@@ -293,7 +298,9 @@ impl CommonArgs {
             Some(dir) => config.memory.spill_dir = Some(dir),
             None => {}
         }
-        config.memory.spill_cache = shared.spill_cache.map(bytes);
+        if let Some(size) = shared.spill_cache {
+            config.memory.spill_cache = Some(bytes(size));
+        }
         config.read.auto_ids = shared.id_field.is_none();
         config.read.id_field = shared.id_field.filter(|f| f != "none");
         config.inputs = input.files;
