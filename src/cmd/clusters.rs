@@ -161,6 +161,7 @@ impl ClustersArgs {
         grouping.cliques = by == ClusterBy::Cliques || grouping.max_cluster > 0 || stats;
         grouping.summaries = stats;
         let config = self.common.clone().config(self.input.clone())?;
+        grouping = grouping.on_threads(config.worker_threads(), config.memory.max_memory);
         let mut graph = GraphJob {
             report: self.report.clone(),
             ..GraphJob::ids_only()

@@ -67,6 +67,7 @@ impl GraphArgs {
             attr_names: self.node_attr.clone(),
         };
         let config = self.common.config(self.input)?.validate()?;
+        grouping = grouping.on_threads(config.worker_threads(), config.memory.max_memory);
         let report_path = self.report.clone();
         let job = GraphJob {
             components_over: None,

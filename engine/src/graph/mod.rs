@@ -10,6 +10,7 @@
 
 pub mod adjacency;
 pub mod cliques;
+mod parts;
 pub mod survivors;
 
 pub use adjacency::{Adjacency, Bfs, Diameter, components, groups, shortest_path};
@@ -266,6 +267,9 @@ pub struct ClusterOptions {
     /// without them [`ComponentInfo::diameter`] is a zero placeholder and `weakest` is
     /// `None`.
     pub summaries: bool,
+    /// Threads that group the components (`--threads`); the grouping is the same on any
+    /// number.
+    pub threads: usize,
 }
 
 impl Default for ClusterOptions {
@@ -276,6 +280,7 @@ impl Default for ClusterOptions {
             clique_budget: CLIQUE_WORK_BUDGET,
             cliques: true,
             summaries: true,
+            threads: 1,
         }
     }
 }
@@ -378,24 +383,20 @@ impl DupGraph {
         let mut clique_groups: Vec<Vec<u32>> = Vec::with_capacity(members_of.len());
         let mut infos = Vec::new();
         let mut warnings = Vec::new();
-        let mut bfs = Bfs::new(n);
         let mut split_oversized: Vec<bool> = vec![false; members_of.len()];
+        let mut found = parts::of_components(&adj, &members_of, options);
         for (label, members) in members_of.iter().enumerate() {
-            if members.len() == 1 {
+            let Some(found) = found[label].take() else {
                 clique_groups.push(members.clone());
                 continue;
-            }
-            let (parts, greedy) = if !options.cliques {
-                (Vec::new(), false)
-            } else {
-                let (mut parts, greedy) =
-                    match cliques::maximal_cliques(&adj, members, options.clique_budget) {
-                        Some(cliques) => (cliques::clique_partition(&cliques), false),
-                        None => (cliques::greedy_cliques(&adj, members), true),
-                    };
-                cliques::pair_lone_members(&adj, &mut parts);
-                (parts, greedy)
             };
+            let parts::Part {
+                parts,
+                greedy,
+                edges,
+                diameter,
+                weakest,
+            } = found;
             let first_id = &self.node(members[0]).id;
             if greedy {
                 warnings.push(format!(
@@ -419,21 +420,6 @@ impl DupGraph {
                     }
                 ));
             }
-            let edges = members.iter().map(|&v| adj.degree(v)).sum::<usize>() / 2;
-            let (diameter, weakest) = if options.summaries {
-                (
-                    adjacency::diameter(&adj, members, &mut bfs),
-                    adjacency::weakest_edge(&adj, members),
-                )
-            } else {
-                let none = Diameter {
-                    hops: 0,
-                    from: members[0],
-                    to: members[0],
-                    exact: false,
-                };
-                (none, None)
-            };
             infos.push(ComponentInfo {
                 label: label as u32,
                 members: members.clone(),

@@ -16,15 +16,17 @@ pub(super) static FLAGS: &[Flag] = &[
             parse: parser!(usize),
         },
         help: "Signing threads (the sequencer is one of them: it signs while the next batch in \
-            order is not ready), and threads looking up and verifying a batch's candidates; 0 \
-            uses all cores",
+            order is not ready), threads looking up and verifying a batch's candidates, and threads \
+            grouping the components of `clusters` and `graph`; 0 uses all cores",
         man: "Signing threads, and threads that look up and verify a batch's candidates while the \
-            window cannot evict; 0 (default) uses all cores. The sequencer is one of the \
+            window cannot evict, and threads that group the components of `clusters` and `graph` \
+            (fewer under `--max-memory`: half of it for their clique searches); 0 (default) uses \
+            all cores. The sequencer is one of the \
             signing threads: it signs batches while the next one in input order is not ready, \
             so `-j 1` runs everything but the reading on one thread. The output does not depend \
             on it.",
-        summary: "signing threads (the sequencer among them), and threads looking up and verifying a \
-            batch's candidates",
+        summary: "threads signing (the sequencer among them), looking up and verifying a batch's \
+            candidates, and grouping components",
         default_text: Some("0 (all cores)"),
         ..FLAG
     },
