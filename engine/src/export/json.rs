@@ -35,14 +35,24 @@ pub(super) fn json_graph(
         serde_json::to_writer(&mut *w, &item)?;
     }
     w.write_all(b"\n],\"edges\":[")?;
+    // Each id's JSON once: an edge names two, and there are many more edges than nodes.
+    // The bytes are serde_json's for the object `{"similarity","source","target"}` (keys in
+    // its order), written piece by piece.
+    let ids: Vec<Vec<u8>> = (0..graph.node_count() as u32)
+        .map(|v| serde_json::to_vec(&id_json(&graph.node(v).id)))
+        .collect::<serde_json::Result<_>>()?;
+    let mut item = Vec::with_capacity(128);
     for (e, (a, b, s)) in graph.edges().enumerate() {
-        let item = json!({
-            "source": id_json(&graph.node(a).id),
-            "target": id_json(&graph.node(b).id),
-            "similarity": round4(s),
-        });
-        w.write_all(if e == 0 { b"\n" } else { b",\n" })?;
-        serde_json::to_writer(&mut *w, &item)?;
+        item.clear();
+        item.extend_from_slice(if e == 0 { b"\n" } else { b",\n" });
+        item.extend_from_slice(b"{\"similarity\":");
+        serde_json::to_writer(&mut item, &round4(s))?;
+        item.extend_from_slice(b",\"source\":");
+        item.extend_from_slice(&ids[a as usize]);
+        item.extend_from_slice(b",\"target\":");
+        item.extend_from_slice(&ids[b as usize]);
+        item.push(b'}');
+        w.write_all(&item)?;
     }
     w.write_all(b"\n],\"groups\":[")?;
     for (i, info) in c.components.iter().enumerate() {
@@ -50,4 +60,20 @@ pub(super) fn json_graph(
         serde_json::to_writer(&mut *w, &component_json(graph, c, info))?;
     }
     w.write_all(b"\n]}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A similarity written on its own is written as the same number inside an object.
+    #[test]
+    fn a_similarity_is_written_as_inside_an_object() {
+        for k in 0..=10_000 {
+            let s = round4(k as f32 / 10_000.0);
+            let alone = serde_json::to_string(&s).expect("a number");
+            let inside = serde_json::to_string(&json!({ "similarity": s })).expect("an object");
+            assert_eq!(format!("{{\"similarity\":{alone}}}"), inside, "{s}");
+        }
+    }
 }

@@ -251,6 +251,9 @@ pub fn diameter(adj: &Adjacency, members: &[u32], bfs: &mut Bfs) -> Diameter {
     let n = members.len() as u64;
     let first = members[0];
     if n * (n + edges) <= DIAMETER_EXACT_WORK {
+        if is_dense(n, edges) {
+            return dense_diameter(adj, members);
+        }
         let mut best = Diameter {
             hops: 0,
             from: first,
@@ -279,6 +282,82 @@ pub fn diameter(adj: &Adjacency, members: &[u32], bfs: &mut Bfs) -> Diameter {
             exact: false,
         }
     }
+}
+
+/// Whether a component of `n` members and `edges` edges is dense enough for breadth-first
+/// searches over bit sets: an average degree of at least n / 64, where a node's row of
+/// n / 64 words costs no more than its neighbour list.
+fn is_dense(n: u64, edges: u64) -> bool {
+    2 * edges * 64 >= n * n
+}
+
+/// [`diameter`]'s exact answer for a dense component: a search from every member over rows
+/// of bits (a level is the union of its predecessors' rows, less what was reached), n / 64
+/// words a member instead of its neighbours one by one. A search's farthest member is the
+/// lowest of its last level, as the list search's ties give it.
+fn dense_diameter(adj: &Adjacency, members: &[u32]) -> Diameter {
+    let n = members.len();
+    let words = n.div_ceil(64);
+    let mut rows = vec![0u64; n * words];
+    for (i, &v) in members.iter().enumerate() {
+        let row = &mut rows[i * words..(i + 1) * words];
+        for w in adj.neighbors(v) {
+            // A neighbour is in the component: members are ascending.
+            let j = members
+                .binary_search(w)
+                .expect("a neighbour of a member is a member");
+            row[j / 64] |= 1 << (j % 64);
+        }
+    }
+    let (mut reached, mut level, mut next) =
+        (vec![0u64; words], vec![0u64; words], vec![0u64; words]);
+    let mut best = Diameter {
+        hops: 0,
+        from: members[0],
+        to: members[0],
+        exact: true,
+    };
+    for source in 0..n {
+        reached.fill(0);
+        level.fill(0);
+        reached[source / 64] |= 1 << (source % 64);
+        level[source / 64] |= 1 << (source % 64);
+        let (mut far, mut hops) = (source, 0);
+        loop {
+            next.fill(0);
+            for (k, &word) in level.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let i = k * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    for (into, &from) in next.iter_mut().zip(&rows[i * words..(i + 1) * words]) {
+                        *into |= from;
+                    }
+                }
+            }
+            let mut lowest = None;
+            for (k, (into, seen)) in next.iter_mut().zip(reached.iter_mut()).enumerate() {
+                *into &= !*seen;
+                *seen |= *into;
+                if lowest.is_none() && *into != 0 {
+                    lowest = Some(k * 64 + into.trailing_zeros() as usize);
+                }
+            }
+            let Some(lowest) = lowest else { break };
+            (far, hops) = (lowest, hops + 1);
+            std::mem::swap(&mut level, &mut next);
+        }
+        if hops > best.hops {
+            let (a, b) = (members[source], members[far]);
+            best = Diameter {
+                hops,
+                from: a.min(b),
+                to: a.max(b),
+                exact: true,
+            };
+        }
+    }
+    best
 }
 
 /// The lowest-weight edge among `members` (ties: lowest node indices), if any.
@@ -375,6 +454,32 @@ pub(crate) mod tests {
                     shortest_path(&adj, d.from, d.to).unwrap().len() as u32 - 1,
                     d.hops
                 );
+            }
+        }
+    }
+
+    /// The search over bit sets finds the diameter and the ends the list search finds, on
+    /// dense and sparse components of every size up to a few words a row.
+    #[test]
+    fn dense_diameters_match_the_list_search() {
+        for seed in 0..60 {
+            let n = 2 + (seed as usize * 7 % 150);
+            let adj = random_graph(seed, n, [30, 150, 600][seed as usize % 3]);
+            let mut bfs = Bfs::new(n);
+            for members in groups(&components(&adj)) {
+                let mut want = Diameter {
+                    hops: 0,
+                    from: members[0],
+                    to: members[0],
+                    exact: true,
+                };
+                for &v in &members {
+                    let (far, d) = bfs.run(&adj, v, None);
+                    if d > want.hops {
+                        (want.hops, want.from, want.to) = (d, v.min(far), v.max(far));
+                    }
+                }
+                assert_eq!(dense_diameter(&adj, &members), want, "seed {seed}");
             }
         }
     }
