@@ -2,8 +2,8 @@
 //! and what is measured on it besides cliques: connected components (union–find with union
 //! by rank and path compression, `petgraph::unionfind::UnionFind`; labels numbered by each
 //! component's first node), shortest paths, diameters (exact by BFS from every node when
-//! that costs at most [`DIAMETER_EXACT_WORK`] steps, else the double-sweep lower bound,
-//! flagged as such) and weakest edges. Independent of how the graph was built, so easy to
+//! that costs at most [`DIAMETER_EXACT_WORK`] steps, over rows of bits in a dense
+//! component, else the double-sweep lower bound, flagged as such) and weakest edges. Independent of how the graph was built, so easy to
 //! check against brute force.
 
 use petgraph::unionfind::UnionFind;
