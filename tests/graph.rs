@@ -447,6 +447,19 @@ fn output_does_not_depend_on_threads() {
         assert_eq!(one.stdout, four.stdout, "{args:?}");
         assert!(!one.stdout.is_empty());
     }
+    // The components' cliques, diameters and weakest edges, grouped on every thread.
+    let graph = |threads| {
+        let args = [
+            "clusters", "-t", "0.5", "-q", "--stats", "-j", threads, SAMPLE,
+        ];
+        neardup(&args, b"").ok().stats()["graph"].clone()
+    };
+    let one = graph("1");
+    assert!(
+        one["largest"].as_array().is_some_and(|c| c.len() > 1),
+        "{one}"
+    );
+    assert_eq!(one, graph("4"));
 }
 
 #[test]
