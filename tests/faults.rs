@@ -460,3 +460,43 @@ fn every_file_output_on_a_full_disk_ends_whole() {
     }
     println!("fault matrix: {cases} full-space cases");
 }
+
+/// The graph commands group and write after the input: a signal then (here while the graph
+/// waits for its reader) ends the output at a whole line, with the signal's status and a
+/// message saying where the run was, instead of being ignored until the end.
+#[test]
+fn a_signal_while_a_graph_is_written_ends_it_at_a_whole_line() {
+    let mut words = crate::util::Words::new(7);
+    let mut input = Vec::new();
+    for _ in 0..20_000 {
+        input.extend_from_slice(words.doc(12).join(" ").as_bytes());
+        input.push(b'\n');
+    }
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        let mut cmd = bin();
+        cmd.args(["graph", "--format", "json", "--all-nodes", "-q", "-"]);
+        let mut child = spawn_piped(&mut cmd);
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&input).unwrap();
+        drop(stdin);
+        // The first bytes of the graph: the input is read and grouped, the rest waits for us.
+        let mut stdout = child.stdout.take().unwrap();
+        let mut got = vec![0u8; 4096];
+        stdout.read_exact(&mut got).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        // SAFETY: a signal to the child this test started.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        stdout.read_to_end(&mut got).unwrap();
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(128 + signal), "{stderr}");
+        assert!(got.ends_with(b"\n"), "a torn line");
+        assert!(got.len() < 20_000 * 12 * 5, "the whole graph was written");
+        assert!(
+            stderr.contains(&format!(
+                "interrupted (signal {signal}) after the input ended"
+            )),
+            "{stderr}"
+        );
+    }
+}

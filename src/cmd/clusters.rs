@@ -241,13 +241,13 @@ impl ClustersArgs {
             }
         };
         let clustering = super::util::cluster(&config, &graph, by, grouping)?;
-        crate::export::write_clusters(
+        super::util::stopped_writing(crate::export::write_clusters(
             &graph,
             &clustering,
             by,
             self.format,
-            std::io::stdout().lock(),
-        )?;
+            super::util::StopAtLine::new(std::io::stdout().lock()),
+        ))?;
         let stats = super::util::graph_stats(&config, summary.as_ref(), &graph, &clustering, start);
         if let (Some(mut collector), Some(path)) = (report, &self.report) {
             let about = super::util::groups_about(by, None);
@@ -291,13 +291,13 @@ fn keep_survivors(
         pipeline::collect_graph_reporting(&prepared, graph, inputs.open()?, &mut stderr, terminal)?;
     let clustering = super::util::cluster(config, &graph, by, grouping)?;
     let survivors = crate::graph::survivors::survivors(&graph, &clustering.cluster, keep);
-    let written = super::keep::write_survivors(
+    let written = super::util::stopped_writing(super::keep::write_survivors(
         config,
         inputs.open()?,
         &graph,
         &survivors,
-        std::io::stdout().lock(),
-    )?;
+        super::util::StopAtLine::new(std::io::stdout().lock()),
+    ))?;
     let stats = serde_json::json!({
             "docs_read": written.read,
             "written": written.kept + if config.read.on_bad_line == crate::config::BadLinePolicy::Pass { written.bad } else { 0 },

@@ -86,8 +86,14 @@ impl GraphArgs {
             terminal,
         )?;
         let clustering = super::util::cluster(&config, &graph, ClusterBy::Components, grouping)?;
-        let out = std::io::stdout().lock();
-        crate::export::write_graph(&graph, &clustering, self.format, &export, out)?;
+        let out = super::util::StopAtLine::new(std::io::stdout().lock());
+        super::util::stopped_writing(crate::export::write_graph(
+            &graph,
+            &clustering,
+            self.format,
+            &export,
+            out,
+        ))?;
         let stats = super::util::graph_stats(&config, Some(&summary), &graph, &clustering, start);
         if let (Some(mut collector), Some(path)) = (report, &report_path) {
             let about = super::util::groups_about(ClusterBy::Components, None);

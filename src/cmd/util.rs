@@ -186,6 +186,69 @@ pub(super) fn cluster(
     Ok(clustering)
 }
 
+/// Standard output for what the graph commands write after the input: once SIGINT or
+/// SIGTERM asked the program to stop, the line being written is finished and the next one
+/// refused, so that a stopped command's output ends at a whole line ([`stopped_writing`]
+/// says why it ended). It sees the bytes in any pieces (a buffer's, a formatter's).
+pub(super) struct StopAtLine<W> {
+    inner: W,
+    /// The bytes written so far end a line (or none were written).
+    at_line_start: bool,
+}
+
+impl<W: Write> StopAtLine<W> {
+    pub(super) fn new(inner: W) -> StopAtLine<W> {
+        StopAtLine {
+            inner,
+            at_line_start: true,
+        }
+    }
+}
+
+impl<W: Write> Write for StopAtLine<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if bytes.is_empty() {
+            return Ok(0);
+        }
+        let stopping = crate::guard::stop_requested().is_some();
+        if stopping && self.at_line_start {
+            return Err(std::io::Error::other("stopped by a signal"));
+        }
+        // Stopping mid-line: the line's end goes out, nothing after it.
+        let bytes = match stopping {
+            true => match memchr::memchr(b'\n', bytes) {
+                Some(end) => &bytes[..=end],
+                None => bytes,
+            },
+            false => bytes,
+        };
+        let n = self.inner.write(bytes)?;
+        if n > 0 {
+            self.at_line_start = bytes[n - 1] == b'\n';
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// `result`, the end of writing through a [`StopAtLine`], as the stop it was when a signal
+/// asked for one: exit status 128 + the signal, and what was written.
+pub(super) fn stopped_writing<T>(result: Result<T>) -> Result<T> {
+    match (result, crate::guard::stop_requested()) {
+        (Err(e), Some(signal)) if !e.is_broken_pipe() => Err(Error::Stopped {
+            status: 128 + signal,
+            message: Some(format!(
+                "interrupted (signal {signal}) after the input ended, while writing the \
+                 results; the output ends at a whole line"
+            )),
+        }),
+        (result, _) => result,
+    }
+}
+
 /// `--stats` of the graph commands ([`crate::export::run_stats`]), printed when asked for.
 /// `start` is when the command started.
 pub(super) fn graph_stats(

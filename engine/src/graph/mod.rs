@@ -330,15 +330,27 @@ pub struct Clustering {
 impl DupGraph {
     /// [`DupGraph::cluster`] on a thread with a large stack: the clique search recurses once
     /// per member of the clique being built.
+    /// In a program that takes SIGINT and SIGTERM ([`crate::guard::stop_requested`]), a
+    /// signal stops the grouping: [`Error::Stopped`], nothing written.
     pub fn cluster_in_thread(&self, by: ClusterBy, options: ClusterOptions) -> Result<Clustering> {
-        std::thread::scope(|scope| {
+        let grouped = std::thread::scope(|scope| {
             std::thread::Builder::new()
                 .name("cluster".into())
                 .stack_size(512 << 20)
-                .spawn_scoped(scope, || self.cluster(by, options))
+                .spawn_scoped(scope, || self.group(by, options, true))
                 .map_err(|e| Error::io("starting the clustering thread", e))?
                 .join()
                 .map_err(|_| Error::Internal("the clustering thread panicked".into()))
+        })?;
+        grouped.ok_or_else(|| {
+            let signal = crate::guard::stop_requested().unwrap_or(libc::SIGTERM);
+            Error::Stopped {
+                status: 128 + signal,
+                message: Some(format!(
+                    "interrupted (signal {signal}) after the input ended, while grouping the \
+                     documents; nothing was written"
+                )),
+            }
         })
     }
 
@@ -376,6 +388,12 @@ impl DupGraph {
     /// Groups the documents. Deterministic: labels are numbered by each group's first
     /// document in input order.
     pub fn cluster(&self, by: ClusterBy, options: ClusterOptions) -> Clustering {
+        self.group(by, options, false)
+            .expect("a grouping that cannot stop ends")
+    }
+
+    /// [`DupGraph::cluster`]; `None` when `stoppable` and a signal asked the program to stop.
+    fn group(&self, by: ClusterBy, options: ClusterOptions, stoppable: bool) -> Option<Clustering> {
         let adj = self.adjacency(options.min_edge);
         let n = adj.len();
         let component = adjacency::components(&adj);
@@ -384,7 +402,7 @@ impl DupGraph {
         let mut infos = Vec::new();
         let mut warnings = Vec::new();
         let mut split_oversized: Vec<bool> = vec![false; members_of.len()];
-        let mut found = parts::of_components(&adj, &members_of, options);
+        let mut found = parts::of_components(&adj, &members_of, options, stoppable)?;
         for (label, members) in members_of.iter().enumerate() {
             let Some(found) = found[label].take() else {
                 clique_groups.push(members.clone());
@@ -474,7 +492,7 @@ impl DupGraph {
                 .cmp(&a.members.len())
                 .then(a.label.cmp(&b.label))
         });
-        Clustering {
+        Some(Clustering {
             cluster_size: sizes(&cluster),
             component_size: sizes(&component),
             component,
@@ -483,7 +501,7 @@ impl DupGraph {
             components: infos,
             warnings,
             adjacency: adj,
-        }
+        })
     }
 }
 

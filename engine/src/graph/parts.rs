@@ -46,12 +46,16 @@ impl ClusterOptions {
 /// The [`Part`] of each component of `members_of` (indexed by label) that has two or more
 /// members; `None` for a lone document. Up to [`ClusterOptions::threads`] threads (this one
 /// included) take components, largest first, from a shared counter until none is left; a
-/// thread that cannot be started leaves its share to the others.
+/// thread that cannot be started leaves its share to the others. With `stoppable`, the
+/// threads take no more components once a signal asked the program to stop
+/// ([`crate::guard::stop_requested`]), and the answer is `None`.
 pub(super) fn of_components(
     adj: &Adjacency,
     members_of: &[Vec<u32>],
     options: ClusterOptions,
-) -> Vec<Option<Part>> {
+    stoppable: bool,
+) -> Option<Vec<Option<Part>>> {
+    let stopped = || stoppable && crate::guard::stop_requested().is_some();
     let mut order: Vec<usize> = (0..members_of.len())
         .filter(|&l| members_of[l].len() > 1)
         .collect();
@@ -63,7 +67,7 @@ pub(super) fn of_components(
         let mut done = Vec::new();
         loop {
             let k = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&label) = order.get(k) else {
+            let Some(&label) = order.get(k).filter(|_| !stopped()) else {
                 return done;
             };
             done.push((
@@ -93,10 +97,13 @@ pub(super) fn of_components(
         }
         found
     });
+    if stopped() {
+        return None;
+    }
     for (label, part) in found {
         out[label] = Some(part);
     }
-    out
+    Some(out)
 }
 
 /// The [`Part`] of the component `members` (ascending, two or more); `bfs` is given when
@@ -159,7 +166,8 @@ mod tests {
                     threads,
                     ..ClusterOptions::default()
                 };
-                (of_components(&adj, &members_of, options).into_iter())
+                (of_components(&adj, &members_of, options, false).expect("not stoppable"))
+                    .into_iter()
                     .map(|p| p.map(|p| (p.parts, p.greedy, p.edges, p.diameter, p.weakest)))
                     .collect::<Vec<_>>()
             };
