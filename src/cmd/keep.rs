@@ -94,7 +94,7 @@ pub fn write_survivors<W: Write>(
         });
     let result = survivors_of(&mut reader, &mut out, documents, &kept, pass);
     match &result {
-        Ok(_) => out.finish()?,
+        Ok(_) | Err(Error::Stopped { .. }) => out.finish()?,
         Err(_) => out.abandon(),
     }
     let written = result?;
@@ -121,6 +121,18 @@ fn survivors_of<W: Write>(
     let mut written = Written::default();
     let mut passing = false;
     while let Some(batch) = reader.next_batch()? {
+        // A signal ends the second read between batches: what is written so far stays (a
+        // table gets its footer, [`write_survivors`]).
+        if let Some(signal) = crate::guard::stop_requested() {
+            return Err(Error::Stopped {
+                status: 128 + signal,
+                message: Some(format!(
+                    "interrupted (signal {signal}) after the input ended, while writing the \
+                     survivors of {} input lines; the output ends at a whole line",
+                    written.read
+                )),
+            });
+        }
         for (i, line) in batch.lines.iter().enumerate() {
             if line.part.continues() {
                 if passing {

@@ -238,7 +238,7 @@ impl<W: Write> Write for StopAtLine<W> {
 /// asked for one: exit status 128 + the signal, and what was written.
 pub(super) fn stopped_writing<T>(result: Result<T>) -> Result<T> {
     match (result, crate::guard::stop_requested()) {
-        (Err(e), Some(signal)) if !e.is_broken_pipe() => Err(Error::Stopped {
+        (Err(e), Some(signal)) if !e.is_broken_pipe() && !matches!(e, Error::Stopped { .. }) => Err(Error::Stopped {
             status: 128 + signal,
             message: Some(format!(
                 "interrupted (signal {signal}) after the input ended, while writing the \
