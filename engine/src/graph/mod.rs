@@ -330,6 +330,7 @@ pub struct Clustering {
 impl DupGraph {
     /// [`DupGraph::cluster`] on a thread with a large stack: the clique search recurses once
     /// per member of the clique being built.
+    ///
     /// In a program that takes SIGINT and SIGTERM ([`crate::guard::stop_requested`]), a
     /// signal stops the grouping: [`Error::Stopped`], nothing written.
     pub fn cluster_in_thread(&self, by: ClusterBy, options: ClusterOptions) -> Result<Clustering> {
