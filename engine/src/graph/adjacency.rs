@@ -3,8 +3,8 @@
 //! by rank and path compression, `petgraph::unionfind::UnionFind`; labels numbered by each
 //! component's first node), shortest paths, diameters (exact by BFS from every node when
 //! that costs at most [`DIAMETER_EXACT_WORK`] steps, over rows of bits in a dense
-//! component, else the double-sweep lower bound, flagged as such) and weakest edges. Independent of how the graph was built, so easy to
-//! check against brute force.
+//! component, else the double-sweep lower bound, flagged as such) and weakest edges.
+//! Independent of how the graph was built, so easy to check against brute force.
 
 use petgraph::unionfind::UnionFind;
 use std::collections::VecDeque;
@@ -27,8 +27,8 @@ impl Adjacency {
     pub fn new(n: usize, edges: impl IntoIterator<Item = (u32, u32, f32)>) -> Adjacency {
         let edges: Vec<(u32, u32, f32)> = edges.into_iter().filter(|e| e.0 != e.1).collect();
         // Placed by node with a count of each node's edges, then each node's row sorted on
-        // its own: rows are short, and one sort of every (node, neighbour) pair of a large
-        // graph was most of the grouping's time.
+        // its own: rows are short, so their sorts cost less than one sort of every (node,
+        // neighbour) pair, and need no second copy of the pairs.
         let mut offsets = vec![0usize; n + 1];
         for &(a, b, _) in &edges {
             assert!((a as usize) < n && (b as usize) < n, "edge outside 0..{n}");
