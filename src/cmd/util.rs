@@ -235,10 +235,11 @@ impl<W: Write> Write for StopAtLine<W> {
 }
 
 /// `result`, the end of writing through a [`StopAtLine`], as the stop it was when a signal
-/// asked for one: exit status 128 + the signal, and what was written.
+/// asked for one: exit status 128 + the signal, and what was written. A closed output counts
+/// as the signal's too: when a whole pipeline is signalled its reader may go first.
 pub(super) fn stopped_writing<T>(result: Result<T>) -> Result<T> {
     match (result, crate::guard::stop_requested()) {
-        (Err(e), Some(signal)) if !e.is_broken_pipe() && !matches!(e, Error::Stopped { .. }) => Err(Error::Stopped {
+        (Err(e), Some(signal)) if !matches!(e, Error::Stopped { .. }) => Err(Error::Stopped {
             status: 128 + signal,
             message: Some(format!(
                 "interrupted (signal {signal}) after the input ended, while writing the \

@@ -155,6 +155,16 @@ mod tests {
     use super::*;
     use crate::graph::adjacency::tests::random_graph;
 
+    /// A memory budget leaves half of itself to the searches running at once.
+    #[test]
+    fn a_budget_bounds_the_threads() {
+        let threads = |budget| ClusterOptions::default().on_threads(8, budget).threads;
+        assert_eq!(threads(256 << 20), 1);
+        assert_eq!(threads(1 << 30), 4);
+        assert_eq!(threads(0), 8);
+        assert_eq!(ClusterOptions::default().on_threads(0, 0).threads, 1);
+    }
+
     /// Every thread count gives each component the answer one thread gives it.
     #[test]
     fn the_parts_do_not_depend_on_the_thread_count() {
@@ -173,12 +183,6 @@ mod tests {
             };
             let one = summary(1);
             assert!(one.iter().any(Option::is_some), "seed {seed}: no component");
-            assert_eq!(
-                ClusterOptions::default().on_threads(8, 256 << 20).threads,
-                1
-            );
-            assert_eq!(ClusterOptions::default().on_threads(8, 1 << 30).threads, 4);
-            assert_eq!(ClusterOptions::default().on_threads(8, 0).threads, 8);
             for threads in [2, 3, 8] {
                 assert_eq!(summary(threads), one, "seed {seed}, {threads} threads");
             }
