@@ -74,6 +74,21 @@ impl Stdout {
     }
 }
 
+/// Standard output for a table (Parquet, an Arrow stream, rows as JSON) written there: a
+/// file of its own (a duplicate of descriptor 1) that the table writer's encoder thread
+/// owns. Its writes block as long as the reader takes: a stopped run still ends the table
+/// with its footer, which a [`Stdout::stoppable`] write would give up on.
+pub fn for_table() -> std::io::Result<Box<dyn Write + Send>> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: dup returns a new descriptor this process owns, or -1.
+    let fd = unsafe { libc::dup(1) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a fresh descriptor owned by nothing else.
+    Ok(Box::new(unsafe { std::fs::File::from_raw_fd(fd) }))
+}
+
 impl Default for Stdout {
     fn default() -> Self {
         Stdout::new()

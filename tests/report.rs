@@ -142,6 +142,31 @@ fn the_report_command_prints_the_page_of_drop_dups() {
 }
 
 #[test]
+fn the_report_command_of_a_table_prints_the_page_alone() {
+    // A Parquet input's kept rows are a table, which the filter writes to standard output:
+    // `report` prints the page there instead, and nothing else.
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let (ids, texts) = crate::util::sample_rows();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+        ("text", Arc::new(StringArray::from(texts)) as ArrayRef),
+    ])
+    .unwrap();
+    let dir = Scratch::new("table");
+    let input = dir.path().join("sample.parquet");
+    let file = std::fs::File::create(&input).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let printed = neardup(&["report", input.to_str().unwrap()], b"").ok();
+    let page = printed.out();
+    assert!(page.starts_with("<!DOCTYPE html>"), "{}", &page[..page.len().min(80)]);
+    assert!(!page.contains("PAR1"), "a Parquet table beside the page");
+    assert!(page.trim_end().ends_with("</html>"), "the page ends the output");
+}
+
+#[test]
 fn a_report_where_it_cannot_be_written_or_does_not_apply() {
     let run = neardup(&["--report", "/nonexistent-dir/r.html", SAMPLE], b"");
     assert_eq!(run.code, 1, "{}", run.stderr);

@@ -249,7 +249,10 @@ impl FilterArgs {
     #[cfg(feature = "cli")]
     pub fn run(self, common: CommonArgs) -> Result<()> {
         let (config, job) = self.settings(common)?;
-        run_prepared(&Prepared::new(config)?, &job)
+        run_prepared(
+            &Prepared::new(config)?.with_standard_output(crate::stdout::for_table),
+            &job,
+        )
     }
 }
 

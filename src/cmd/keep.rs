@@ -83,7 +83,8 @@ pub fn write_survivors<W: Write>(
             false,
             &config.read.field,
         )
-        .row_groups_of(config.memory.row_group_bytes());
+        .row_groups_of(config.memory.row_group_bytes())
+        .standard_output(Some(crate::stdout::for_table));
         out = out.with_table(table);
     }
     let mut reader = LineReader::new(inputs, config.read.format)

@@ -27,7 +27,8 @@ impl ReportArgs {
             ..FilterJob::default()
         });
         let config = self.common.config(self.input)?.validate()?;
-        let prepared = Prepared::new(config)?;
+        // The page is this command's output: the rows a columnar input keeps are not.
+        let prepared = Prepared::new(config)?.with_standard_output(|| Ok(Box::new(std::io::sink())));
         let config = &prepared.config;
         let inputs = crate::input::Input::open_all(&config.inputs, config.read.decompress)?;
         let mut stderr = super::util::diagnostics();

@@ -52,6 +52,9 @@ impl SignArgs {
             format: self.format,
             values: self.signature,
         });
-        super::filter::run_prepared(&Prepared::new(self.config()?)?, &job)
+        super::filter::run_prepared(
+            &Prepared::new(self.config()?)?.with_standard_output(crate::stdout::for_table),
+            &job,
+        )
     }
 }

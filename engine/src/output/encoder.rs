@@ -24,7 +24,29 @@ pub(super) enum Writer {
 
 /// Where the table goes: standard output, or a temporary file renamed over its target.
 pub(super) struct Sink {
-    pub(super) out: BufWriter<File>,
+    pub(super) out: BufWriter<Out>,
+}
+
+/// Where a table's bytes go: a file the table writer opened (a temporary renamed at the
+/// end, or a device), or the caller's standard output ([`super::table::StandardOutput`]).
+pub(super) enum Out {
+    File(File),
+    Given(Box<dyn Write + Send>),
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Out::File(f) => f.write(buf),
+            Out::Given(w) => w.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Out::File(f) => f.flush(),
+            Out::Given(w) => w.flush(),
+        }
+    }
 }
 
 impl Write for Sink {

@@ -14,7 +14,7 @@
 //! rows written in both cases.
 
 use super::Verdict;
-use super::encoder::{Encoder, Sink, Writer, arrow_error, parquet_error};
+use super::encoder::{Encoder, Out, Sink, Writer, arrow_error, parquet_error};
 pub use crate::config::Compression;
 use crate::error::{Error, Result};
 use crate::input::DocId;
@@ -22,10 +22,14 @@ use crate::memory::MAX_ROW_GROUP_BYTES;
 use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
 use arrow_array::{ArrayRef, BooleanArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
+
+/// Opens the caller's standard output for a table written there (no `-o FILE`): the
+/// process' descriptors are the caller's to hand out, so the engine opens none itself. A
+/// table with no path and no standard output given is refused when it opens.
+pub type StandardOutput = fn() -> std::io::Result<Box<dyn Write + Send>>;
 
 /// How rows are encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +70,8 @@ pub struct TableWriter {
     target: Option<(PathBuf, PathBuf)>,
     /// `-o FILE` of a device or FIFO, written directly.
     direct: Option<PathBuf>,
+    /// Standard output, for a table with no path ([`StandardOutput`]).
+    stdout: Option<StandardOutput>,
     /// The encoder thread, once the first batch gave the schema.
     writer: Option<Encoder>,
     /// CPU nanoseconds the encoder thread spent, once it ended.
@@ -111,6 +117,7 @@ impl TableWriter {
             text_path: field.split('.').map(str::to_string).collect(),
             target,
             direct,
+            stdout: None,
             writer: None,
             encoder_cpu: 0,
             schema: None,
@@ -121,6 +128,12 @@ impl TableWriter {
             replace: false,
             projection: None,
         }
+    }
+
+    /// A table with no path goes to the standard output `open` gives.
+    pub fn standard_output(mut self, open: Option<StandardOutput>) -> TableWriter {
+        self.stdout = open;
+        self
     }
 
     /// Parquet: ends a row group at `bytes` of encoded data (the group in progress is held
@@ -303,14 +316,23 @@ impl TableWriter {
                     )
                 })?;
                 *temp = path;
-                file
+                Out::File(file)
             }
-            None => match &self.direct {
-                Some(path) => std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(|e| Error::io(format!("opening {}", path.display()), e))?,
-                None => stdout_file()?,
+            None => match (&self.direct, self.stdout) {
+                (Some(path), _) => Out::File(
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(path)
+                        .map_err(|e| Error::io(format!("opening {}", path.display()), e))?,
+                ),
+                (None, Some(open)) => {
+                    Out::Given(open().map_err(|e| Error::io("opening standard output", e))?)
+                }
+                (None, None) => {
+                    return Err(Error::Usage(
+                        "a table is written to a file here: give an output path".into(),
+                    ));
+                }
             },
         };
         let sink = Sink {
@@ -404,10 +426,13 @@ impl TableWriter {
         };
         sink.flush().map_err(|e| Error::io("writing output", e))?;
         if let Some((target, temp)) = self.target.take() {
-            let file = sink
+            let Out::File(file) = sink
                 .out
                 .into_inner()
-                .map_err(|e| Error::io("writing output", e.into_error()))?;
+                .map_err(|e| Error::io("writing output", e.into_error()))?
+            else {
+                return Err(Error::Internal("a table's target written elsewhere".into()));
+            };
             file.sync_all()
                 .map_err(|e| Error::io(format!("writing {}", target.display()), e))?;
             std::fs::rename(&temp, &target).map_err(|e| {
@@ -449,17 +474,4 @@ impl Drop for TableWriter {
             let _ = std::fs::remove_file(temp);
         }
     }
-}
-
-/// Standard output as a file of its own (a duplicate of descriptor 1), written through a
-/// buffer of the table writer's.
-fn stdout_file() -> Result<File> {
-    use std::os::fd::FromRawFd;
-    // SAFETY: dup returns a new descriptor this process owns, or -1.
-    let fd = unsafe { libc::dup(1) };
-    if fd < 0 {
-        return Err(Error::io("writing output", std::io::Error::last_os_error()));
-    }
-    // SAFETY: `fd` is a fresh descriptor owned by nothing else.
-    Ok(unsafe { File::from_raw_fd(fd) })
 }

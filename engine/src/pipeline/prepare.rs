@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::input::columnar::{self, Columns};
 use crate::input::{BadLines, Batch, Input, Source};
 use crate::job::Job;
-use crate::output::table::Encoding;
+use crate::output::table::{Encoding, StandardOutput};
 use crate::sketch::weights::{IdfTable, settings_of};
 use crate::state::Saved;
 use crate::text::shingle::{Shingler, StopWords};
@@ -35,6 +35,9 @@ pub struct Prepared {
     pub idf: Option<Arc<IdfTable>>,
     /// `‹state›`: the lock that makes this run its file's one writer ([`load_state`]).
     pub state_lock: Option<Arc<crate::state::Lock>>,
+    /// Where a table with no output path goes ([`Prepared::with_standard_output`]); with
+    /// none, such a table is refused.
+    pub standard_output: Option<StandardOutput>,
 }
 
 /// The verification settings of a run: its threshold, `‹verify›` chain and what a word is.
@@ -224,7 +227,15 @@ impl Prepared {
             stopwords,
             idf: None,
             state_lock: None,
+            standard_output: None,
         })
+    }
+
+    /// A table output with no path (Parquet, Arrow or rows as JSON on standard output) is
+    /// written to what `open` gives: the binary hands its descriptor 1 here.
+    pub fn with_standard_output(mut self, open: StandardOutput) -> Prepared {
+        self.standard_output = Some(open);
+        self
     }
 
     /// The run's shingler (its kind, length, seed and stop words); `bag` as given.

@@ -125,6 +125,7 @@ pub(super) fn run_inner<W: Write, D: Notes>(
                 )
                 .row_groups_of(config.memory.row_group_bytes())
                 .replacing_annotations(config.run.replace_annotations)
+                .standard_output(prepared.standard_output)
             });
             LineReader::new(inputs, config.read.format)
                 .columns(crate::input::columnar::Columns {
