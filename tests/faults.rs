@@ -500,3 +500,68 @@ fn a_signal_while_a_graph_is_written_ends_it_at_a_whole_line() {
         );
     }
 }
+
+/// A signal while `clusters --keep` writes its survivors as a Parquet table on standard
+/// output (its second read): the table ends with its footer over the rows written so far,
+/// readable, and the exit status says which signal.
+#[test]
+fn a_signal_while_survivors_are_written_as_a_table_ends_it_with_its_footer() {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let n = 40_000;
+    let mut words = crate::util::Words::new(11);
+    let texts: Vec<String> = (0..n).map(|_| words.doc(40).join(" ")).collect();
+    let batch = RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(Int64Array::from_iter_values(1..=n)) as ArrayRef,
+        ),
+        ("text", Arc::new(StringArray::from(texts)) as ArrayRef),
+    ])
+    .unwrap();
+    let input = temp_path("keep-signal.parquet");
+    let file = std::fs::File::create(&input).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let mut cmd = bin();
+    // A small budget: row groups of about 1 MiB, so the table starts early.
+    cmd.args(["clusters", "--keep", "first", "-q", "--max-memory", "64M"])
+        .arg(&input);
+    let mut child = spawn_piped(&mut cmd);
+    drop(child.stdin.take());
+    // The first row group: the groups are made, the survivors are being written, and the
+    // rest waits for us (the pipe is full).
+    let mut stdout = child.stdout.take().unwrap();
+    let mut got = vec![0u8; 4096];
+    stdout.read_exact(&mut got).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    stdout.read_to_end(&mut got).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(128 + libc::SIGTERM), "{stderr}");
+    assert!(stderr.contains("interrupted (signal 15)"), "{stderr}");
+    let written = temp_path("keep-signal-out.parquet");
+    std::fs::write(&written, &got).unwrap();
+    let table = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(&written).unwrap(),
+    )
+    .expect("a table with its footer")
+    .build()
+    .unwrap();
+    let mut ids = Vec::new();
+    for b in table {
+        let b = b.unwrap();
+        let col = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+        ids.extend(col.values().iter().copied());
+    }
+    // Every document is a group of its own: the survivors are the first rows, in order.
+    assert!(
+        !ids.is_empty() && ids.len() < n as usize,
+        "{} rows",
+        ids.len()
+    );
+    assert_eq!(ids, (1..=ids.len() as i64).collect::<Vec<_>>());
+}

@@ -161,9 +161,16 @@ fn the_report_command_of_a_table_prints_the_page_alone() {
     w.close().unwrap();
     let printed = neardup(&["report", input.to_str().unwrap()], b"").ok();
     let page = printed.out();
-    assert!(page.starts_with("<!DOCTYPE html>"), "{}", &page[..page.len().min(80)]);
+    assert!(
+        page.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &page[..page.len().min(80)]
+    );
     assert!(!page.contains("PAR1"), "a Parquet table beside the page");
-    assert!(page.trim_end().ends_with("</html>"), "the page ends the output");
+    assert!(
+        page.trim_end().ends_with("</html>"),
+        "the page ends the output"
+    );
 }
 
 #[test]
