@@ -52,8 +52,8 @@ const DOCUMENT_SHARE: usize = 32;
 /// share (measured: long rows written back as zstd Parquet held 35 MiB more than their lines
 /// under 64 MiB; a table of ordinary text 20 MiB more under 48 MiB).
 const COLUMNAR_RESERVE: usize = 24 << 20;
-/// Parquet output: the encoded bytes of a row group without a budget (it is held in memory
-/// until then), and the most under one.
+/// Parquet output: the uncompressed (Arrow) bytes of a row group without a budget (its rows
+/// and pages are held in memory until it is written), and the most under one.
 pub(crate) const MAX_ROW_GROUP_BYTES: usize = 16 << 20;
 
 /// `bytes` in binary units as messages and the report show them: `512 bytes`, `48 MiB`,
@@ -206,13 +206,27 @@ impl MemorySettings {
             .max(MIN_WINDOW.min(self.max_memory))
     }
 
-    /// Parquet output: the encoded bytes at which a row group ends (it is held until then).
+    /// Parquet output: the Arrow bytes at which a row group ends (it is held until written).
     /// A 64th of `--max-memory`, between 1 and 16 MiB: row groups large enough for readers,
     /// within the part of the budget [`COLUMNAR_RESERVE`] leaves them.
     pub fn row_group_bytes(&self) -> usize {
         match self.max_memory {
             0 => MAX_ROW_GROUP_BYTES,
             budget => (budget / 64).clamp(1 << 20, MAX_ROW_GROUP_BYTES),
+        }
+    }
+
+    /// Parquet output: the row groups encoded at once on a run of `threads` threads. A
+    /// group's thread is one more beside the signing threads, so half of them at most (on
+    /// two cores one, which keeps pace beside the others). Each group holds its rows and
+    /// pages ([`MemorySettings::row_group_bytes`] and about as much again) until it is
+    /// written, so a budget gives them at most a 32nd of itself: under a budget below 2 GiB
+    /// one group at a time, as [`COLUMNAR_RESERVE`] was measured with.
+    pub fn row_groups_at_once(&self, threads: usize) -> usize {
+        let most = (threads / 2).max(1);
+        match self.max_memory {
+            0 => most,
+            budget => (budget / (64 * self.row_group_bytes())).clamp(1, most),
         }
     }
 
@@ -273,6 +287,28 @@ mod tests {
             spill_cache: None,
             max_disk: 0,
             columnar: false,
+        }
+    }
+
+    #[test]
+    fn row_groups_encoded_at_once_stay_in_a_32nd_of_the_budget() {
+        let mib = 1usize << 20;
+        let under = |budget: usize| MemorySettings {
+            max_memory: budget,
+            ..MemorySettings::default()
+        };
+        assert_eq!(under(0).row_groups_at_once(8), 4);
+        assert_eq!(under(0).row_groups_at_once(0), 1);
+        assert_eq!(under(0).row_groups_at_once(2), 1);
+        for budget in [48 * mib, 64 * mib, 256 * mib, 1024 * mib, 2047 * mib] {
+            assert_eq!(under(budget).row_groups_at_once(16), 1, "{budget}");
+        }
+        assert_eq!(under(4096 * mib).row_groups_at_once(16), 4);
+        assert_eq!(under(4096 * mib).row_groups_at_once(4), 2);
+        for budget in [64 * mib, 512 * mib, 4096 * mib, 12 << 30] {
+            let m = under(budget);
+            let held = m.row_groups_at_once(64) * 2 * m.row_group_bytes();
+            assert!(held <= budget / 32, "{budget}: {held}");
         }
     }
 

@@ -84,6 +84,7 @@ pub fn write_survivors<W: Write>(
             &config.read.field,
         )
         .row_groups_of(config.memory.row_group_bytes())
+        .encoding_on(config.memory.row_groups_at_once(config.worker_threads()))
         .standard_output(Some(crate::stdout::for_table));
         out = out.with_table(table);
     }

@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 
 /// A table's writer, of one of the encodings.
 pub(super) enum Writer {
-    Parquet(parquet::arrow::ArrowWriter<Sink>),
+    Parquet(super::row_groups::RowGroups),
     Arrow(arrow_ipc::writer::StreamWriter<Sink>),
     Jsonl(arrow_json::LineDelimitedWriter<Sink>),
 }
@@ -59,16 +59,10 @@ impl Write for Sink {
 }
 
 impl Writer {
-    /// Writes `batch`; a Parquet row group ends once it holds `row_group_bytes` encoded.
-    fn write(&mut self, batch: &RecordBatch, row_group_bytes: usize) -> Result<()> {
+    /// Writes `batch` (Parquet: into the row group being gathered).
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         match self {
-            Writer::Parquet(w) => {
-                w.write(batch).map_err(|e| parquet_error(&e))?;
-                if w.in_progress_size() >= row_group_bytes {
-                    w.flush().map_err(|e| parquet_error(&e))?;
-                }
-                Ok(())
-            }
+            Writer::Parquet(w) => w.write(batch),
             Writer::Arrow(w) => w.write(batch).map_err(|e| arrow_error(&e)),
             Writer::Jsonl(w) => w.write(batch).map_err(|e| arrow_error(&e)),
         }
@@ -102,8 +96,8 @@ pub(super) struct Encoder {
 }
 
 impl Encoder {
-    /// Starts the thread that writes with `writer` (row groups of `row_group_bytes`).
-    pub(super) fn start(mut writer: Writer, row_group_bytes: usize) -> Result<Encoder> {
+    /// Starts the thread that writes with `writer`.
+    pub(super) fn start(mut writer: Writer) -> Result<Encoder> {
         let (to, from) = bounded::<Job>(1);
         let cpu = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let spent = cpu.clone();
@@ -111,7 +105,7 @@ impl Encoder {
             .name("neardup-encoder".into())
             .spawn(move || {
                 let written = from.iter().try_for_each(|job| match job {
-                    Job::Rows(batch) => writer.write(&batch, row_group_bytes),
+                    Job::Rows(batch) => writer.write(&batch),
                     Job::Flush => writer.flush(),
                 });
                 spent.store(

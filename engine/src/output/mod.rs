@@ -7,6 +7,7 @@
 //! and a closed pipe surfaces as `BrokenPipe`, which the binary turns into a quiet exit.
 
 mod encoder;
+mod row_groups;
 pub mod table;
 
 use crate::config::{InputFormat, PairsFormat};

@@ -14,7 +14,7 @@
 //! rows written in both cases.
 
 use super::Verdict;
-use super::encoder::{Encoder, Out, Sink, Writer, arrow_error, parquet_error};
+use super::encoder::{Encoder, Out, Sink, Writer, arrow_error};
 pub use crate::config::Compression;
 use crate::error::{Error, Result};
 use crate::input::DocId;
@@ -42,8 +42,9 @@ pub enum Encoding {
     Jsonl,
 }
 
-/// Parquet row groups end at this many rows or at [`TableWriter::row_groups_of`] bytes of
-/// encoded data, whichever comes first: large enough for readers to skip and decode well.
+/// Parquet row groups end at this many rows or after the batch that brings them to
+/// [`TableWriter::row_groups_of`] bytes of Arrow data, whichever comes first: large enough
+/// for readers to skip and decode well.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
 
 /// The annotation columns of the rows marked in a batch.
@@ -81,8 +82,10 @@ pub struct TableWriter {
     marked: Vec<bool>,
     notes: Annotations,
     rows_written: u64,
-    /// Parquet: the encoded bytes at which the row group in progress is written.
+    /// Parquet: the Arrow bytes of rows at which a row group ends.
     row_group_bytes: usize,
+    /// Parquet: the row groups encoded at once, each on a thread of its own.
+    encoding_threads: usize,
     /// `--replace-annotations`: the input's own `neardup_*` columns are left out, and the
     /// new ones written (else such a column is refused).
     replace: bool,
@@ -125,6 +128,7 @@ impl TableWriter {
             notes: Annotations::default(),
             rows_written: 0,
             row_group_bytes: MAX_ROW_GROUP_BYTES,
+            encoding_threads: 1,
             replace: false,
             projection: None,
         }
@@ -136,10 +140,18 @@ impl TableWriter {
         self
     }
 
-    /// Parquet: ends a row group at `bytes` of encoded data (the group in progress is held
-    /// in memory until then), instead of [`MAX_ROW_GROUP_BYTES`].
+    /// Parquet: ends a row group after the batch that brings its rows to `bytes` of Arrow
+    /// data (a group is held in memory until it is encoded and written), instead of
+    /// [`MAX_ROW_GROUP_BYTES`].
     pub fn row_groups_of(mut self, bytes: usize) -> TableWriter {
         self.row_group_bytes = bytes.max(1);
+        self
+    }
+
+    /// Parquet: encodes up to `threads` row groups at once, each on a thread of its own
+    /// (1 by default). The file is the same bytes whatever the number.
+    pub fn encoding_on(mut self, threads: usize) -> TableWriter {
+        self.encoding_threads = threads.max(1);
         self
     }
 
@@ -359,7 +371,6 @@ impl TableWriter {
                         texts,
                         parquet::file::properties::EnabledStatistics::None,
                     )
-                    .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
                     .set_created_by(format!("neardup {}", env!("CARGO_PKG_VERSION")))
                     // The input's key–value metadata, where readers look for it (the Arrow
                     // schema written beside it carries it too).
@@ -373,10 +384,13 @@ impl TableWriter {
                             .collect(),
                     ))
                     .build();
-                Writer::Parquet(
-                    parquet::arrow::ArrowWriter::try_new(sink, schema.clone(), Some(props))
-                        .map_err(|e| parquet_error(&e))?,
-                )
+                Writer::Parquet(super::row_groups::RowGroups::new(
+                    sink,
+                    &schema,
+                    props,
+                    (ROW_GROUP_ROWS, self.row_group_bytes),
+                    self.encoding_threads,
+                )?)
             }
             Encoding::Arrow => Writer::Arrow(
                 arrow_ipc::writer::StreamWriter::try_new(sink, &schema)
@@ -384,7 +398,7 @@ impl TableWriter {
             ),
             Encoding::Jsonl => Writer::Jsonl(arrow_json::LineDelimitedWriter::new(sink)),
         };
-        self.writer = Some(Encoder::start(writer, self.row_group_bytes)?);
+        self.writer = Some(Encoder::start(writer)?);
         self.schema = Some(schema);
         Ok(())
     }
@@ -414,7 +428,11 @@ impl TableWriter {
         let (writer, cpu) = self.writer.take().expect("opened").finish()?;
         self.encoder_cpu += cpu;
         let mut sink = match writer {
-            Writer::Parquet(w) => w.into_inner().map_err(|e| parquet_error(&e))?,
+            Writer::Parquet(w) => {
+                let (sink, cpu) = w.finish()?;
+                self.encoder_cpu += cpu;
+                sink
+            }
             Writer::Arrow(mut w) => {
                 w.finish().map_err(|e| arrow_error(&e))?;
                 w.into_inner().map_err(|e| arrow_error(&e))?

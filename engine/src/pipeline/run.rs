@@ -124,6 +124,7 @@ pub(super) fn run_inner<W: Write, D: Notes>(
                     &config.read.field,
                 )
                 .row_groups_of(config.memory.row_group_bytes())
+                .encoding_on(config.memory.row_groups_at_once(threads))
                 .replacing_annotations(config.run.replace_annotations)
                 .standard_output(prepared.standard_output)
             });
