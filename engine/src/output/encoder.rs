@@ -1,6 +1,7 @@
 //! A table output's encoder, on a thread of its own: the in-order thread hands it each
 //! batch's rows to write and goes on deciding, while Parquet pages are encoded and
-//! compressed (or an Arrow stream's or JSON's batches written) beside it.
+//! compressed (each row group on a thread of its own, `row_groups.rs`) or an Arrow stream's
+//! or JSON's batches written beside it.
 //!
 //! The hand-over holds one batch ([`Encoder::write`] waits while the encoder is a batch
 //! behind), so memory stays within the budget's share for a table output. A failed write
