@@ -207,3 +207,117 @@ fn encode(
         .map(|w| w.close().map_err(|e| parquet_error(&e)))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::encoder::Out;
+    use arrow_array::{ArrayRef, Int64Array, StringArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use std::sync::Mutex;
+
+    /// A writer into a buffer the test keeps.
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Batches of `sizes` rows, numbered on from 0, with texts of varied lengths.
+    fn batches(sizes: &[usize]) -> Vec<RecordBatch> {
+        let mut next = 0i64;
+        sizes
+            .iter()
+            .map(|&n| {
+                let ids: Vec<i64> = (next..next + n as i64).collect();
+                next += n as i64;
+                let texts: Vec<String> = ids
+                    .iter()
+                    .map(|i| "w ".repeat(1 + (*i as usize % 97)))
+                    .collect();
+                RecordBatch::try_from_iter([
+                    ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+                    ("text", Arc::new(StringArray::from(texts)) as ArrayRef),
+                ])
+                .unwrap()
+            })
+            .collect()
+    }
+
+    /// The file `batches` make in groups of `limits` on `threads` threads.
+    fn written(batches: &[RecordBatch], limits: (usize, usize), threads: usize) -> Vec<u8> {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let sink = Sink {
+            out: std::io::BufWriter::new(Out::Given(Box::new(Shared(buffer.clone())))),
+        };
+        let props = parquet::file::properties::WriterProperties::builder().build();
+        let mut groups =
+            RowGroups::new(sink, &batches[0].schema(), props, limits, threads).unwrap();
+        for b in batches {
+            groups.write(b).unwrap();
+        }
+        let (mut sink, _) = groups.finish().unwrap();
+        std::io::Write::flush(&mut sink).unwrap();
+        drop(sink);
+        Arc::try_unwrap(buffer).unwrap().into_inner().unwrap()
+    }
+
+    /// The row counts of the file's groups and its ids in order.
+    fn read(file: Vec<u8>) -> (Vec<i64>, Vec<i64>) {
+        static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = FILES.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "neardup-row-groups-{}-{n}.parquet",
+            std::process::id()
+        ));
+        std::fs::write(&path, file).unwrap();
+        let opened = std::fs::File::open(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        let builder = ParquetRecordBatchReaderBuilder::try_new(opened).unwrap();
+        let groups = (builder.metadata().row_groups().iter())
+            .map(|g| g.num_rows())
+            .collect();
+        let mut ids = Vec::new();
+        for b in builder.build().unwrap() {
+            let b = b.unwrap();
+            let col = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+            ids.extend(col.values().iter().copied());
+        }
+        (groups, ids)
+    }
+
+    #[test]
+    fn the_file_is_the_same_on_any_number_of_threads_and_keeps_the_rows_in_order() {
+        let input = batches(&[1, 700, 0, 2500, 13, 999, 4000, 1]);
+        let total: usize = input.iter().map(RecordBatch::num_rows).sum();
+        // Groups end at 1,000 rows, and after a batch that brings them to 20 KB.
+        let one = written(&input, (1000, 20_000), 1);
+        for threads in [2, 3, 8] {
+            assert_eq!(written(&input, (1000, 20_000), threads), one, "{threads}");
+        }
+        let (groups, ids) = read(one);
+        assert_eq!(ids, (0..total as i64).collect::<Vec<_>>());
+        assert!(groups.len() > 8, "{groups:?}");
+        assert!(groups.iter().all(|&n| n <= 1000), "{groups:?}");
+    }
+
+    #[test]
+    fn a_group_ends_at_its_rows_or_after_the_batch_that_fills_its_bytes() {
+        // Rows alone: 2,500 rows in groups of 1,000.
+        let (groups, _) = read(written(&batches(&[2500]), (1000, usize::MAX), 2));
+        assert_eq!(groups, [1000, 1000, 500]);
+        // Bytes: each batch of 10 rows passes 1 byte, so each ends a group.
+        let (groups, _) = read(written(&batches(&[10, 10, 10]), (1000, 1), 2));
+        assert_eq!(groups, [10, 10, 10]);
+        // No rows: a file with no group.
+        let input = batches(&[0]);
+        let (groups, ids) = read(written(&input, (1000, 1), 2));
+        assert!(groups.is_empty() && ids.is_empty());
+    }
+}
