@@ -27,8 +27,7 @@ impl ReportArgs {
             ..FilterJob::default()
         });
         let config = self.common.config(self.input)?.validate()?;
-        // The page is this command's output: the rows a columnar input keeps are not.
-        let prepared = Prepared::new(config)?.with_standard_output(|| Ok(Box::new(std::io::sink())));
+        let prepared = Prepared::new(config)?;
         let config = &prepared.config;
         let inputs = crate::input::Input::open_all(&config.inputs, config.read.decompress)?;
         let mut stderr = super::util::diagnostics();

@@ -149,7 +149,9 @@ pub fn table_encoding(
         (OutputFormat::Auto, None, None) => OutputFormat::Lines,
         (f, _, _) => f,
     };
-    let rows = job.filters() && *job != Job::Reference;
+    // A report page on standard output (`neardup report`) is the run's output: no rows.
+    let page_out = job.report().is_some_and(|p| p.as_os_str() == "-");
+    let rows = job.filters() && *job != Job::Reference && !page_out;
     let table = matches!(format, OutputFormat::Parquet | OutputFormat::Arrow);
     let name = match format {
         OutputFormat::Parquet => "Parquet",
