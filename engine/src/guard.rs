@@ -164,6 +164,13 @@ pub fn stop_when_exhausted() {
     PROGRAM.store(true, Ordering::Relaxed);
 }
 
+/// Whether the process is ending because memory ran out: the message is written and the
+/// exit is under way ([`out_of_memory`]). Async-signal-safe (one atomic load), for a
+/// program's handler of a C library's abort on another thread meanwhile.
+pub fn stopping_for_memory() -> bool {
+    GATE.load(Ordering::Acquire) == CLOSED
+}
+
 /// Whether this process is the `neardup` program ([`stop_when_exhausted`]), which may take
 /// SIGINT and SIGTERM to stop at a whole line.
 pub(crate) fn is_program() -> bool {
