@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 mod index;
 pub use index::UNSAVED;
 
+use super::chores::Chores;
 use index::Index;
 pub use index::{record_sum, records_path};
 
@@ -95,6 +96,8 @@ pub struct Store {
     base_ram: usize,
     /// Set when the records are an index's (`--state DIR`) rather than a spill file's.
     index: Option<Index>,
+    /// The thread that prepares new segments ahead ([`Store::with_chores`]), if any.
+    chores: Option<Chores>,
 }
 
 /// Records and indexes together may take this many times the store's RAM share before
@@ -132,7 +135,34 @@ impl Store {
             garbage: 0,
             spare: None,
             index,
+            chores: None,
         }
+    }
+
+    /// The store with its new segments prepared on a thread of its own ([`Chores`]), when
+    /// the system gives one.
+    pub(crate) fn with_chores(mut self) -> Store {
+        self.chores = Chores::start();
+        self
+    }
+
+    /// The chores thread, if the store has one.
+    pub(crate) fn chores(&self) -> Option<&Chores> {
+        self.chores.as_ref()
+    }
+
+    /// A buffer for a new segment: one the chores thread prepared if it is ready, else a
+    /// new one (`None` when the memory is not there). The next one is asked for while the
+    /// RAM share has room for it beside the segment being opened, so that a prepared
+    /// buffer is always one the share could hold.
+    fn new_buffer(&mut self) -> Option<Vec<u8>> {
+        let room = self.segments.len().saturating_add(2) <= self.ram_segments();
+        let prepared = (self.chores.as_mut()).and_then(|c| c.segment(self.segment, room));
+        prepared.or_else(|| {
+            let mut b = Vec::new();
+            crate::guard::fallibly(|| b.try_reserve_exact(self.segment)).ok()?;
+            Some(b)
+        })
     }
 
     /// Bytes of evicted records the store still holds.
@@ -249,10 +279,9 @@ impl Store {
         {
             // A new buffer, if the memory is there; else the RAM share ends here (the
             // segments held go on being reused).
-            let mut b = Vec::new();
-            match crate::guard::fallibly(|| b.try_reserve_exact(self.segment)) {
-                Ok(()) => self.spare = Some(b),
-                Err(_) => self.settings.ram = self.segments.len() * self.segment,
+            match self.new_buffer() {
+                Some(b) => self.spare = Some(b),
+                None => self.settings.ram = self.segments.len() * self.segment,
             }
         }
         while self.segments.len() >= self.ram_segments() {
@@ -282,12 +311,9 @@ impl Store {
         }
         let segment = match buffer.or_else(|| self.spare.take()) {
             Some(b) => b,
-            None => {
-                let mut b = Vec::new();
-                crate::guard::fallibly(|| b.try_reserve_exact(self.segment))
-                    .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
-                b
-            }
+            None => self
+                .new_buffer()
+                .ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))?,
         };
         self.segments.push_back(segment);
         Ok(())
@@ -641,14 +667,20 @@ mod tests {
     fn records_read_back_from_ram_and_disk() {
         let dir = std::env::temp_dir().join(format!("neardup-store-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        // Segments of 4,096 bytes, of 4,099 (records cross them at odd places), of 1 MiB.
-        for (spill, ram) in [(false, 0), (true, 0), (true, 4 * 4099), (true, MAX_SEGMENT)] {
+        // Segments of 4,096 bytes, of 4,099 (records cross them at odd places), of 1 MiB;
+        // each with new segments prepared by a chores thread and without.
+        let cases = [(false, 0), (true, 0), (true, 4 * 4099), (true, MAX_SEGMENT)];
+        for ((spill, ram), chores) in cases.into_iter().flat_map(|c| [(c, false), (c, true)]) {
             let mut store = Store::new(StoreSettings {
                 dir: spill.then(|| dir.clone()),
                 ram,
                 disk: 0,
                 index: None,
             });
+            if chores {
+                store = store.with_chores();
+                assert!(store.chores().is_some());
+            }
             let records = records();
             // Every other record written in place: into the newest segment when it fits
             // there, else through the scratch buffer, across segments.

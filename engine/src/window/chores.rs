@@ -1,0 +1,162 @@
+//! Work the window's owner need not wait for, done on a thread of its own
+//! ([`super::Window::with_chores`]), so that the in-order thread keeps only what must be in
+//! order:
+//! - the next record segment's pages, written once before the store needs the segment. The
+//!   kernel zeroes a page at its first write; done by the thread that appends the records,
+//!   that was most of the cost of inserting a document into a window held in RAM;
+//! - inserted documents' buffers, given back to the allocator (they were allocated by the
+//!   signing threads; freeing them is a few allocator calls each).
+//!
+//! Neither changes what the window holds: a prepared segment is an empty buffer like a new
+//! one, and a buffer is freed later rather than at once. So the window, and the output, are
+//! the same with chores or without.
+
+use crossbeam_channel::{Receiver, Sender, TrySendError, bounded};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Documents whose buffers are sent to be freed together (one hand-over for many).
+pub(super) const DISCARDS: usize = 256;
+
+enum Chore {
+    /// A buffer of this many bytes, its pages written.
+    Segment(usize),
+    /// Something to drop.
+    Drop(Box<dyn Send>),
+}
+
+/// The chores thread of one window's store; it ends when this is dropped.
+#[derive(Debug)]
+pub(crate) struct Chores {
+    asks: Sender<Chore>,
+    ready: Receiver<Vec<u8>>,
+    /// A segment was asked for and not taken yet.
+    asked: bool,
+    /// The thread's CPU so far (`--stats`' `cpu_seconds.write`).
+    cpu: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for Chore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Chore::Segment(len) => write!(f, "Segment({len})"),
+            Chore::Drop(_) => f.write_str("Drop"),
+        }
+    }
+}
+
+impl Chores {
+    /// Starts the thread; `None` when the system gives no thread (the owner then does its
+    /// chores itself, as without).
+    pub(crate) fn start() -> Option<Chores> {
+        // A few hand-overs of discarded buffers may wait; past them the owner frees its own.
+        let (asks, chores) = bounded::<Chore>(4);
+        let (done, ready) = bounded::<Vec<u8>>(1);
+        let cpu = Arc::new(AtomicU64::new(0));
+        let spent = Arc::clone(&cpu);
+        std::thread::Builder::new()
+            .name("neardup-chores".into())
+            .spawn(move || {
+                for chore in chores {
+                    match chore {
+                        Chore::Segment(len) => {
+                            let mut buffer = Vec::new();
+                            // Refused, it sends an empty buffer: the store asks for its own
+                            // (and reports the failure in its own terms).
+                            if crate::guard::fallibly(|| buffer.try_reserve_exact(len)).is_ok() {
+                                buffer.resize(len, 0);
+                                buffer.clear();
+                            }
+                            if done.send(buffer).is_err() {
+                                break;
+                            }
+                        }
+                        Chore::Drop(garbage) => drop(garbage),
+                    }
+                    spent.store(crate::cpu::thread_cpu(), Ordering::Relaxed);
+                }
+            })
+            .ok()?;
+        Some(Chores {
+            asks,
+            ready,
+            asked: false,
+            cpu,
+        })
+    }
+
+    /// A buffer of at least `len` bytes' capacity, empty, its pages written, if one asked
+    /// for is ready; asks for the next one when `more` (the store has room for it).
+    pub(super) fn segment(&mut self, len: usize, more: bool) -> Option<Vec<u8>> {
+        let mut taken = None;
+        if self.asked
+            && let Ok(buffer) = self.ready.try_recv()
+        {
+            self.asked = false;
+            taken = Some(buffer).filter(|b| b.capacity() >= len);
+        }
+        if more && !self.asked {
+            self.asked = self.asks.try_send(Chore::Segment(len)).is_ok();
+        }
+        taken
+    }
+
+    /// Drops `garbage` on the chores thread, or here when the thread is behind.
+    pub(super) fn drop_later(&self, garbage: Box<dyn Send>) {
+        match self.asks.try_send(Chore::Drop(garbage)) {
+            Ok(()) => {}
+            Err(TrySendError::Full(chore) | TrySendError::Disconnected(chore)) => drop(chore),
+        }
+    }
+
+    /// The thread's CPU nanoseconds so far.
+    pub(crate) fn cpu(&self) -> u64 {
+        self.cpu.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A segment asked for comes back empty with its capacity; one asked for while another
+    /// waits is not asked twice; dropping the owner ends the thread.
+    #[test]
+    fn segments_come_back_empty_and_one_at_a_time() {
+        let mut chores = Chores::start().expect("a thread");
+        assert!(chores.segment(4096, true).is_none(), "nothing asked yet");
+        let mut got = None;
+        for _ in 0..10_000 {
+            got = chores.segment(4096, false);
+            if got.is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let buffer = got.expect("the asked segment arrives");
+        assert!(buffer.is_empty() && buffer.capacity() >= 4096);
+        // Not asked again (`more` was false): nothing more comes.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(chores.segment(4096, false).is_none());
+        chores.drop_later(Box::new(vec![1u8; 100]));
+        drop(chores);
+    }
+
+    /// A prepared buffer smaller than the length asked now (a segment size that changed) is
+    /// not used.
+    #[test]
+    fn a_buffer_too_small_is_not_used() {
+        let mut chores = Chores::start().expect("a thread");
+        chores.segment(1024, true);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let mut got = None;
+        for _ in 0..10_000 {
+            if !chores.asked {
+                break;
+            }
+            got = chores.segment(8192, false);
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert!(got.is_none());
+    }
+}
