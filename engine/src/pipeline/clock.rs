@@ -16,7 +16,8 @@ pub(crate) enum Stage {
     Speculate,
     /// The in-order loop: deciding, inserting, counting (lines written included).
     Commit,
-    /// Ending batches: a table's rows encoded and written.
+    /// Work beside the commit: a table's rows encoded and written, the window's chores (its
+    /// next record segment's pages written, inserted documents' buffers freed).
     Write,
 }
 

@@ -125,6 +125,12 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 (Window::with_settings(settings), 0, None, Vec::new())
             }
         };
+        // Beside other threads, the window's chores (its next segment's pages, freeing what
+        // it took in) are not the in-order thread's; on one thread they stay there.
+        let window = match config.worker_threads() > 1 {
+            true => window.with_chores(),
+            false => window,
+        };
         // A resumed window that evicts said so in the run that saved it.
         let limit_reported = window.limited().is_some();
         Sequencer {
@@ -209,6 +215,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             (Ok(()), _) => {
                 let finished = self.at.out.finish();
                 self.clock.add(Stage::Write, self.at.out.encoder_cpu());
+                self.clock.add(Stage::Write, self.at.window.chores_cpu());
                 finished
             }
             (Err(_), false) => {
