@@ -340,10 +340,13 @@ impl Collector {
             None => return,
         }
         self.top.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let kept = self.shown_kept(matched);
+        // A large group's later members change nothing shown: its kept document is copied
+        // from the ring once, not at every member.
+        let group = &self.groups[&key];
+        let kept = group.kept.is_none().then(|| self.shown_kept(matched));
         let group = self.groups.get_mut(&key).expect("inserted above");
-        if group.kept.is_none() {
-            group.kept = Some(kept);
+        if kept.is_some() {
+            group.kept = kept;
         }
         if group.members.len() < MEMBERS_SHOWN {
             group.members.push(member);
