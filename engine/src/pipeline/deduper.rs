@@ -118,6 +118,12 @@ impl Deduper {
                 (window, (0, 0))
             }
         };
+        // As the command line's sequencer does: on several threads, the window's chores
+        // are done beside the decisions.
+        let window = match config.worker_threads() > 1 {
+            true => window.with_chores(),
+            false => window,
+        };
         let mut deduper = Deduper {
             window,
             reference_texts: 0,
