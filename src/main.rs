@@ -37,6 +37,14 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
+    // The C library's own allocator serves only its few needs (a thread's TLS destructors,
+    // stdio): one arena for all of them, instead of a 64 MiB range reserved for each thread
+    // that calls it, which under an address-space limit (`ulimit -v`) left less to the run.
+    // SAFETY: a malloc parameter, set before any other thread starts.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
     neardup::guard::stop_when_exhausted();
     sigbus::name_changed_mappings();
     neardup::guard::quiet_caught_panics();

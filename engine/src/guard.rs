@@ -88,15 +88,27 @@ pub(crate) fn begin_write() -> bool {
     }
 }
 
-/// Leaves a write begun with [`begin_write`]: `Some(complete)` when it succeeded, saying
-/// whether it emptied the buffer (then every line decided so far is out) or left the
-/// current line's start behind; `None` when it failed (what is out is as before).
-pub(crate) fn end_write(complete: Option<bool>) {
-    let line = LINE.load(Ordering::Relaxed);
-    match complete {
-        Some(true) => WRITTEN.store(line, Ordering::Relaxed),
-        Some(false) => WRITTEN.store(line.saturating_sub(1), Ordering::Relaxed),
-        None => {}
+/// The input line being decided ([`set_line`]).
+pub(crate) fn line() -> u64 {
+    LINE.load(Ordering::Relaxed)
+}
+
+/// The input line the output is complete up to once `bytes`, the start of what the output
+/// holds of the lines decided so far, are written: the line being decided when they are all
+/// of it, the one before when its start is left behind (an over-long line written in pieces).
+pub(crate) fn complete_up_to(all: bool) -> u64 {
+    match all {
+        true => line(),
+        false => line().saturating_sub(1),
+    }
+}
+
+/// Leaves a write begun with [`begin_write`]: `Some(line)` when it succeeded, the input line
+/// the output is then complete up to ([`complete_up_to`], known when the bytes were made);
+/// `None` when it failed (what is out is as before).
+pub(crate) fn end_write(complete: Option<u64>) {
+    if let Some(line) = complete {
+        WRITTEN.store(line, Ordering::Relaxed);
     }
     let _ = GATE.compare_exchange(WRITING, IDLE, Ordering::Release, Ordering::Relaxed);
 }

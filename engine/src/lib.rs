@@ -103,7 +103,7 @@ use std::io::Write;
 ///
 /// Progress is never shown through this entry point; the binary uses
 /// [`pipeline::run`] with the terminal check.
-pub fn run<W: Write, D: Write>(
+pub fn run<W: Write + Send, D: Write>(
     config: &config::Settings,
     job: &Job,
     inputs: Vec<input::Input>,

@@ -9,6 +9,9 @@
 mod encoder;
 mod row_groups;
 pub mod table;
+mod writer_thread;
+
+pub(crate) use writer_thread::WriterThread;
 
 use crate::config::{InputFormat, PairsFormat};
 use crate::error::{Error, Result};
@@ -44,6 +47,9 @@ impl Verdict<'_> {
     }
 }
 
+/// Bytes of lines buffered before they are written.
+const LINE_BUFFER: usize = 256 << 10;
+
 /// A write buffer that hands its writer whole lines only (a line longer than the buffer
 /// goes out in pieces: nothing else can hold it), each write inside the out-of-memory gate
 /// ([`crate::guard::begin_write`]).
@@ -70,29 +76,11 @@ impl<W: Write> LineBuffer<W> {
     /// Writes `self.buf[..end]` and keeps what was not written (all the rest on success;
     /// on a failure or a stop, from the first byte not written: [`LineBuffer::take_pending`]).
     fn send(&mut self, end: usize) -> std::io::Result<()> {
-        if !crate::guard::begin_write() {
-            // Memory ran out on another thread, which is ending the process.
-            return Err(std::io::Error::from(std::io::ErrorKind::OutOfMemory));
-        }
-        let mut done = 0;
-        let result = match &mut self.inner {
-            Some(inner) => loop {
-                if done == end {
-                    break Ok(());
-                }
-                match inner.write(&self.buf[done..end]) {
-                    Ok(0) => break Err(std::io::ErrorKind::WriteZero.into()),
-                    Ok(n) => done += n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => break Err(e),
-                }
-            },
-            None => {
-                done = end;
-                Ok(())
-            }
+        let complete = crate::guard::complete_up_to(end == self.buf.len());
+        let (done, result) = match &mut self.inner {
+            Some(inner) => write_gated(inner, &self.buf[..end], complete),
+            None => (end, Ok(())),
         };
-        crate::guard::end_write(result.is_ok().then_some(end == self.buf.len()));
         if done > 0 {
             self.mid_line = self.buf[done - 1] != b'\n';
         }
@@ -110,6 +98,34 @@ impl<W: Write> LineBuffer<W> {
     pub(crate) fn ends_mid_line(&self) -> bool {
         self.mid_line
     }
+}
+
+/// Writes `bytes` (whole lines, but for an over-long line's pieces) inside the out-of-memory
+/// gate ([`crate::guard::begin_write`]), which says the output is then complete up to input
+/// line `complete`; returns how many bytes went out, and the error that stopped the rest.
+fn write_gated<W: Write>(
+    inner: &mut W,
+    bytes: &[u8],
+    complete: u64,
+) -> (usize, std::io::Result<()>) {
+    if !crate::guard::begin_write() {
+        // Memory ran out on another thread, which is ending the process.
+        return (0, Err(std::io::ErrorKind::OutOfMemory.into()));
+    }
+    let mut done = 0;
+    let result = loop {
+        if done == bytes.len() {
+            break Ok(());
+        }
+        match inner.write(&bytes[done..]) {
+            Ok(0) => break Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    crate::guard::end_write(result.is_ok().then_some(complete));
+    (done, result)
 }
 
 impl<W: Write> Write for LineBuffer<W> {
@@ -152,9 +168,58 @@ impl<W: Write> Drop for LineBuffer<W> {
     }
 }
 
+/// Where a [`Results`]' lines go: a buffer written on this thread, or the buffer of a
+/// writer thread ([`WriterThread`]).
+enum Lines<W: Write> {
+    Here(LineBuffer<W>),
+    Beside(WriterThread),
+}
+
+impl<W: Write> Lines<W> {
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            Lines::Here(buffer) => buffer.write_all(bytes),
+            Lines::Beside(writer) => writer.write(bytes),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Lines::Here(buffer) => buffer.flush(),
+            Lines::Beside(writer) => writer.flush(),
+        }
+    }
+
+    /// Flushes and gives back the writer written here (the tests read what was written).
+    #[cfg(test)]
+    fn into_inner(self) -> std::io::Result<W> {
+        match self {
+            Lines::Here(buffer) => buffer.into_inner(),
+            Lines::Beside(_) => Err(std::io::Error::other("written by a thread")),
+        }
+    }
+}
+
+/// Where a run's results go: a writer, written on the deciding thread, or a thread that
+/// writes it ([`WriterThread`]).
+pub(crate) enum Sink<W> {
+    Here(W),
+    Beside(WriterThread),
+}
+
+impl<W: Write> Sink<W> {
+    /// `w` written by a thread of `scope` (in hand-overs of the line buffer's size).
+    pub(crate) fn beside<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, w: W) -> Sink<W>
+    where
+        W: Send + 'scope,
+    {
+        Sink::Beside(WriterThread::start(scope, w, LINE_BUFFER))
+    }
+}
+
 /// The buffered result writer.
 pub struct Results<W: Write> {
-    out: LineBuffer<W>,
+    out: Lines<W>,
     scratch: Vec<u8>,
     pairs_format: PairsFormat,
     /// Rows of a columnar input written back as a table ([`table`]), instead of lines.
@@ -165,10 +230,24 @@ impl<W: Write> Results<W> {
     /// Wraps `w` in a 256 KiB buffer.
     pub fn new(w: W, pairs_format: PairsFormat) -> Results<W> {
         Results {
-            out: LineBuffer::new(256 << 10, w),
+            out: Lines::Here(LineBuffer::new(LINE_BUFFER, w)),
             scratch: Vec::with_capacity(4096),
             pairs_format,
             table: None,
+        }
+    }
+
+    /// Results written to `sink`: a writer buffered here ([`Results::new`]) or a writer
+    /// thread's buffer ([`Sink::beside`]).
+    pub(crate) fn of(sink: Sink<W>, pairs_format: PairsFormat) -> Results<W> {
+        match sink {
+            Sink::Here(w) => Results::new(w, pairs_format),
+            Sink::Beside(writer) => Results {
+                out: Lines::Beside(writer),
+                scratch: Vec::with_capacity(4096),
+                pairs_format,
+                table: None,
+            },
         }
     }
 
@@ -425,12 +504,26 @@ impl<W: Write> Results<W> {
     /// The output decided but not written (a closed pipe, a stop): taken, so that nothing
     /// more is written when the output is dropped.
     pub(crate) fn take_pending(&mut self) -> Vec<u8> {
-        self.out.take_pending()
+        match &mut self.out {
+            Lines::Here(buffer) => buffer.take_pending(),
+            Lines::Beside(writer) => writer.take_pending(),
+        }
     }
 
     /// Whether the output written ends part way through a line ([`LineBuffer::ends_mid_line`]).
     pub(crate) fn ends_mid_line(&self) -> bool {
-        self.out.ends_mid_line()
+        match &self.out {
+            Lines::Here(buffer) => buffer.ends_mid_line(),
+            Lines::Beside(writer) => writer.ends_mid_line(),
+        }
+    }
+
+    /// CPU nanoseconds the lines' writer thread spent so far (0 without one).
+    pub(crate) fn writer_cpu(&self) -> u64 {
+        match &self.out {
+            Lines::Here(_) => 0,
+            Lines::Beside(writer) => writer.cpu(),
+        }
     }
 
     /// Writes `bytes` as they are (the output a stopped run left in its state).

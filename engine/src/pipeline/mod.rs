@@ -70,7 +70,7 @@ use std::io::{IsTerminal, Write};
 
 /// Runs `job` with the settings of `prepared` over `inputs`, writing results to `out` and
 /// diagnostics to `diagnostics`.
-pub fn run<W: Write, D: Notes>(
+pub fn run<W: Write + Send, D: Notes>(
     prepared: &Prepared,
     job: &Job,
     inputs: Vec<Input>,
@@ -82,7 +82,7 @@ pub fn run<W: Write, D: Notes>(
 }
 
 /// [`run`], and with `--report` what the page shows ([`crate::report::page`]).
-pub fn run_reporting<W: Write, D: Notes>(
+pub fn run_reporting<W: Write + Send, D: Notes>(
     prepared: &Prepared,
     job: &Job,
     inputs: Vec<Input>,

@@ -44,7 +44,7 @@ pub(super) fn load_reference<D: Notes>(
 
 /// Runs `job` with the settings of `prepared` over `source`: results to `out`, diagnostics
 /// to `diagnostics`; what the run leaves ([`Finished`]).
-pub(super) fn run_inner<W: Write, D: Notes>(
+pub(super) fn run_inner<W: Write + Send, D: Notes>(
     prepared: &Prepared,
     job: &Job,
     source: Source,
@@ -229,6 +229,13 @@ pub(super) fn run_inner<W: Write, D: Notes>(
             },
             table,
             clock,
+        };
+        // On several threads the lines are written on a thread of their own, so that the
+        // in-order commit does not make the system calls; a table's rows have their own.
+        let writes_lines = !matches!(job, Job::Graph(_) | Job::Reference);
+        let out = match threads > 1 && writes_lines && handed.table.is_none() {
+            true => crate::output::Sink::beside(scope, out),
+            false => crate::output::Sink::Here(out),
         };
         let sequencer = Sequencer::new(prepared, job, out, handed);
         let result = sequencer.run(order_rx, diagnostics);

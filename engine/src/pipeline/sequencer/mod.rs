@@ -114,7 +114,12 @@ pub(super) struct Start<'c> {
 }
 
 impl<'c, W: Write> Sequencer<'c, W> {
-    pub(super) fn new(prepared: &'c Prepared, job: &'c Job, out: W, start: Start<'c>) -> Self {
+    pub(super) fn new(
+        prepared: &'c Prepared,
+        job: &'c Job,
+        out: crate::output::Sink<W>,
+        start: Start<'c>,
+    ) -> Self {
         let config = &prepared.config;
         let resumed = (start.saved.as_ref()).map(|s| (s.lines, s.written.unwrap_or(0)));
         let presized = start.saved.is_some();
@@ -142,8 +147,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 config,
                 window,
                 out: match start.table {
-                    Some(table) => Results::new(out, job.format()).with_table(table),
-                    None => Results::new(out, job.format()),
+                    Some(table) => Results::of(out, job.format()).with_table(table),
+                    None => Results::of(out, job.format()),
                 },
                 summary: Summary {
                     resumed,
@@ -215,6 +220,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             (Ok(()), _) => {
                 let finished = self.at.out.finish();
                 self.clock.add(Stage::Write, self.at.out.encoder_cpu());
+                self.clock.add(Stage::Write, self.at.out.writer_cpu());
                 self.clock.add(Stage::Write, self.at.window.chores_cpu());
                 finished
             }
