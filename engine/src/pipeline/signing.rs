@@ -3,12 +3,14 @@
 //! verification needs (fingerprints, weights, text).
 
 use super::prepare::Prepared;
-use crate::config::{InputFormat, VerifyMode, Weights};
+use crate::config::{
+    Config, InputFormat, ReadSettings, SketchSettings, VerifyMode, VerifySettings, Weights,
+};
 use crate::graph::snippet;
 use crate::input::columnar::{RowProblem, Rows};
 use crate::input::{BadLine, Batch, DocId, Extractor, Part};
 use crate::job::Job;
-use crate::sketch::lsh::{LshParams, Sketch, prefix_length, sketch_of};
+use crate::sketch::lsh::{Sketch, prefix_length, sketch_of};
 use crate::sketch::minhash::Signer;
 use crate::sketch::weights::{IdfTable, Weigher};
 use crate::text::normalize::{Normalized, Normalizer};
@@ -83,35 +85,26 @@ pub struct NodeData {
     pub report_whole: Option<Box<str>>,
 }
 
-/// Per-thread state of a signing worker: settings plus reusable scratch buffers.
+/// Per-thread state of a signing worker: the settings of the stages it runs, taken whole,
+/// what the job asks each document to carry, the tools made from them, and scratch buffers.
 pub struct Worker {
+    /// How lines are read (the text and id fields, the line limit).
+    read: ReadSettings,
+    /// The signature and its bands (K, seed, banding).
+    sketch: SketchSettings,
+    /// What verification will compare (the mode, the threshold, text stages).
+    verify: VerifySettings,
+    /// What the job asks each document to carry besides its signature.
+    carry: Carry,
     extractor: Extractor,
-    /// The line limit is the memory budget's ([`crate::input::ReadSettings::budget_limited`]):
-    /// too long a line is "over the memory budget".
-    budget_limited: bool,
-    /// The text and id columns' names, for the bad rows of a columnar input.
-    field: String,
-    id_field: String,
     /// With no `--id-field`: the extractor for batches whose ids are the `id` field.
     by_id: Option<Extractor>,
     normalizer: Normalizer,
     shingler: Shingler,
     signer: Signer,
-    lsh: LshParams,
-    verify: VerifyMode,
-    seed: u64,
-    graph: bool,
-    /// `--report`: each document's snippet goes with it (as a graph node's does).
-    report: bool,
-    block: bool,
-    exact_join: bool,
-    threshold: f64,
-    family: bool,
-    keep_text: bool,
-    snippet_chars: usize,
-    attrs: Vec<Option<Value>>,
     idf: Option<Arc<IdfTable>>,
     weigher: Weigher,
+    attrs: Vec<Option<Value>>,
     normalized: Normalized,
     shingles: Vec<u64>,
     values: Vec<u64>,
@@ -120,6 +113,35 @@ pub struct Worker {
     /// sequencer, with a copy when the two sizes fell in different allocation classes).
     fingerprints: Vec<Fingerprint>,
     fingerprint_weights: Vec<f32>,
+}
+
+/// What a job asks each signed document to carry besides its signature and band keys.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Carry {
+    /// A graph command: the node's snippet (of `snippet_chars`) and `--node-attr` values.
+    graph: bool,
+    snippet_chars: usize,
+    /// `--report`: the text the page shows (as a graph node's snippet is kept).
+    report: bool,
+    /// `--block-by`: the block's key among the band keys.
+    block: bool,
+    /// `--exact`: prefix keys instead of LSH bands.
+    exact_join: bool,
+    /// The filter modes: the family minima (and the report's whole long text).
+    family: bool,
+}
+
+impl Carry {
+    fn of(config: &Config, job: &Job) -> Carry {
+        Carry {
+            graph: job.graph().is_some(),
+            snippet_chars: job.graph().map_or(0, |g| g.snippet_chars),
+            report: job.report().is_some(),
+            block: config.block_by.is_some(),
+            exact_join: config.all_pairs,
+            family: job.filters() && !config.all_pairs,
+        }
+    }
 }
 
 impl Worker {
@@ -136,30 +158,16 @@ impl Worker {
                 .with_attrs(&attrs)
         };
         Worker {
+            read: config.read.clone(),
+            sketch: config.sketch.clone(),
+            verify: config.verify.clone(),
+            carry: Carry::of(config, job),
             extractor: extractor(config.read.id_field.as_deref()),
-            budget_limited: config.read.budget_limited,
-            field: config.read.field.clone(),
-            id_field: config.read.id_field.clone().unwrap_or_default(),
             by_id: (config.read.auto_ids && config.read.id_field.is_none())
                 .then(|| extractor(Some("id"))),
             normalizer: config.text.normalizer,
             shingler: prepared.shingler(config.text.bag),
             signer: Signer::new(config.sketch.num_perm, config.sketch.seed),
-            lsh: config.sketch.lsh,
-            verify: config.verify.mode,
-            seed: config.sketch.seed,
-            graph: job.graph().is_some(),
-            report: job.report().is_some(),
-            block: config.block_by.is_some(),
-            exact_join: config.all_pairs,
-            threshold: config.verify.threshold,
-            family: job.filters() && !config.all_pairs,
-            keep_text: !config.verify.text_stages.is_empty(),
-            snippet_chars: match job.graph() {
-                Some(g) => g.snippet_chars,
-                None => 0,
-            },
-            attrs: Vec::new(),
             idf: match config.sketch.weights {
                 Weights::TfIdf => Some(
                     prepared
@@ -170,6 +178,7 @@ impl Worker {
                 _ => None,
             },
             weigher: Weigher::default(),
+            attrs: Vec::new(),
             normalized: Normalized::default(),
             shingles: Vec::new(),
             values: vec![0; config.sketch.num_perm],
@@ -180,7 +189,7 @@ impl Worker {
 
     /// Processes one line's content.
     pub fn process(&mut self, content: &[u8], format: InputFormat, number: u64) -> Doc {
-        let extracted = if self.graph || self.block {
+        let extracted = if self.carry.graph || self.carry.block {
             self.extractor
                 .extract_with_attrs(content, format, number, &mut self.attrs)
         } else {
@@ -198,11 +207,11 @@ impl Worker {
         if let Err(bad) = self.normalizer.document_into(text, &mut self.normalized) {
             return Doc::Bad(bad);
         }
-        let mut text_hash = xxh3_128_with_seed(&self.normalized.text, self.seed);
+        let mut text_hash = xxh3_128_with_seed(&self.normalized.text, self.sketch.seed);
         // --block-by: the block's hash is mixed into every key, so documents of different
         // blocks never meet in the LSH buckets or the exact index.
-        let block = if self.block {
-            block_hash(self.attrs.pop().flatten().as_ref(), self.seed)
+        let block = if self.carry.block {
+            block_hash(self.attrs.pop().flatten().as_ref(), self.sketch.seed)
         } else {
             0
         };
@@ -212,7 +221,7 @@ impl Worker {
             self.weigher.weigh(&self.shingler, &self.normalized, table);
             self.signer
                 .sign_weighted_into(&self.weigher.groups(), &mut self.values);
-            if self.verify == VerifyMode::Jaccard {
+            if self.verify.mode == VerifyMode::Jaccard {
                 weighted_fingerprints_into(
                     &self.weigher.elements,
                     &self.weigher.weights,
@@ -226,47 +235,50 @@ impl Worker {
         } else {
             self.shingler
                 .shingles_into(&self.normalized, &mut self.shingles);
-            if !self.exact_join {
+            if !self.carry.exact_join {
                 self.signer.sign_into(&self.shingles, &mut self.values);
             }
-            if self.verify == VerifyMode::Jaccard {
+            if self.verify.mode == VerifyMode::Jaccard {
                 fingerprints_into(&self.shingles, &mut self.fingerprints);
                 fingerprints = self.fingerprints.to_vec();
             }
         }
-        let mut band_keys = Vec::with_capacity(self.lsh.bands);
-        if self.exact_join {
+        let mut band_keys = Vec::with_capacity(self.sketch.lsh.bands);
+        if self.carry.exact_join {
             // All-Pairs prefix filter: shingles are sorted by hash, a global order, and two
             // sets with Jaccard ≥ t share an element among their first |x| − ⌈t·|x|⌉ + 1.
             band_keys.extend_from_slice(
-                &self.shingles[..prefix_length(self.shingles.len(), self.threshold)],
+                &self.shingles[..prefix_length(self.shingles.len(), self.verify.threshold)],
             );
         } else {
-            self.lsh.band_keys_into(&self.values, &mut band_keys);
+            self.sketch.lsh.band_keys_into(&self.values, &mut band_keys);
         }
-        if self.block {
+        if self.carry.block {
             for key in &mut band_keys {
                 *key = crate::hash::mix64(*key ^ block);
             }
         }
-        let signature = match self.verify {
+        let signature = match self.verify.mode {
             VerifyMode::None => compact_signature(&self.values),
             _ => Vec::new(),
         };
         let sketch = sketch_of(&self.values);
-        let minima = match self.family {
+        let minima = match self.carry.family {
             true => compact_signature(&self.values),
             false => Vec::new(),
         };
-        let kept_text = self.keep_text.then(|| self.normalized.as_str().into());
-        let node = (self.graph || self.report).then(|| NodeData {
-            snippet: match self.graph {
-                true => snippet(text, self.snippet_chars),
+        let kept_text =
+            (!self.verify.text_stages.is_empty()).then(|| self.normalized.as_str().into());
+        let node = (self.carry.graph || self.carry.report).then(|| NodeData {
+            snippet: match self.carry.graph {
+                true => snippet(text, self.carry.snippet_chars),
                 false => Box::default(),
             },
             // The report folds the few texts it shows itself: here, only a copy.
-            report_text: self.report.then(|| crate::report::cut(text)),
-            report_whole: (self.report && self.family && text.len() > crate::report::HELD_BYTES)
+            report_text: self.carry.report.then(|| crate::report::cut(text)),
+            report_whole: (self.carry.report
+                && self.carry.family
+                && text.len() > crate::report::HELD_BYTES)
                 .then(|| text.into()),
             attrs: std::mem::take(&mut self.attrs).into_boxed_slice(),
             text_bytes: text.len() as u64,
@@ -292,7 +304,7 @@ impl Worker {
     /// offers there ([`super::helpers::Server`]).
     pub(super) fn process_batch(&mut self, batch: &Batch, between: &mut dyn FnMut()) -> Vec<Doc> {
         let mut docs = self.process_lines(batch, between);
-        if self.budget_limited {
+        if self.read.budget_limited {
             for doc in &mut docs {
                 if let Doc::Bad(bad) = doc {
                     *bad = std::mem::replace(bad, BadLine::Empty).over_budget();
@@ -342,15 +354,13 @@ impl Worker {
                 between();
                 match rows.problem(i) {
                     Some(RowProblem::NullText) => {
-                        return Doc::Bad(BadLine::NullField(self.field.clone()));
+                        return Doc::Bad(BadLine::NullField(self.read.field.clone()));
                     }
                     Some(RowProblem::TooLong(n)) => return Doc::Bad(BadLine::TooLong(n)),
                     Some(RowProblem::NullId) => {
                         // Ids read from the default column name it, not the empty setting.
-                        let column = match self.id_field.is_empty() {
-                            true => "id".to_string(),
-                            false => self.id_field.clone(),
-                        };
+                        let named = self.read.id_field.as_deref().filter(|f| !f.is_empty());
+                        let column = named.unwrap_or("id").to_string();
                         return Doc::Bad(BadLine::NullId(column));
                     }
                     None => {}
@@ -424,4 +434,36 @@ pub(super) fn sign_between(
     let docs = worker.process_batch(&batch, between);
     signed.fetch_add(1, Ordering::Relaxed);
     (batch, docs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::{FilterJob, GraphJob};
+
+    /// What each job asks its documents to carry: the filter its family minima, a graph
+    /// its snippets, `--report` the shown text, `--exact` prefix keys, `--block-by` a key.
+    #[test]
+    fn each_job_asks_for_what_it_uses() {
+        let config = Config::default();
+        let filter = Job::Filter(FilterJob::default());
+        let carry = Carry::of(&config, &filter);
+        assert!(carry.family && !carry.graph && !carry.report && !carry.exact_join);
+        let reported = Job::Filter(FilterJob {
+            report: Some("page.html".into()),
+            ..FilterJob::default()
+        });
+        assert!(Carry::of(&config, &reported).report);
+        let graph = Job::Graph(GraphJob::default());
+        let carry = Carry::of(&config, &graph);
+        assert!(carry.graph && !carry.family);
+        assert_eq!(carry.snippet_chars, GraphJob::default().snippet_chars);
+        let exact = Config {
+            all_pairs: true,
+            block_by: Some("site".into()),
+            ..Config::default()
+        };
+        let carry = Carry::of(&exact, &filter);
+        assert!(carry.exact_join && carry.block && !carry.family);
+    }
 }
