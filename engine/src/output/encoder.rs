@@ -9,11 +9,11 @@
 //! [`Encoder::finish`], which waits for every batch handed over and returns the writer for
 //! its footer.
 
+use super::sink::{Sink, arrow_error};
 use crate::error::{Error, Result};
 use arrow_array::RecordBatch;
 use crossbeam_channel::{Sender, bounded};
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::thread::JoinHandle;
 
 /// A table's writer, of one of the encodings.
@@ -21,42 +21,6 @@ pub(super) enum Writer {
     Parquet(super::row_groups::RowGroups),
     Arrow(arrow_ipc::writer::StreamWriter<Sink>),
     Jsonl(arrow_json::LineDelimitedWriter<Sink>),
-}
-
-/// Where the table goes: standard output, or a temporary file renamed over its target.
-pub(super) struct Sink {
-    pub(super) out: BufWriter<Out>,
-}
-
-/// Where a table's bytes go: a file the table writer opened (a temporary renamed at the
-/// end, or a device), or the caller's standard output ([`super::table::StandardOutput`]).
-pub(super) enum Out {
-    File(File),
-    Given(Box<dyn Write + Send>),
-}
-
-impl Write for Out {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Out::File(f) => f.write(buf),
-            Out::Given(w) => w.write(buf),
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            Out::File(f) => f.flush(),
-            Out::Given(w) => w.flush(),
-        }
-    }
-}
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.out.write(buf)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
-    }
 }
 
 impl Writer {
@@ -169,33 +133,4 @@ impl Drop for Encoder {
     fn drop(&mut self) {
         let _ = self.join();
     }
-}
-
-/// A Parquet writer's error as the output's I/O error, keeping the kind of an I/O error
-/// inside it (a closed pipe stays a closed pipe: a quiet exit).
-pub(super) fn parquet_error(e: &parquet::errors::ParquetError) -> Error {
-    let kind = match e {
-        parquet::errors::ParquetError::External(inner) => inner
-            .downcast_ref::<std::io::Error>()
-            .map(std::io::Error::kind),
-        _ => None,
-    };
-    output_error(kind, e)
-}
-
-/// An Arrow writer's error as the output's I/O error, keeping the kind of an I/O error.
-pub(super) fn arrow_error(e: &arrow_schema::ArrowError) -> Error {
-    let kind = match e {
-        arrow_schema::ArrowError::IoError(_, inner) => Some(inner.kind()),
-        _ => None,
-    };
-    output_error(kind, e)
-}
-
-fn output_error(kind: Option<std::io::ErrorKind>, e: &dyn std::fmt::Display) -> Error {
-    let source = match kind {
-        Some(kind) => std::io::Error::new(kind, e.to_string()),
-        None => std::io::Error::other(e.to_string()),
-    };
-    Error::io("writing output", source)
 }

@@ -8,6 +8,7 @@
 
 mod encoder;
 mod row_groups;
+mod sink;
 pub mod table;
 mod writer_thread;
 
@@ -202,18 +203,18 @@ impl<W: Write> Lines<W> {
 
 /// Where a run's results go: a writer, written on the deciding thread, or a thread that
 /// writes it ([`WriterThread`]).
-pub(crate) enum Sink<W> {
+pub(crate) enum Target<W> {
     Here(W),
     Beside(WriterThread),
 }
 
-impl<W: Write> Sink<W> {
+impl<W: Write> Target<W> {
     /// `w` written by a thread of `scope` (in hand-overs of the line buffer's size).
-    pub(crate) fn beside<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, w: W) -> Sink<W>
+    pub(crate) fn beside<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, w: W) -> Target<W>
     where
         W: Send + 'scope,
     {
-        Sink::Beside(WriterThread::start(scope, w, LINE_BUFFER))
+        Target::Beside(WriterThread::start(scope, w, LINE_BUFFER))
     }
 }
 
@@ -237,12 +238,12 @@ impl<W: Write> Results<W> {
         }
     }
 
-    /// Results written to `sink`: a writer buffered here ([`Results::new`]) or a writer
-    /// thread's buffer ([`Sink::beside`]).
-    pub(crate) fn of(sink: Sink<W>, pairs_format: PairsFormat) -> Results<W> {
-        match sink {
-            Sink::Here(w) => Results::new(w, pairs_format),
-            Sink::Beside(writer) => Results {
+    /// Results written to `target`: a writer buffered here ([`Results::new`]) or a writer
+    /// thread's buffer ([`Target::beside`]).
+    pub(crate) fn of(target: Target<W>, pairs_format: PairsFormat) -> Results<W> {
+        match target {
+            Target::Here(w) => Results::new(w, pairs_format),
+            Target::Beside(writer) => Results {
                 out: Lines::Beside(writer),
                 scratch: Vec::with_capacity(4096),
                 pairs_format,

@@ -11,7 +11,7 @@
 //! rows, or after the batch that brings its Arrow data to the group's bytes. So the file is
 //! the same bytes whatever the number of threads.
 
-use super::encoder::{Sink, parquet_error};
+use super::sink::{Sink, parquet_error};
 use crate::error::{Error, Result};
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -211,7 +211,7 @@ fn encode(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::encoder::Out;
+    use crate::output::sink::Out;
     use arrow_array::{ArrayRef, Int64Array, StringArray};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     use std::sync::Mutex;

@@ -14,7 +14,8 @@
 //! rows written in both cases.
 
 use super::Verdict;
-use super::encoder::{Encoder, Out, Sink, Writer, arrow_error};
+use super::encoder::{Encoder, Writer};
+use super::sink::{Out, Sink, arrow_error};
 pub use crate::config::Compression;
 use crate::error::{Error, Result};
 use crate::input::DocId;

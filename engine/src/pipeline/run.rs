@@ -234,8 +234,8 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
         // in-order commit does not make the system calls; a table's rows have their own.
         let writes_lines = !matches!(job, Job::Graph(_) | Job::Reference);
         let out = match threads > 1 && writes_lines && handed.table.is_none() {
-            true => crate::output::Sink::beside(scope, out),
-            false => crate::output::Sink::Here(out),
+            true => crate::output::Target::beside(scope, out),
+            false => crate::output::Target::Here(out),
         };
         let sequencer = Sequencer::new(prepared, job, out, handed);
         let result = sequencer.run(order_rx, diagnostics);

@@ -117,7 +117,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
     pub(super) fn new(
         prepared: &'c Prepared,
         job: &'c Job,
-        out: crate::output::Sink<W>,
+        out: crate::output::Target<W>,
         start: Start<'c>,
     ) -> Self {
         let config = &prepared.config;
