@@ -120,10 +120,7 @@ impl Deduper {
         };
         // As the command line's sequencer does: on several threads, the window's chores
         // are done beside the decisions.
-        let window = match config.worker_threads() > 1 {
-            true => window.with_chores(),
-            false => window,
-        };
+        let window = window.with_chores(config.worker_threads());
         let mut deduper = Deduper {
             window,
             reference_texts: 0,

@@ -16,7 +16,33 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Documents whose buffers are sent to be freed together (one hand-over for many).
-pub(super) const DISCARDS: usize = 256;
+const DISCARDS: usize = 256;
+
+impl super::Window {
+    /// The window with its chores done on a thread of its own when the run has `threads`
+    /// of them, two or more (on one, they stay on it); it holds and answers the same. Call
+    /// after [`super::Window::with_store`].
+    pub(crate) fn with_chores(mut self, threads: usize) -> super::Window {
+        if threads > 1 {
+            let store = std::mem::replace(&mut self.store, super::Store::new(Default::default()));
+            self.store = store.with_chores();
+        }
+        self
+    }
+
+    /// The CPU nanoseconds the window's chores thread used so far (0 without one).
+    pub(crate) fn chores_cpu(&self) -> u64 {
+        self.store.chores().map_or(0, Chores::cpu)
+    }
+
+    /// Frees an inserted document's buffers: on the chores thread, a few hundred at a time,
+    /// when there is one (else here, at once).
+    pub(super) fn discard(&mut self, entry: super::Entry) {
+        if let Some(chores) = self.store.chores_mut() {
+            chores.discard(entry);
+        }
+    }
+}
 
 enum Chore {
     /// A buffer of this many bytes, its pages written.
@@ -32,6 +58,8 @@ pub(crate) struct Chores {
     ready: Receiver<Vec<u8>>,
     /// A segment was asked for and not taken yet.
     asked: bool,
+    /// Inserted documents whose buffers go to the thread to be freed, [`DISCARDS`] at once.
+    discarded: Vec<super::Entry>,
     /// The thread's CPU so far (`--stats`' `cpu_seconds.write`).
     cpu: Arc<AtomicU64>,
 }
@@ -81,6 +109,7 @@ impl Chores {
             asks,
             ready,
             asked: false,
+            discarded: Vec::new(),
             cpu,
         })
     }
@@ -99,6 +128,18 @@ impl Chores {
             self.asked = self.asks.try_send(Chore::Segment(len)).is_ok();
         }
         taken
+    }
+
+    /// Frees `entry`'s buffers on the thread, with a few hundred others.
+    fn discard(&mut self, entry: super::Entry) {
+        if self.discarded.capacity() == 0 {
+            self.discarded.reserve_exact(DISCARDS);
+        }
+        self.discarded.push(entry);
+        if self.discarded.len() >= DISCARDS {
+            let full = std::mem::replace(&mut self.discarded, Vec::with_capacity(DISCARDS));
+            self.drop_later(Box::new(full));
+        }
     }
 
     /// Drops `garbage` on the chores thread, or here when the thread is behind.

@@ -186,9 +186,6 @@ pub struct Window {
     journal: changes::Journal,
     /// What changed since a batch's speculative lookups ([`Window::track_changes`]).
     changed: Option<changed::Changed>,
-    /// Inserted documents whose buffers go to the chores thread to be freed
-    /// ([`Window::with_chores`]).
-    discarded: Vec<Entry>,
 }
 
 /// What a window is made with ([`Window::with_settings`]).
@@ -231,36 +228,6 @@ impl Window {
         self
     }
 
-    /// The window with its chores done on a thread of its own ([`chores`]): the store's next
-    /// segment prepared, inserted documents' buffers freed. For a run on several threads;
-    /// the window holds and answers the same. Call after [`Window::with_store`].
-    pub(crate) fn with_chores(mut self) -> Window {
-        self.store =
-            std::mem::replace(&mut self.store, Store::new(StoreSettings::default())).with_chores();
-        self
-    }
-
-    /// The CPU nanoseconds the window's chores thread used so far (0 without one).
-    pub(crate) fn chores_cpu(&self) -> u64 {
-        self.store.chores().map_or(0, chores::Chores::cpu)
-    }
-
-    /// Frees an inserted document's buffers: on the chores thread, a few hundred at a time,
-    /// when there is one.
-    fn discard(&mut self, entry: Entry) {
-        let Some(chores) = self.store.chores() else {
-            return;
-        };
-        if self.discarded.capacity() == 0 {
-            self.discarded.reserve_exact(chores::DISCARDS);
-        }
-        self.discarded.push(entry);
-        if self.discarded.len() >= chores::DISCARDS {
-            let full = std::mem::replace(&mut self.discarded, Vec::with_capacity(chores::DISCARDS));
-            chores.drop_later(Box::new(full));
-        }
-    }
-
     /// The window `settings` describe.
     pub(crate) fn with_settings(settings: WindowSettings) -> Window {
         Window::new(settings.capacity)
@@ -293,7 +260,6 @@ impl Window {
             bands: usize::MAX,
             journal: changes::Journal::default(),
             changed: None,
-            discarded: Vec::new(),
         }
     }
 

@@ -151,6 +151,11 @@ impl Store {
         self.chores.as_ref()
     }
 
+    /// The chores thread, to hand it work, if the store has one.
+    pub(crate) fn chores_mut(&mut self) -> Option<&mut Chores> {
+        self.chores.as_mut()
+    }
+
     /// A buffer for a new segment: one the chores thread prepared if it is ready, else a
     /// new one (`None` when the memory is not there). The next one is asked for while the
     /// RAM share has room for it beside the segment being opened, so that a prepared

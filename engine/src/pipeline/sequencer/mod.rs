@@ -130,12 +130,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 (Window::with_settings(settings), 0, None, Vec::new())
             }
         };
-        // Beside other threads, the window's chores (its next segment's pages, freeing what
-        // it took in) are not the in-order thread's; on one thread they stay there.
-        let window = match config.worker_threads() > 1 {
-            true => window.with_chores(),
-            false => window,
-        };
+        // On several threads the window's chores are not the in-order thread's.
+        let window = window.with_chores(config.worker_threads());
         // A resumed window that evicts said so in the run that saved it.
         let limit_reported = window.limited().is_some();
         Sequencer {
