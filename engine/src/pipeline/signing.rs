@@ -243,7 +243,13 @@ impl Worker {
                 fingerprints = self.fingerprints.to_vec();
             }
         }
-        let mut band_keys = Vec::with_capacity(self.sketch.lsh.bands);
+        // A filter document's family keys are appended to its band keys when it is
+        // decided, on the in-order thread: room for them here spares that thread a copy.
+        let family_room = match self.carry.family {
+            true => crate::window::MAX_FAMILY_KEYS,
+            false => 0,
+        };
+        let mut band_keys = Vec::with_capacity(self.sketch.lsh.bands + family_room);
         if self.carry.exact_join {
             // All-Pairs prefix filter: shingles are sorted by hash, a global order, and two
             // sets with Jaccard ≥ t share an element among their first |x| − ⌈t·|x|⌉ + 1.

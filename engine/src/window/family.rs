@@ -41,6 +41,14 @@ const MAX_FALLBACKS: usize = 24;
 const PICK: usize = 3;
 const PICKS: u64 = 16;
 
+/// The most family keys a document gets ([`keys_of_fallbacks`]): a small set's own key and
+/// one without each element, or one per order.
+pub(crate) const MAX_FAMILY_KEYS: usize = if PICK + 1 > PICKS as usize {
+    PICK + 1
+} else {
+    PICKS as usize
+};
+
 /// Salt keeping family keys apart from band keys.
 const SALT: u64 = 0x6661_6d69_6c79_6b65;
 

@@ -55,6 +55,7 @@ use crate::sketch::lsh::Sketch;
 use buckets::Buckets;
 use chunked::Chunked;
 pub use family::Family;
+pub(crate) use family::MAX_FAMILY_KEYS;
 pub use limit::Limit;
 pub use lookup::{Lookup, Rest};
 pub use marks::Marks;
