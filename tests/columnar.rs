@@ -520,6 +520,52 @@ fn split_runs_with_state_equal_one_run() {
     assert_eq!(kept, jsonl_ids(&[]));
 }
 
+/// `--checkpoint-every` would record rows as kept that a table written whole at the end
+/// does not keep when the run then fails (a full disk: the file is not put in place): it is
+/// refused with a table file and with Parquet or Arrow on standard output, before any state
+/// or output exists; JSON rows on standard output are lines and checkpoint like lines.
+#[test]
+fn checkpoints_are_refused_where_a_failed_table_would_lose_their_rows() {
+    let (input, _) = sample_parquet("checkpoint.parquet");
+    let input = input.to_str().unwrap();
+    let state = temp_path("checkpoint.state");
+    let out = temp_path("checkpoint-out.parquet");
+    let s = state.to_str().unwrap();
+    let o = out.to_str().unwrap();
+    let cases: [&[&str]; 4] = [
+        &["-o", o],
+        &["--output-format", "parquet"],
+        &["--output-format", "arrow"],
+        &["--output-format", "lines", "-o", o],
+    ];
+    for case in cases {
+        crate::util::remove_state(&state);
+        let _ = std::fs::remove_file(&out);
+        let args = [&["--state", s, "--checkpoint-every", "10", input], case].concat();
+        let run = neardup(&args, b"");
+        assert_eq!(run.code, 2, "{case:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("--checkpoint-every") && run.stderr.contains("table"),
+            "{case:?}: {}",
+            run.stderr
+        );
+        assert!(
+            !state.exists() && !out.exists(),
+            "{case:?}: left files behind"
+        );
+    }
+    crate::util::remove_state(&state);
+    let args = ["-q", "--state", s, "--checkpoint-every", "10", input];
+    let rows = neardup(&[&args[..], &["--output-format", "lines"]].concat(), b"").ok();
+    assert_eq!(
+        rows.stdout,
+        neardup(&["-q", input, "--output-format", "lines"], b"")
+            .ok()
+            .stdout
+    );
+    crate::util::remove_state(&state);
+}
+
 /// Memory does not grow with the file: a file 4× as large, under the same small budget,
 /// peaks within a few MiB of the smaller one (the budget evicts; row groups stream).
 #[test]

@@ -413,6 +413,14 @@ fn every_file_output_on_a_full_disk_ends_whole() {
                             let rows = parquet_rows(&target);
                             assert!(rows.is_some(), "{case}: an unreadable table");
                         }
+                        // A table has no lines: the message says what became of the file.
+                        if stderr.contains("writing output") {
+                            assert!(
+                                stderr.contains("the table is not written")
+                                    && !stderr.contains("whole line"),
+                                "{case}: {stderr}"
+                            );
+                        }
                     }
                     Out::Report => {
                         if target.exists() {

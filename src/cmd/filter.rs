@@ -129,7 +129,8 @@ pub struct FilterArgs {
     pub state: Option<PathBuf>,
 
     /// With --state: also save after every N documents, at the end of the batch that
-    /// reaches N (0: only at the end).
+    /// reaches N (0: only at the end). Refused with a table output (Parquet, Arrow, rows to
+    /// -o FILE), which is written whole at the end.
     #[cfg_attr(
         feature = "cli",
         arg(long, default_value_t = CHECKPOINT_EVERY, value_name = "N", help_heading = "State")

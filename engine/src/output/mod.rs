@@ -263,6 +263,23 @@ impl<W: Write> Results<W> {
         self.table.is_some()
     }
 
+    /// After a failed write, how complete the output is, for its message: lines end at a
+    /// whole line (the input line they are complete up to); a table file written to `path`
+    /// is not left half-written (its temporary is removed, the target left as it was).
+    pub(crate) fn how_complete(&self, path: Option<&std::path::Path>) -> String {
+        match (self.is_table(), path) {
+            (false, _) => format!(
+                "the output ends at a whole line and is complete up to input line {}",
+                crate::guard::written_line()
+            ),
+            (true, Some(path)) => format!(
+                "the table is not written: {} is left as it was",
+                path.display()
+            ),
+            (true, None) => "the table on standard output is cut short".to_string(),
+        }
+    }
+
     /// Writes document `i` of `batch` as it was read: its line, or its row (at the batch's
     /// end, [`Results::end_batch`]).
     pub fn document(&mut self, batch: &Batch, i: usize) -> Result<()> {

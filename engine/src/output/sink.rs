@@ -43,30 +43,30 @@ impl Write for Sink {
     }
 }
 
-/// A Parquet writer's error as the output's I/O error, keeping the kind of an I/O error
-/// inside it (a closed pipe stays a closed pipe: a quiet exit).
+/// A Parquet writer's error as the output's I/O error, keeping the kind and the words of an
+/// I/O error inside it (a closed pipe stays a closed pipe: a quiet exit; a full disk reads
+/// as one, not as the writer's wrapping of it).
 pub(super) fn parquet_error(e: &parquet::errors::ParquetError) -> Error {
-    let kind = match e {
-        parquet::errors::ParquetError::External(inner) => inner
-            .downcast_ref::<std::io::Error>()
-            .map(std::io::Error::kind),
+    let io = match e {
+        parquet::errors::ParquetError::External(inner) => inner.downcast_ref::<std::io::Error>(),
         _ => None,
     };
-    output_error(kind, e)
+    output_error(io, e)
 }
 
-/// An Arrow writer's error as the output's I/O error, keeping the kind of an I/O error.
+/// An Arrow writer's error as the output's I/O error, keeping the kind and the words of an
+/// I/O error.
 pub(super) fn arrow_error(e: &arrow_schema::ArrowError) -> Error {
-    let kind = match e {
-        arrow_schema::ArrowError::IoError(_, inner) => Some(inner.kind()),
+    let io = match e {
+        arrow_schema::ArrowError::IoError(_, inner) => Some(inner),
         _ => None,
     };
-    output_error(kind, e)
+    output_error(io, e)
 }
 
-fn output_error(kind: Option<std::io::ErrorKind>, e: &dyn std::fmt::Display) -> Error {
-    let source = match kind {
-        Some(kind) => std::io::Error::new(kind, e.to_string()),
+fn output_error(io: Option<&std::io::Error>, e: &dyn std::fmt::Display) -> Error {
+    let source = match io {
+        Some(io) => std::io::Error::new(io.kind(), io.to_string()),
         None => std::io::Error::other(e.to_string()),
     };
     Error::io("writing output", source)

@@ -203,6 +203,26 @@ pub fn table_encoding(
             "compresses Parquet output, and this run writes lines (or an Arrow stream)",
         ));
     }
+    // A checkpoint records the rows written so far as kept for good. A table file is put in
+    // place only when the run ends (a failed run leaves its target as it was), and Parquet
+    // or Arrow bytes on standard output are readable only whole (the footer), so a run
+    // failing after a checkpoint would keep the checkpoint and lose the rows before it:
+    // refused, not lost. JSON rows on standard output are lines, kept as written.
+    let whole_only = match encoding {
+        Some(Encoding::Jsonl) => config.run.output.is_some(),
+        Some(_) => true,
+        None => false,
+    };
+    if whole_only && job.state().is_some_and(|s| s.checkpoint_every > 0) {
+        return Err(Error::Usage(
+            "‹checkpoint-every› saves the state while the output is written, and this run's \
+             output is a table written whole when the run ends: a run failing after a \
+             checkpoint would lose the rows before it. Leave it out (‹state› is saved at the \
+             end and on SIGINT or SIGTERM, with the table ended over the same rows), or write \
+             lines to standard output"
+                .into(),
+        ));
+    }
     Ok(encoding)
 }
 

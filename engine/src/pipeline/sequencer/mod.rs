@@ -277,20 +277,18 @@ impl<'c, W: Write> Sequencer<'c, W> {
     }
 
     /// A failed write (a full disk, a file size limit) says how far the output is
-    /// complete: the output writer leaves it at a whole line (the binary's `Stdout` writer).
+    /// complete: lines end at a whole line (the binary's `Stdout` writer); a table file is
+    /// not left half-written (its temporary is removed, its target left as it was).
     fn written_so_far(&self, e: Error) -> Error {
         match e {
             Error::Io { context, source }
                 if context == "writing output"
                     && !source.kind().eq(&std::io::ErrorKind::BrokenPipe) =>
             {
+                let what = (self.at.out).how_complete(self.prepared.config.run.output.as_deref());
+                let line = self.at.lines;
                 Error::io(
-                    format!(
-                        "writing output at input line {} (the output ends at a whole line and \
-                         is complete up to input line {})",
-                        self.at.lines,
-                        crate::guard::written_line()
-                    ),
+                    format!("writing output at input line {line} ({what})"),
                     source,
                 )
             }
