@@ -370,6 +370,53 @@ fn filled(out: Out, full: Full, state: bool, dir: &Path) -> (i32, String, PathBu
     )
 }
 
+/// A command that writes one whole document at its end (a graph, clusters) replaces
+/// `-o FILE` only when it succeeds: past `ulimit -f` it exits 1 saying FILE is left as it
+/// was, and FILE keeps its old bytes (it was neither emptied at the start nor left
+/// half-written); no temporary is left; a run that succeeds puts the whole document there.
+#[test]
+fn a_graph_output_replaces_its_file_whole_or_not_at_all() {
+    let dir = temp_path("whole-graph");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("input.jsonl");
+    std::fs::write(&input, sample_bytes()).unwrap();
+    for args in [
+        &["graph", "--format", "graphml"][..],
+        &["clusters", "--format", "jsonl"][..],
+    ] {
+        let out = dir.join("out.doc");
+        std::fs::write(&out, "old").unwrap();
+        let mut cmd = bin();
+        cmd.args(args)
+            .args(["-q", "-o", "out.doc"])
+            .arg(&input)
+            .current_dir(&dir);
+        crate::util::with_rlimit(&mut cmd, libc::RLIMIT_FSIZE, 4096);
+        let run = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("out.doc is left as it was"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(std::fs::read(&out).unwrap(), b"old", "{args:?}");
+        let whole = neardup(&[args, &["-q"], &[input.to_str().unwrap()]].concat(), b"")
+            .ok()
+            .stdout;
+        let run = bin()
+            .args(args)
+            .args(["-q", "-o", "out.doc"])
+            .arg(&input)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0), "{args:?}");
+        assert_eq!(std::fs::read(&out).unwrap(), whole, "{args:?}");
+        assert_eq!(names(&dir), ["input.jsonl", "out.doc"], "{args:?}");
+    }
+}
+
 /// The matrix's full-space columns: every file output (lines to `-o`, Parquet `-o`, the
 /// report page) with and without `--state`, on a full disk and past `ulimit -f`. Each run
 /// ends with exit 1 naming what ran out; the lines end whole and are a prefix of one run's;

@@ -85,7 +85,7 @@ pub mod report;
 pub mod sketch;
 #[doc(hidden)]
 pub mod state;
-pub(crate) mod temporary;
+pub mod temporary;
 pub mod text;
 pub mod verify;
 pub mod window;

@@ -1,5 +1,6 @@
 //! Temporary files written beside the file they will replace (`-o FILE` tables, the
-//! `--report` page, the `--state` check), renamed over it when complete.
+//! `--report` page, the `--state` check, the command line's `-o FILE` of a command that
+//! writes one document at its end: [`Replacing`]), renamed over it when complete.
 //!
 //! A temporary is created with `O_CREAT|O_EXCL` under an unpredictable name ([`tempfile`]),
 //! so that another local user cannot plant a symbolic link under its name and have the
@@ -43,6 +44,51 @@ pub fn beside(target: &Path) -> io::Result<(File, PathBuf)> {
     Ok((file, path))
 }
 
+/// A file written whole or not at all: a temporary beside its target ([`beside`]) that
+/// [`Replacing::commit`] renames over it. Dropped without a commit (the run failed), the
+/// temporary is removed and the target keeps what it held.
+#[derive(Debug)]
+pub struct Replacing {
+    /// The temporary, until it is renamed.
+    temp: Option<PathBuf>,
+    target: PathBuf,
+}
+
+impl Replacing {
+    /// A new temporary beside `target`, open for writing.
+    pub fn new(target: &Path) -> io::Result<(File, Replacing)> {
+        let (file, temp) = beside(target)?;
+        let replacing = Replacing {
+            temp: Some(temp),
+            target: target.to_path_buf(),
+        };
+        Ok((file, replacing))
+    }
+
+    /// The file the temporary replaces.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Renames the temporary (written and flushed) over the target.
+    pub fn commit(mut self) -> io::Result<()> {
+        match self.temp.take() {
+            Some(temp) => std::fs::rename(&temp, &self.target).inspect_err(|_| {
+                let _ = std::fs::remove_file(&temp);
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Replacing {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            let _ = std::fs::remove_file(temp);
+        }
+    }
+}
+
 /// Removes the temporaries for `target` ([`beside`]) of processes that are no longer
 /// running. Only regular files of exactly that naming are touched, and only where the
 /// process table can be read (`/proc`).
@@ -78,6 +124,22 @@ pub(crate) fn remove_stale(target: &Path) {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_replacement_is_put_in_place_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.graphml");
+        std::fs::write(&target, b"old").unwrap();
+        let (mut file, replacing) = Replacing::new(&target).unwrap();
+        std::io::Write::write_all(&mut file, b"half").unwrap();
+        drop(replacing);
+        assert_eq!(std::fs::read(&target).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let (mut file, replacing) = Replacing::new(&target).unwrap();
+        std::io::Write::write_all(&mut file, b"new").unwrap();
+        replacing.commit().unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
     fn scratch(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("neardup-temporary-{name}-{}", std::process::id()));

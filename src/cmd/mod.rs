@@ -185,28 +185,40 @@ impl Args {
         }
         let common = self.common;
         // `-o FILE` of a command that writes lines: standard output becomes the file (the
-        // filter decides itself, as it may write a table instead).
-        // Neither `-o FILE` nor a redirected standard output may be one of the inputs.
+        // filter decides itself, as it may write a table instead). A command that writes
+        // one whole document at its end (`whole`) writes it beside FILE and puts it in place
+        // when it succeeds. Neither `-o FILE` nor a redirected standard output may be one of
+        // the inputs.
         let output = match &self.command {
             None => None,
-            Some(Command::Graph(a)) => Some((a.common.output(), &a.input.files)),
-            Some(Command::Clusters(a)) => Some((a.common.output(), &a.input.files)),
-            Some(Command::Explain(a)) => Some((a.common.output(), &a.input.files)),
-            Some(Command::Idf(a)) => Some((a.common.output(), &a.input.files)),
-            Some(Command::Tune(a)) => Some((a.common.output(), &a.input.files)),
-            Some(Command::Hist(a)) => Some((a.common.output(), &a.input.files)),
-            Some(Command::Sample(a)) => Some((a.common.output(), &a.input.files)),
-            Some(Command::Report(a)) => Some((a.common.output(), &a.input.files)),
-            Some(Command::Sign(a)) => Some((a.common.output(), &a.input.files)),
-            Some(Command::VerifyPairs(a)) => Some((a.common.output(), &a.files)),
+            Some(Command::Graph(a)) => Some((a.common.output(), &a.input.files, true)),
+            // `--keep` writes the survivors' rows, a table of them to FILE itself.
+            Some(Command::Clusters(a)) => {
+                Some((a.common.output(), &a.input.files, a.keep.is_none()))
+            }
+            Some(Command::Explain(a)) => Some((a.common.output(), &a.input.files, true)),
+            Some(Command::Idf(a)) => Some((a.common.output(), &a.input.files, true)),
+            Some(Command::Tune(a)) => Some((a.common.output(), &a.input.files, true)),
+            Some(Command::Hist(a)) => Some((a.common.output(), &a.input.files, true)),
+            Some(Command::Sample(a)) => Some((a.common.output(), &a.input.files, false)),
+            Some(Command::Report(a)) => Some((a.common.output(), &a.input.files, true)),
+            Some(Command::Sign(a)) => Some((a.common.output(), &a.input.files, false)),
+            Some(Command::VerifyPairs(a)) => Some((a.common.output(), &a.files, false)),
             Some(Command::State(_)) => None,
         };
-        match output {
-            Some((Some(path), inputs)) => util::redirect_stdout(&path, inputs)?,
-            Some((None, inputs)) => util::refuse_input_as_stdout(inputs)?,
-            None => {}
-        }
-        match self.command {
+        let replacing = match output {
+            Some((Some(path), inputs, true)) => util::redirect_stdout_whole(&path, inputs)?,
+            Some((Some(path), inputs, false)) => {
+                util::redirect_stdout(&path, inputs)?;
+                None
+            }
+            Some((None, inputs, _)) => {
+                util::refuse_input_as_stdout(inputs)?;
+                None
+            }
+            None => None,
+        };
+        let ran = match self.command {
             None => self.filter.run(common),
             Some(Command::Graph(a)) => a.run(),
             Some(Command::Clusters(a)) => a.run(),
@@ -219,7 +231,8 @@ impl Args {
             Some(Command::Sign(a)) => a.run(),
             Some(Command::VerifyPairs(a)) => a.run(),
             Some(Command::State(a)) => a.run(),
-        }
+        };
+        util::finish_whole(ran, replacing)
     }
 }
 

@@ -6,6 +6,7 @@ use crate::config::Config;
 use crate::error::{Error, Result, WordedWriter, Wording};
 use crate::graph::{ClusterBy, ClusterOptions, Clustering, DupGraph};
 use crate::input::Input;
+use crate::temporary::Replacing;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -373,10 +374,15 @@ pub(super) fn diagnostics() -> WordedWriter<std::io::Stderr> {
 /// to descriptor 1 goes there, with the same whole-line guarantees as a redirection. FILE
 /// naming one of `inputs` is refused before it is truncated ([`refuse_input_as`]).
 pub fn redirect_stdout(path: &Path, inputs: &[PathBuf]) -> Result<()> {
-    use std::os::fd::AsRawFd;
     refuse_input_as("-o", path, inputs)?;
     let file = std::fs::File::create(path)
         .map_err(|e| Error::io(format!("creating {}", path.display()), e))?;
+    stdout_to(&file, path)
+}
+
+/// Descriptor 1 becomes `file` (opened for `path`).
+fn stdout_to(file: &std::fs::File, path: &Path) -> Result<()> {
+    use std::os::fd::AsRawFd;
     // SAFETY: dup2 onto descriptor 1 of two descriptors this process owns.
     if unsafe { libc::dup2(file.as_raw_fd(), 1) } < 0 {
         return Err(Error::io(
@@ -385,6 +391,59 @@ pub fn redirect_stdout(path: &Path, inputs: &[PathBuf]) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// `-o FILE` of a command that writes one whole document at its end (a graph, clusters, a
+/// histogram, a page): standard output becomes a temporary beside FILE, put in place when
+/// the command succeeds ([`finish_whole`]), so that a command that fails (a full disk, a
+/// signal) leaves FILE as it was instead of emptied at the start or half-written. A device
+/// or a FIFO (`-o /dev/null`) is written directly, as [`redirect_stdout`] does.
+pub fn redirect_stdout_whole(path: &Path, inputs: &[PathBuf]) -> Result<Option<Replacing>> {
+    refuse_input_as("-o", path, inputs)?;
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        redirect_stdout(path, inputs)?;
+        return Ok(None);
+    }
+    let (file, replacing) = Replacing::new(path).map_err(|e| {
+        Error::io(
+            format!("creating a temporary file beside {}", path.display()),
+            e,
+        )
+    })?;
+    stdout_to(&file, path)?;
+    Ok(Some(replacing))
+}
+
+/// The end of a command whose `-o FILE` is being replaced ([`redirect_stdout_whole`]): on
+/// success the output is flushed and put in place; on failure it is removed, and the error
+/// says that FILE is left as it was.
+pub fn finish_whole(result: Result<()>, replacing: Option<Replacing>) -> Result<()> {
+    let Some(replacing) = replacing else {
+        return result;
+    };
+    let target = replacing.target().display().to_string();
+    let put = |e| Error::io(format!("putting {target} in place"), e);
+    match result {
+        Ok(()) => {
+            std::io::stdout().flush().map_err(put)?;
+            replacing.commit().map_err(put)
+        }
+        Err(e) => {
+            drop(replacing);
+            let kept = format!("nothing is written: {target} is left as it was");
+            Err(match e {
+                Error::Io { context, source } => Error::io(format!("{context} ({kept})"), source),
+                Error::Stopped { status, message } => Error::Stopped {
+                    status,
+                    message: Some(match message {
+                        Some(m) => m.replace("the output ends at a whole line", &kept),
+                        None => kept,
+                    }),
+                },
+                e => e,
+            })
+        }
+    }
 }
 
 /// The file (device and inode) of an existing regular file, following links.

@@ -30,16 +30,20 @@ pub(super) static FLAGS: &[Flag] = &[
             default: None,
             parse: parser!(PathBuf),
         },
-        help: "Write the output to FILE instead of standard output. A table (Parquet, Arrow) is \
-            written under a temporary name and renamed to FILE when the run ends; a failed run \
-            leaves FILE as it was",
+        help: "Write the output to FILE instead of standard output. A table (Parquet, Arrow) and \
+            the one document a command writes at its end (graph, clusters) are written under a \
+            temporary name and renamed to FILE when the run ends; a failed run leaves FILE as it \
+            was",
         man: "Write the output to *FILE* instead of standard output (every command). A Parquet or \
             Arrow output is written under a temporary name beside it and renamed when the run \
             ends, on SIGINT and SIGTERM too (a valid table of the rows decided); a failed run \
-            removes it and leaves *FILE* as it was.",
-        summary: "write the output to FILE; a Parquet or Arrow output is written under a temporary \
-            name beside it and renamed when the run ends, and a failed run leaves FILE as it \
-            was",
+            removes it and leaves *FILE* as it was. So is the one document that graph, \
+            clusters (without --keep), explain, idf, tune, hist and report write at their end, \
+            which a run stopped by a signal leaves as it was too. Lines (the filter modes, sign, \
+            sample, verify-pairs) go into *FILE* as they are decided.",
+        summary: "write the output to FILE; a table, a graph or clusters are written beside it \
+            under a temporary name and renamed when the run ends: a failed run leaves FILE as \
+            it was",
         default_text: Some("stdout"),
         ..FLAG
     },
