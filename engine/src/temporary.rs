@@ -70,14 +70,20 @@ impl Replacing {
         &self.target
     }
 
-    /// Renames the temporary (written and flushed) over the target.
+    /// Puts the temporary (written and flushed) in place: its bytes synced to the disk
+    /// first, so that a crash after the rename cannot leave the target empty, then renamed
+    /// over the target.
     pub fn commit(mut self) -> io::Result<()> {
-        match self.temp.take() {
-            Some(temp) => std::fs::rename(&temp, &self.target).inspect_err(|_| {
+        let Some(temp) = self.temp.take() else {
+            return Ok(());
+        };
+        // Any descriptor of the file syncs its data (the caller's may be standard output).
+        File::open(&temp)
+            .and_then(|file| file.sync_all())
+            .and_then(|()| std::fs::rename(&temp, &self.target))
+            .inspect_err(|_| {
                 let _ = std::fs::remove_file(&temp);
-            }),
-            None => Ok(()),
-        }
+            })
     }
 }
 

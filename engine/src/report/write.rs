@@ -65,15 +65,10 @@ pub fn write(
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         return std::fs::write(path, page).map_err(failed);
     }
-    let (mut file, temporary) = crate::temporary::beside(path).map_err(failed)?;
-    let written = file
-        .write_all(page.as_bytes())
-        .and_then(|()| file.sync_all())
-        .and_then(|()| std::fs::rename(&temporary, path));
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        failed(e)
-    })
+    // A page that cannot be written whole leaves the file as it was.
+    let (mut file, replacing) = crate::temporary::Replacing::new(path).map_err(failed)?;
+    file.write_all(page.as_bytes()).map_err(failed)?;
+    replacing.commit().map_err(failed)
 }
 
 /// The settings the page lists, as a reader names them.
