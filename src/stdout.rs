@@ -6,6 +6,13 @@
 
 use std::io::Write;
 
+/// How long a stopped write to a full pipe waits for room, in milliseconds, each time.
+const POLL_MS: u64 = 100;
+
+/// How long, in milliseconds, a stopped run waits for its reader to take the rest of a
+/// line it began writing (a line longer than `PIPE_BUF`), before it gives up part way.
+const MID_LINE_GRACE: u64 = 2000;
+
 /// The process' standard output written directly (no second buffer behind the
 /// [`LineBuffer`]), so that what a failed or stopped write leaves behind is known:
 /// - a write that fails part way on a regular file (a full disk, a file size limit) cuts the
@@ -14,7 +21,10 @@ use std::io::Write;
 ///   gives up within 100 ms of a signal asking the run to stop
 ///   ([`neardup_engine::guard::request_stop`]), having written whole pieces of at most `PIPE_BUF`
 ///   bytes that end at a line's end (unless a line is longer), so that the run stops at
-///   once whatever the reader does and the pipe holds whole lines.
+///   once whatever the reader does and the pipe holds whole lines. A line longer than
+///   `PIPE_BUF` that is part written when the stop comes is finished first while the reader
+///   takes it ([`MID_LINE_GRACE`]): a reader that stops reading with the run then gets its
+///   whole last line, and only one that stays full that long is left with part of it.
 pub struct Stdout {
     regular: bool,
     pipe: bool,
@@ -46,13 +56,18 @@ impl Stdout {
     }
 
     /// Waits until the pipe takes a `PIPE_BUF` write without blocking; an error when the
-    /// run is asked to stop meanwhile.
-    fn wait_writable(&self) -> std::io::Result<()> {
+    /// run is asked to stop meanwhile, unless the output is `mid_line`: then the stop waits
+    /// up to [`MID_LINE_GRACE`] for the reader to make room.
+    fn wait_writable(&self, mid_line: bool) -> std::io::Result<()> {
+        let mut stopped_polls = 0;
         loop {
             if let Some(signal) = neardup_engine::guard::stop_requested() {
-                return Err(std::io::Error::other(format!(
-                    "stopped by signal {signal} while the output waited for its reader"
-                )));
+                if !mid_line || stopped_polls * POLL_MS >= MID_LINE_GRACE {
+                    return Err(std::io::Error::other(format!(
+                        "stopped by signal {signal} while the output waited for its reader"
+                    )));
+                }
+                stopped_polls += 1;
             }
             let mut poll = libc::pollfd {
                 fd: 1,
@@ -60,7 +75,7 @@ impl Stdout {
                 revents: 0,
             };
             // SAFETY: one pollfd, living through the call.
-            let ready = unsafe { libc::poll(&mut poll, 1, 100) };
+            let ready = unsafe { libc::poll(&mut poll, 1, POLL_MS as i32) };
             if ready > 0 {
                 return Ok(());
             }
@@ -108,7 +123,8 @@ impl Write for Stdout {
         while done < bytes.len() {
             let mut piece = bytes.len() - done;
             if self.stoppable && self.pipe {
-                if let Err(e) = self.wait_writable() {
+                let mid_line = done > 0 && bytes[done - 1] != b'\n';
+                if let Err(e) = self.wait_writable(mid_line) {
                     return if done > 0 { Ok(done) } else { Err(e) };
                 }
                 if piece > libc::PIPE_BUF {

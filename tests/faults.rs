@@ -275,6 +275,67 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
     assert_eq!(cases, 26);
 }
 
+/// Lines of about 50 KB (each far longer than a pipe's atomic write), all different.
+fn long_lines(count: usize) -> Vec<u8> {
+    let mut seed: u64 = 7;
+    let mut out = Vec::new();
+    for line in 0..count {
+        out.extend_from_slice(format!("{{\"id\": {line}, \"text\": \"").as_bytes());
+        for _ in 0..8000 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            out.extend_from_slice(format!("w{} ", seed >> 52).as_bytes());
+        }
+        out.extend_from_slice(b"\"}\n");
+    }
+    out
+}
+
+/// A line longer than a pipe's atomic write, part written when SIGTERM comes while the pipe
+/// is full: the run finishes it as its reader reads, so the output ends at a whole line; a
+/// reader that does not read within the stop's grace may be left part of it, and the message
+/// then says so instead of claiming a whole line.
+#[test]
+fn a_long_line_cut_by_a_stop_on_a_full_pipe_is_finished_while_its_reader_reads() {
+    let input = long_lines(40);
+    let whole = neardup(&["-q"], &input).ok().stdout;
+    assert_eq!(whole, input, "every line is kept");
+    for reader_waits_ms in [300, 3500] {
+        let mut child = spawn_piped(bin().arg("--line-buffered"));
+        let mut stdin = child.stdin.take().unwrap();
+        // Fed beside: the run stops reading its input while its output waits.
+        let feed = input.clone();
+        let feeder = std::thread::spawn(move || {
+            let _ = stdin.write_all(&feed);
+            stdin
+        });
+        let mut stdout = child.stdout.take().unwrap();
+        let mut got = vec![0u8; 4096];
+        let n = stdout.read(&mut got).unwrap();
+        got.truncate(n);
+        // The pipe fills part way through a line, and the run waits for its reader.
+        std::thread::sleep(std::time::Duration::from_millis(600));
+        // SAFETY: a signal to the child this test started.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        std::thread::sleep(std::time::Duration::from_millis(reader_waits_ms));
+        stdout.read_to_end(&mut got).unwrap();
+        let output = child.wait_with_output().unwrap();
+        drop(feeder.join().unwrap());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let case = format!("reader waits {reader_waits_ms} ms: {} bytes; {stderr}", got.len());
+        assert_eq!(output.status.code(), Some(128 + libc::SIGTERM), "{case}");
+        assert!(got.len() > 4096 && got.len() < whole.len(), "{case}");
+        assert!(whole.starts_with(&got), "{case}");
+        match got.ends_with(b"\n") {
+            true => assert!(stderr.contains("ends at a whole line"), "{case}"),
+            false => {
+                assert!(reader_waits_ms > 2000, "{case}");
+                assert!(stderr.contains("part way through a line"), "{case}");
+            }
+        }
+    }
+}
+
+
 /// What runs out in the full-space columns of the matrix.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Full {

@@ -40,6 +40,24 @@ pub fn stop_requested() -> Option<i32> {
         signal => Some(signal),
     }
 }
+
+/// Makes SIGINT and SIGTERM ask the run to stop ([`request_stop`]) instead of ending the
+/// process: the in-order loop then stops at a whole line (saving `--state`), and a write
+/// waiting on a full pipe gives up.
+pub(crate) fn catch_termination() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    for signal in [SIGINT, SIGTERM] {
+        // Recorded in the handler itself: when a whole pipeline is signalled, the reader
+        // downstream may die first, and the write that then fails must already see that a
+        // signal, not the closed pipe, stopped the run. No thread waits for the signal (an
+        // address-space limit may leave no room for one): the in-order loop looks at the
+        // record between batches, and every 100 ms while it waits for one.
+        // SAFETY: the action is one atomic store, which is async-signal-safe.
+        unsafe { signal_hook::low_level::register(signal, move || request_stop(signal)) }?;
+    }
+    Ok(())
+}
+
 /// The input line being decided (set by the sequencer).
 static LINE: AtomicU64 = AtomicU64::new(0);
 /// The output is complete for the input lines up to this one.

@@ -319,6 +319,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     "the output is a complete table of the {} rows decided before it",
                     self.at.summary.written
                 ),
+                // A line longer than a pipe's atomic write, begun when the reader stopped
+                // reading and not taken within the stop's grace (the binary's `Stdout`).
+                (_, false) if self.at.out.ends_mid_line() => {
+                    "the output ends part way through a line its reader did not take".to_string()
+                }
                 (Ok(()), false) => "the output ends at a whole line".to_string(),
                 (Err(e), true) => format!("the output could not be ended: {e}"),
                 (Err(_), false) => {
@@ -447,7 +452,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
         // its signals taken, is not the program).
         let watching = crate::guard::is_program();
         if watching {
-            termination_signals()?;
+            crate::guard::catch_termination()
+                .map_err(|e| Error::io("installing signal handlers", e))?;
         }
         // The output the stopped run before decided but could not write comes first.
         let pending = std::mem::take(&mut self.pending);
@@ -775,23 +781,4 @@ pub(super) struct Stealer {
 enum Stop {
     Signal(i32),
     ClosedOutput,
-}
-
-/// SIGINT and SIGTERM, delivered on a channel instead of ending the process (`--state`), and
-/// recorded for a write waiting on a full pipe to give up ([`crate::guard::request_stop`]).
-fn termination_signals() -> Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    for signal in [SIGINT, SIGTERM] {
-        // Recorded in the handler itself: when a whole pipeline is signalled, the reader
-        // downstream may die first, and the write that then fails must already see that a
-        // signal, not the closed pipe, stopped the run. No thread waits for the signal (an
-        // address-space limit may leave no room for one): the in-order loop looks at the
-        // record between batches, and every 100 ms while it waits for one.
-        // SAFETY: the action is one atomic store, which is async-signal-safe.
-        unsafe {
-            signal_hook::low_level::register(signal, move || crate::guard::request_stop(signal))
-        }
-        .map_err(|e| Error::io("installing signal handlers", e))?;
-    }
-    Ok(())
 }
