@@ -29,6 +29,13 @@ fn prefix(target: &Path, pid: &str) -> String {
     format!(".{name}.neardup-{pid}-")
 }
 
+/// Whether a file written to `path` is written beside it and renamed over it (a regular
+/// file, or a name not taken yet); `false` for a device, a FIFO or a socket (`-o /dev/null`,
+/// `-o /dev/stdout`), which is written directly: a rename would replace it with a file.
+pub fn replaces(path: &Path) -> bool {
+    std::fs::metadata(path).map_or(true, |m| m.is_file())
+}
+
 /// A new temporary file beside `target`, created exclusively (never through a link).
 pub fn beside(target: &Path) -> io::Result<(File, PathBuf)> {
     remove_stale(target);

@@ -400,7 +400,7 @@ fn stdout_to(file: &std::fs::File, path: &Path) -> Result<()> {
 /// or a FIFO (`-o /dev/null`) is written directly, as [`redirect_stdout`] does.
 pub fn redirect_stdout_whole(path: &Path, inputs: &[PathBuf]) -> Result<Option<Replacing>> {
     refuse_input_as("-o", path, inputs)?;
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+    if !neardup_engine::temporary::replaces(path) {
         redirect_stdout(path, inputs)?;
         return Ok(None);
     }

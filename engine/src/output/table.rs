@@ -20,6 +20,7 @@ pub use crate::config::Compression;
 use crate::error::{Error, Result};
 use crate::input::DocId;
 use crate::memory::MAX_ROW_GROUP_BYTES;
+use crate::temporary::Replacing;
 use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
 use arrow_array::{ArrayRef, BooleanArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -68,8 +69,11 @@ pub struct TableWriter {
     string_ids: bool,
     /// The text column's path (`--field`, split at dots), written without a dictionary.
     text_path: Vec<String>,
-    /// `-o FILE`: the target and the temporary file written meanwhile.
-    target: Option<(PathBuf, PathBuf)>,
+    /// `-o FILE`: the target, until the table is opened.
+    target: Option<PathBuf>,
+    /// `-o FILE`, once opened: the temporary written meanwhile, renamed over the target by
+    /// [`TableWriter::finish`] and removed when the run fails (or the writer is dropped).
+    replacing: Option<Replacing>,
     /// `-o FILE` of a device or FIFO, written directly.
     direct: Option<PathBuf>,
     /// Standard output, for a table with no path ([`StandardOutput`]).
@@ -104,15 +108,11 @@ impl TableWriter {
         reference: bool,
         field: &str,
     ) -> TableWriter {
-        // A device or a FIFO (`-o /dev/stdout`, `-o /dev/null`) is written directly: renaming
-        // a temporary over it would replace it.
-        let special = path
-            .as_ref()
-            .and_then(|p| std::fs::metadata(p).ok())
-            .is_some_and(|m| !m.is_file());
-        let direct = path.clone().filter(|_| special);
-        // The temporary is named when it is created ([`crate::temporary::beside`]).
-        let target = path.filter(|_| !special).map(|p| (p, PathBuf::new()));
+        // A device or a FIFO (`-o /dev/stdout`, `-o /dev/null`) is written directly.
+        let (target, direct) = match path {
+            Some(path) if crate::temporary::replaces(&path) => (Some(path), None),
+            path => (None, path),
+        };
         TableWriter {
             encoding,
             annotate,
@@ -120,6 +120,7 @@ impl TableWriter {
             string_ids: false,
             text_path: field.split('.').map(str::to_string).collect(),
             target,
+            replacing: None,
             direct,
             stdout: None,
             writer: None,
@@ -316,19 +317,19 @@ impl TableWriter {
             ));
         }
         let schema = self.out_schema(schema);
-        let file = match &mut self.target {
-            Some((target, temp)) => {
-                let (file, path) = crate::temporary::beside(target).map_err(|e| {
+        let file = match self.target.take() {
+            Some(target) => {
+                let (file, replacing) = Replacing::new(&target).map_err(|e| {
                     Error::io(
                         format!(
                             "creating a temporary file in {} (for {})",
-                            crate::temporary::directory_of(target).display(),
+                            crate::temporary::directory_of(&target).display(),
                             target.display()
                         ),
                         e,
                     )
                 })?;
-                *temp = path;
+                self.replacing = Some(replacing);
                 Out::File(file)
             }
             None => match (&self.direct, self.stdout) {
@@ -444,22 +445,13 @@ impl TableWriter {
             }
         };
         sink.flush().map_err(|e| Error::io("writing output", e))?;
-        if let Some((target, temp)) = self.target.take() {
-            let Out::File(file) = sink
-                .out
-                .into_inner()
-                .map_err(|e| Error::io("writing output", e.into_error()))?
-            else {
-                return Err(Error::Internal("a table's target written elsewhere".into()));
-            };
-            file.sync_all()
-                .map_err(|e| Error::io(format!("writing {}", target.display()), e))?;
-            std::fs::rename(&temp, &target).map_err(|e| {
-                Error::io(
-                    format!("renaming {} to {}", temp.display(), target.display()),
-                    e,
-                )
-            })?;
+        drop(sink);
+        if let Some(replacing) = self.replacing.take() {
+            let target = replacing.target().display().to_string();
+            // Synced, then renamed; removed when either fails, the target left as it was.
+            replacing
+                .commit()
+                .map_err(|e| Error::io(format!("putting {target} in place"), e))?;
         }
         Ok(())
     }
@@ -472,25 +464,16 @@ impl TableWriter {
     /// A failed run: a file is removed (its target is left as it was); on standard output
     /// the footer is written over the rows written.
     pub fn abandon(&mut self) {
-        match self.target.take() {
-            Some((_, temp)) => {
+        match self.replacing.take() {
+            Some(replacing) => {
                 self.writer = None;
-                let _ = std::fs::remove_file(temp);
+                drop(replacing);
             }
             // Nothing written yet: nothing to end.
             None if self.writer.is_none() => {}
             None => {
                 let _ = self.finish(None);
             }
-        }
-    }
-}
-
-impl Drop for TableWriter {
-    fn drop(&mut self) {
-        // A run that ended without finishing (an error on the way out) leaves no temporary.
-        if let Some((_, temp)) = self.target.take() {
-            let _ = std::fs::remove_file(temp);
         }
     }
 }

@@ -62,7 +62,7 @@ pub fn write(
             .and_then(|()| out.flush())
             .map_err(failed);
     }
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+    if !crate::temporary::replaces(path) {
         return std::fs::write(path, page).map_err(failed);
     }
     // A page that cannot be written whole leaves the file as it was.
