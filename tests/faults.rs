@@ -282,7 +282,9 @@ fn long_lines(count: usize) -> Vec<u8> {
     for line in 0..count {
         out.extend_from_slice(format!("{{\"id\": {line}, \"text\": \"").as_bytes());
         for _ in 0..8000 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             out.extend_from_slice(format!("w{} ", seed >> 52).as_bytes());
         }
         out.extend_from_slice(b"\"}\n");
@@ -321,7 +323,10 @@ fn a_long_line_cut_by_a_stop_on_a_full_pipe_is_finished_while_its_reader_reads()
         let output = child.wait_with_output().unwrap();
         drop(feeder.join().unwrap());
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let case = format!("reader waits {reader_waits_ms} ms: {} bytes; {stderr}", got.len());
+        let case = format!(
+            "reader waits {reader_waits_ms} ms: {} bytes; {stderr}",
+            got.len()
+        );
         assert_eq!(output.status.code(), Some(128 + libc::SIGTERM), "{case}");
         assert!(got.len() > 4096 && got.len() < whole.len(), "{case}");
         assert!(whole.starts_with(&got), "{case}");
@@ -334,7 +339,6 @@ fn a_long_line_cut_by_a_stop_on_a_full_pipe_is_finished_while_its_reader_reads()
         }
     }
 }
-
 
 /// What runs out in the full-space columns of the matrix.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -76,7 +76,7 @@ impl CommandInput {
     /// keyword takes them.
     pub const OWN: &[Own] = &[
         Own::positional("files"),
-        Own::value(
+        Own::taking(
             "input-format",
             Some(|| CommandInput::DEFAULT_FORMAT.to_string()),
             false,
@@ -120,12 +120,12 @@ pub struct GroupingArgs {
 impl GroupingArgs {
     /// Its flags as the keyword API lists them ([`Own`]).
     pub const OWN: &[Own] = &[
-        Own::value(
+        Own::taking(
             "min-edge",
             Some(|| GroupingArgs::DEFAULT.min_edge.to_string()),
             true,
         ),
-        Own::value(
+        Own::taking(
             "max-cluster",
             Some(|| GroupingArgs::DEFAULT.max_cluster.to_string()),
             true,

@@ -24,11 +24,11 @@ const DEFAULT_FORMAT: ClustersFormat = ClustersFormat::Jsonl;
 /// The own flags of `clusters` as the keyword API lists them ([`Own`]), besides
 /// [`CommandInput::OWN`] and [`GroupingArgs::OWN`]: the API returns the groups as values.
 pub const OWN: &[Own] = &[
-    Own::value("by", Some(|| DEFAULT_BY.to_string()), true),
-    Own::value("format", Some(|| DEFAULT_FORMAT.to_string()), false),
-    Own::value("from-edges", None, false),
-    Own::value("keep", None, false),
-    Own::value("report", None, true),
+    Own::taking("by", Some(|| DEFAULT_BY.to_string()), true),
+    Own::taking("format", Some(|| DEFAULT_FORMAT.to_string()), false),
+    Own::taking("from-edges", None, false),
+    Own::taking("keep", None, false),
+    Own::taking("report", None, true),
 ];
 
 /// Arguments of `neardup clusters`.

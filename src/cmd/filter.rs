@@ -30,17 +30,17 @@ pub const OWN: &[Own] = &[
     Own::switch("annotate", false),
     Own::switch("replace-annotations", false),
     Own::switch("pairs", false),
-    Own::value("format", None, false).aka(&["pairs-format"]),
+    Own::taking("format", None, false).aka(&["pairs-format"]),
     Own::switch("line-buffered", false),
-    Own::value("against", None, true),
+    Own::taking("against", None, true),
     Own::switch("against-only", true),
-    Own::value("state", None, true),
-    Own::value(
+    Own::taking("state", None, true),
+    Own::taking(
         "checkpoint-every",
         Some(|| CHECKPOINT_EVERY.to_string()),
         false,
     ),
-    Own::value("report", None, true),
+    Own::taking("report", None, true),
 ];
 
 /// Arguments of the default filter command.

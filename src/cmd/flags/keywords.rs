@@ -64,7 +64,7 @@ impl Own {
 
     /// A flag that takes a value, `default` when left out (None: its absence means
     /// something of its own).
-    pub const fn value(long: &'static str, default: Option<fn() -> String>, keyword: bool) -> Own {
+    pub const fn taking(long: &'static str, default: Option<fn() -> String>, keyword: bool) -> Own {
         Own {
             long,
             positional: false,
