@@ -482,6 +482,62 @@ fn a_graph_output_replaces_its_file_whole_or_not_at_all() {
     }
 }
 
+/// The commands that write lines of their own as they read (`clusters --keep`'s survivors,
+/// `verify-pairs`' pairs) past `ulimit -f`: the file ends at a whole line, a prefix of what
+/// the command writes to a pipe, and the message says how far the output is complete.
+#[test]
+fn a_command_writing_lines_past_a_file_limit_ends_them_whole() {
+    let dir = temp_path("lines-limit");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("input.jsonl");
+    std::fs::write(&input, sample_bytes()).unwrap();
+    // 30,000 candidate pairs that pass: about 400 KB of pairs, more than one buffer.
+    let pairs = dir.join("pairs.jsonl");
+    let mut candidates = Vec::new();
+    for i in 0..30_000 {
+        let text = format!("the same words of pair number {i} on both sides");
+        candidates.extend_from_slice(
+            format!("{{\"a\": \"a{i}\", \"b\": \"b{i}\", \"text_a\": \"{text}\", \"text_b\": \"{text}\"}}\n")
+                .as_bytes(),
+        );
+    }
+    std::fs::write(&pairs, candidates).unwrap();
+    let cases: [(&[&str], &Path); 2] = [
+        (&["clusters", "--keep", "first"], &input),
+        (&["verify-pairs"], &pairs),
+    ];
+    for (args, file) in cases {
+        let whole = neardup(&[args, &["-q"], &[file.to_str().unwrap()]].concat(), b"")
+            .ok()
+            .stdout;
+        let limit = 300_000;
+        assert!(
+            whole.len() > limit as usize,
+            "{args:?}: {} bytes",
+            whole.len()
+        );
+        let out = dir.join("out.txt");
+        let mut cmd = bin();
+        cmd.args(args).args(["-q", "-o"]).arg(&out).arg(file);
+        crate::util::with_rlimit(&mut cmd, libc::RLIMIT_FSIZE, limit);
+        let run = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {stderr}");
+        let got = std::fs::read(&out).unwrap();
+        assert!(
+            !got.is_empty() && got.ends_with(b"\n"),
+            "{args:?}: {stderr}"
+        );
+        assert!(whole.starts_with(&got), "{args:?}: not a prefix");
+        assert!(
+            stderr.contains("the output ends at a whole line and is complete up to input line")
+                && !stderr.contains("up to input line 0)"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
 /// The matrix's full-space columns: every file output (lines to `-o`, Parquet `-o`, the
 /// report page) with and without `--state`, on a full disk and past `ulimit -f`. Each run
 /// ends with exit 1 naming what ran out; the lines end whole and are a prefix of one run's;

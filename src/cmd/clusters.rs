@@ -296,7 +296,7 @@ fn keep_survivors(
         inputs.open()?,
         &graph,
         &survivors,
-        super::util::StopAtLine::new(std::io::stdout().lock()),
+        super::util::StopAtLine::new(crate::stdout::Stdout::new()),
     ))?;
     let stats = serde_json::json!({
             "docs_read": written.read,

@@ -94,12 +94,17 @@ pub fn write_survivors<W: Write>(
             one_schema: encoding.is_some_and(|e| e != Encoding::Jsonl),
             ..crate::pipeline::prepare::columns(config, &filter, encoding.is_some())
         });
-    let result = survivors_of(&mut reader, &mut out, documents, &kept, pass);
+    let mut written = Written::default();
+    let result = survivors_of(&mut reader, &mut out, (documents, &kept), pass, &mut written);
+    // A failed write says how far the output got (it ends at a whole line: the binary's
+    // `Stdout` cuts a file back to the last whole line written).
+    let path = config.run.output.as_deref();
+    let result = result.map_err(|e| out.written_so_far(e, written.read, path));
     match &result {
-        Ok(_) | Err(Error::Stopped { .. }) => out.finish()?,
+        Ok(()) | Err(Error::Stopped { .. }) => out.finish()?,
         Err(_) => out.abandon(),
     }
-    let written = result?;
+    result?;
     if written.kept != kept.len() as u64 {
         return Err(Error::Data(format!(
             "the input changed between its two reads ({} of {} survivors found)",
@@ -111,16 +116,15 @@ pub fn write_survivors<W: Write>(
 }
 
 /// The second read of [`write_survivors`]: `documents` are the documents' line numbers and
-/// `kept` the survivors', both ascending.
+/// `kept` the survivors', both ascending; counts into `written` as it goes.
 fn survivors_of<W: Write>(
     reader: &mut LineReader,
     out: &mut Results<W>,
-    documents: &[u64],
-    kept: &[u64],
+    (documents, kept): (&[u64], &[u64]),
     pass: bool,
-) -> Result<Written> {
+    written: &mut Written,
+) -> Result<()> {
     let (mut next_doc, mut next_kept) = (0, 0);
-    let mut written = Written::default();
     let mut passing = false;
     while let Some(batch) = reader.next_batch()? {
         // A signal ends the second read between batches: what is written so far stays (a
@@ -146,6 +150,7 @@ fn survivors_of<W: Write>(
                 continue;
             }
             written.read += 1;
+            out.at_line(written.read);
             passing = false;
             while next_doc < documents.len() && documents[next_doc] < line.number {
                 next_doc += 1;
@@ -173,5 +178,5 @@ fn survivors_of<W: Write>(
         }
         out.end_batch(&batch)?;
     }
-    Ok(written)
+    Ok(())
 }

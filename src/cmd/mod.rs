@@ -200,7 +200,7 @@ impl Args {
             Some(Command::Idf(a)) => Some((a.common.output(), &a.input.files, true)),
             Some(Command::Tune(a)) => Some((a.common.output(), &a.input.files, true)),
             Some(Command::Hist(a)) => Some((a.common.output(), &a.input.files, true)),
-            Some(Command::Sample(a)) => Some((a.common.output(), &a.input.files, false)),
+            Some(Command::Sample(a)) => Some((a.common.output(), &a.input.files, true)),
             Some(Command::Report(a)) => Some((a.common.output(), &a.input.files, true)),
             Some(Command::Sign(a)) => Some((a.common.output(), &a.input.files, false)),
             Some(Command::VerifyPairs(a)) => Some((a.common.output(), &a.files, false)),

@@ -81,7 +81,8 @@ impl VerifyPairsArgs {
             &prepared,
             format,
             inputs,
-            std::io::stdout().lock(),
+            // Written directly: a failed write leaves a file at its last whole line.
+            crate::stdout::Stdout::new(),
             &mut stderr,
         )?;
         if config.stats {
@@ -189,12 +190,15 @@ fn verify_pairs<W: Write, D: Notes>(
     let mut counts = Counts::default();
     let mut bad = crate::pipeline::bad_lines(config);
     let verifier = crate::pipeline::verifier(config);
+    let mut last_line = 0;
     while let Some(batch) = reader.next_batch()? {
         for (i, line) in batch.lines.iter().enumerate() {
             // An over-long line's first piece is longer than the limit: a bad line.
             if line.part.continues() {
                 continue;
             }
+            out.at_line(line.number);
+            last_line = line.number;
             let content = batch.content(i);
             let place = || format!("{}:{}", names[line.input as usize], line.input_line);
             let kind = Line::of(content);
@@ -241,12 +245,14 @@ fn verify_pairs<W: Write, D: Notes>(
                 Pair::Read(both) => (&both.0, &both.1),
             };
             if let Some(s) = verifier.decide(a.compared(), b.compared()) {
-                out.pair(&a.id, &b.id, s)?;
+                out.pair(&a.id, &b.id, s)
+                    .map_err(|e| out.written_so_far(e, line.number, None))?;
                 counts.verified += 1;
             }
         }
     }
-    out.flush()?;
+    out.flush()
+        .map_err(|e| out.written_so_far(e, last_line, None))?;
     counts.bad = bad.count();
     counts.held = held.len() as u64;
     bad.finish(diag);

@@ -263,6 +263,34 @@ impl<W: Write> Results<W> {
         self.table.is_some()
     }
 
+    /// Records that what is written next is of input line `line`, so that a failed write
+    /// can say how far the output is complete ([`Results::written_so_far`]). The filter's
+    /// sequencer does this for every document; a command that writes lines of its own (the
+    /// survivors of `clusters --keep`, the pairs of `verify-pairs`) calls it as it reads.
+    pub fn at_line(&mut self, line: u64) {
+        crate::guard::set_line(line);
+    }
+
+    /// `e`, a failed write's error ("writing output"), with how far the output got: the
+    /// input line `line` being written and [`Results::how_complete`] for the output written
+    /// to `path` (standard output when `None`). A closed pipe and other errors are left as
+    /// they are.
+    pub fn written_so_far(&self, e: Error, line: u64, path: Option<&std::path::Path>) -> Error {
+        match e {
+            Error::Io { context, source }
+                if context == "writing output"
+                    && source.kind() != std::io::ErrorKind::BrokenPipe =>
+            {
+                let what = self.how_complete(path);
+                Error::io(
+                    format!("writing output at input line {line} ({what})"),
+                    source,
+                )
+            }
+            e => e,
+        }
+    }
+
     /// After a failed write, how complete the output is, for its message: lines end at a
     /// whole line (the input line they are complete up to); a table file written to `path`
     /// is not left half-written (its temporary is removed, the target left as it was).

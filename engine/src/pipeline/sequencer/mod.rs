@@ -280,20 +280,8 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// complete: lines end at a whole line (the binary's `Stdout` writer); a table file is
     /// not left half-written (its temporary is removed, its target left as it was).
     fn written_so_far(&self, e: Error) -> Error {
-        match e {
-            Error::Io { context, source }
-                if context == "writing output"
-                    && !source.kind().eq(&std::io::ErrorKind::BrokenPipe) =>
-            {
-                let what = (self.at.out).how_complete(self.prepared.config.run.output.as_deref());
-                let line = self.at.lines;
-                Error::io(
-                    format!("writing output at input line {line} ({what})"),
-                    source,
-                )
-            }
-            e => e,
-        }
+        let path = self.prepared.config.run.output.as_deref();
+        self.at.out.written_so_far(e, self.at.lines, path)
     }
 
     /// `--state`, stopped by a signal or a closed output before the input ended: saves the

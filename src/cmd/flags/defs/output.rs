@@ -38,9 +38,11 @@ pub(super) static FLAGS: &[Flag] = &[
             Arrow output is written under a temporary name beside it and renamed when the run \
             ends, on SIGINT and SIGTERM too (a valid table of the rows decided); a failed run \
             removes it and leaves *FILE* as it was. So is the one document that graph, \
-            clusters (without --keep), explain, idf, tune, hist and report write at their end, \
-            which a run stopped by a signal leaves as it was too. Lines (the filter modes, sign, \
-            sample, verify-pairs) go into *FILE* as they are decided.",
+            clusters (without --keep), explain, idf, tune, hist, sample and report write at \
+            their end, which a run stopped by a signal leaves as it was too. Lines (the filter \
+            modes, sign, verify-pairs, clusters --keep) go into *FILE* as they are decided; a \
+            write that fails (a full disk) leaves *FILE* ending at a whole line, and the \
+            message says the input line the output is complete up to.",
         summary: "write the output to FILE; a table, a graph or clusters are written beside it \
             under a temporary name and renamed when the run ends: a failed run leaves FILE as \
             it was",
