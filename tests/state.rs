@@ -849,6 +849,27 @@ fn state_info_and_compact() {
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("documents:      50"), "{text}");
 
+    // Past a file size limit (a full disk) the compaction fails and leaves the index as it
+    // was: no part of its new records file is left behind.
+    let files = |dir: &std::path::Path| {
+        let mut v: Vec<(std::ffi::OsString, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .map(|e| (e.file_name(), std::fs::read(e.path()).unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let untouched = files(&state);
+    let mut cmd = bin();
+    cmd.args(["state", "compact"]).arg(&state);
+    crate::util::with_rlimit(&mut cmd, libc::RLIMIT_FSIZE, 1024);
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is left as it was"), "{stderr}");
+    assert!(files(&state) == untouched, "{stderr}");
+
     let out = bin()
         .args(["state", "compact"])
         .arg(&state)

@@ -736,7 +736,7 @@ pub fn compact(dir: &Path) -> Result<(u64, u64)> {
         .unwrap_or(0);
     window
         .compact_index()
-        .map_err(|e| Error::io(format!("compacting {name}"), e))?;
+        .map_err(|e| Error::io(format!("compacting {name} (it is left as it was)"), e))?;
     let idf = idf_of(&m, &name)?;
     save(
         dir,

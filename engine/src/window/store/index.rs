@@ -190,21 +190,36 @@ impl Store {
             .truncate(true)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&path)?;
+        // The places are updated only once the new generation is whole: a failed write (a
+        // full disk) leaves the store and its places as they were, and removes the part
+        // written, which no manifest names and which would keep the disk full.
+        let mut moved: Vec<u64> = Vec::with_capacity(places.len());
         let mut out: Vec<u8> = Vec::with_capacity(PIECE);
         let mut written = 0u64;
-        for place in places.iter_mut() {
-            let at = out.len();
-            out.resize(at + place.len as usize, 0);
-            self.read_into(place.offset, &mut out[at..])?;
-            place.offset = written + at as u64;
-            if out.len() >= PIECE {
-                file.write_all_at(&out, written)?;
-                written += out.len() as u64;
-                out.clear();
+        let copied = (|| {
+            for place in places.iter() {
+                let at = out.len();
+                out.resize(at + place.len as usize, 0);
+                self.read_into(place.offset, &mut out[at..])?;
+                moved.push(written + at as u64);
+                if out.len() >= PIECE {
+                    file.write_all_at(&out, written)?;
+                    written += out.len() as u64;
+                    out.clear();
+                }
             }
+            file.write_all_at(&out, written)?;
+            written += out.len() as u64;
+            Ok(())
+        })();
+        if let Err(e) = copied {
+            drop(file);
+            let _ = std::fs::remove_file(&path);
+            return Err(e);
         }
-        file.write_all_at(&out, written)?;
-        written += out.len() as u64;
+        for (place, offset) in places.iter_mut().zip(moved) {
+            place.offset = offset;
+        }
         let index = self.index.as_mut().expect("an index store");
         let previous = index.generation;
         if index.committed != Some(previous) && self.file.is_some() {
