@@ -61,9 +61,23 @@ pub struct Replacing {
     target: PathBuf,
 }
 
+/// The file a write to `path` reaches: `path`, or the file its symbolic link leads to (as
+/// `File::create` follows it), so that a rename replaces that file and leaves the user's link
+/// a link. A dangling link leads to the file it names, which the rename then creates.
+fn reached(path: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path)
+            .or_else(|_| std::fs::read_link(path).map(|to| directory_of(path).join(to)))
+            .unwrap_or_else(|_| path.to_path_buf()),
+        _ => path.to_path_buf(),
+    }
+}
+
 impl Replacing {
-    /// A new temporary beside `target`, open for writing.
+    /// A new temporary beside `target` (beside the file it links to, for a symbolic link),
+    /// open for writing.
     pub fn new(target: &Path) -> io::Result<(File, Replacing)> {
+        let target = &reached(target);
         let (file, temp) = beside(target)?;
         let replacing = Replacing {
             temp: Some(temp),
@@ -153,6 +167,38 @@ mod tests {
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
+
+    #[test]
+    fn a_replacement_through_a_link_replaces_the_file_it_links_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let (real, link) = (dir.path().join("real.out"), dir.path().join("link.out"));
+        std::fs::write(&real, b"old").unwrap();
+        std::os::unix::fs::symlink("real.out", &link).unwrap();
+        let (mut file, replacing) = Replacing::new(&link).unwrap();
+        std::io::Write::write_all(&mut file, b"new").unwrap();
+        replacing.commit().unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        // A dangling link: the file it names is made, the link stays.
+        let (gone, dangling) = (dir.path().join("gone.out"), dir.path().join("dangling.out"));
+        std::os::unix::fs::symlink("gone.out", &dangling).unwrap();
+        let (mut file, replacing) = Replacing::new(&dangling).unwrap();
+        std::io::Write::write_all(&mut file, b"made").unwrap();
+        replacing.commit().unwrap();
+        assert!(
+            std::fs::symlink_metadata(&dangling)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&gone).unwrap(), b"made");
+    }
+
     fn scratch(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("neardup-temporary-{name}-{}", std::process::id()));

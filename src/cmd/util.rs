@@ -399,11 +399,10 @@ fn stdout_to(file: &std::fs::File, path: &Path) -> Result<()> {
 /// signal) leaves FILE as it was instead of emptied at the start or half-written. A device
 /// or a FIFO (`-o /dev/null`) is written directly, as [`redirect_stdout`] does.
 pub fn redirect_stdout_whole(path: &Path, inputs: &[PathBuf]) -> Result<Option<Replacing>> {
-    refuse_input_as("-o", path, inputs)?;
     if !neardup_engine::temporary::replaces(path) {
-        redirect_stdout(path, inputs)?;
-        return Ok(None);
+        return redirect_stdout(path, inputs).map(|()| None);
     }
+    refuse_input_as("-o", path, inputs)?;
     let (file, replacing) = Replacing::new(path).map_err(|e| {
         Error::io(
             format!("creating a temporary file beside {}", path.display()),
