@@ -54,7 +54,7 @@
 //! assert_eq!(out.len(), text.lines().take(2).map(|l| l.len() + 1).sum::<usize>());
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 // The public items' docs say how they work, naming the crate-private items they use; read
 // them with `cargo doc --document-private-items`.
 #![allow(rustdoc::private_intra_doc_links)]

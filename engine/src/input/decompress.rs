@@ -54,7 +54,7 @@ pub(crate) fn detect(head: &[u8]) -> Compression {
 /// A reader that looks at its first bytes on the first read and from then on decompresses
 /// (or passes through) what follows. Nothing is read before the first read, so opening an
 /// idle pipe does not block.
-pub struct Decompressing {
+pub(crate) struct Decompressing {
     state: State,
     mode: Decompress,
 }
@@ -68,6 +68,7 @@ enum State {
 
 impl Decompressing {
     /// Wraps `inner`.
+    #[cfg(test)]
     pub fn new(inner: Box<dyn Read + Send>) -> Decompressing {
         Decompressing::with(inner, Decompress::Auto)
     }

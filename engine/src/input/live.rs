@@ -15,7 +15,7 @@ const STEP_MS: i32 = 100;
 /// Tells the reads of one live input that the run has stopped (cloned: one for the input,
 /// one for whoever stops it).
 #[derive(Clone, Debug, Default)]
-pub struct Halt(Arc<AtomicBool>);
+pub(crate) struct Halt(Arc<AtomicBool>);
 
 impl Halt {
     /// Makes every later read of the input fail at once, and a read waiting for data fail

@@ -25,7 +25,7 @@ pub use lines::LineReader;
 
 use crate::error::{Error, Result};
 use decompress::Decompressing;
-pub use live::Halt;
+pub(crate) use live::Halt;
 use live::Live;
 use settings::{Decompress, InputFormat};
 use std::fs::File;

@@ -31,7 +31,7 @@ use std::sync::Arc;
 /// Opens the caller's standard output for a table written there (no `-o FILE`): the
 /// process' descriptors are the caller's to hand out, so the engine opens none itself. A
 /// table with no path and no standard output given is refused when it opens.
-pub type StandardOutput = fn() -> std::io::Result<Box<dyn Write + Send>>;
+pub(crate) type StandardOutput = fn() -> std::io::Result<Box<dyn Write + Send>>;
 
 /// How rows are encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -57,7 +57,7 @@ pub mod summary;
 pub use batch::DocText;
 pub use deduper::{BatchError, Deduper};
 pub use outcome::{Match, Outcome};
-pub use prepare::{Prepared, bad_lines, reading, verifier, window_settings};
+pub use prepare::{Prepared, bad_lines, reading, verifier};
 pub use signing::{Doc, NodeData, Signed, Worker};
 pub use summary::Summary;
 

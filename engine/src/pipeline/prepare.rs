@@ -50,7 +50,7 @@ pub fn verifier(config: &Config) -> Verifier<'_> {
 
 /// The window `job` holds: its `‹window›` capacity, bucket limit, spill store and share of
 /// `‹max-memory›`.
-pub fn window_settings(config: &Config, job: &Job) -> WindowSettings {
+pub(crate) fn window_settings(config: &Config, job: &Job) -> WindowSettings {
     WindowSettings {
         capacity: config.window,
         bucket_limit: job.bucket_limit(config),

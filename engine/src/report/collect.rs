@@ -5,12 +5,12 @@ use crate::input::DocId;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 /// Bytes of a document's text the page shows beside its match (cut at a character).
-pub const SNIPPET_BYTES: usize = 1000;
+pub(crate) const SNIPPET_BYTES: usize = 1000;
 
 /// Bytes of each document's text the report holds (cut at a character): more than it shows,
 /// so that the word diff of a pair whose first [`SNIPPET_BYTES`] are the same still shows
 /// where they differ. News stories, job ads and product pages fit whole.
-pub const HELD_BYTES: usize = 8 << 10;
+pub(crate) const HELD_BYTES: usize = 8 << 10;
 
 /// The start of a text the report holds: its first [`HELD_BYTES`] bytes ([`cut_at`]).
 pub fn cut(text: &str) -> Box<str> {
@@ -35,13 +35,13 @@ pub(crate) fn cut_at(text: &str, bytes: usize) -> Box<str> {
 
 /// Separates the parts of [`Example::differs`] (normalised words hold no control
 /// characters).
-pub const DIFFERS_SEP: char = '\u{1}';
+pub(crate) const DIFFERS_SEP: char = '\u{1}';
 
 /// Bytes of kept documents' snippets held for the examples' matches.
-pub const RING_BYTES: usize = 16 << 20;
+pub(crate) const RING_BYTES: usize = 16 << 20;
 
 /// Examples of each kind shown.
-pub const EXAMPLES: usize = 12;
+pub(crate) const EXAMPLES: usize = 12;
 
 /// Largest groups shown.
 pub const TOP_GROUPS: usize = 10;
@@ -422,31 +422,6 @@ impl Collector {
         examples.sort_by_key(|e| e.dropped.line);
         examples
     }
-
-    /// Bytes held (an estimate, for the memory budget's accounts and tests).
-    pub fn held_bytes(&self) -> usize {
-        let example = |h: &BinaryHeap<Keyed>| {
-            h.iter()
-                .map(|k| shown_bytes(&k.example.dropped) + shown_bytes(&k.example.kept))
-                .sum::<usize>()
-        };
-        let members: usize = self
-            .groups
-            .values()
-            .filter(|g| g.kept.is_some())
-            .map(|g| g.members.iter().map(shown_bytes).sum::<usize>())
-            .sum();
-        self.ring_bytes
-            + self.ring.len() * std::mem::size_of::<Shown>()
-            + self.groups.capacity() * (8 + std::mem::size_of::<Group>())
-            + example(&self.borderline)
-            + example(&self.random)
-            + members
-    }
-}
-
-fn shown_bytes(s: &Shown) -> usize {
-    std::mem::size_of::<Shown>() + s.text.as_deref().map_or(0, str::len)
 }
 
 /// Keeps the [`EXAMPLES`] smallest keys.

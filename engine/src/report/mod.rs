@@ -20,9 +20,7 @@ pub mod collect;
 pub mod page;
 mod write;
 
-pub use collect::{
-    BINS, Collector, DIFFERS_SEP, EXAMPLES, Example, Groups, HELD_BYTES, Matched, RING_BYTES,
-    SNIPPET_BYTES, Shown, TOP_GROUPS, bin, cut,
-};
+pub use collect::{BINS, Collector, Example, Groups, Matched, Shown, TOP_GROUPS, bin, cut};
+pub(crate) use collect::{DIFFERS_SEP, HELD_BYTES};
 pub use page::{RunInfo, page};
 pub use write::{filter_mode, write};

@@ -211,7 +211,7 @@ impl<W: Write> Hashing<W> {
 }
 
 /// True when `head` (a file's first bytes) begins as a state file does.
-pub fn has_magic(head: &[u8]) -> bool {
+pub(crate) fn has_magic(head: &[u8]) -> bool {
     head.starts_with(MAGIC)
 }
 

@@ -19,7 +19,7 @@ pub mod index;
 mod lock;
 mod saved;
 
-pub use file::has_magic;
+pub(crate) use file::has_magic;
 pub use lock::Lock;
 use saved::temporary_path;
 pub use saved::{Saved, settings};

@@ -12,9 +12,11 @@ pub mod shingles;
 pub mod text;
 
 pub use shingles::{
-    Fingerprint, Weighted, fingerprints, fingerprints_into, intersection_size, jaccard,
-    jaccard_at_least, weighted_fingerprints, weighted_fingerprints_into, weighted_jaccard,
-    weighted_jaccard_at_least,
+    Fingerprint, Weighted, fingerprints, jaccard, jaccard_at_least, weighted_fingerprints,
+    weighted_jaccard,
+};
+pub(crate) use shingles::{
+    fingerprints_into, weighted_fingerprints_into, weighted_jaccard_at_least,
 };
 
 use crate::sketch::weights::{IdfTable, Weigher};

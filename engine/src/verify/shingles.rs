@@ -17,7 +17,7 @@
 pub type Fingerprint = u32;
 
 /// The fingerprints of sorted 64-bit shingle hashes, sorted and distinct, into `out`.
-pub fn fingerprints_into(sorted: &[u64], out: &mut Vec<Fingerprint>) {
+pub(crate) fn fingerprints_into(sorted: &[u64], out: &mut Vec<Fingerprint>) {
     out.clear();
     out.extend(sorted.iter().map(|&h| (h >> 32) as Fingerprint));
     out.dedup();
@@ -39,7 +39,7 @@ pub fn weighted_fingerprints(sorted: &[u64], weights: &[f32]) -> (Vec<Fingerprin
 
 /// [`fingerprints_into`] for weighted elements: the weights of elements that share a
 /// fingerprint are added, so the total weight is unchanged.
-pub fn weighted_fingerprints_into(
+pub(crate) fn weighted_fingerprints_into(
     sorted: &[u64],
     weights: &[f32],
     out: &mut Vec<Fingerprint>,
@@ -61,7 +61,7 @@ pub fn weighted_fingerprints_into(
 /// Size of the intersection of two sorted, distinct slices. With AVX-512 or AVX2 (detected at
 /// run time) blocks of sixteen or eight are compared all-against-all (the block with the
 /// smaller maximum moves on), then the rest is merged one element at a time.
-pub fn intersection_size(a: &[Fingerprint], b: &[Fingerprint]) -> usize {
+pub(crate) fn intersection_size(a: &[Fingerprint], b: &[Fingerprint]) -> usize {
     #[cfg(target_arch = "x86_64")]
     if a.len() >= 16 && b.len() >= 16 {
         // POPCNT counts a block's matches in one instruction (without it the count is a
@@ -203,7 +203,11 @@ pub fn weighted_jaccard(a: Weighted<'_>, b: Weighted<'_>) -> f64 {
 
 /// Weighted Jaccard if it can reach `threshold`: the weight-sum bound
 /// min(total) / max(total) is tried first, then the merge.
-pub fn weighted_jaccard_at_least(a: Weighted<'_>, b: Weighted<'_>, threshold: f64) -> Option<f64> {
+pub(crate) fn weighted_jaccard_at_least(
+    a: Weighted<'_>,
+    b: Weighted<'_>,
+    threshold: f64,
+) -> Option<f64> {
     let (small, large) = if a.2 <= b.2 { (a.2, b.2) } else { (b.2, a.2) };
     if large <= 0.0 || small < threshold * large * (1.0 - 1e-9) {
         return None;

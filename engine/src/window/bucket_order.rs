@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 /// A limited bucket as saved.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SavedBucket {
+pub(crate) struct SavedBucket {
     /// Which of the window's tables holds it.
     pub table: u8,
     /// Its key as the table keeps it (the top bits of the key's hash).
@@ -23,6 +23,7 @@ pub struct SavedBucket {
 impl Window {
     /// The buckets of two or more members when the tables are limited (else none: an
     /// unlimited bucket's order is never used, candidates are ranked by sequence number).
+    #[cfg(test)]
     fn limited_buckets(&self) -> Vec<SavedBucket> {
         let mut saved = Vec::new();
         for (table, buckets) in self.buckets.iter().enumerate() {
@@ -47,7 +48,7 @@ impl Window {
     /// Gives the buckets back the order [`Window::write_bucket_order`] saved, once the saved
     /// documents are held again. Members no longer held (a smaller window let them go) are
     /// left out, and so is a bucket left with fewer than two.
-    pub fn restore_buckets(&mut self, saved: &[SavedBucket]) {
+    pub(crate) fn restore_buckets(&mut self, saved: &[SavedBucket]) {
         let slots: HashMap<u64, u32> = self.oldest_first().map(|h| (h.seq, h.slot)).collect();
         let mut members = Vec::new();
         for bucket in saved {
@@ -68,7 +69,8 @@ impl Window {
     /// top bits | u32 protected | u32 m + m × u32 member), a member as its place in
     /// [`Window::oldest_first`] (the order in which the state writes the documents; half the
     /// bytes of its sequence number). Little-endian.
-    pub fn write_bucket_order(&self, out: &mut Vec<u8>) {
+    #[cfg(test)]
+    pub(crate) fn write_bucket_order(&self, out: &mut Vec<u8>) {
         let place: HashMap<u64, u32> = self
             .oldest_first()
             .enumerate()

@@ -211,6 +211,7 @@ impl Buckets {
     /// keeps it (the top bits of its hash), how many of its first members are protected, and
     /// the members in their order (which a limited table's refreshes have shaped, so that
     /// inserting the same documents again does not give it back: `--state` saves it).
+    #[cfg(test)]
     pub fn lists(&self) -> impl Iterator<Item = (u32, u32, &[u32])> + '_ {
         self.cells
             .0

@@ -12,7 +12,7 @@ pub(super) const FAMILY_REACH: usize = 64;
 /// Scratch of a thread's ranked lookups ([`Window::ranked_candidates_in`]): its marks and
 /// the candidates being ranked, reused from one query to the next.
 #[derive(Debug, Default)]
-pub struct Lookup {
+pub(crate) struct Lookup {
     marks: Marks,
     ranked: Vec<(Rank, Held)>,
 }
@@ -30,7 +30,7 @@ impl Lookup {
 /// candidates may be handed out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[must_use]
-pub struct Rest {
+pub(crate) struct Rest {
     /// How many more candidates [`Window::ranked_rest`] may hand out.
     pub limit: usize,
 }
@@ -56,7 +56,8 @@ impl Window {
     /// usually holds the match, and the family's band buckets (hundreds of members each)
     /// would cost a visit per member for nothing. Together the two calls hand out at most
     /// `limit` candidates.
-    pub fn ranked_candidates(
+    #[cfg(test)]
+    pub(crate) fn ranked_candidates(
         &mut self,
         band_keys: &[u64],
         sketch: &Sketch,
@@ -134,7 +135,8 @@ impl Window {
     /// Writes into `out` (cleared first) the documents sharing an LSH band with the query
     /// of the last [`Window::ranked_candidates`] call (made with the same keys and sketch,
     /// no other query since) but no family key, in [`Rank`] order, at most `rest.limit`.
-    pub fn ranked_rest(
+    #[cfg(test)]
+    pub(crate) fn ranked_rest(
         &mut self,
         band_keys: &[u64],
         sketch: &Sketch,

@@ -40,7 +40,7 @@ pub enum Layout {
 }
 
 /// A tables file mapped private and writable (copy-on-write).
-pub struct Image {
+pub(crate) struct Image {
     map: Arc<Mapping>,
 }
 

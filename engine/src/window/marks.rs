@@ -10,7 +10,7 @@
 /// bits, saturating: the family keys when it shares one, else the LSH bands): one load per
 /// hit.
 #[derive(Debug, Default)]
-pub struct Marks {
+pub(crate) struct Marks {
     pub(super) marks: Vec<u32>,
     /// Number of the current query (never 0 once a query ran; marks restart when it wraps).
     pub(super) query: u32,

@@ -46,7 +46,8 @@ mod record;
 pub mod store;
 mod tables;
 
-pub use mapped::{Image, Layout};
+pub(crate) use mapped::Image;
+pub use mapped::Layout;
 
 use crate::input::DocId;
 use crate::prefetch::prefetch;
@@ -57,15 +58,17 @@ use chunked::Chunked;
 pub use family::Family;
 pub(crate) use family::MAX_FAMILY_KEYS;
 pub use limit::Limit;
-pub use lookup::{Lookup, Rest};
-pub use marks::Marks;
+pub(crate) use lookup::{Lookup, Rest};
+pub(crate) use marks::Marks;
 #[cfg(test)]
 use marks::QUERIES;
 pub use rank::Rank;
-pub use reconcile::{Reconciled, Reconciling};
-pub use record::{Entry, UNKNOWN_SKETCH, View};
+pub(crate) use reconcile::{Reconciled, Reconciling};
+pub use record::Entry;
+pub(crate) use record::{UNKNOWN_SKETCH, View};
 use std::io;
-pub use store::{Place, Store, StoreSettings, check_spill_dir};
+pub use store::StoreSettings;
+pub(crate) use store::{Place, Store, check_spill_dir};
 pub(crate) use tables::index_keys;
 
 /// A document in the window: its sequence number and its slot. Valid while the document is
@@ -166,6 +169,7 @@ pub struct Window {
     /// Marks for [`Window::candidates`] (other threads bring their own).
     marks: Marks,
     /// Scratch of [`Window::ranked_candidates`].
+    #[cfg(test)]
     ranked: Vec<(Rank, Held)>,
     /// The records.
     store: Store,
@@ -250,6 +254,7 @@ impl Window {
             copies: Buckets::new(),
             evictions: 0,
             marks: Marks::default(),
+            #[cfg(test)]
             ranked: Vec::new(),
             store: Store::new(StoreSettings::default()),
             budget: 0,

@@ -37,7 +37,7 @@ struct Counts {
 /// Scratch of [`Window::reconcile`], reused from one document to the next: the two tiers
 /// brought up to date.
 #[derive(Debug, Default)]
-pub struct Reconciling {
+pub(crate) struct Reconciling {
     counts: Vec<Counts>,
     /// Per slot: the reconcile that last saw it (`stamp`), and where its changes are in
     /// `counts` (1 + place; 0: none), for the document it held then and for a new one.
@@ -65,7 +65,7 @@ fn changed_bit(slot: u32) -> (usize, u64) {
 
 /// What [`Window::reconcile`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reconciled {
+pub(crate) enum Reconciled {
     /// No candidate's counts changed: the speculated lookup is the fresh one.
     Same,
     /// Counts changed: [`Window::reconciled_first`] and [`Window::reconciled_rest`] give the

@@ -77,7 +77,7 @@ impl Entry {
 
 /// The sketch of a document read from a state saved before sketches were kept: ranked as
 /// agreeing everywhere, so such documents are verified first, as all were before.
-pub const UNKNOWN_SKETCH: Sketch = [u64::MAX; 4];
+pub(crate) const UNKNOWN_SKETCH: Sketch = [u64::MAX; 4];
 
 const LINE: u32 = 0;
 const STR: u32 = 1;
@@ -174,7 +174,7 @@ fn damaged() -> io::Error {
 
 /// A record read in place.
 #[derive(Clone, Copy, Debug)]
-pub struct View<'a> {
+pub(crate) struct View<'a> {
     header: &'a Header,
     /// One key per band.
     pub band_keys: &'a [u64],
@@ -262,7 +262,7 @@ impl<'a> View<'a> {
     }
 
     /// The whole entry, into `into` (its buffers reused).
-    pub fn to_entry(&self, into: &mut Entry) -> io::Result<()> {
+    pub(crate) fn to_entry(self, into: &mut Entry) -> io::Result<()> {
         into.id = self.id()?;
         into.text_hash = self.text_hash();
         into.copy_key = self.copy_key();

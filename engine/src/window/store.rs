@@ -24,11 +24,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod index;
-pub use index::UNSAVED;
+pub(crate) use index::UNSAVED;
 
 use super::chores::Chores;
 use index::Index;
-pub use index::{record_sum, records_path};
+pub(crate) use index::{record_sum, records_path};
 
 /// Largest RAM segment: a quarter of the RAM share, between 4 KiB and 1 MiB (a small share
 /// still spills, so that small inputs can test the disk path).
@@ -67,7 +67,7 @@ impl Default for StoreSettings {
 
 /// A record's place in the store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Place {
+pub(crate) struct Place {
     /// Offset of its first byte.
     pub offset: u64,
     /// Its length in bytes.
@@ -76,7 +76,7 @@ pub struct Place {
 
 /// Records appended in RAM and on disk.
 #[derive(Debug)]
-pub struct Store {
+pub(crate) struct Store {
     settings: StoreSettings,
     /// The spill file, created at the first spill.
     file: Option<File>,
@@ -168,11 +168,6 @@ impl Store {
             crate::guard::fallibly(|| b.try_reserve_exact(self.segment)).ok()?;
             Some(b)
         })
-    }
-
-    /// Bytes of evicted records the store still holds.
-    pub fn garbage(&self) -> u64 {
-        self.garbage
     }
 
     /// The settings it was made with.
@@ -386,6 +381,7 @@ impl Store {
     }
 
     /// Reads the record at `place` into `out` (replacing its content).
+    #[cfg(test)]
     pub fn read(&self, place: Place, out: &mut Vec<u8>) -> io::Result<()> {
         out.clear();
         out.resize(place.len as usize, 0);
@@ -605,7 +601,7 @@ impl Store {
 }
 
 /// Whether a spill file can be made in `dir`: one is created and dropped.
-pub fn check_spill_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn check_spill_dir(dir: &Path) -> io::Result<()> {
     create_unlinked(dir).map(drop)
 }
 

@@ -29,7 +29,7 @@ use values::{auto_id, check, find, id_of, is_text, json_value};
 
 /// What kind of columnar data an input holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// An Apache Parquet file.
     Parquet,
     /// An Arrow IPC stream (what `pyarrow.ipc.new_stream` and `polars.write_ipc_stream` write).
@@ -160,9 +160,8 @@ pub enum RowProblem {
 }
 
 /// Reads one columnar input in batches.
-pub struct ColumnReader {
+pub(crate) struct ColumnReader {
     name: String,
-    kind: Kind,
     batches: Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + Send>,
     columns: Columns,
     /// A decoded batch whose rows from the offset on are not handed out yet (a batch is
@@ -225,7 +224,6 @@ impl ColumnReader {
                 let total_rows = row_groups.iter().sum();
                 ColumnReader {
                     name,
-                    kind,
                     batches: Box::new(reader),
                     columns,
                     pending: None,
@@ -244,7 +242,7 @@ impl ColumnReader {
                 let schema = reader.schema();
                 auto_id(&schema, &mut columns);
                 check(&name, &schema, &columns)?;
-                ColumnReader::of(name, kind, Box::new(reader), columns, schema)
+                ColumnReader::of(name, Box::new(reader), columns, schema)
             }
             Kind::ArrowFile => {
                 let file = match input.file {
@@ -257,7 +255,7 @@ impl ColumnReader {
                 let schema = reader.schema();
                 auto_id(&schema, &mut columns);
                 check(&name, &schema, &columns)?;
-                let mut r = ColumnReader::of(name, kind, Box::new(reader), columns, schema);
+                let mut r = ColumnReader::of(name, Box::new(reader), columns, schema);
                 r.size = size;
                 r
             }
@@ -274,14 +272,12 @@ impl ColumnReader {
 
     fn of(
         name: String,
-        kind: Kind,
         batches: Box<dyn Iterator<Item = std::result::Result<RecordBatch, ArrowError>> + Send>,
         columns: Columns,
         schema: SchemaRef,
     ) -> ColumnReader {
         ColumnReader {
             name,
-            kind,
             batches,
             columns,
             pending: None,
@@ -298,11 +294,6 @@ impl ColumnReader {
     /// The input's schema (all its columns, whatever is decoded).
     pub fn schema(&self) -> &SchemaRef {
         &self.schema
-    }
-
-    /// The input's kind.
-    pub fn kind(&self) -> Kind {
-        self.kind
     }
 
     /// Bytes of the input read so far, in proportion of its rows for a file.

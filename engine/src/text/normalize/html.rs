@@ -5,7 +5,7 @@
 /// A tag starts at `<` followed by a letter, `/`, `!` or `?` and ends at the next `>`; a lone
 /// `<` (as in `a < b`) is kept. Decoded: `&amp; &lt; &gt; &quot; &apos; &nbsp;` and numeric
 /// references `&#NN;` / `&#xHH;`; unknown entities are kept as written.
-pub fn strip_html_into(input: &str, out: &mut String) {
+pub(crate) fn strip_html_into(input: &str, out: &mut String) {
     out.clear();
     let bytes = input.as_bytes();
     let mut i = 0;

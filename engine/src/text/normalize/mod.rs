@@ -30,7 +30,7 @@ use crate::input::BadLine;
 pub use crate::text::words::Words;
 use crate::text::words::{is_mark, is_word_of_its_own};
 use ascii::{SEPARATORS, SEPARATORS_PUNCT, scan_single_spaced};
-pub use html::strip_html_into;
+pub(crate) use html::strip_html_into;
 use unicode_normalization::UnicodeNormalization;
 
 /// Which normalisation steps run. `Default` is the documented default.
@@ -104,7 +104,7 @@ impl Normalizer {
     /// one rule of what a document is, applied wherever a text is read (signing, the corpus
     /// passes of `idf` and `tune`, the reference texts a program gives before the IDF table
     /// is learnt). A text with no word left after normalisation is not one.
-    pub fn document_into(&self, text: &str, out: &mut Normalized) -> Result<(), BadLine> {
+    pub(crate) fn document_into(&self, text: &str, out: &mut Normalized) -> Result<(), BadLine> {
         self.normalize_into(text, out);
         match out.is_empty() {
             true => Err(BadLine::NoTokens),

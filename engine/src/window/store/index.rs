@@ -28,17 +28,17 @@ pub(super) struct Index {
 }
 
 /// A record's checksum: 32 bits of its xxh3, never 0 (which means "none").
-pub fn record_sum(record: &[u8]) -> u32 {
+pub(crate) fn record_sum(record: &[u8]) -> u32 {
     (xxhash_rust::xxh3::xxh3_64(record) as u32) | 1
 }
 
 /// The records file of generation `generation` of the index in `dir`.
-pub fn records_path(dir: &Path, generation: u64) -> PathBuf {
+pub(crate) fn records_path(dir: &Path, generation: u64) -> PathBuf {
     dir.join(format!("records.{generation}"))
 }
 
 /// The file an index directory holds until its first save is complete.
-pub const UNSAVED: &str = ".unsaved";
+pub(crate) const UNSAVED: &str = ".unsaved";
 
 impl Index {
     /// The index in `dir` of a store that no save has named yet.
