@@ -179,6 +179,25 @@ fn ids_are_the_lines_own_when_they_have_them() {
     // A filter writing its lines as they are shows no ids, so it says nothing of them.
     let quiet = neardup(&["--drop-dups", SAMPLE], b"").ok();
     assert!(!quiet.stderr.contains("ids:"), "{}", quiet.stderr);
+    // Lines with ids, one of which is null: numbered, and the note says why, so that line
+    // numbers in the output are not read as the user's ids.
+    let null = b"{\"id\":\"a\",\"text\":\"one two three four five six\"}\n\
+                 {\"id\":null,\"text\":\"one two three four five six\"}\n";
+    let run = neardup(&["--pairs"], null).ok();
+    assert_eq!(run.lines(), ["1\t2\t1"]);
+    assert!(
+        run.stderr
+            .contains("ids: the lines are numbered: line 2's 'id' is null, not text or an integer"),
+        "{}",
+        run.stderr
+    );
+    let field = neardup(&["--pairs", "--id-field", "id"], null).ok();
+    assert!(field.lines().is_empty());
+    assert!(
+        field.stderr.contains("-:2: id field 'id' is null"),
+        "{}",
+        field.stderr
+    );
 }
 
 /// What a filter flag does to the output of a run on the sample.

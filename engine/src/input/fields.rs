@@ -68,9 +68,12 @@ pub(crate) fn inventory(batch: &Batch, wanted: Wanted) -> (Vec<Field>, usize) {
 }
 
 /// Whether the first lines of `batch` (up to 32 that are not blank) each hold an `id` that
-/// is a string or an integer: then, with no `--id-field`, that field is the documents' id.
-pub(crate) fn ids_in(batch: &Batch) -> bool {
-    let mut looked = 0;
+/// is a string or an integer: then (`Ok`), with no `--id-field`, that field is the
+/// documents' id. Else the lines are numbered, and when some of those lines have an `id`
+/// the error says which line's is not usable (`None`: fewer than half of them have one, or
+/// one is not a JSON object, which the bad-line policy reports).
+pub(crate) fn ids_in(batch: &Batch) -> Result<(), Option<String>> {
+    let (mut looked, mut with_id, mut unusable) = (0, 0, None);
     for i in 0..batch.lines.len() {
         if looked == 32 {
             break;
@@ -80,15 +83,31 @@ pub(crate) fn ids_in(batch: &Batch) -> bool {
         }
         looked += 1;
         let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(batch.content(i)) else {
-            return false;
+            return Err(None);
         };
-        match map.get("id") {
-            Some(Value::String(_)) => {}
-            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {}
-            _ => return false,
+        let what = match map.get("id") {
+            Some(Value::String(_)) => None,
+            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => None,
+            Some(Value::Number(_)) => Some("a fraction"),
+            Some(Value::Null) => Some("null"),
+            Some(Value::Bool(_)) => Some("a boolean"),
+            Some(Value::Array(_)) => Some("an array"),
+            Some(Value::Object(_)) => Some("an object"),
+            None => Some("missing"),
+        };
+        with_id += usize::from(map.contains_key("id"));
+        if let (Some(what), None) = (what, &unusable) {
+            unusable = Some(format!(
+                "line {}'s 'id' is {what}",
+                batch.lines[i].input_line
+            ));
         }
     }
-    looked > 0
+    match unusable {
+        None if looked > 0 => Ok(()),
+        Some(why) if with_id * 2 >= looked => Err(Some(why)),
+        _ => Err(None),
+    }
 }
 
 /// The message for `missing` of `looked` first lines of `input` lacking `flag`'s `path`:
@@ -134,8 +153,16 @@ pub(crate) fn missing_message(
 }
 
 /// What a first batch whose ids were decided says of them: where they come from, or that
-/// the rows are numbered because the 'id' column holds neither text nor integers.
+/// the lines (rows) are numbered because an 'id' field (column) holds neither text nor
+/// integers.
 pub(crate) fn ids_note(batch: &Batch) -> Note {
+    if let Some(why) = &batch.unusable_id {
+        return Note::info(format!(
+            "ids: the lines are numbered: {why}, not text or an integer (‹id-field› id takes \
+             the field, a line without a usable one being a bad line; ‹id-field› none numbers \
+             them without this note)"
+        ));
+    }
     let unusable = batch.rows.as_ref().and_then(|r| r.unusable_id.as_ref());
     Note::info(match (unusable, batch.rows.is_some()) {
         (Some(kind), _) => format!(
@@ -160,6 +187,30 @@ mod tests {
         let input = Input::from_reader("t", Box::new(std::io::Cursor::new(text.to_string())));
         let mut reader = LineReader::new(vec![input], crate::input::settings::InputFormat::Jsonl);
         reader.next_batch().unwrap().unwrap()
+    }
+
+    #[test]
+    fn lines_with_ids_say_which_one_is_not_usable() {
+        assert_eq!(ids_in(&batch("{\"id\":\"a\"}\n{\"id\":7}\n")), Ok(()));
+        let why = |text: &str| ids_in(&batch(text)).unwrap_err();
+        assert_eq!(
+            why("{\"id\":\"a\"}\n\n{\"id\":null}\n"),
+            Some("line 3's 'id' is null".to_string())
+        );
+        assert_eq!(
+            why("{\"id\":1.5}\n{\"id\":true}\n"),
+            Some("line 1's 'id' is a fraction".to_string())
+        );
+        assert_eq!(
+            why("{\"id\":\"a\"}\n{\"text\":\"b\"}\n"),
+            Some("line 2's 'id' is missing".to_string())
+        );
+        // No ids to speak of: numbered without a word.
+        assert_eq!(
+            why("{\"text\":\"a\"}\n{\"text\":\"b\"}\n{\"id\":3}\n"),
+            None
+        );
+        assert_eq!(why("{\"id\":\"a\"}\nnot json\n"), None);
     }
 
     #[test]

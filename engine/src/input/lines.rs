@@ -232,6 +232,7 @@ impl LineReader {
             idle: false,
             ids_from_field: false,
             ids_decided: false,
+            unusable_id: None,
             rows: None,
         };
         let mut line_start = 0;
@@ -329,8 +330,15 @@ impl LineReader {
         }
         batch.idle = self.inputs.get(self.current).is_some_and(Input::would_wait);
         if self.ids.is_none() {
-            self.ids = Some(batch.format == InputFormat::Jsonl && fields::ids_in(&batch));
-            batch.ids_decided = self.ids == Some(true);
+            let found = match batch.format {
+                InputFormat::Jsonl => fields::ids_in(&batch),
+                _ => Err(None),
+            };
+            self.ids = Some(found.is_ok());
+            // Lines that have ids, numbered because one of the first has none usable: said,
+            // so that the numbers in the output are not taken for the user's ids.
+            batch.ids_decided = !matches!(found, Err(None));
+            batch.unusable_id = found.err().flatten();
         }
         batch.ids_from_field = self.ids == Some(true);
         self.last_lines = batch.lines.len();

@@ -115,6 +115,9 @@ pub struct Batch {
     pub ids_from_field: bool,
     /// This batch decided [`Batch::ids_from_field`] (said once on stderr).
     pub ids_decided: bool,
+    /// Why lines that have an `id` field are numbered instead, on the batch that decided
+    /// it (one of its first lines holds no usable id: [`fields::ids_in`]).
+    pub unusable_id: Option<String>,
     /// Rows of a columnar input ([`columnar`]): their ids, bad rows and, when the output
     /// writes rows, the rows themselves. `None` for lines.
     pub rows: Option<Box<columnar::Rows>>,
@@ -217,6 +220,7 @@ impl TextBatcher {
             idle: false,
             ids_from_field: false,
             ids_decided: false,
+            unusable_id: None,
             rows: None,
         });
         self.number += 1;

@@ -427,6 +427,7 @@ impl ColumnReader {
             idle: false,
             ids_from_field: false,
             ids_decided: first && (self.columns.auto_id || self.columns.unusable_id.is_some()),
+            unusable_id: None,
             rows: Some(Box::new(Rows {
                 ids,
                 bad,
