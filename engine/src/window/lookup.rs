@@ -66,11 +66,10 @@ impl Window {
     ) -> Rest {
         let mut scratch = Lookup {
             marks: std::mem::take(&mut self.marks),
-            ranked: std::mem::take(&mut self.ranked),
+            ranked: Vec::new(),
         };
         let rest = self.ranked_candidates_in(&mut scratch, band_keys, sketch, limit, out);
         self.marks = scratch.marks;
-        self.ranked = scratch.ranked;
         rest
     }
 
@@ -145,11 +144,10 @@ impl Window {
     ) {
         let mut scratch = Lookup {
             marks: std::mem::take(&mut self.marks),
-            ranked: std::mem::take(&mut self.ranked),
+            ranked: Vec::new(),
         };
         self.ranked_rest_in(&mut scratch, band_keys, sketch, rest, out);
         self.marks = scratch.marks;
-        self.ranked = scratch.ranked;
     }
 
     /// [`Window::ranked_rest`] with the caller's scratch (the one its

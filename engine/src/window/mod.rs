@@ -168,9 +168,6 @@ pub struct Window {
     evictions: u64,
     /// Marks for [`Window::candidates`] (other threads bring their own).
     marks: Marks,
-    /// Scratch of [`Window::ranked_candidates`].
-    #[cfg(test)]
-    ranked: Vec<(Rank, Held)>,
     /// The records.
     store: Store,
     /// RAM the window may use (0: no limit); past it, it stops growing and evicts.
@@ -254,8 +251,6 @@ impl Window {
             copies: Buckets::new(),
             evictions: 0,
             marks: Marks::default(),
-            #[cfg(test)]
-            ranked: Vec::new(),
             store: Store::new(StoreSettings::default()),
             budget: 0,
             limited: None,
