@@ -63,14 +63,24 @@ pub struct Replacing {
 
 /// The file a write to `path` reaches: `path`, or the file its symbolic link leads to (as
 /// `File::create` follows it), so that a rename replaces that file and leaves the user's link
-/// a link. A dangling link leads to the file it names, which the rename then creates.
+/// a link. A dangling link (or chain of links) leads to the file its last link names, which
+/// the rename then creates; past 40 links (the system's own limit) the name is used as it is.
 fn reached(path: &Path) -> PathBuf {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path)
-            .or_else(|_| std::fs::read_link(path).map(|to| directory_of(path).join(to)))
-            .unwrap_or_else(|_| path.to_path_buf()),
-        _ => path.to_path_buf(),
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        let link = std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink());
+        if !link {
+            return at;
+        }
+        if let Ok(whole) = std::fs::canonicalize(&at) {
+            return whole;
+        }
+        match std::fs::read_link(&at) {
+            Ok(to) => at = directory_of(&at).join(to),
+            Err(_) => return at,
+        }
     }
+    path.to_path_buf()
 }
 
 impl Replacing {
@@ -174,29 +184,37 @@ mod tests {
         let (real, link) = (dir.path().join("real.out"), dir.path().join("link.out"));
         std::fs::write(&real, b"old").unwrap();
         std::os::unix::fs::symlink("real.out", &link).unwrap();
-        let (mut file, replacing) = Replacing::new(&link).unwrap();
-        std::io::Write::write_all(&mut file, b"new").unwrap();
-        replacing.commit().unwrap();
-        assert!(
-            std::fs::symlink_metadata(&link)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
+        // Writes `bytes` through `link` and checks that the link is still a link.
+        let write_through = |link: &Path, bytes: &[u8]| {
+            let (mut file, replacing) = Replacing::new(link).unwrap();
+            std::io::Write::write_all(&mut file, bytes).unwrap();
+            replacing.commit().unwrap();
+            let meta = std::fs::symlink_metadata(link).unwrap();
+            assert!(meta.file_type().is_symlink(), "{}", link.display());
+        };
+        write_through(&link, b"new");
         assert_eq!(std::fs::read(&real).unwrap(), b"new");
         // A dangling link: the file it names is made, the link stays.
         let (gone, dangling) = (dir.path().join("gone.out"), dir.path().join("dangling.out"));
         std::os::unix::fs::symlink("gone.out", &dangling).unwrap();
-        let (mut file, replacing) = Replacing::new(&dangling).unwrap();
-        std::io::Write::write_all(&mut file, b"made").unwrap();
-        replacing.commit().unwrap();
+        write_through(&dangling, b"made");
+        assert_eq!(std::fs::read(&gone).unwrap(), b"made");
+        // A dangling chain: the file its last link names is made, both links stay links.
+        let (end, middle, first) = (
+            dir.path().join("end.out"),
+            dir.path().join("middle.out"),
+            dir.path().join("first.out"),
+        );
+        std::os::unix::fs::symlink("end.out", &middle).unwrap();
+        std::os::unix::fs::symlink("middle.out", &first).unwrap();
+        write_through(&first, b"chained");
         assert!(
-            std::fs::symlink_metadata(&dangling)
+            std::fs::symlink_metadata(&middle)
                 .unwrap()
                 .file_type()
                 .is_symlink()
         );
-        assert_eq!(std::fs::read(&gone).unwrap(), b"made");
+        assert_eq!(std::fs::read(&end).unwrap(), b"chained");
     }
 
     fn scratch(name: &str) -> PathBuf {
