@@ -236,19 +236,17 @@ impl Window {
     ) {
         out.clear();
         let mut marks = std::mem::take(&mut self.marks);
-        self.count_shared_bands(band_keys, &mut marks, |held| out.push((0, held)));
+        self.count_shared_bands(band_keys, &mut marks, |slot| {
+            out.push((0, Held { seq: 0, slot }))
+        });
+        // The sequence numbers are filled in here, their loads asked for ahead.
         self.rank_all(out, &marks, sketch);
         self.marks = marks;
     }
 
-    /// Calls `found` once for each document sharing at least one band key, and leaves in
-    /// `marks` how many bands each shares.
-    fn count_shared_bands(
-        &self,
-        band_keys: &[u64],
-        marks: &mut Marks,
-        mut found: impl FnMut(Held),
-    ) {
+    /// Calls `found` once with the slot of each document sharing at least one band key, and
+    /// leaves in `marks` how many bands each shares.
+    fn count_shared_bands(&self, band_keys: &[u64], marks: &mut Marks, mut found: impl FnMut(u32)) {
         let query = marks.start(self.slots.len());
         // Keys past the LSH bands are family keys: a hit there sets the family bit.
         let bands = self.bands.min(band_keys.len());
@@ -264,10 +262,7 @@ impl Window {
                 let mark = &mut marks.marks[slot as usize];
                 if *mark >> 8 != query {
                     *mark = query << 8 | hit;
-                    found(Held {
-                        seq: self.slots[slot as usize].seq,
-                        slot,
-                    });
+                    found(slot);
                 } else if hit == FAMILY {
                     *mark |= FAMILY;
                 } else if *mark & BANDS != BANDS {
