@@ -146,11 +146,21 @@ fn the_default_budget_follows_a_memory_cgroup() {
         return;
     };
     let input = file_of("cgroup.txt", &distinct(600_000));
-    let procs = std::ffi::CString::new(group.join("cgroup.procs").to_str().unwrap()).unwrap();
     let mut cmd = bin();
     cmd.args(["--stats", &input])
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
+    joining(&mut cmd, &group);
+    let output = cmd.output().unwrap();
+    let _ = std::fs::remove_dir(&group);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("memory cgroup's limit"), "{stderr}");
+}
+
+/// `cmd` made to start in the cgroup `group` (its pid written to `cgroup.procs` before exec).
+fn joining(cmd: &mut Command, group: &std::path::Path) {
+    let procs = std::ffi::CString::new(group.join("cgroup.procs").to_str().unwrap()).unwrap();
     // SAFETY: open, write and close are async-signal-safe; the buffer is on the stack.
     unsafe {
         cmd.pre_exec(move || {
@@ -177,11 +187,82 @@ fn the_default_budget_follows_a_memory_cgroup() {
             }
         });
     }
+}
+
+/// `n` versions of one ad, a word apart: every two are a verified pair, so a graph of them
+/// holds n²/2 edges.
+fn one_template(n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        writeln!(
+            out,
+            "warehouse picker wanted for the night shift at our distribution centre near the \
+             ring road full time permanent contract forklift licence an advantage but not \
+             required training given from the first day free parking and a canteen on site \
+             apply today with your cv and quote reference {i}"
+        )
+        .unwrap();
+    }
+    out
+}
+
+/// A graph that would not fit in `--max-memory` once grouped stops the run where the input
+/// got (exit 1, nothing written, the budget and the pairs named), whatever the output: it
+/// cannot evict as the window does.
+#[test]
+fn a_graph_over_the_memory_budget_stops_the_run() {
+    let input = file_of("graph-budget.txt", &one_template(1500));
+    for args in [
+        &["graph", "--format", "tsv"][..],
+        &["graph", "--format", "graphml"],
+        &["clusters", "--by", "cliques"],
+        &["explain", "1", "2"],
+    ] {
+        let run = neardup(&[args, &["--max-memory", "64M", &input]].concat(), b"");
+        assert_eq!(run.code, 1, "{args:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{args:?}");
+        assert!(
+            run.stderr.contains("the graph at input line")
+                && run
+                    .stderr
+                    .contains("more than --max-memory (64M) allows; nothing was written"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    // The components joined as documents arrive hold no pair inside a component.
+    let run = neardup(&["clusters", "--max-memory", "64M", &input], b"").ok();
+    assert_eq!(run.lines().len(), 1500);
+    // With room for its pairs, the same graph is written.
+    let run = neardup(
+        &["graph", "--format", "tsv", "--max-memory", "2G", &input],
+        b"",
+    )
+    .ok();
+    assert!(run.lines().len() > 1_000_000);
+}
+
+/// Where the test runs as root with a writable memory cgroup: in 128 MiB, a graph whose
+/// grouping would take several times that stops with the message under the default budget
+/// (half the cgroup) instead of being killed by the kernel with nothing said.
+#[test]
+fn a_graph_in_a_memory_cgroup_stops_before_the_kernel_kills_it() {
+    let Some(group) = memory_cgroup(128 << 20) else {
+        eprintln!("skipped: no writable memory cgroup here (needs root and a cgroup memory limit)");
+        return;
+    };
+    let input = file_of("graph-cgroup.txt", &one_template(4000));
+    let mut cmd = bin();
+    cmd.args(["graph", &input])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    joining(&mut cmd, &group);
     let output = cmd.output().unwrap();
     let _ = std::fs::remove_dir(&group);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("memory cgroup's limit"), "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert!(stderr.contains("the graph at input line"), "{stderr}");
 }
 
 /// A new memory cgroup of `bytes` under this process' own, or `None` where none can be made.

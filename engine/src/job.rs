@@ -181,6 +181,10 @@ pub struct GraphJob {
     /// `--report FILE`: the page the command writes at the end (the run collects what it
     /// shows).
     pub report: Option<PathBuf>,
+    /// Bytes an edge takes when the graph is grouped and written
+    /// ([`crate::graph::ClusterOptions::edge_bytes`]): under `--max-memory` the run stops
+    /// when the graph would not fit in what the pipeline leaves.
+    pub edge_bytes: usize,
 }
 
 impl Default for GraphJob {
@@ -191,6 +195,7 @@ impl Default for GraphJob {
             node_attrs: Vec::new(),
             snippet_chars: DEFAULT_SNIPPET_CHARS,
             report: None,
+            edge_bytes: crate::graph::EDGE_BYTES_CLIQUES,
         }
     }
 }

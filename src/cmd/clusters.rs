@@ -164,6 +164,7 @@ impl ClustersArgs {
         grouping = grouping.on_threads(config.worker_threads(), config.memory.max_memory);
         let mut graph = GraphJob {
             report: self.report.clone(),
+            edge_bytes: grouping.edge_bytes(),
             ..GraphJob::ids_only()
         };
         if !grouping.cliques {

@@ -74,6 +74,7 @@ impl GraphArgs {
             node_attrs: self.node_attr,
             snippet_chars: self.snippet_chars,
             report: self.report,
+            edge_bytes: grouping.edge_bytes(),
         };
         let prepared = Prepared::new(config.clone())?;
         let inputs = Input::open_all(&config.inputs, config.read.decompress)?;

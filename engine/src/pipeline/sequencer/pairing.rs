@@ -26,6 +26,8 @@ pub(super) struct Pairing {
     pub(super) matches: Vec<(Held, f64)>,
     /// The sequencer's candidate marks for a batch's lookups (each helper has its own).
     pub(super) marks: Marks,
+    /// [`crate::job::GraphJob::edge_bytes`].
+    pub(super) edge_bytes: usize,
 }
 
 impl Pairing {
@@ -38,6 +40,7 @@ impl Pairing {
                 .graph()
                 .and_then(|g| g.components_over)
                 .map(|_| Components::default()),
+            edge_bytes: job.graph().map_or(0, |g| g.edge_bytes),
             ..Pairing::default()
         }
     }

@@ -258,6 +258,18 @@ impl Pairing {
             for &(held, similarity) in &self.matches {
                 graph.add_edge(held.seq, node, similarity);
             }
+            // The window keeps to its share of the budget by evicting; the graph cannot
+            // give anything back, so the run stops before grouping it would pass the budget
+            // (the window is gone by then: the budget is the graph's but for what the
+            // process holds anyway).
+            let (budget, peak) = (
+                at.config.memory.max_memory,
+                graph.peak_bytes(self.edge_bytes),
+            );
+            if budget > 0 && peak > budget.saturating_sub(GRAPH_BASE) {
+                let line = batch.lines[i].number;
+                return Err(graph_over_budget(at.config, line, graph.edge_count(), peak));
+            }
         } else {
             for &(held, similarity) in &self.matches {
                 let earlier = at.window.id(held).map_err(|e| Error::spill(e, at.lines))?;
@@ -274,4 +286,32 @@ impl Pairing {
         }
         Ok(())
     }
+}
+
+/// What the process holds besides the graph while it is grouped and written (the code,
+/// the allocator's arenas, the output's buffers).
+const GRAPH_BASE: usize = 32 << 20;
+
+/// The error of a graph that would not fit in `--max-memory` once grouped: at input line
+/// `line`, `edges` pairs whose grouping would take about `peak` bytes.
+fn graph_over_budget(
+    config: &crate::config::Config,
+    line: u64,
+    edges: usize,
+    peak: usize,
+) -> Error {
+    let mib = crate::memory::mebibytes;
+    Error::io(
+        format!(
+            "the graph at input line {line}: its {edges} verified pairs would take about {} \
+             to group and write, with the {} the run holds besides, more than ‹max-memory› \
+             ({}) allows; nothing was written (raise ‹threshold› or ‹max-memory›, or hold no \
+             pairs: ‹pairs› writes them as they are found, and clusters ‹by› components \
+             joins documents without them)",
+            mib(peak),
+            mib(GRAPH_BASE),
+            mib(config.memory.max_memory),
+        ),
+        std::io::Error::from(std::io::ErrorKind::OutOfMemory),
+    )
 }
