@@ -98,3 +98,30 @@ fn one_template_costs_a_bounded_number_of_verifications_per_document() {
     // The pairs recorded join two groups each: fewer than the documents.
     assert!(bounded["pairs"].as_u64().unwrap() < 1000, "{bounded}");
 }
+
+/// `clusters --keep` reads its input twice: standard input is copied to a file with no name
+/// in `--spill-dir` (held in memory with `--spill-dir none`) and gives what the file gives; a
+/// spill directory that cannot hold the copy is refused, named.
+#[test]
+fn a_second_pass_over_standard_input_reads_a_copy() {
+    let from_file = neardup(&["clusters", "--keep", "first", "-q", SAMPLE], b"").ok();
+    let data = std::fs::read(SAMPLE).unwrap();
+    for extra in [&[][..], &["--spill-dir", "none"]] {
+        let args = [&["clusters", "--keep", "first", "-q"][..], extra].concat();
+        let run = neardup(&args, &data).ok();
+        assert_eq!(run.stdout, from_file.stdout, "{extra:?}");
+    }
+    let missing = crate::util::temp_path("no-such-dir");
+    let missing = missing.to_str().unwrap();
+    let run = neardup(
+        &["clusters", "--keep", "first", "--spill-dir", missing],
+        &data,
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--spill-dir") && run.stderr.contains(missing),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
+}

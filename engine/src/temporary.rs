@@ -36,6 +36,13 @@ pub fn replaces(path: &Path) -> bool {
     std::fs::metadata(path).map_or(true, |m| m.is_file())
 }
 
+/// A file with no name in `dir` (`O_TMPFILE` where the file system has it, else created
+/// exclusively and unlinked at once): nothing is left behind however the run ends, and no
+/// planted link is followed.
+pub fn unnamed_in(dir: &Path) -> io::Result<File> {
+    tempfile::tempfile_in(dir)
+}
+
 /// A new temporary file beside `target`, created exclusively (never through a link).
 pub fn beside(target: &Path) -> io::Result<(File, PathBuf)> {
     remove_stale(target);

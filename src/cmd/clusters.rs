@@ -62,7 +62,8 @@ pub struct ClustersArgs {
     /// Write one line per group instead, the survivor's input line unchanged, in input
     /// order: first, last, longest (text), shortest, max:FIELD or min:FIELD (the largest or
     /// smallest value of a JSON field, e.g. max:date); ties go to the earliest. Bad lines
-    /// follow --on-bad-line. The input is read twice (standard input is held in memory).
+    /// follow --on-bad-line. The input is read twice (standard input is copied to a file in
+    /// --spill-dir).
     #[cfg_attr(
         feature = "cli",
         arg(
@@ -283,7 +284,7 @@ fn keep_survivors(
         grouping,
     } = plan;
     let config = &config;
-    let inputs = super::util::Rereadable::new(&config.inputs, config.read.decompress)?;
+    let inputs = super::util::Rereadable::new(config)?;
     let report_path = graph.report.clone();
     let prepared = Prepared::new(config.clone())?;
     let mut stderr = super::util::diagnostics();

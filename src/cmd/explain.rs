@@ -63,8 +63,8 @@ impl ExplainArgs {
         }
         let min_edge = check_similarity("min-edge", self.min_edge)?;
         let config = self.common.config(self.input)?.validate()?;
-        // The input is read twice; standard input is kept in memory for that.
-        let inputs = super::util::Rereadable::new(&config.inputs, config.read.decompress)?;
+        // The input is read twice; standard input is copied to a file for that.
+        let inputs = super::util::Rereadable::new(&config)?;
         // Freeze the IDF table once, so explain measures with the weights of the graph.
         let (prepared, first) = Prepared::new(config)?.with_idf(inputs.open()?)?;
         let config = &prepared.config;

@@ -1,6 +1,6 @@
 //! `neardup clusters --keep POLICY`: one survivor per group, written as its input line
-//! unchanged (of Parquet or Arrow input, as its row, as the filter writes rows). The input is read twice (standard input is held in memory for the second
-//! read): once to build the groups, once to write the survivors in input order.
+//! unchanged (of Parquet or Arrow input, as its row, as the filter writes rows). The input is read twice (standard input is copied to a file with no name in
+//! `--spill-dir` for the second read): once to build the groups, once to write the survivors in input order.
 
 use crate::config::{BadLinePolicy, Config, PairsFormat};
 use crate::error::{Error, Result};

@@ -129,7 +129,8 @@ pub enum Command {
     /// Show how two documents are connected: the shortest chain of verified pairs, each
     /// hop's similarity and a word diff, and the two ends' own similarity.
     ///
-    /// The input is read twice (standard input is held in memory for the second pass).
+    /// The input is read twice (standard input is copied to a file in --spill-dir for the
+    /// second pass).
     Explain(explain::ExplainArgs),
     /// Count document frequencies and write an IDF file for --weights tfidf --idf FILE.
     ///
@@ -150,7 +151,7 @@ pub enum Command {
     /// Example pairs per similarity bin, each with a word diff: what a threshold means on
     /// your data. Bins from 0.5 up are filled by LSH over all documents, lower bins from all
     /// pairs of a reservoir sample (--sample). The input is read more than once (standard
-    /// input is held in memory).
+    /// input is copied to a file in --spill-dir).
     Sample(sample::SampleArgs),
     /// An HTML page about a --drop-dups run of the inputs, to standard output: the numbers
     /// of --stats, how similar the dropped documents were to what was kept, what other

@@ -62,7 +62,7 @@ impl SampleArgs {
             ));
         }
         // The input is read more than once; standard input is kept in memory for that.
-        let inputs = super::util::Rereadable::new(&config.inputs, config.read.decompress)?;
+        let inputs = super::util::Rereadable::new(&config)?;
         let open = || inputs.open();
         let sample = self.sample.documents()?;
         let prepared = Prepared::new(config)?;

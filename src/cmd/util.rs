@@ -119,42 +119,99 @@ pub(super) fn seconds_since(start: std::time::Instant) -> f64 {
     (start.elapsed().as_secs_f64() * 1000.0).round() / 1000.0
 }
 
-/// The inputs of a command that reads them more than once (`explain`, `sample`): standard
-/// input, when it is one of them, is read whole on the first open and served from memory.
+/// The inputs of a command that reads them more than once (`explain`, `sample`,
+/// `clusters --keep`): standard input, when it is one of them, is copied on the first open
+/// to a file with no name in `--spill-dir` and read back from there (with `--spill-dir none`,
+/// held in memory), so that a large stream costs disk, not the memory budget.
 pub(super) struct Rereadable {
     paths: Vec<PathBuf>,
     /// `--decompress`, for the files (standard input is read as it is, to be read again).
     decompress: crate::config::Decompress,
-    stdin: Option<Arc<[u8]>>,
+    stdin: Option<Spooled>,
+}
+
+/// Standard input, kept to be read again.
+#[derive(Clone)]
+enum Spooled {
+    File(Arc<std::fs::File>),
+    Memory(Arc<[u8]>),
+}
+
+/// A reader of a shared file from its start, at its own position (`pread`), so that each
+/// open reads the whole file whatever the others did.
+struct FromStart {
+    file: Arc<std::fs::File>,
+    at: u64,
+}
+
+impl Read for FromStart {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let n = self.file.read_at(buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
 }
 
 impl Rereadable {
-    /// Reads standard input now if the inputs include it.
-    pub(super) fn new(
-        paths: &[PathBuf],
-        decompress: crate::config::Decompress,
-    ) -> Result<Rereadable> {
+    /// Reads standard input now if the inputs include it, into a file with no name in
+    /// `spill_dir` (in memory without one).
+    pub(super) fn new(config: &Config) -> Result<Rereadable> {
+        let paths = &config.inputs;
         let reads_stdin = paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-");
-        let stdin = if reads_stdin {
-            let mut data = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut data)
-                .map_err(|e| Error::io("reading standard input", e))?;
-            Some(data.into())
-        } else {
-            None
+        let stdin = match (reads_stdin, &config.memory.spill_dir) {
+            (false, _) => None,
+            (true, Some(dir)) => {
+                let spooling = |e| {
+                    Error::io(
+                        format!("copying standard input to a file in {}", dir.display()),
+                        e,
+                    )
+                };
+                let mut file = crate::temporary::unnamed_in(dir).map_err(|e| {
+                    Error::config(
+                        "spill-dir",
+                        format!(
+                            "no file can be made in {} to hold standard input: {e}",
+                            dir.display()
+                        ),
+                    )
+                })?;
+                std::io::copy(&mut std::io::stdin().lock(), &mut file).map_err(|e| match e
+                    .kind()
+                {
+                    std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+                    | std::io::ErrorKind::FileTooLarge => spooling(e),
+                    _ => Error::io("reading standard input", e),
+                })?;
+                Some(Spooled::File(Arc::new(file)))
+            }
+            (true, None) => {
+                let mut data = Vec::new();
+                std::io::stdin()
+                    .read_to_end(&mut data)
+                    .map_err(|e| Error::io("reading standard input", e))?;
+                Some(Spooled::Memory(data.into()))
+            }
         };
         Ok(Rereadable {
             paths: paths.to_vec(),
             stdin,
-            decompress,
+            decompress: config.read.decompress,
         })
     }
 
     /// Opens the inputs from the start.
     pub(super) fn open(&self) -> Result<Vec<Input>> {
-        let stdin_input = |data: &Arc<[u8]>| {
-            Input::from_reader("-", Box::new(std::io::Cursor::new(Arc::clone(data))))
+        let stdin_input = |spooled: &Spooled| {
+            let reader: Box<dyn Read + Send> = match spooled {
+                Spooled::File(file) => Box::new(FromStart {
+                    file: Arc::clone(file),
+                    at: 0,
+                }),
+                Spooled::Memory(data) => Box::new(std::io::Cursor::new(Arc::clone(data))),
+            };
+            Input::from_reader("-", reader)
         };
         if self.paths.is_empty() {
             return Ok(self.stdin.as_ref().map(stdin_input).into_iter().collect());
@@ -162,7 +219,7 @@ impl Rereadable {
         self.paths
             .iter()
             .map(|p| match &self.stdin {
-                Some(data) if p.as_os_str() == "-" => Ok(stdin_input(data)),
+                Some(spooled) if p.as_os_str() == "-" => Ok(stdin_input(spooled)),
                 _ => Input::open(p, self.decompress),
             })
             .collect()

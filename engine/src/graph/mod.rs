@@ -41,8 +41,12 @@ pub struct Node {
 /// builder's list, petgraph's edges and the adjacency lists at once), with a margin.
 pub const EDGE_BYTES: usize = 72;
 
-/// [`EDGE_BYTES`] where the clique clusters are computed (measured: 132–134 bytes).
-pub const EDGE_BYTES_CLIQUES: usize = 160;
+/// [`EDGE_BYTES`] where the clique clusters are computed: the edges' lists and the clique
+/// search's, whose store has a cap of its own (half the budget across the threads
+/// searching, [`ClusterOptions::on_threads`]); measured 132–134 bytes an edge on one dense
+/// template, where that store is largest, and within 1.06× of a 128M budget on ordinary
+/// text.
+pub const EDGE_BYTES_CLIQUES: usize = 104;
 
 /// Collects nodes and edges in input order.
 #[derive(Debug, Default)]
