@@ -85,8 +85,9 @@ fn a_spill_directory_that_cannot_hold_a_file_is_refused_at_once() {
 }
 
 /// The budget bounds the whole process: peak RSS (`--stats`' `peak_rss_bytes`, the
-/// process' own high-water mark) within 1.1 × `--max-memory`, in RAM and spilled, on short
-/// and on paragraph-long documents, and the window did have to stop growing.
+/// process' own high-water mark) within 1.1 × `--max-memory`, in RAM and spilled, with a
+/// `--report` page collected, on short and on paragraph-long documents, and the window did
+/// have to stop growing.
 #[test]
 fn peak_memory_stays_within_the_budget() {
     let short = file_of("budget.txt", &distinct(400_000));
@@ -97,8 +98,10 @@ fn peak_memory_stays_within_the_budget() {
         long.push(b'\n');
     }
     let long = file_of("budget-long.txt", &long);
+    let page = temp_path("budget-report.html");
+    let report = ["--report", page.to_str().unwrap()];
     for input in [&short, &long] {
-        for extra in [&[][..], &["--spill-dir", "none"][..]] {
+        for extra in [&[][..], &["--spill-dir", "none"][..], &report[..]] {
             let run = neardup(
                 &[&["--stats", "--max-memory", "64M", input][..], extra].concat(),
                 b"",

@@ -219,6 +219,13 @@ impl Settings {
         self.0
     }
 
+    /// The settings of a run that collects a `--report` page, or not
+    /// ([`MemorySettings::report`]).
+    pub(crate) fn with_report(mut self, report: bool) -> Settings {
+        self.0.memory.report = report;
+        self
+    }
+
     /// The settings of a run whose first input is columnar, or not
     /// ([`MemorySettings::columnar`]): the run says so once it has looked at its input.
     /// A budget too small for a table's decoder besides the rest is refused here, as

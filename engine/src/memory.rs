@@ -52,6 +52,9 @@ const DOCUMENT_SHARE: usize = 32;
 /// share (measured: long rows written back as zstd Parquet held 35 MiB more than their lines
 /// under 64 MiB; a table of ordinary text 20 MiB more under 48 MiB).
 const COLUMNAR_RESERVE: usize = 24 << 20;
+
+/// The most a `--report` collector holds under a budget (its ring of snippets, its groups).
+const REPORT_RESERVE: usize = 32 << 20;
 /// Parquet output: the uncompressed (Arrow) bytes of a row group without a budget (its rows
 /// and pages are held in memory until it is written), and the most under one.
 pub(crate) const MAX_ROW_GROUP_BYTES: usize = 16 << 20;
@@ -94,6 +97,9 @@ pub struct MemorySettings {
     /// looks at it ([`crate::config::Settings::with_columnar_input`]). Its decoder and a
     /// table output's row group then take a part of the window's share.
     pub columnar: bool,
+    /// Not a flag: the run collects a `--report` page, whose collector then takes a part of
+    /// the window's share ([`MemorySettings::report_share`]).
+    pub report: bool,
 }
 
 /// The command line's defaults: half of the tightest limit the system sets (physical
@@ -113,6 +119,7 @@ impl Default for MemorySettings {
             spill_cache: None,
             max_disk: DEFAULT_MAX_DISK,
             columnar: false,
+            report: false,
         }
     }
 }
@@ -202,8 +209,17 @@ impl MemorySettings {
             false => 0,
         };
         self.max_memory
-            .saturating_sub(self.pipeline_reserve() + columnar)
+            .saturating_sub(self.pipeline_reserve() + columnar + self.report_share())
             .max(MIN_WINDOW.min(self.max_memory))
+    }
+
+    /// What a `--report` collector may hold under the budget (0: no report, or no limit): an
+    /// eighth of the budget up to [`REPORT_RESERVE`], taken from the window's share.
+    pub fn report_share(&self) -> usize {
+        match (self.report, self.max_memory) {
+            (false, _) | (_, 0) => 0,
+            (true, budget) => (budget / 8).min(REPORT_RESERVE),
+        }
     }
 
     /// Parquet output: the Arrow bytes at which a row group ends (it is held until written).
@@ -287,6 +303,7 @@ mod tests {
             spill_cache: None,
             max_disk: 0,
             columnar: false,
+            report: false,
         }
     }
 

@@ -103,6 +103,7 @@ impl Deduper {
             prepared.idf = Some(Arc::new(table));
         }
         super::prepare::check_spill_dir(&prepared.config, &job)?;
+        prepared.config = (prepared.config.clone()).with_report(job.report().is_some());
         let saved = super::prepare::load_state(&mut prepared, &job)?;
         let mut warnings = Vec::new();
         if let Some(warning) = prepared.config.banding_warning()
@@ -145,6 +146,7 @@ impl Deduper {
         deduper.report = deduper.filter.job.report.as_ref().map(|_| {
             let config = &deduper.prepared.config;
             crate::report::Collector::new(config.verify.threshold, config.sketch.seed)
+                .within(config.memory.report_share())
         });
         // The reference is signed with the run's IDF table, as the command line signs it:
         // with `--idf-warmup`, once the first batch has taught it.

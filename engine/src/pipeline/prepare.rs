@@ -356,6 +356,8 @@ pub(super) fn resume(
 ) -> Result<(Prepared, Source, Option<Saved>)> {
     let mut prepared = prepared.clone();
     check_spill_dir(&prepared.config, job)?;
+    // A report's collector takes part of the window's share too.
+    prepared.config = (prepared.config.clone()).with_report(job.report().is_some());
     // A columnar input's decoder (and a table output) take part of the window's memory
     // share: the window, a saved one included, is made knowing it.
     if let Source::Lines(inputs) = &mut source

@@ -51,6 +51,10 @@ pub(crate) const MEMBERS_SHOWN: usize = 3;
 /// Groups counted one by one at most; beyond, new groups are counted as a total only.
 const MAX_GROUPS: usize = 1 << 20;
 
+/// What a group counted one by one holds (its entry, and the members shown while it is
+/// among the largest), for [`Collector::within`].
+const GROUP_BYTES: usize = 128;
+
 /// Similarity histogram bins: 0.00–0.01, …, 0.99–1.00, and exactly 1.
 pub const BINS: usize = 101;
 
@@ -154,6 +158,10 @@ pub struct Collector {
     random: BinaryHeap<Keyed>,
     /// A graph command's groups, shown instead of the collector's own.
     groups_shown: Option<Groups>,
+    /// [`RING_BYTES`] and [`MAX_GROUPS`], or less under a memory budget
+    /// ([`Collector::within`]).
+    ring_cap: usize,
+    max_groups: usize,
 }
 
 /// Groups as a graph command forms them (components or cliques of the verified pairs),
@@ -175,6 +183,17 @@ pub struct Groups {
 const REFERENCE: u64 = 1 << 63;
 
 impl Collector {
+    /// This collector holding about `bytes` at most (0: no limit but its own): half for
+    /// the ring of snippets, half for the groups counted one by one. Fewer held only
+    /// shortens what the page can show (older kept snippets, groups counted as a total).
+    pub fn within(mut self, bytes: usize) -> Collector {
+        if bytes > 0 {
+            self.ring_cap = RING_BYTES.min(bytes / 2);
+            self.max_groups = MAX_GROUPS.min(bytes / 2 / GROUP_BYTES);
+        }
+        self
+    }
+
     /// A collector for a run at `threshold`; `seed` picks the random sample.
     pub fn new(threshold: f64, seed: u64) -> Collector {
         Collector {
@@ -189,6 +208,8 @@ impl Collector {
             top: Vec::new(),
             ring: VecDeque::new(),
             ring_bytes: 0,
+            ring_cap: RING_BYTES,
+            max_groups: MAX_GROUPS,
             borderline: BinaryHeap::new(),
             random: BinaryHeap::new(),
             groups_shown: None,
@@ -214,16 +235,18 @@ impl Collector {
     /// Holds a document's text in the ring, for the examples it may be the match of.
     fn hold(&mut self, line: u64, id: DocId, snippet: Option<Box<str>>) {
         let text = snippet.unwrap_or_default();
-        self.ring_bytes += text.len();
+        // A short snippet costs its entry too.
+        self.ring_bytes += text.len() + std::mem::size_of::<Shown>();
         self.ring.push_back(Shown {
             line,
             id,
             text: Some(text),
         });
-        while self.ring_bytes > RING_BYTES
+        while self.ring_bytes > self.ring_cap
             && let Some(old) = self.ring.pop_front()
         {
-            self.ring_bytes -= old.text.as_deref().map_or(0, str::len);
+            self.ring_bytes -=
+                old.text.as_deref().map_or(0, str::len) + std::mem::size_of::<Shown>();
         }
     }
 
@@ -317,7 +340,7 @@ impl Collector {
     }
 
     fn grow_group(&mut self, key: u64, matched: Matched<'_>, member: Shown) {
-        if !self.groups.contains_key(&key) && self.groups.len() >= MAX_GROUPS {
+        if !self.groups.contains_key(&key) && self.groups.len() >= self.max_groups {
             self.untracked += 1;
             return;
         }

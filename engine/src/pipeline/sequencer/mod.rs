@@ -156,6 +156,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 },
                 report: (job.report().is_some()).then(|| {
                     crate::report::Collector::new(config.verify.threshold, config.sketch.seed)
+                        .within(config.memory.report_share())
                 }),
                 lines,
             },
