@@ -3,7 +3,7 @@
 use neardup::Error;
 use neardup::error::Wording;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -44,12 +44,17 @@ pub(crate) fn warn(py: Python<'_>, message: &str) -> PyResult<()> {
 }
 
 /// The Python exception for an engine error: usage errors are `ValueError`s, an invalid
-/// setting named by its keyword (`max_edit: 2 is not in [0, 1]`).
+/// setting named by its keyword (`max_edit: 2 is not in [0, 1]`); memory that runs out is a
+/// `MemoryError`.
 pub(crate) fn py_err(e: Error) -> PyErr {
     let message = e.worded(Wording::Keywords);
     match e {
         Error::Config { .. } | Error::Usage(_) => PyValueError::new_err(message),
         Error::BadLine { .. } => BadDocumentError::new_err(message),
+        // A graph that would not fit in `max_memory`, or an allocation refused.
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::OutOfMemory => {
+            PyMemoryError::new_err(message)
+        }
         Error::Io { .. } => PyOSError::new_err(message),
         Error::Data(_) | Error::Internal(_) | Error::Stopped { .. } => {
             PyRuntimeError::new_err(message)

@@ -342,3 +342,19 @@ def test_deduper_signature_shows_the_command_lines_defaults():
     # dedup's threshold is the same setting; pairs and clusters leave theirs to the flag.
     dedup_threshold = inspect.signature(neardup.dedup).parameters["threshold"].default
     assert cli["threshold"] == str(dedup_threshold)
+
+
+def test_a_graph_over_max_memory_is_a_memory_error():
+    """Cliques need every verified pair: a graph that would not fit in max_memory once
+    grouped stops the call with a MemoryError naming the budget, not the interpreter."""
+    ad = (
+        "warehouse picker wanted for the night shift at our distribution centre near the "
+        "ring road full time permanent contract forklift licence an advantage but not "
+        "required training given from the first day free parking and a canteen on site "
+        "apply today with your cv and quote reference {}"
+    )
+    texts = [ad.format(i) for i in range(1500)]
+    with pytest.raises(MemoryError, match="max_memory"):
+        neardup.clusters(texts, by="cliques", max_memory="64M")
+    # Components joined as the texts arrive hold no pair inside a group.
+    assert set(neardup.clusters(texts, max_memory="64M")) == {0}
