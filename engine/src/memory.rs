@@ -55,6 +55,7 @@ const COLUMNAR_RESERVE: usize = 24 << 20;
 
 /// The most a `--report` collector holds under a budget (its ring of snippets, its groups).
 const REPORT_RESERVE: usize = 32 << 20;
+
 /// Parquet output: the uncompressed (Arrow) bytes of a row group without a budget (its rows
 /// and pages are held in memory until it is written), and the most under one.
 pub(crate) const MAX_ROW_GROUP_BYTES: usize = 16 << 20;
@@ -215,7 +216,7 @@ impl MemorySettings {
 
     /// What a `--report` collector may hold under the budget (0: no report, or no limit): an
     /// eighth of the budget up to [`REPORT_RESERVE`], taken from the window's share.
-    pub fn report_share(&self) -> usize {
+    pub(crate) fn report_share(&self) -> usize {
         match (self.report, self.max_memory) {
             (false, _) | (_, 0) => 0,
             (true, budget) => (budget / 8).min(REPORT_RESERVE),

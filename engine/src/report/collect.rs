@@ -186,7 +186,7 @@ impl Collector {
     /// This collector holding about `bytes` at most (0: no limit but its own): half for
     /// the ring of snippets, half for the groups counted one by one. Fewer held only
     /// shortens what the page can show (older kept snippets, groups counted as a total).
-    pub fn within(mut self, bytes: usize) -> Collector {
+    pub(crate) fn within(mut self, bytes: usize) -> Collector {
         if bytes > 0 {
             self.ring_cap = RING_BYTES.min(bytes / 2);
             self.max_groups = MAX_GROUPS.min(bytes / 2 / GROUP_BYTES);
