@@ -268,7 +268,7 @@ impl Pairing {
             );
             if budget > 0 && peak > budget.saturating_sub(GRAPH_BASE) {
                 let line = batch.lines[i].number;
-                return Err(graph_over_budget(at.config, line, graph.edge_count(), peak));
+                return Err(graph_over_budget(budget, line, graph.edge_count(), peak));
             }
         } else {
             for &(held, similarity) in &self.matches {
@@ -292,14 +292,9 @@ impl Pairing {
 /// the allocator's arenas, the output's buffers).
 const GRAPH_BASE: usize = 32 << 20;
 
-/// The error of a graph that would not fit in `--max-memory` once grouped: at input line
-/// `line`, `edges` pairs whose grouping would take about `peak` bytes.
-fn graph_over_budget(
-    config: &crate::config::Config,
-    line: u64,
-    edges: usize,
-    peak: usize,
-) -> Error {
+/// The error of a graph that would not fit in `budget` (`--max-memory`) once grouped: at
+/// input line `line`, `edges` pairs whose grouping would take about `peak` bytes.
+fn graph_over_budget(budget: usize, line: u64, edges: usize, peak: usize) -> Error {
     let mib = crate::memory::mebibytes;
     Error::io(
         format!(
@@ -310,7 +305,7 @@ fn graph_over_budget(
              joins documents without them)",
             mib(peak),
             mib(GRAPH_BASE),
-            mib(config.memory.max_memory),
+            mib(budget),
         ),
         std::io::Error::from(std::io::ErrorKind::OutOfMemory),
     )
