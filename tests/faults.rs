@@ -1,5 +1,5 @@
 //! The fault matrix: every output kind (lines on a pipe, lines to `-o FILE`, a Parquet table
-//! to `-o FILE`, the `--report` page) × every stop (SIGTERM, SIGINT, `kill -9`, a reader that
+//! or an Arrow stream to `-o FILE`, an Arrow stream on a pipe, the `--report` page) × every stop (SIGTERM, SIGINT, `kill -9`, a reader that
 //! goes away) × with and without `--state`. After each: the output is valid (whole lines, a
 //! readable table or none), a signal's exit status says which, a resumed run completes the
 //! one-run output exactly, and no file but neardup's own changed in the directory. The cases
@@ -17,6 +17,10 @@ enum Out {
     File,
     /// Rows from an Arrow stream, to `-o FILE.parquet`.
     Parquet,
+    /// Rows from an Arrow stream, to `-o FILE.arrow`.
+    Arrow,
+    /// Rows from an Arrow stream, as an Arrow stream on standard output (a pipe).
+    ArrowPipe,
     /// Lines on a pipe, and `--report FILE.html`.
     Report,
 }
@@ -32,6 +36,16 @@ enum Stop {
 
 /// Lines fed before the stop (of the 953-line sample).
 const FED: usize = 400;
+
+/// The rows of an Arrow stream, if every message of it reads.
+fn arrow_rows(bytes: &[u8]) -> Option<usize> {
+    let reader = arrow_ipc::reader::StreamReader::try_new(bytes, None).ok()?;
+    let mut rows = 0;
+    for batch in reader {
+        rows += batch.ok()?.num_rows();
+    }
+    Some(rows)
+}
 
 fn parquet_rows(path: &Path) -> Option<usize> {
     let file = std::fs::File::open(path).ok()?;
@@ -61,14 +75,15 @@ fn names(dir: &Path) -> Vec<String> {
 fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<u8>, String) {
     let target: PathBuf = match out {
         Out::Parquet => dir.join("out.parquet"),
+        Out::Arrow => dir.join("out.arrow"),
         Out::Report => dir.join("page.html"),
         _ => dir.join("out.jsonl"),
     };
     let mut cmd = bin();
     cmd.arg("--line-buffered");
     match out {
-        Out::Pipe => {}
-        Out::File | Out::Parquet => {
+        Out::Pipe | Out::ArrowPipe => {}
+        Out::File | Out::Parquet | Out::Arrow => {
             cmd.arg("-o").arg(&target);
         }
         Out::Report => {
@@ -81,16 +96,30 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
     let mut child = spawn_piped(&mut cmd);
     let mut stdin = child.stdin.take().unwrap();
     let fed = match out {
-        Out::Parquet => arrow_stream(Some(FED)),
+        Out::Parquet | Out::Arrow | Out::ArrowPipe => arrow_stream(Some(FED)),
         _ => first_lines(&sample_bytes(), FED),
     };
     stdin.write_all(&fed).unwrap();
     stdin.flush().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
     let mut got = Vec::new();
+    // A stream's reader reads as it comes (its batches need not end in a newline).
+    let (mut stdout, streamed) = match out == Out::ArrowPipe && stop != Stop::Closed {
+        true => {
+            let mut stdout = stdout;
+            let reader = std::thread::spawn(move || {
+                let mut all = Vec::new();
+                let _ = stdout.read_to_end(&mut all);
+                all
+            });
+            (None, Some(reader))
+        }
+        false => (Some(stdout), None),
+    };
     if matches!(out, Out::Pipe | Out::Report) {
         // The first decided lines arrive: the run is under way.
         let mut byte = [0u8; 4096];
+        let stdout = stdout.as_mut().unwrap();
         while !got.ends_with(b"\n") {
             let n = stdout.read(&mut byte).unwrap();
             assert!(n > 0, "{out:?} {stop:?}: the output ended early");
@@ -111,8 +140,12 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
         },
         None => {
             drop(stdout);
-            // More input makes it write, and find the reader gone.
-            let rest = &sample_bytes()[fed.len().min(sample_bytes().len())..];
+            // More input makes it write, and find the reader gone (a stream's end, its
+            // last batch).
+            let rest = match out {
+                Out::ArrowPipe => &[][..],
+                _ => &sample_bytes()[fed.len().min(sample_bytes().len())..],
+            };
             let _ = stdin.write_all(rest);
             drop(stdin);
             let output = child.wait_with_output().unwrap();
@@ -123,13 +156,18 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
             );
         }
     }
-    let _ = stdout.read_to_end(&mut got);
+    if let Some(stdout) = stdout.as_mut() {
+        let _ = stdout.read_to_end(&mut got);
+    }
     let output = child.wait_with_output().unwrap();
     drop(stdin);
+    if let Some(reader) = streamed {
+        got = reader.join().unwrap();
+    }
     let code = output.status.code().unwrap_or_else(|| {
         128 + std::os::unix::process::ExitStatusExt::signal(&output.status).unwrap_or(0)
     });
-    if matches!(out, Out::File) {
+    if matches!(out, Out::File | Out::Arrow) {
         got = std::fs::read(&target).unwrap_or_default();
     }
     (
@@ -143,9 +181,17 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
 fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
     let whole = neardup(&["-q"], &sample_bytes()).ok().stdout;
     let mut cases = 0;
-    for out in [Out::Pipe, Out::File, Out::Parquet, Out::Report] {
+    let outs = [
+        Out::Pipe,
+        Out::File,
+        Out::Parquet,
+        Out::Arrow,
+        Out::ArrowPipe,
+        Out::Report,
+    ];
+    for out in outs {
         for stop in [Stop::Term, Stop::Int, Stop::Kill, Stop::Closed] {
-            if stop == Stop::Closed && !matches!(out, Out::Pipe) {
+            if stop == Stop::Closed && !matches!(out, Out::Pipe | Out::ArrowPipe) {
                 continue;
             }
             for with_state in [false, true] {
@@ -182,6 +228,30 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
                             }
                         }
                     }
+                    Out::Arrow => {
+                        let target = dir.join("out.arrow");
+                        match stop {
+                            Stop::Kill => assert!(!target.exists(), "{case}"),
+                            _ => {
+                                let rows = arrow_rows(&got);
+                                assert!(
+                                    rows.is_some_and(|r| r > 0 && r <= FED),
+                                    "{case}: {rows:?} {stderr}"
+                                );
+                            }
+                        }
+                    }
+                    // A stream on a pipe stopped by a signal ends after a whole batch: every
+                    // message reads (the reader gone, or kill -9, leave nothing to check).
+                    Out::ArrowPipe if matches!(stop, Stop::Term | Stop::Int) => {
+                        let rows = arrow_rows(&got);
+                        assert!(
+                            rows.is_some_and(|r| r > 0 && r <= FED),
+                            "{case}: {rows:?} of {} bytes; {stderr}",
+                            got.len()
+                        );
+                    }
+                    Out::ArrowPipe => {}
                     // A pipe with a state may end part way through a line when the run
                     // is stopped while the pipe is full: the message says so, and the
                     // resumed run writes the line's rest first (checked below).
@@ -227,10 +297,16 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
                         .stdout;
                     assert_eq!([got.clone(), resumed].concat(), whole, "{case}");
                 }
-                if out == Out::Parquet
+                // A table's run resumed from the state writes the rest of the rows.
+                if matches!(out, Out::Parquet | Out::Arrow)
                     && let (Some(state), Stop::Term | Stop::Int) = (state, stop)
                 {
-                    let second = dir.join("second.parquet");
+                    let ext = if out == Out::Arrow {
+                        "arrow"
+                    } else {
+                        "parquet"
+                    };
+                    let second = dir.join(format!("second.{ext}"));
                     let mut child = spawn_piped(
                         bin()
                             .args(["-q", "--state"])
@@ -242,9 +318,13 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
                     stdin.write_all(&arrow_stream(None)).unwrap();
                     drop(stdin);
                     assert!(child.wait_with_output().unwrap().status.success(), "{case}");
-                    let first = parquet_rows(&dir.join("out.parquet")).unwrap();
+                    let rows = |path: &Path| match out {
+                        Out::Arrow => arrow_rows(&std::fs::read(path).unwrap()),
+                        _ => parquet_rows(path),
+                    };
+                    let first = rows(&dir.join(format!("out.{ext}"))).unwrap();
                     let all = whole.iter().filter(|&&b| b == b'\n').count();
-                    assert_eq!(first + parquet_rows(&second).unwrap(), all, "{case}");
+                    assert_eq!(first + rows(&second).unwrap(), all, "{case}");
                 }
                 // Nothing but neardup's own names: the outputs, the state, a killed run's
                 // temporaries (the next run writing the same file removes them).
@@ -257,7 +337,9 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
                         "keep.txt",
                         "out.jsonl",
                         "out.parquet",
+                        "out.arrow",
                         "second.parquet",
+                        "second.arrow",
                         "page.html",
                         "S",
                     ]
@@ -272,7 +354,7 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
         }
     }
     println!("fault matrix: {cases} cases");
-    assert_eq!(cases, 26);
+    assert_eq!(cases, 40);
 }
 
 /// Lines of about 50 KB (each far longer than a pipe's atomic write), all different.
@@ -370,7 +452,7 @@ fn can_mount_tmpfs() -> Result<(), String> {
 /// outputs are in afterwards (a tmpfs's are copied out before it goes).
 fn filled(out: Out, full: Full, state: bool, dir: &Path) -> (i32, String, PathBuf) {
     let input = match out {
-        Out::Parquet => {
+        Out::Parquet | Out::Arrow => {
             let path = dir.join("input.arrows");
             std::fs::write(&path, arrow_stream(None)).unwrap();
             path
@@ -384,6 +466,7 @@ fn filled(out: Out, full: Full, state: bool, dir: &Path) -> (i32, String, PathBu
     let mut args: Vec<String> = vec!["-q".into(), input.to_str().unwrap().into()];
     match out {
         Out::Parquet => args.extend(["-o".into(), "out.parquet".into()]),
+        Out::Arrow => args.extend(["-o".into(), "out.arrow".into()]),
         Out::Report => args.extend(["--report".into(), "page.html".into()]),
         _ => args.extend(["-o".into(), "out.jsonl".into()]),
     }
@@ -555,7 +638,7 @@ fn every_file_output_on_a_full_disk_ends_whole() {
         if full == Full::Disk && disk.is_err() {
             continue;
         }
-        for out in [Out::File, Out::Parquet, Out::Report] {
+        for out in [Out::File, Out::Parquet, Out::Arrow, Out::Report] {
             for with_state in [false, true] {
                 cases += 1;
                 let case = format!("{full:?} {out:?} state={with_state}");
@@ -572,13 +655,17 @@ fn every_file_output_on_a_full_disk_ends_whole() {
                 assert!(stderr.contains(cause), "{case}: {stderr}");
                 let target = at.join(match out {
                     Out::Parquet => "out.parquet",
+                    Out::Arrow => "out.arrow",
                     Out::Report => "page.html",
                     _ => "out.jsonl",
                 });
                 match out {
-                    Out::Parquet => {
+                    Out::Parquet | Out::Arrow => {
                         if target.exists() {
-                            let rows = parquet_rows(&target);
+                            let rows = match out {
+                                Out::Arrow => arrow_rows(&std::fs::read(&target).unwrap()),
+                                _ => parquet_rows(&target),
+                            };
                             assert!(rows.is_some(), "{case}: an unreadable table");
                         }
                         // A table has no lines: the message says what became of the file.
@@ -626,8 +713,15 @@ fn every_file_output_on_a_full_disk_ends_whole() {
                     "{case}"
                 );
                 for name in names(&at) {
-                    let ours = ["keep.txt", "out.jsonl", "out.parquet", "page.html", "S"]
-                        .contains(&name.as_str())
+                    let ours = [
+                        "keep.txt",
+                        "out.jsonl",
+                        "out.parquet",
+                        "out.arrow",
+                        "page.html",
+                        "S",
+                    ]
+                    .contains(&name.as_str())
                         || name == ".S.lock";
                     assert!(ours, "{case}: {name} left in {:?}", names(&at));
                 }
