@@ -1,5 +1,6 @@
 //! The fault matrix: every output kind (lines on a pipe, lines to `-o FILE`, a Parquet table
-//! or an Arrow stream to `-o FILE`, an Arrow stream on a pipe, the `--report` page) × every stop (SIGTERM, SIGINT, `kill -9`, a reader that
+//! or an Arrow stream to `-o FILE`, an Arrow stream on a pipe, a table's rows as JSON lines
+//! to `-o FILE` and on a pipe, the `--report` page) × every stop (SIGTERM, SIGINT, `kill -9`, a reader that
 //! goes away) × with and without `--state`. After each: the output is valid (whole lines, a
 //! readable table or none), a signal's exit status says which, a resumed run completes the
 //! one-run output exactly, and no file but neardup's own changed in the directory. The cases
@@ -21,6 +22,10 @@ enum Out {
     Arrow,
     /// Rows from an Arrow stream, as an Arrow stream on standard output (a pipe).
     ArrowPipe,
+    /// Rows from an Arrow stream, as JSON objects to `-o FILE` (`--output-format lines`).
+    Rows,
+    /// Rows from an Arrow stream, as JSON objects on standard output (a pipe).
+    RowsPipe,
     /// Lines on a pipe, and `--report FILE.html`.
     Report,
 }
@@ -80,10 +85,13 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
         _ => dir.join("out.jsonl"),
     };
     let mut cmd = bin();
+    if matches!(out, Out::Rows | Out::RowsPipe) {
+        cmd.args(["--output-format", "lines"]);
+    }
     cmd.arg("--line-buffered");
     match out {
-        Out::Pipe | Out::ArrowPipe => {}
-        Out::File | Out::Parquet | Out::Arrow => {
+        Out::Pipe | Out::ArrowPipe | Out::RowsPipe => {}
+        Out::File | Out::Parquet | Out::Arrow | Out::Rows => {
             cmd.arg("-o").arg(&target);
         }
         Out::Report => {
@@ -96,7 +104,9 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
     let mut child = spawn_piped(&mut cmd);
     let mut stdin = child.stdin.take().unwrap();
     let fed = match out {
-        Out::Parquet | Out::Arrow | Out::ArrowPipe => arrow_stream(Some(FED)),
+        Out::Parquet | Out::Arrow | Out::ArrowPipe | Out::Rows | Out::RowsPipe => {
+            arrow_stream(Some(FED))
+        }
         _ => first_lines(&sample_bytes(), FED),
     };
     stdin.write_all(&fed).unwrap();
@@ -116,7 +126,7 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
         }
         false => (Some(stdout), None),
     };
-    if matches!(out, Out::Pipe | Out::Report) {
+    if matches!(out, Out::Pipe | Out::Report | Out::RowsPipe) {
         // The first decided lines arrive: the run is under way.
         let mut byte = [0u8; 4096];
         let stdout = stdout.as_mut().unwrap();
@@ -143,7 +153,7 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
             // More input makes it write, and find the reader gone (a stream's end, its
             // last batch).
             let rest = match out {
-                Out::ArrowPipe => &[][..],
+                Out::ArrowPipe | Out::RowsPipe => &[][..],
                 _ => &sample_bytes()[fed.len().min(sample_bytes().len())..],
             };
             let _ = stdin.write_all(rest);
@@ -167,7 +177,7 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
     let code = output.status.code().unwrap_or_else(|| {
         128 + std::os::unix::process::ExitStatusExt::signal(&output.status).unwrap_or(0)
     });
-    if matches!(out, Out::File | Out::Arrow) {
+    if matches!(out, Out::File | Out::Arrow | Out::Rows) {
         got = std::fs::read(&target).unwrap_or_default();
     }
     (
@@ -187,11 +197,13 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
         Out::Parquet,
         Out::Arrow,
         Out::ArrowPipe,
+        Out::Rows,
+        Out::RowsPipe,
         Out::Report,
     ];
     for out in outs {
         for stop in [Stop::Term, Stop::Int, Stop::Kill, Stop::Closed] {
-            if stop == Stop::Closed && !matches!(out, Out::Pipe | Out::ArrowPipe) {
+            if stop == Stop::Closed && !matches!(out, Out::Pipe | Out::ArrowPipe | Out::RowsPipe) {
                 continue;
             }
             for with_state in [false, true] {
@@ -252,6 +264,22 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
                         );
                     }
                     Out::ArrowPipe => {}
+                    // Rows as JSON: whole objects, one a line (none after kill -9, whose
+                    // file is a temporary renamed only at a clean end).
+                    Out::Rows | Out::RowsPipe => {
+                        let text = String::from_utf8(got.clone()).unwrap();
+                        assert!(text.is_empty() || text.ends_with('\n'), "{case}: torn");
+                        let rows = text.lines().count();
+                        assert!(rows <= FED, "{case}: {rows} rows");
+                        for line in text.lines() {
+                            let row: serde_json::Value = serde_json::from_str(line)
+                                .unwrap_or_else(|e| panic!("{case}: {e}: {line}"));
+                            assert!(row["text"].is_string(), "{case}: {line}");
+                        }
+                        if matches!(stop, Stop::Term | Stop::Int) {
+                            assert!(rows > 0, "{case}: no rows; {stderr}");
+                        }
+                    }
                     // A pipe with a state may end part way through a line when the run
                     // is stopped while the pipe is full: the message says so, and the
                     // resumed run writes the line's rest first (checked below).
@@ -354,7 +382,7 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
         }
     }
     println!("fault matrix: {cases} cases");
-    assert_eq!(cases, 40);
+    assert_eq!(cases, 54);
 }
 
 /// Lines of about 50 KB (each far longer than a pipe's atomic write), all different.
@@ -452,7 +480,7 @@ fn can_mount_tmpfs() -> Result<(), String> {
 /// outputs are in afterwards (a tmpfs's are copied out before it goes).
 fn filled(out: Out, full: Full, state: bool, dir: &Path) -> (i32, String, PathBuf) {
     let input = match out {
-        Out::Parquet | Out::Arrow => {
+        Out::Parquet | Out::Arrow | Out::Rows => {
             let path = dir.join("input.arrows");
             std::fs::write(&path, arrow_stream(None)).unwrap();
             path
@@ -467,6 +495,7 @@ fn filled(out: Out, full: Full, state: bool, dir: &Path) -> (i32, String, PathBu
     match out {
         Out::Parquet => args.extend(["-o".into(), "out.parquet".into()]),
         Out::Arrow => args.extend(["-o".into(), "out.arrow".into()]),
+        Out::Rows => args.extend(["--output-format", "lines", "-o", "out.jsonl"].map(String::from)),
         Out::Report => args.extend(["--report".into(), "page.html".into()]),
         _ => args.extend(["-o".into(), "out.jsonl".into()]),
     }
@@ -638,7 +667,7 @@ fn every_file_output_on_a_full_disk_ends_whole() {
         if full == Full::Disk && disk.is_err() {
             continue;
         }
-        for out in [Out::File, Out::Parquet, Out::Arrow, Out::Report] {
+        for out in [Out::File, Out::Parquet, Out::Arrow, Out::Rows, Out::Report] {
             for with_state in [false, true] {
                 cases += 1;
                 let case = format!("{full:?} {out:?} state={with_state}");
@@ -675,6 +704,14 @@ fn every_file_output_on_a_full_disk_ends_whole() {
                                     && !stderr.contains("whole line"),
                                 "{case}: {stderr}"
                             );
+                        }
+                    }
+                    Out::Rows => {
+                        let got = std::fs::read_to_string(&target).unwrap_or_default();
+                        assert!(got.is_empty() || got.ends_with('\n'), "{case}: a torn row");
+                        for line in got.lines() {
+                            let row: Result<serde_json::Value, _> = serde_json::from_str(line);
+                            assert!(row.is_ok(), "{case}: {line}");
                         }
                     }
                     Out::Report => {
