@@ -1,10 +1,11 @@
-//! The fault matrix: every output kind (lines on a pipe, lines to `-o FILE`, a Parquet table
-//! or an Arrow stream to `-o FILE`, an Arrow stream on a pipe, a table's rows as JSON lines
-//! to `-o FILE` and on a pipe, the `--report` page) × every stop (SIGTERM, SIGINT, `kill -9`, a reader that
-//! goes away) × with and without `--state`. After each: the output is valid (whole lines, a
-//! readable table or none), a signal's exit status says which, a resumed run completes the
-//! one-run output exactly, and no file but neardup's own changed in the directory. The cases
-//! are few and printed, so that CI runs them all in seconds.
+//! The fault matrix: every output kind (lines on a pipe and to `-o FILE`, `--annotate` and
+//! `--pairs` on a pipe, a Parquet table or an Arrow stream to `-o FILE`, an Arrow stream on a
+//! pipe, a table's rows as JSON lines to `-o FILE` and on a pipe, the `--report` page) ×
+//! every stop (SIGTERM, SIGINT, `kill -9`, a reader that goes away) × with and without
+//! `--state`. After each: the output is valid (whole lines, a readable table or none), a
+//! signal's exit status says which, a resumed run completes the one-run output exactly, and
+//! no file but neardup's own changed in the directory. The cases are few and printed, so
+//! that CI runs them all in under a minute.
 
 use crate::util::{arrow_stream, bin, first_lines, neardup, sample_bytes, spawn_piped, temp_path};
 use std::io::{Read, Write};
@@ -26,8 +27,22 @@ enum Out {
     Rows,
     /// Rows from an Arrow stream, as JSON objects on standard output (a pipe).
     RowsPipe,
+    /// `--annotate`: every line with its verdict, on a pipe.
+    Annotate,
+    /// `--pairs`: the similar pairs as they are found, on a pipe.
+    Pairs,
     /// Lines on a pipe, and `--report FILE.html`.
     Report,
+}
+
+/// The mode's flags of an output kind (none: the default `--drop-dups`).
+fn mode(out: Out) -> &'static [&'static str] {
+    match out {
+        Out::Annotate => &["--annotate"],
+        Out::Pairs => &["--pairs"],
+        Out::Rows | Out::RowsPipe => &["--output-format", "lines"],
+        _ => &[],
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,12 +100,10 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
         _ => dir.join("out.jsonl"),
     };
     let mut cmd = bin();
-    if matches!(out, Out::Rows | Out::RowsPipe) {
-        cmd.args(["--output-format", "lines"]);
-    }
+    cmd.args(mode(out));
     cmd.arg("--line-buffered");
     match out {
-        Out::Pipe | Out::ArrowPipe | Out::RowsPipe => {}
+        Out::Pipe | Out::ArrowPipe | Out::RowsPipe | Out::Annotate | Out::Pairs => {}
         Out::File | Out::Parquet | Out::Arrow | Out::Rows => {
             cmd.arg("-o").arg(&target);
         }
@@ -126,7 +139,10 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
         }
         false => (Some(stdout), None),
     };
-    if matches!(out, Out::Pipe | Out::Report | Out::RowsPipe) {
+    if matches!(
+        out,
+        Out::Pipe | Out::Report | Out::RowsPipe | Out::Annotate | Out::Pairs
+    ) {
         // The first decided lines arrive: the run is under way.
         let mut byte = [0u8; 4096];
         let stdout = stdout.as_mut().unwrap();
@@ -189,7 +205,16 @@ fn stopped(out: Out, stop: Stop, state: Option<&Path>, dir: &Path) -> (i32, Vec<
 
 #[test]
 fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
-    let whole = neardup(&["-q"], &sample_bytes()).ok().stdout;
+    // One run's output in each mode.
+    let mut wholes = std::collections::HashMap::new();
+    for out in [Out::Pipe, Out::Annotate, Out::Pairs] {
+        let args = [&["-q"][..], mode(out)].concat();
+        wholes.insert(
+            format!("{:?}", mode(out)),
+            neardup(&args, &sample_bytes()).ok().stdout,
+        );
+    }
+    wholes.insert(format!("{:?}", mode(Out::Rows)), Vec::new());
     let mut cases = 0;
     let outs = [
         Out::Pipe,
@@ -199,16 +224,23 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
         Out::ArrowPipe,
         Out::Rows,
         Out::RowsPipe,
+        Out::Annotate,
+        Out::Pairs,
         Out::Report,
     ];
     for out in outs {
         for stop in [Stop::Term, Stop::Int, Stop::Kill, Stop::Closed] {
-            if stop == Stop::Closed && !matches!(out, Out::Pipe | Out::ArrowPipe | Out::RowsPipe) {
+            let pipe = matches!(
+                out,
+                Out::Pipe | Out::ArrowPipe | Out::RowsPipe | Out::Annotate | Out::Pairs
+            );
+            if stop == Stop::Closed && !pipe {
                 continue;
             }
             for with_state in [false, true] {
                 cases += 1;
                 let case = format!("{out:?} {stop:?} state={with_state}");
+                let whole = &wholes[&format!("{:?}", mode(out))];
                 let dir = temp_path(&format!("fault-{out:?}-{stop:?}-{with_state}"));
                 let _ = std::fs::remove_dir_all(&dir);
                 std::fs::create_dir_all(&dir).unwrap();
@@ -284,7 +316,7 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
                     // is stopped while the pipe is full: the message says so, and the
                     // resumed run writes the line's rest first (checked below).
                     _ if with_state
-                        && matches!(out, Out::Pipe | Out::Report)
+                        && matches!(out, Out::Pipe | Out::Report | Out::Annotate | Out::Pairs)
                         && !got.ends_with(b"\n")
                         && !got.is_empty() =>
                     {
@@ -310,7 +342,8 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
                 }
                 // With a state and a signal it can catch, the resumed run completes the
                 // one-run output exactly.
-                if let (Some(state), Stop::Term | Stop::Int, Out::Pipe | Out::File) =
+                if let (Some(state), Stop::Term | Stop::Int, Out::Pipe | Out::File)
+                | (Some(state), Stop::Term | Stop::Int, Out::Annotate | Out::Pairs) =
                     (state, stop, out)
                 {
                     let line: usize = stderr
@@ -320,10 +353,9 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
                         .and_then(|n| n.parse().ok())
                         .unwrap_or_else(|| panic!("{case}: {stderr}"));
                     let rest = &sample_bytes()[first_lines(&sample_bytes(), line).len()..];
-                    let resumed = neardup(&["-q", "--state", state.to_str().unwrap()], rest)
-                        .ok()
-                        .stdout;
-                    assert_eq!([got.clone(), resumed].concat(), whole, "{case}");
+                    let args = [&["-q", "--state", state.to_str().unwrap()][..], mode(out)];
+                    let resumed = neardup(&args.concat(), rest).ok().stdout;
+                    assert_eq!(&[got.clone(), resumed].concat(), whole, "{case}");
                 }
                 // A table's run resumed from the state writes the rest of the rows.
                 if matches!(out, Out::Parquet | Out::Arrow)
@@ -382,7 +414,7 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
         }
     }
     println!("fault matrix: {cases} cases");
-    assert_eq!(cases, 54);
+    assert_eq!(cases, 70);
 }
 
 /// Lines of about 50 KB (each far longer than a pipe's atomic write), all different.
