@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Deciding on every core: the filter at -j 1, -j 2 (--helpers auto, the default, and
-# always) and -j 4 --helpers always, on ordinary text (text-100000) and on one template
-# (tpl1-50000, tpl1-200000): median wall seconds of RUNS runs, the speed-up over -j 1, how
+# Deciding on every core: the filter at -j 1, -j 2 (--helpers auto, the default, never and
+# always) and -j 4 --helpers always, on ordinary text (text-100000), on one template
+# (tpl1-50000, tpl1-200000) and on a million short lines (short-1000000): median wall seconds of RUNS runs, the speed-up over -j 1, how
 # many documents were decided from a speculated lookup (--stats "speculated"), the in-order
 # commit's CPU and its share of the run's CPU (--stats "cpu_seconds", of the last run), and
 # whether the output is the -j 1 bytes.
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/release/neardup}
 runs=${RUNS:-3}
-corpora=${CORPORA:-text-100000 tpl1-50000 tpl1-200000}
+corpora=${CORPORA:-text-100000 tpl1-50000 tpl1-200000 short-1000000}
 mkdir -p bench-data
 # shellcheck source=scripts/corpora.sh
 . scripts/corpora.sh
@@ -23,7 +23,8 @@ printf '%-14s %-22s %8s %8s %11s %7s %6s %s\n' corpus run seconds speed-up specu
 for name in $corpora; do
   path=$(corpus "${name%%-*}" "${name#*-}")
   base=
-  for setting in "-j 1" "-j 2" "-j 2 --helpers always" "-j 4 --helpers always"; do
+  for setting in "-j 1" "-j 2" "-j 2 --helpers never" "-j 2 --helpers always" \
+    "-j 4 --helpers always"; do
     : > "$work/times"
     for _ in $(seq "$runs"); do
       start=$(date +%s.%N)

@@ -7,6 +7,7 @@ corpus() { # corpus KIND N -> path (generated once)
     tpl1) path=bench-data/tpl1-$n.jsonl ;;
     tpl100) path=bench-data/tpl100-$n.jsonl ;;
     text) path=bench-data/text-$n.jsonl ;;
+    short) path=bench-data/short-$n.txt ;;
     peers) path=bench-data/peers-130mb.jsonl ;;
   esac
   if [ ! -s "$path" ]; then
@@ -17,6 +18,8 @@ corpus() { # corpus KIND N -> path (generated once)
       # ~0.72 KB a line, as the template documents; enough megabytes for n lines, then cut.
       text) python3 scripts/make_corpus.py --chunk 640 --mb $((n / 900 + 8)) --seed 3 2> /dev/null \
               | head -n "$n" > "$path.tmp" ;;
+      # 1-8 words a line, plain text: inserting, not looking up, is most of the work.
+      short) python3 scripts/make_short_corpus.py --docs "$n" > "$path.tmp" ;;
       # Gutenberg chunks with injected near duplicates: the corpus of scripts/bench-peers.sh.
       peers) python3 scripts/make_corpus.py --mb 130 --chunk 950 --seed 7 > "$path.tmp" ;;
     esac

@@ -663,7 +663,8 @@ impl Filter {
     /// recording its changes.
     pub(super) fn piece_done(&mut self, window: &mut Window, speculated: u64) {
         self.speculated.clear();
-        self.pace.adapt(speculated, self.scratch.reconciled);
+        let now = std::time::Instant::now();
+        self.pace.adapt(speculated, self.scratch.reconciled, now);
         window.stop_tracking();
     }
 

@@ -31,7 +31,7 @@
 //! | `components` | the sequencer's union–find when only components are wanted |
 //! | `clock` | each thread's CPU summed by stage (`--stats` "cpu_seconds") |
 //! | `helpers` | threads sharing a batch's lookups and verification with the sequencer |
-//! | `pace` | how the filter's speculation cuts batches into pieces, adapting to how many hold |
+//! | `pace` | how the filter's speculation cuts batches into pieces, adapting to how many hold, and whether it pays |
 //! | `speculate` | the filter's lookups of a batch made on every core, then committed in order where still valid |
 //! | [`summary`] | the counts `--stats` prints |
 

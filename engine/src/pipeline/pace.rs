@@ -1,5 +1,8 @@
 //! How the filter's speculation cuts a batch into pieces ([`Pace`]), kept by the filter
-//! from batch to batch (`decision.rs`) and followed by `speculate.rs`.
+//! from batch to batch (`decision.rs`) and followed by `speculate.rs`; and whether it pays
+//! at all ([`Costs`]).
+
+use std::time::{Duration, Instant};
 
 /// How many documents are speculated at a time, and how that adapts: a document's
 /// speculation holds unless an earlier document of the same piece changed a bucket it read;
@@ -25,7 +28,71 @@ pub(crate) struct Pace {
     /// looking up twice costs more than the helpers give, so speculation rests and is tried
     /// again later.
     pub(super) resting: u32,
+    /// What the piece being decided is, as `speculate.rs` found it: its documents, and
+    /// whether they were speculated or decided in order during a rest.
+    pub(super) kind: Kind,
+    pub(super) docs: usize,
+    /// Whether speculation is weighed against deciding in order (`--helpers auto`).
+    pub(super) weighed: bool,
+    costs: Costs,
 }
+
+/// What a piece was, for [`Costs`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Not offered to the helpers (they were not called for, or too few documents).
+    #[default]
+    Other,
+    /// Speculated on the helpers, then committed.
+    Speculated,
+    /// Offered, but decided in order: speculation was resting.
+    Rested,
+}
+
+/// Whether speculating pays: the sequencer's time per document speculating (its share of
+/// the lookups, the waits for the helpers' and the commit) against deciding in order,
+/// measured on the pieces of each kind while signed batches wait for it (so neither waits
+/// for input). Speculation moves lookups off the in-order thread; where the lookups are
+/// cheap beside what stays in order (short documents: inserting them is most of the
+/// work), the hand-overs, the recording of changes and the caches shared across cores cost
+/// more than that saves, and `--helpers auto` then decides in order for a while (twice as
+/// long each time speculation loses again), and weighs again. It changes the speed only,
+/// never a decision.
+#[derive(Debug)]
+struct Costs {
+    /// When the last piece ended (the next one starts then).
+    last: Option<Instant>,
+    /// Time and documents of the pieces speculated and of those decided in order while
+    /// resting, since they were last weighed.
+    speculated: (Duration, u64),
+    in_order: (Duration, u64),
+    /// Documents speculated before the two are weighed.
+    weigh_after: u64,
+    /// Batches the next rest lasts when speculation loses.
+    rest: u32,
+}
+
+impl Default for Costs {
+    fn default() -> Costs {
+        Costs {
+            last: None,
+            speculated: (Duration::ZERO, 0),
+            in_order: (Duration::ZERO, 0),
+            weigh_after: WEIGH_AFTER,
+            rest: LOSING_REST,
+        }
+    }
+}
+
+/// Documents speculated before speculating is first weighed against deciding in order.
+const WEIGH_AFTER: u64 = 16_384;
+/// At most this many between two weighings where speculating pays.
+const MAX_WEIGH_AFTER: u64 = 1 << 20;
+/// Batches decided in order to measure that, when there is no recent figure.
+const PROBE_BATCHES: u32 = 4;
+/// Batches of the first rest when speculating does not pay, and of the longest.
+const LOSING_REST: u32 = 16;
+const MAX_LOSING_REST: u32 = 1024;
 
 impl Default for Pace {
     fn default() -> Pace {
@@ -36,6 +103,10 @@ impl Default for Pace {
             held_before: 0,
             reconciled_before: 0,
             resting: 0,
+            kind: Kind::Other,
+            docs: 0,
+            weighed: false,
+            costs: Costs::default(),
         }
     }
 }
@@ -56,9 +127,10 @@ impl Pace {
         }
     }
 
-    /// After a piece: `speculated` is `summary.speculated` now (decided from a speculation,
-    /// unchanged or brought up to date), `reconciled` how many were brought up to date.
-    pub(super) fn adapt(&mut self, speculated: u64, reconciled: u64) {
+    /// After a piece, ended at `now`: `speculated` is `summary.speculated` now (decided
+    /// from a speculation, unchanged or brought up to date), `reconciled` how many were
+    /// brought up to date.
+    pub(super) fn adapt(&mut self, speculated: u64, reconciled: u64, now: Instant) {
         let used = speculated - self.held_before;
         let held = used - (reconciled - self.reconciled_before);
         if self.resting > 0 {
@@ -78,5 +150,131 @@ impl Pace {
         self.tried = 0;
         self.held_before = 0;
         self.reconciled_before = 0;
+        self.weigh(now);
+    }
+
+    /// Counts the piece just decided ([`Pace::kind`], [`Pace::docs`]) towards its kind's
+    /// cost, ended at `now`, and weighs speculating against deciding in order when enough
+    /// of both is known ([`Costs`]).
+    fn weigh(&mut self, now: Instant) {
+        let (kind, docs) = (
+            std::mem::take(&mut self.kind),
+            std::mem::take(&mut self.docs),
+        );
+        let costs = &mut self.costs;
+        let spent = costs.last.map_or(Duration::ZERO, |last| now - last);
+        costs.last = Some(now);
+        if !self.weighed {
+            return;
+        }
+        let add = |(time, count): &mut (Duration, u64)| {
+            *time += spent;
+            *count += docs as u64;
+        };
+        match kind {
+            Kind::Speculated => add(&mut costs.speculated),
+            Kind::Rested => add(&mut costs.in_order),
+            Kind::Other => return,
+        }
+        if kind != Kind::Speculated || self.resting > 0 || costs.speculated.1 < costs.weigh_after {
+            return;
+        }
+        let (in_order, in_order_docs) = costs.in_order;
+        if in_order_docs == 0 {
+            // No figure for deciding in order yet: a few batches measure it.
+            self.resting = PROBE_BATCHES;
+            return;
+        }
+        let (speculated, speculated_docs) = costs.speculated;
+        // Per document, speculating is dropped when it is a tenth slower than deciding in
+        // order: where it gains, it gains little on few cores (a few hundredths where a
+        // template's lookups are most of the work), and where it loses, it loses much
+        // (twice the time on short documents); the margin keeps the host's noise from
+        // resting where it gains.
+        let pays = speculated.as_nanos() * u128::from(in_order_docs) * 10
+            <= in_order.as_nanos() * u128::from(speculated_docs) * 11;
+        match pays {
+            true => {
+                costs.weigh_after = (costs.weigh_after * 4).min(MAX_WEIGH_AFTER);
+                costs.rest = LOSING_REST;
+            }
+            false => {
+                self.resting = costs.rest;
+                costs.rest = (costs.rest * 2).min(MAX_LOSING_REST);
+                costs.weigh_after = WEIGH_AFTER;
+            }
+        }
+        costs.speculated = (Duration::ZERO, 0);
+        costs.in_order = (Duration::ZERO, 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pieces of 1,000 documents, each `micros` per document, of `kind`, from `at`; the
+    /// pace adapting after each as the filter's commit makes it (every speculation held).
+    fn pieces(pace: &mut Pace, at: &mut Instant, kind: Kind, micros: u64, count: usize) {
+        for _ in 0..count {
+            pace.kind = kind;
+            pace.docs = 1000;
+            *at += Duration::from_micros(micros * 1000);
+            pace.adapt(0, 0, *at);
+        }
+    }
+
+    /// Where speculating costs twice what deciding in order does (short documents), the
+    /// pace measures both and rests, twice as long when it loses again; where it gains, it
+    /// goes on, weighing again less often; under `--helpers always` it never weighs.
+    #[test]
+    fn speculation_rests_where_it_costs_more_than_deciding_in_order() {
+        let mut at = Instant::now();
+        let mut pace = Pace {
+            weighed: true,
+            ..Pace::default()
+        };
+        pieces(&mut pace, &mut at, Kind::Speculated, 4, 16);
+        assert_eq!(pace.resting, 0, "too few documents to weigh");
+        pieces(&mut pace, &mut at, Kind::Speculated, 4, 1);
+        assert_eq!(
+            pace.resting, PROBE_BATCHES,
+            "no figure in order: measured first"
+        );
+        pieces(&mut pace, &mut at, Kind::Rested, 2, PROBE_BATCHES as usize);
+        assert_eq!(pace.resting, 0);
+        pieces(&mut pace, &mut at, Kind::Speculated, 4, 1);
+        assert_eq!(pace.resting, LOSING_REST, "twice the cost: a rest");
+        pieces(&mut pace, &mut at, Kind::Rested, 2, LOSING_REST as usize);
+        pieces(&mut pace, &mut at, Kind::Speculated, 4, 17);
+        assert_eq!(pace.resting, 2 * LOSING_REST, "lost again: twice as long");
+        pieces(
+            &mut pace,
+            &mut at,
+            Kind::Rested,
+            2,
+            2 * LOSING_REST as usize,
+        );
+        // Now speculating gains (longer documents): it goes on, weighed again later.
+        pieces(&mut pace, &mut at, Kind::Speculated, 1, 17);
+        assert_eq!(pace.resting, 0);
+        assert_eq!(pace.costs.weigh_after, 4 * WEIGH_AFTER);
+        assert_eq!(pace.costs.rest, LOSING_REST);
+        // A few hundredths slower is within the margin: no rest.
+        pieces(&mut pace, &mut at, Kind::Speculated, 105, 66);
+        assert_eq!(pace.resting, PROBE_BATCHES);
+        pieces(
+            &mut pace,
+            &mut at,
+            Kind::Rested,
+            100,
+            PROBE_BATCHES as usize,
+        );
+        pieces(&mut pace, &mut at, Kind::Speculated, 105, 1);
+        assert_eq!(pace.resting, 0, "{:?}", pace.costs);
+
+        let mut always = Pace::default();
+        pieces(&mut always, &mut at, Kind::Speculated, 4, 100);
+        assert_eq!(always.resting, 0, "not weighed");
     }
 }

@@ -8,6 +8,7 @@
 
 use super::decision::{Filter, Filtering, Speculated};
 use super::helpers::{Done, Helpers, SPECULATED_PER_TAKE, Work, lend, take_speculations};
+use super::pace::Kind;
 use super::signing::Doc;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -52,7 +53,10 @@ pub(super) fn speculate_batch(
     filter.pace.base = base;
     filter.pace.held_before = held_so_far;
     filter.pace.reconciled_before = filter.scratch.reconciled;
+    filter.pace.weighed = config.helpers == crate::config::HelperPolicy::Auto;
+    filter.pace.docs = docs.len();
     if filter.pace.resting > 0 {
+        filter.pace.kind = Kind::Rested;
         return Ok((docs, 0));
     }
     let good = docs.iter().filter(|d| matches!(d, Doc::Good(_))).count();
@@ -63,6 +67,7 @@ pub(super) fn speculate_batch(
     if good < SPECULATE_DOCS || !keyed_ahead {
         return Ok((docs, 0));
     }
+    filter.pace.kind = Kind::Speculated;
     let keying = crate::cpu::thread_cpu();
     for (i, doc) in docs.iter_mut().enumerate() {
         if let Doc::Good(signed) = doc
