@@ -173,8 +173,10 @@ impl Pace {
         };
         match kind {
             Kind::Speculated => add(&mut costs.speculated),
-            Kind::Rested => add(&mut costs.in_order),
-            Kind::Other => return,
+            // The last batches of a rest: the in-order cost next to the speculation it is
+            // weighed against (a window's cost per document grows as it fills).
+            Kind::Rested if self.resting < PROBE_BATCHES => add(&mut costs.in_order),
+            Kind::Rested | Kind::Other => return,
         }
         if kind != Kind::Speculated || self.resting > 0 || costs.speculated.1 < costs.weigh_after {
             return;
