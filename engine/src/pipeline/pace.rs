@@ -28,8 +28,9 @@ pub(crate) struct Pace {
     /// looking up twice costs more than the helpers give, so speculation rests and is tried
     /// again later.
     pub(super) resting: u32,
-    /// What the piece being decided is, as `speculate.rs` found it: its documents, and
-    /// whether they were speculated or decided in order during a rest.
+    /// What the piece being decided is, as `speculate.rs` found it: when it started, its
+    /// documents, and whether they were speculated or decided in order during a rest.
+    pub(super) started: Option<Instant>,
     pub(super) kind: Kind,
     pub(super) docs: usize,
     /// Whether speculation is weighed against deciding in order (`--helpers auto`).
@@ -60,8 +61,6 @@ pub(crate) enum Kind {
 /// never a decision.
 #[derive(Debug)]
 struct Costs {
-    /// When the last piece ended (the next one starts then).
-    last: Option<Instant>,
     /// Time and documents of the pieces speculated and of those decided in order while
     /// resting, since they were last weighed.
     speculated: (Duration, u64),
@@ -75,7 +74,6 @@ struct Costs {
 impl Default for Costs {
     fn default() -> Costs {
         Costs {
-            last: None,
             speculated: (Duration::ZERO, 0),
             in_order: (Duration::ZERO, 0),
             weigh_after: WEIGH_AFTER,
@@ -103,6 +101,7 @@ impl Default for Pace {
             held_before: 0,
             reconciled_before: 0,
             resting: 0,
+            started: None,
             kind: Kind::Other,
             docs: 0,
             weighed: false,
@@ -161,9 +160,13 @@ impl Pace {
             std::mem::take(&mut self.kind),
             std::mem::take(&mut self.docs),
         );
+        // Only a piece that started in `speculate.rs` is counted: the time between pieces
+        // (and between a program's batches) is neither's.
+        let Some(started) = self.started.take() else {
+            return;
+        };
         let costs = &mut self.costs;
-        let spent = costs.last.map_or(Duration::ZERO, |last| now - last);
-        costs.last = Some(now);
+        let spent = now.saturating_duration_since(started);
         if !self.weighed {
             return;
         }
@@ -219,10 +222,13 @@ mod tests {
     /// pace adapting after each as the filter's commit makes it (every speculation held).
     fn pieces(pace: &mut Pace, at: &mut Instant, kind: Kind, micros: u64, count: usize) {
         for _ in 0..count {
+            pace.started = Some(*at);
             pace.kind = kind;
             pace.docs = 1000;
             *at += Duration::from_micros(micros * 1000);
             pace.adapt(0, 0, *at);
+            // Time between pieces is neither's.
+            *at += Duration::from_millis(50);
         }
     }
 

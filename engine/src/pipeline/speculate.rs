@@ -54,6 +54,7 @@ pub(super) fn speculate_batch(
     filter.pace.held_before = held_so_far;
     filter.pace.reconciled_before = filter.scratch.reconciled;
     filter.pace.weighed = config.helpers == crate::config::HelperPolicy::Auto;
+    filter.pace.started = Some(std::time::Instant::now());
     filter.pace.docs = docs.len();
     if filter.pace.resting > 0 {
         filter.pace.kind = Kind::Rested;
