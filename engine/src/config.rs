@@ -96,7 +96,7 @@ pub enum HelperPolicy {
 }
 
 crate::choice::choices!(HelperPolicy {
-    "auto" => Auto: "When signed batches queue up behind the sequencer",
+    "auto" => Auto: "When signed batches queue up behind the sequencer (in the filter modes, while that is faster)",
     "always" => Always: "On every batch",
     "never" => Never: "Never",
 });
