@@ -259,25 +259,18 @@ fn every_output_under_every_stop_is_whole_and_resumes_exactly() {
                 assert!(expected.contains(&code), "{case}: exit {code}: {stderr}");
                 // Whole lines, a prefix of the one-run output (a table: readable, or absent).
                 match out {
-                    Out::Parquet => {
-                        let target = dir.join("out.parquet");
+                    Out::Parquet | Out::Arrow => {
+                        let target = match out {
+                            Out::Arrow => dir.join("out.arrow"),
+                            _ => dir.join("out.parquet"),
+                        };
                         match stop {
                             Stop::Kill => assert!(!target.exists(), "{case}"),
                             _ => {
-                                let rows = parquet_rows(&target);
-                                assert!(
-                                    rows.is_some_and(|r| r > 0 && r <= FED),
-                                    "{case}: {rows:?} {stderr}"
-                                );
-                            }
-                        }
-                    }
-                    Out::Arrow => {
-                        let target = dir.join("out.arrow");
-                        match stop {
-                            Stop::Kill => assert!(!target.exists(), "{case}"),
-                            _ => {
-                                let rows = arrow_rows(&got);
+                                let rows = match out {
+                                    Out::Arrow => arrow_rows(&got),
+                                    _ => parquet_rows(&target),
+                                };
                                 assert!(
                                     rows.is_some_and(|r| r > 0 && r <= FED),
                                     "{case}: {rows:?} {stderr}"
