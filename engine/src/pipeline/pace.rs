@@ -28,14 +28,19 @@ pub(crate) struct Pace {
     /// looking up twice costs more than the helpers give, so speculation rests and is tried
     /// again later.
     pub(super) resting: u32,
-    /// What the piece being decided is, as `speculate.rs` found it: when it started, its
-    /// documents, and whether they were speculated or decided in order during a rest.
-    pub(super) started: Option<Instant>,
-    pub(super) kind: Kind,
-    pub(super) docs: usize,
+    /// The piece being decided, as `speculate.rs` began it ([`Pace::begin`]).
+    begun: Option<Begun>,
     /// Whether speculation is weighed against deciding in order (`--helpers auto`).
-    pub(super) weighed: bool,
+    weighed: bool,
     costs: Costs,
+}
+
+/// A piece being decided, for [`Costs`]: when it started, its documents, and what it is.
+#[derive(Clone, Copy, Debug)]
+struct Begun {
+    started: Instant,
+    docs: usize,
+    kind: Kind,
 }
 
 /// What a piece was, for [`Costs`].
@@ -101,9 +106,7 @@ impl Default for Pace {
             held_before: 0,
             reconciled_before: 0,
             resting: 0,
-            started: None,
-            kind: Kind::Other,
-            docs: 0,
+            begun: None,
             weighed: false,
             costs: Costs::default(),
         }
@@ -123,6 +126,24 @@ impl Pace {
         match self.resting {
             0 => self.piece,
             _ => usize::MAX,
+        }
+    }
+
+    /// A piece of `docs` documents begins now (`weighed`: under `--helpers auto`); what it
+    /// is, [`Pace::found`] says ([`Kind::Other`] until then).
+    pub(super) fn begin(&mut self, docs: usize, weighed: bool) {
+        self.weighed = weighed;
+        self.begun = Some(Begun {
+            started: Instant::now(),
+            docs,
+            kind: Kind::Other,
+        });
+    }
+
+    /// What the piece begun is: speculated, or decided in order during a rest.
+    pub(super) fn found(&mut self, kind: Kind) {
+        if let Some(begun) = &mut self.begun {
+            begun.kind = kind;
         }
     }
 
@@ -152,24 +173,25 @@ impl Pace {
         self.weigh(now);
     }
 
-    /// Counts the piece just decided ([`Pace::kind`], [`Pace::docs`]) towards its kind's
-    /// cost, ended at `now`, and weighs speculating against deciding in order when enough
-    /// of both is known ([`Costs`]).
+    /// Counts the piece just decided ([`Pace::begin`]) towards its kind's cost, ended at
+    /// `now`, and weighs speculating against deciding in order when enough of both is
+    /// known ([`Costs`]).
     fn weigh(&mut self, now: Instant) {
-        let (kind, docs) = (
-            std::mem::take(&mut self.kind),
-            std::mem::take(&mut self.docs),
-        );
-        // Only a piece that started in `speculate.rs` is counted: the time between pieces
-        // (and between a program's batches) is neither's.
-        let Some(started) = self.started.take() else {
+        // Only a piece begun in `speculate.rs` is counted: the time between pieces (and
+        // between a program's batches) is neither's.
+        let Some(Begun {
+            started,
+            docs,
+            kind,
+        }) = self.begun.take()
+        else {
             return;
         };
-        let costs = &mut self.costs;
-        let spent = now.saturating_duration_since(started);
         if !self.weighed {
             return;
         }
+        let costs = &mut self.costs;
+        let spent = now.saturating_duration_since(started);
         let add = |(time, count): &mut (Duration, u64)| {
             *time += spent;
             *count += docs as u64;
@@ -222,9 +244,11 @@ mod tests {
     /// pace adapting after each as the filter's commit makes it (every speculation held).
     fn pieces(pace: &mut Pace, at: &mut Instant, kind: Kind, micros: u64, count: usize) {
         for _ in 0..count {
-            pace.started = Some(*at);
-            pace.kind = kind;
-            pace.docs = 1000;
+            pace.begun = Some(Begun {
+                started: *at,
+                docs: 1000,
+                kind,
+            });
             *at += Duration::from_micros(micros * 1000);
             pace.adapt(0, 0, *at);
             // Time between pieces is neither's.

@@ -53,11 +53,10 @@ pub(super) fn speculate_batch(
     filter.pace.base = base;
     filter.pace.held_before = held_so_far;
     filter.pace.reconciled_before = filter.scratch.reconciled;
-    filter.pace.weighed = config.helpers == crate::config::HelperPolicy::Auto;
-    filter.pace.started = Some(std::time::Instant::now());
-    filter.pace.docs = docs.len();
+    let weighed = config.helpers == crate::config::HelperPolicy::Auto;
+    filter.pace.begin(docs.len(), weighed);
     if filter.pace.resting > 0 {
-        filter.pace.kind = Kind::Rested;
+        filter.pace.found(Kind::Rested);
         return Ok((docs, 0));
     }
     let good = docs.iter().filter(|d| matches!(d, Doc::Good(_))).count();
@@ -68,7 +67,7 @@ pub(super) fn speculate_batch(
     if good < SPECULATE_DOCS || !keyed_ahead {
         return Ok((docs, 0));
     }
-    filter.pace.kind = Kind::Speculated;
+    filter.pace.found(Kind::Speculated);
     let keying = crate::cpu::thread_cpu();
     for (i, doc) in docs.iter_mut().enumerate() {
         if let Doc::Good(signed) = doc
