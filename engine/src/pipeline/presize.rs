@@ -1,17 +1,144 @@
-//! How many documents a run's window will hold, estimated once its first batch is decided,
+//! How many documents a run's window will hold, estimated from the documents decided so far,
 //! so that the window is sized for them at once ([`crate::window::Window::presize`]) instead
 //! of growing by half again and again (each growth re-inserts every key it holds).
 //!
-//! The estimate is the inputs' size at the first batch's bytes per line (or, when every
-//! input is a Parquet file, the rows their footers count), times the share of the first
-//! batch's documents the window kept. It is only made when every input is a regular file
-//! (a pipe's size is unknown). It errs low for a compressed file (counted at its
-//! compressed size), which costs the growths it did not spare, and high where later batches
-//! keep fewer documents than the first, which costs table cells that stay empty (the window
-//! caps what it reserves).
+//! The estimate is the inputs' size at the bytes per line read so far (or, when every input
+//! is a Parquet file, the rows their footers count), times the share of the documents so far
+//! that the window kept. It is only made when every input is a regular file (a pipe's size is
+//! unknown). It errs low for a compressed file (counted at its compressed size), which costs
+//! the growths it did not spare, and high where later documents are kept less often than the
+//! first, which costs table cells that stay empty (the window caps what it reserves).
+//!
+//! [`Presizer`] makes it once the first batch is decided. A window whose records would then
+//! no longer all fit in the store's RAM is not sized then: the tables, sized early, take RAM
+//! from the records from the start and send more of them to disk, and a first batch is a
+//! small sample (one template's first batch keeps 57% of its documents, the whole run 34%;
+//! sized from it, the tables were 1.7 times too large and the run 9% slower). It is sized
+//! once a sixteenth of the estimated input is decided, from that larger sample, and only
+//! where the lookups have read records rarely (fewer verifications than one per 16
+//! documents: many short documents, whose window is mostly its tables and whose lookups
+//! find almost nothing); where lookups verify candidates, records on disk cost more than
+//! the growths spared.
 
 use crate::input::Batch;
+use crate::window::{Sizing, Window};
 use std::path::Path;
+
+/// Where a run is in sizing its window ([`Presizer::after_batch`]).
+#[derive(Debug, Default)]
+pub(super) struct Presizer {
+    /// Lines and bytes of the line batches decided so far (pieces of an over-long line are
+    /// one line, all their bytes counted).
+    lines: u64,
+    bytes: u64,
+    state: State,
+}
+
+#[derive(Debug, Default)]
+enum State {
+    /// Nothing decided yet.
+    #[default]
+    First,
+    /// The window would spill its records: sized once this many documents are decided.
+    At(u64),
+    /// Sized, or left to grow.
+    Done,
+}
+
+/// Of the estimated input, the share decided before a window that spills is sized (1 in 16).
+const LATER_SHARE: u64 = 16;
+
+/// A window that spills is sized only where its lookups have verified fewer candidates than
+/// one per this many documents: a record sent to disk costs only when a lookup reads it.
+const DOCS_PER_RECORD_READ: u64 = 16;
+
+impl Presizer {
+    /// A presizer for a run whose window is sized already (a resumed window) or must not be.
+    pub(super) fn done() -> Presizer {
+        Presizer {
+            state: State::Done,
+            ..Presizer::default()
+        }
+    }
+
+    /// After each decided `batch`: sizes `window` for the documents the inputs named `names`
+    /// promise, when it is time (module documentation). `docs`: the documents decided so
+    /// far; `verified`: the candidates their lookups verified (each a record read).
+    pub(super) fn after_batch(
+        &mut self,
+        batch: &Batch,
+        names: &[String],
+        (docs, verified): (u64, u64),
+        window: &mut Window,
+    ) {
+        if matches!(self.state, State::Done) {
+            return;
+        }
+        self.observe(batch);
+        let held = window.len() as u64;
+        match self.state {
+            State::First => {
+                self.state = State::Done;
+                let Some((expected_docs, expected)) = self.expected(batch, names, docs, held)
+                else {
+                    return;
+                };
+                if window.presize(expected.saturating_sub(window.len()), false)
+                    == Sizing::RecordsWouldSpill
+                {
+                    self.state = State::At(expected_docs / LATER_SHARE);
+                }
+            }
+            State::At(at) if docs >= at => {
+                self.state = State::Done;
+                if verified.saturating_mul(DOCS_PER_RECORD_READ) < docs
+                    && let Some((_, expected)) = self.expected(batch, names, docs, held)
+                {
+                    window.presize(expected.saturating_sub(window.len()), true);
+                }
+            }
+            State::At(_) | State::Done => {}
+        }
+    }
+
+    /// Counts the lines and bytes of a line batch (pieces of an over-long line are one line,
+    /// all their bytes counted); a batch of columnar rows says nothing of line sizes.
+    fn observe(&mut self, batch: &Batch) {
+        if batch.rows.is_none() {
+            self.lines += batch.lines.iter().filter(|l| !l.part.continues()).count() as u64;
+            self.bytes += batch
+                .lines
+                .iter()
+                .map(|l| (l.end - l.start) as u64)
+                .sum::<u64>();
+        }
+    }
+
+    /// The documents the inputs hold and the window will hold, estimated from the documents
+    /// so far (`docs`, of which the window holds `held`).
+    fn expected(
+        &self,
+        batch: &Batch,
+        names: &[String],
+        docs: u64,
+        held: u64,
+    ) -> Option<(u64, usize)> {
+        let rows = match batch.rows.is_some() {
+            true => parquet_rows(names)?,
+            false => rows_of_bytes(input_bytes(names)?, self.lines, self.bytes)?,
+        };
+        Some((rows, expected_held_of_rows(rows, docs, held)?))
+    }
+}
+
+/// Lines in `input` bytes at the `lines` in `bytes` read so far.
+fn rows_of_bytes(input: u64, lines: u64, bytes: u64) -> Option<u64> {
+    if lines == 0 || bytes == 0 {
+        return None;
+    }
+    let rows = u128::from(input) * u128::from(lines) / u128::from(bytes);
+    Some(u64::try_from(rows).unwrap_or(u64::MAX))
+}
 
 /// Bytes of the inputs named `names` (`-` is standard input) when every one is a regular
 /// file; `None` when one is not (a pipe, a terminal, a device) or cannot be looked at.
@@ -55,22 +182,6 @@ pub(super) fn expected_held_of_rows(rows: u64, docs: u64, held: u64) -> Option<u
         return None;
     }
     let expected = u128::from(rows) * u128::from(held.min(docs)) / u128::from(docs);
-    Some(usize::try_from(expected).unwrap_or(usize::MAX))
-}
-
-/// The documents a window will hold in all, estimated from `input` bytes and the first
-/// batch, `batch` (read from the start of the first input): of its documents, `docs`,
-/// the window holds `held`. `None` for a batch that says nothing of line sizes (columnar
-/// rows, no lines).
-pub(super) fn expected_held(input: u64, batch: &Batch, docs: u64, held: u64) -> Option<usize> {
-    // Pieces of an over-long line are one line, all their bytes counted.
-    let lines = batch.lines.iter().filter(|l| !l.part.continues()).count() as u64;
-    let bytes: u64 = batch.lines.iter().map(|l| (l.end - l.start) as u64).sum();
-    if batch.rows.is_some() || lines == 0 || bytes == 0 || docs == 0 {
-        return None;
-    }
-    let expected_docs = u128::from(input) * u128::from(lines) / u128::from(bytes);
-    let expected = expected_docs * u128::from(held.min(docs)) / u128::from(docs);
     Some(usize::try_from(expected).unwrap_or(usize::MAX))
 }
 
@@ -137,17 +248,80 @@ mod tests {
     }
 
     #[test]
-    fn the_estimate_scales_the_first_batch_by_the_input_size() {
-        // Ten lines of ten bytes (newline included).
-        let batch = first_batch(&b"123456789\n".repeat(10));
-        assert_eq!(batch.lines.len(), 10);
-        // A 1,000-byte input holds 100 such lines; the window kept 8 of the batch's 10.
-        assert_eq!(expected_held(1000, &batch, 10, 10), Some(100));
-        assert_eq!(expected_held(1000, &batch, 10, 8), Some(80));
-        assert_eq!(expected_held(0, &batch, 10, 8), Some(0));
-        // Nothing decided, nothing known.
-        assert_eq!(expected_held(1000, &batch, 0, 0), None);
-        // A huge input does not overflow.
-        assert!(expected_held(u64::MAX, &batch, 10, 10).is_some());
+    fn the_estimate_scales_the_lines_so_far_by_the_input_size() {
+        // Ten lines of ten bytes (newline included), then ten of five.
+        let mut p = Presizer::default();
+        p.observe(&first_batch(&b"123456789\n".repeat(10)));
+        assert_eq!((p.lines, p.bytes), (10, 100));
+        // A 1,000-byte input holds 100 such lines; the window kept 8 of the first 10.
+        let rows = rows_of_bytes(1000, p.lines, p.bytes).unwrap();
+        assert_eq!(rows, 100);
+        assert_eq!(expected_held_of_rows(rows, 10, 8), Some(80));
+        p.observe(&first_batch(&b"1234\n".repeat(10)));
+        assert_eq!(rows_of_bytes(1500, p.lines, p.bytes), Some(200));
+        assert_eq!(rows_of_bytes(0, 10, 100), Some(0));
+        // Nothing read, nothing known; a huge input does not overflow.
+        assert_eq!(rows_of_bytes(1000, 0, 0), None);
+        assert_eq!(rows_of_bytes(u64::MAX, 1, 1), Some(u64::MAX));
+        assert_eq!(expected_held_of_rows(u64::MAX, 1, 1), Some(usize::MAX));
+    }
+
+    /// A window whose records would spill is not sized on the first batch; it is sized once
+    /// a sixteenth of the input is decided if its lookups verified few candidates, and left
+    /// to grow if they verified many.
+    #[test]
+    fn a_window_that_spills_is_sized_later_where_lookups_read_few_records() {
+        use crate::input::DocId;
+        use crate::window::{Entry, StoreSettings};
+        let dir = std::env::temp_dir().join(format!("neardup-presize-sp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // 3,200 lines of 100 bytes: 3,200 documents of 4 KiB records would pass the
+        // 4 MiB a store of 1 MiB lends before spilling.
+        let input = dir.join("in.txt");
+        let line = [&[b'x'; 99][..], b"\n"].concat();
+        std::fs::write(&input, line.repeat(3200)).unwrap();
+        let names = [input.to_string_lossy().into_owned()];
+        let batch = first_batch(&line.repeat(10));
+        let window = || {
+            let settings = StoreSettings {
+                dir: Some(dir.clone()),
+                ram: 1 << 20,
+                disk: 0,
+                index: None,
+            };
+            let mut w = Window::new(0).with_store(settings, 0);
+            for seq in 0..10 {
+                let entry = Entry {
+                    id: DocId::Line(seq),
+                    shingles: (0..1024).map(|i| i * (seq as u32 + 1)).collect(),
+                    band_keys: (0..10).map(|b| crate::hash::mix64(seq << 4 | b)).collect(),
+                    text_hash: u128::from(seq),
+                    ..Entry::default()
+                };
+                w.insert(seq, entry).unwrap();
+            }
+            w
+        };
+        let sized_after = |verified: u64| {
+            let (mut p, mut w) = (Presizer::default(), window());
+            let before = w.ram_bytes();
+            p.after_batch(&batch, &names, (10, 0), &mut w);
+            assert_eq!(w.ram_bytes(), before, "not sized on the first batch");
+            // 190 of the 3,200 documents: not yet a sixteenth.
+            p.after_batch(&batch, &names, (190, 0), &mut w);
+            assert_eq!(w.ram_bytes(), before, "not sized before a sixteenth");
+            p.after_batch(&batch, &names, (200, verified), &mut w);
+            let sized = w.ram_bytes() > before;
+            p.after_batch(&batch, &names, (400, 0), &mut w);
+            assert!(matches!(p.state, State::Done), "sized once at most");
+            sized
+        };
+        assert!(sized_after(0));
+        assert!(sized_after(12));
+        assert!(
+            !sized_after(13),
+            "13 verifications in 200 documents: 1 in 16 or more"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -9,6 +9,18 @@ use std::io;
 /// Inserts between two checks of the memory budget.
 const BUDGET_CHECK: usize = 64;
 
+/// What [`Window::presize`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sizing {
+    /// The tables are sized for the documents.
+    Sized,
+    /// Not sized: its records would not all fit in the store's RAM.
+    RecordsWouldSpill,
+    /// Not sized (nothing known yet, a limit, the budget, the system's memory, or nothing
+    /// to size for).
+    Left,
+}
+
 impl Window {
     /// Documents that may still be inserted without any eviction (`usize::MAX`: no limit
     /// is in sight). A batch inserted unindexed must fit.
@@ -129,15 +141,15 @@ impl Window {
     ///
     /// All or nothing: not at all unless the window those documents make (at the RAM per
     /// document so far, [`Window::bytes_per_doc_ceiling`] and the records) fits in a quarter
-    /// of the memory budget, and all its records in the RAM of a store that spills
-    /// ([`super::Store::ram_before_spilling`]). Tables sized early would leave the records
-    /// less RAM from the start (a record sent to disk costs more than the growths spared),
-    /// and would make the budget's limit come sooner (the window's size, and so the output,
-    /// would then depend on whether the input's size was known). An empty window (no keys
-    /// per document known yet) or one whose limit is reached is left as it is.
-    pub(crate) fn presize(&mut self, docs: usize) {
+    /// of the memory budget, and, unless `records_may_spill`, all its records in the RAM of a
+    /// store that spills ([`super::Store::ram_before_spilling`]): tables sized early leave
+    /// the records less RAM from the start, so the caller that allows it must trust its
+    /// estimate. The budget's quarter keeps the window's size, and so the output, the one a
+    /// window grown as documents come would have. An empty window (no keys per document known
+    /// yet) or one whose limit is reached is left as it is.
+    pub(crate) fn presize(&mut self, docs: usize, records_may_spill: bool) -> Sizing {
         if self.len == 0 || self.limited().is_some() {
-            return;
+            return Sizing::Left;
         }
         let docs = match self.capacity {
             0 => docs,
@@ -145,21 +157,23 @@ impl Window {
         };
         let per_doc = self.bytes_per_doc_ceiling() + self.store.live_bytes() as usize / self.len;
         let window = self.len.saturating_add(docs).saturating_mul(per_doc);
-        if docs == 0
-            || (self.budget > 0 && window > self.budget / 4)
-            || (self.store.ram_before_spilling()).is_some_and(|ram| window > ram)
+        if docs == 0 || (self.budget > 0 && window > self.budget / 4) {
+            return Sizing::Left;
+        }
+        if !records_may_spill && (self.store.ram_before_spilling()).is_some_and(|ram| window > ram)
         {
-            return;
+            return Sizing::RecordsWouldSpill;
         }
         // Slots come in chunks that never move: only the tables would grow by copying. The
         // tables are grown while the system gives the memory; a refusal ends the sizing.
         let per_table = keys_per_table(docs.saturating_mul(self.buckets_keys_per_doc()));
         for table in &mut self.buckets {
             if !table.try_room_for(per_table) {
-                return;
+                return Sizing::Left;
             }
         }
         self.copies.try_room_for(docs);
+        Sizing::Sized
     }
 
     fn buckets_keys_per_doc(&self) -> usize {
@@ -297,7 +311,7 @@ mod tests {
     #[test]
     fn a_presized_window_holds_its_documents_without_growing() {
         let (mut grown, mut sized) = (Window::new(0), Window::new(0));
-        sized.presize(5000);
+        sized.presize(5000, false);
         assert_eq!(
             table_cells(&sized),
             table_cells(&grown),
@@ -306,7 +320,7 @@ mod tests {
         for w in [&mut grown, &mut sized] {
             w.insert(0, presize_doc(0)).unwrap();
         }
-        sized.presize(5000);
+        sized.presize(5000, false);
         let cells = table_cells(&sized);
         assert!(cells > table_cells(&grown));
         for seq in 1..=5000 {
@@ -337,8 +351,8 @@ mod tests {
         let mut w = Window::new(0);
         w.insert(0, presize_doc(0)).unwrap();
         let before = table_cells(&w);
-        w.presize(usize::MAX);
-        w.presize(usize::MAX / 64);
+        w.presize(usize::MAX, false);
+        w.presize(usize::MAX / 64, false);
         assert_eq!(table_cells(&w), before);
         w.insert(1, presize_doc(1)).unwrap();
         assert_eq!(w.len(), 2);
@@ -352,7 +366,7 @@ mod tests {
         let sized_for = |capacity: usize, docs: usize| {
             let mut w = Window::new(capacity);
             w.insert(0, presize_doc(0)).unwrap();
-            w.presize(docs);
+            w.presize(docs, false);
             table_cells(&w)
         };
         assert_eq!(sized_for(100, 1_000_000), sized_for(100, 99));
@@ -369,7 +383,7 @@ mod tests {
             );
             w.insert(0, presize_doc(0)).unwrap();
             let before = table_cells(&w);
-            w.presize(docs);
+            w.presize(docs, false);
             table_cells(&w) > before
         };
         // 4 KiB records: 4 MiB of RAM before spilling holds about 900 of them.
@@ -379,7 +393,7 @@ mod tests {
             let mut w = Window::new(0).with_store(StoreSettings::default(), budget);
             w.insert(0, presize_doc(0)).unwrap();
             let before = table_cells(&w);
-            w.presize(100);
+            w.presize(100, false);
             table_cells(&w) > before
         };
         // 101 documents of about 4.3 KiB: 440 KiB, a quarter of 1.7 MiB.

@@ -54,6 +54,7 @@ use crate::prefetch::prefetch;
 use crate::sketch::lsh::Sketch;
 
 use buckets::Buckets;
+pub(crate) use budget::Sizing;
 use chunked::Chunked;
 pub use family::Family;
 pub(crate) use family::MAX_FAMILY_KEYS;

@@ -13,6 +13,7 @@ use super::clock::{Stage, StageClock, thread_cpu};
 use super::helpers::Helpers;
 use super::ordered::{self, Task};
 use super::prepare::Prepared;
+use super::presize::Presizer;
 use super::signing::{Doc, Worker, sign};
 use super::summary::{Summary, limit_note};
 use crate::config::{Config, HelperPolicy};
@@ -75,9 +76,9 @@ pub(super) struct Sequencer<'c, W: Write> {
     /// ([`Sequencer::wants_help`]).
     signed: &'c AtomicUsize,
     taken: usize,
-    /// Whether the window is sized for the whole input ([`super::presize`]): after the first
-    /// batch, or from the start for a resumed window.
-    presized: bool,
+    /// Sizes the window for the whole input ([`super::presize`]) as batches are decided;
+    /// a resumed window is sized already.
+    presizer: Presizer,
     /// Batches waiting to be signed, taken while the next one in order is not ready.
     stealer: Stealer,
     /// The input line and output lines of this run's last save, and of the save it resumed.
@@ -122,7 +123,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
     ) -> Self {
         let config = &prepared.config;
         let resumed = (start.saved.as_ref()).map(|s| (s.lines, s.written.unwrap_or(0)));
-        let presized = start.saved.is_some();
+        let presizer = match start.saved.is_some() {
+            true => Presizer::done(),
+            false => Presizer::default(),
+        };
         let (window, lines, written, pending) = match start.saved {
             Some(saved) => (saved.window, saved.lines, saved.written, saved.pending),
             None => {
@@ -173,7 +177,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             recycle: start.recycle,
             signed: start.signed,
             taken: 0,
-            presized,
+            presizer,
             stealer: start.stealer,
             last_saved: None,
             resumed_from: resumed,
@@ -540,10 +544,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
             let since = thread_cpu();
             self.at.out.end_batch(&batch)?;
             self.spent(Stage::Write, since);
-            if !self.presized {
-                self.presized = true;
-                self.presize(&batch);
-            }
+            let (docs, verified) = (self.at.summary.docs_read, self.at.summary.candidates);
+            let window = &mut self.at.window;
+            (self.presizer).after_batch(&batch, self.names, (docs, verified), window);
             // A live input waiting for its next line: the lines decided so far go out now
             // (unless more batches are ready), so a crawler downstream sees each document's
             // line as it is decided, while a file or a fast pipe keeps whole buffers.
@@ -602,24 +605,6 @@ impl<'c, W: Write> Sequencer<'c, W> {
         let got = ordered::wait_in_order(slot, Some(&*work), |batch| sign(worker, batch, signed));
         self.spent(Stage::Sign, since);
         got
-    }
-
-    /// Sizes the window for the documents the whole input promises, from the first batch
-    /// (`batch`, just decided): see [`super::presize`].
-    fn presize(&mut self, batch: &Batch) {
-        use super::presize::{expected_held, expected_held_of_rows, input_bytes, parquet_rows};
-        let (docs, held) = (self.at.summary.docs_read, self.at.window.len() as u64);
-        let expected =
-            match batch.rows.is_some() {
-                true => parquet_rows(self.names)
-                    .and_then(|rows| expected_held_of_rows(rows, docs, held)),
-                false => input_bytes(self.names)
-                    .and_then(|bytes| expected_held(bytes, batch, docs, held)),
-            };
-        if let Some(expected) = expected {
-            let window = &mut self.at.window;
-            window.presize(expected.saturating_sub(window.len()));
-        }
     }
 
     /// Whether the helpers are called for the batch just taken ([`HelperPolicy`]). `Auto`:
