@@ -166,4 +166,30 @@ fn planted_links_are_not_followed() {
         .filter(|n| n.contains("neardup-"))
         .collect();
     assert!(left.is_empty(), "no temporary left: {left:?}");
+    // A link planted in an index directory under the name of the log the next save appends
+    // to: the save is refused, naming it, and its target keeps its bytes.
+    std::fs::remove_file(dir.join(".S.lock")).unwrap();
+    let sample = sample_bytes();
+    let run = neardup(
+        &["-q", "--state", state.to_str().unwrap()],
+        &first_lines(&sample, 50),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let log = state.join("log.1");
+    std::os::unix::fs::symlink(&victim, &log).unwrap();
+    let next: Vec<u8> = (sample.split_inclusive(|&b| b == b'\n'))
+        .skip(50)
+        .take(50)
+        .flatten()
+        .copied()
+        .collect();
+    let run = neardup(&["-q", "--state", state.to_str().unwrap()], &next);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("{} is a symbolic link", log.display())),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
 }

@@ -42,7 +42,7 @@ use super::saved::{Saved, conflict, limit_byte, limit_of};
 use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
 use crate::sketch::weights::IdfTable;
-use crate::window::store::UNSAVED;
+use crate::window::store::{UNSAVED, linked, mark_unsaved};
 use crate::window::{Image, Layout, Limit, Store, Window, WindowSettings, store::records_path};
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -294,7 +294,7 @@ pub fn save(dir: &Path, window: &mut Window, p: &Progress) -> Result<()> {
     // finds them without the manifest (this one was killed) starts again, where a directory
     // with an index's files and no manifest or mark is a damaged index.
     if old.is_none() {
-        File::create(dir.join(UNSAVED)).map_err(io)?;
+        mark_unsaved(dir).map_err(io)?;
     }
     let next = |g: Option<u64>| g.map_or(1, |g| g + 1);
     let (records, records_end, garbage) = window
@@ -365,11 +365,15 @@ fn append_log(dir: &Path, m: &Manifest, window: &Window) -> std::io::Result<Opti
     }
     let path = log_path(dir, m.tables);
     let new = m.log_len == 0;
+    // Never through a planted link: the length set below would cut what it points to.
+    use std::os::unix::fs::OpenOptionsExt;
     let mut file = File::options()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(&path)?;
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path)
+        .map_err(linked(&path))?;
     file.set_len(m.log_len)?;
     use std::io::{Seek, SeekFrom};
     file.seek(SeekFrom::Start(m.log_len))?;
@@ -408,6 +412,7 @@ pub(crate) fn no_follow_create(path: &Path) -> std::io::Result<File> {
         .truncate(true)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
+        .map_err(linked(path))
 }
 
 /// The largest generation of the files named `prefix`N in `dir`.

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod index;
-pub(crate) use index::UNSAVED;
+pub(crate) use index::{UNSAVED, linked, mark_unsaved};
 
 use super::chores::Chores;
 use index::Index;

@@ -40,6 +40,31 @@ pub(crate) fn records_path(dir: &Path, generation: u64) -> PathBuf {
 /// The file an index directory holds until its first save is complete.
 pub(crate) const UNSAVED: &str = ".unsaved";
 
+/// Puts the [`UNSAVED`] sentinel in `dir`, never through a link another user planted in a
+/// shared directory (opening one would create or truncate whatever it points to).
+pub(crate) fn mark_unsaved(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = dir.join(UNSAVED);
+    (File::options().write(true).create(true))
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path)
+        .map_err(linked(&path))
+        .map(drop)
+}
+
+/// For an index file opened with `O_NOFOLLOW` at `path`: the refusal of a symbolic link
+/// says what it is and what to do; other errors pass as they are.
+pub(crate) fn linked(path: &Path) -> impl Fn(io::Error) -> io::Error + '_ {
+    move |e| match e.raw_os_error() {
+        Some(libc::ELOOP) => io::Error::other(format!(
+            "{} is a symbolic link, which an index file never is: remove it (someone else may \
+             have put it there)",
+            path.display()
+        )),
+        _ => e,
+    }
+}
+
 impl Index {
     /// The index in `dir` of a store that no save has named yet.
     pub(super) fn fresh(dir: &Path) -> Index {
@@ -60,7 +85,7 @@ impl Index {
         // next run that the directory's files are an unfinished first save of neardup's, not
         // an index whose manifest was lost (`state/index.rs`, which names the manifest).
         if !self.dir.join("manifest").exists() {
-            File::create(self.dir.join(UNSAVED))?;
+            mark_unsaved(&self.dir)?;
         }
         let last = std::fs::read_dir(&self.dir)?
             .flatten()
@@ -189,7 +214,8 @@ impl Store {
             .create(true)
             .truncate(true)
             .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)?;
+            .open(&path)
+            .map_err(linked(&path))?;
         // The places are updated only once the new generation is whole: a failed write (a
         // full disk) leaves the store and its places as they were, and removes the part
         // written, which no manifest names and which would keep the disk full.
@@ -252,5 +278,32 @@ impl Store {
             index.dir = dir.to_path_buf();
             self.settings.dir = Some(dir.to_path_buf());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A link planted under the sentinel's name (in a shared directory, between the run's
+    /// look at it and its write) is refused, and what it points to stays as it was.
+    #[test]
+    fn the_sentinel_is_not_written_through_a_planted_link() {
+        let dir = std::env::temp_dir().join(format!("neardup-sentinel-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let state = dir.join("state");
+        std::fs::create_dir_all(&state).unwrap();
+        std::os::unix::fs::symlink(&victim, state.join(UNSAVED)).unwrap();
+        assert!(Index::fresh(&state).new_file().is_err());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        // Without the link the sentinel is made, and the first records file beside it.
+        std::fs::remove_file(state.join(UNSAVED)).unwrap();
+        Index::fresh(&state).new_file().unwrap();
+        assert!(state.join(UNSAVED).is_file());
+        assert!(records_path(&state, 1).is_file());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
