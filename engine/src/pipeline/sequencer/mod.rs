@@ -512,7 +512,11 @@ impl<'c, W: Write> Sequencer<'c, W> {
                         true => self.consumer.piece().min(left.len()),
                         false => left.len(),
                     };
-                    let piece: Vec<Doc> = left.by_ref().take(n).collect();
+                    // Decided in order as it is: no copy of the documents into a piece.
+                    let piece: Vec<Doc> = match speculating {
+                        true => left.by_ref().take(n).collect(),
+                        false => std::mem::take(&mut left).collect(),
+                    };
                     let piece = match &self.helpers {
                         Some(helpers) if speculating => {
                             let since = thread_cpu();
@@ -529,13 +533,22 @@ impl<'c, W: Write> Sequencer<'c, W> {
                         }
                         _ => piece,
                     };
-                    let mut docs = piece.into_iter().enumerate().peekable();
-                    while let Some((k, doc)) = docs.next() {
-                        if let Some((_, Doc::Good(next))) = docs.peek() {
+                    let mut docs = piece.into_iter();
+                    let mut k = 0;
+                    while let Some(doc) = docs.next() {
+                        let ahead = docs.as_slice();
+                        if let Some(Doc::Good(next)) = ahead.first() {
                             self.at.window.prefetch_buckets(&next.band_keys);
                             self.at.window.prefetch_copy(next.text_hash);
                         }
+                        // A document a few places on was signed on another core: its keys
+                        // start coming over now, so that asking for its buckets does not
+                        // wait for them.
+                        if let Some(Doc::Good(later)) = ahead.get(LOAD_AHEAD - 1) {
+                            later.prefetch_keys();
+                        }
                         self.document(&batch, base + k, doc, diag)?;
+                        k += 1;
                     }
                     self.consumer.batch_done(&mut self.at);
                     base += n;
@@ -742,6 +755,11 @@ pub(super) struct Finished {
 /// sequencer takes (the order queue holds 2 × threads + 2). With fewer, on two cores they
 /// were called often enough to cost time (docs/performance.md).
 const BEHIND: usize = 4;
+
+/// How many documents ahead of the one decided the sequencer asks for a document's own
+/// vectors ([`super::signing::Signed::prefetch_keys`]): far enough for the lines to arrive
+/// from the core that signed it before the document's buckets are asked for.
+const LOAD_AHEAD: usize = 4;
 
 /// What the sequencer signs with while it would wait: the work channel and a worker.
 pub(super) struct Stealer {
