@@ -18,7 +18,7 @@ use super::decision::{Filter, Speculated};
 use super::helpers::Helpers;
 use super::outcome::Outcome;
 use super::prepare::Prepared;
-use super::signing::{Doc, Worker};
+use super::signing::{Doc, Worker, ask_ahead};
 use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config, HelperPolicy, Settings, Weights};
 use crate::error::{Error, Note, Result, Wording};
@@ -527,7 +527,9 @@ impl Deduper {
         outcomes: &mut Vec<Outcome>,
     ) -> Result<()> {
         let Some(helpers) = helpers else {
-            for doc in docs {
+            let mut docs = docs.into_iter();
+            while let Some(doc) = docs.next() {
+                ask_ahead(&self.window, docs.as_slice());
                 outcomes.push(self.decide(doc, None)?);
             }
             return Ok(());
@@ -563,8 +565,12 @@ impl Deduper {
                 &mut [],
             )?;
             let mut decided = Ok(());
-            for (k, doc) in piece.into_iter().enumerate() {
+            let mut docs = piece.into_iter();
+            let mut k = 0;
+            while let Some(doc) = docs.next() {
+                ask_ahead(&self.window, docs.as_slice());
                 let speculated = self.filter.speculated.get_mut(k).and_then(Option::take);
+                k += 1;
                 match self.decide(doc, speculated) {
                     Ok(outcome) => outcomes.push(outcome),
                     Err(e) => {

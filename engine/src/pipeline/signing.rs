@@ -73,12 +73,31 @@ impl Signed {
     /// family fallbacks and the start of its shingles (written by the thread that signed it,
     /// so on another core's caches).
     #[inline]
-    pub(crate) fn prefetch_keys(&self) {
+    fn prefetch_keys(&self) {
         use crate::prefetch::prefetch_slice;
         prefetch_slice(&self.band_keys, 4);
         prefetch_slice(&self.minima, 8);
         prefetch_slice(&self.fallbacks, 2);
         prefetch_slice(&self.shingles, 4);
+    }
+}
+
+/// How many documents ahead of the one decided its own vectors are asked for
+/// ([`ask_ahead`]): far enough for them to arrive from the core that signed it before its
+/// buckets are asked for.
+const VECTORS_AHEAD: usize = 4;
+
+/// Called before each document is decided in order, with the documents still to come:
+/// asks for the next document's buckets and copy-index cell in `window`, and for the own
+/// vectors of the one [`VECTORS_AHEAD`] places on, so that neither is read cold.
+#[inline]
+pub(super) fn ask_ahead(window: &crate::window::Window, coming: &[Doc]) {
+    if let Some(Doc::Good(next)) = coming.first() {
+        window.prefetch_buckets(&next.band_keys);
+        window.prefetch_copy(next.text_hash);
+    }
+    if let Some(Doc::Good(later)) = coming.get(VECTORS_AHEAD - 1) {
+        later.prefetch_keys();
     }
 }
 

@@ -14,7 +14,7 @@ use super::helpers::Helpers;
 use super::ordered::{self, Task};
 use super::prepare::Prepared;
 use super::presize::Presizer;
-use super::signing::{Doc, Worker, sign};
+use super::signing::{Doc, Worker, ask_ahead, sign};
 use super::summary::{Summary, limit_note};
 use crate::config::{Config, HelperPolicy};
 use crate::error::{Error, Note, Notes, Result};
@@ -536,17 +536,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     let mut docs = piece.into_iter();
                     let mut k = 0;
                     while let Some(doc) = docs.next() {
-                        let ahead = docs.as_slice();
-                        if let Some(Doc::Good(next)) = ahead.first() {
-                            self.at.window.prefetch_buckets(&next.band_keys);
-                            self.at.window.prefetch_copy(next.text_hash);
-                        }
-                        // A document a few places on was signed on another core: its keys
-                        // start coming over now, so that asking for its buckets does not
-                        // wait for them.
-                        if let Some(Doc::Good(later)) = ahead.get(LOAD_AHEAD - 1) {
-                            later.prefetch_keys();
-                        }
+                        ask_ahead(&self.at.window, docs.as_slice());
                         self.document(&batch, base + k, doc, diag)?;
                         k += 1;
                     }
@@ -755,11 +745,6 @@ pub(super) struct Finished {
 /// sequencer takes (the order queue holds 2 × threads + 2). With fewer, on two cores they
 /// were called often enough to cost time (docs/performance.md).
 const BEHIND: usize = 4;
-
-/// How many documents ahead of the one decided the sequencer asks for a document's own
-/// vectors ([`super::signing::Signed::prefetch_keys`]): far enough for the lines to arrive
-/// from the core that signed it before the document's buckets are asked for.
-const LOAD_AHEAD: usize = 4;
 
 /// What the sequencer signs with while it would wait: the work channel and a worker.
 pub(super) struct Stealer {
