@@ -1,5 +1,6 @@
 //! The in-process filter (`Deduper::add_many`, what the Python module's `add_many` and
-//! `dedup` call) on a JSON Lines file, in batches of 10,000 documents, with the command
+//! `dedup` call) on a JSON Lines file, in batches of 10,000 documents (the whole count said
+//! first, as `dedup` does: `Deduper::expect_documents`), with the command
 //! line's flags: documents per second, documents decided from a speculated lookup, and a
 //! hash of the outcomes (equal on any thread count).
 //!
@@ -28,6 +29,8 @@ fn main() {
         .and_then(|a| a.filter_settings())
         .expect("filter flags");
     let mut d = Deduper::for_job(config, &job).expect("a filter");
+    // As the Python module's `dedup` says of the list it is given.
+    d.expect_documents(texts.len() as u64);
     let start = Instant::now();
     let mut hash = std::collections::hash_map::DefaultHasher::new();
     let mut dropped = 0;

@@ -508,3 +508,33 @@ fn a_batch_speculated_on_every_core_decides_as_one_thread() {
         assert!([e.decided, rest].concat() == one, "retried at {at}");
     }
 }
+
+/// A program that says how many documents it hands over (as the Python module's `dedup`
+/// does) gets its window sized for them once the first are decided, and the same outcomes.
+#[test]
+fn documents_said_ahead_size_the_window_and_change_no_outcome() {
+    let docs = documents();
+    let (mut told, mut grown) = (deduper(&[], 2), deduper(&[], 2));
+    told.expect_documents(docs.len() as u64);
+    let (first, rest) = docs.split_at(300);
+    let mut outcomes = [
+        told.add_many(first).unwrap(),
+        grown.add_many(first).unwrap(),
+    ];
+    // After 300 of the 953 documents the told window's tables are sized for all of them.
+    assert!(
+        told.summary().window_ram_bytes > grown.summary().window_ram_bytes,
+        "{} against {}",
+        told.summary().window_ram_bytes,
+        grown.summary().window_ram_bytes
+    );
+    outcomes[0].extend(told.add_many(rest).unwrap());
+    outcomes[1].extend(grown.add_many(rest).unwrap());
+    assert_eq!(kept(&outcomes[0]), kept(&outcomes[1]));
+    assert_eq!(
+        format!("{:?}", outcomes[0]),
+        format!("{:?}", outcomes[1]),
+        "the same matches and similarities"
+    );
+    assert_eq!(told.summary().written, grown.summary().written);
+}

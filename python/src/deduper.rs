@@ -248,6 +248,13 @@ impl PyDeduper {
             false => self.policy,
         };
         let mut reader = Reader::new(texts, ids)?;
+        // A batch handed over in several slices: the window is sized for all of it once the
+        // first documents show the share it keeps.
+        if let Ok(n) = texts.len()
+            && n > SLICE
+        {
+            self.lock().expect_documents(n as u64);
+        }
         let mut outcomes = Vec::new();
         let mut bad = BadRows::default();
         let result = (|| -> PyResult<()> {

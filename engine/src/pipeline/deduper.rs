@@ -18,6 +18,7 @@ use super::decision::{Filter, Speculated};
 use super::helpers::Helpers;
 use super::outcome::Outcome;
 use super::prepare::Prepared;
+use super::presize::Presizer;
 use super::signing::{Doc, Worker, ask_ahead};
 use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config, HelperPolicy, Settings, Weights};
@@ -76,6 +77,10 @@ pub struct Deduper {
     limit_said: bool,
     /// `--report`: what the page shows ([`Deduper::write_report`]).
     report: Option<crate::report::Collector>,
+    /// Sizes the window for the documents a program said it hands over
+    /// ([`Deduper::expect_documents`]): that many in all, those decided before included.
+    presizer: Presizer,
+    expected: u64,
 }
 
 impl Deduper {
@@ -142,6 +147,8 @@ impl Deduper {
             warnings,
             limit_said: false,
             report: None,
+            presizer: Presizer::done(),
+            expected: 0,
         };
         deduper.report = deduper.filter.job.report.as_ref().map(|_| {
             let config = &deduper.prepared.config;
@@ -302,6 +309,8 @@ impl Deduper {
         let result = sign_in_order(&mut workers, docs, first, helpers, |signed, texts, help| {
             let before = outcomes.len();
             let decided = self.decide_chunk(signed, help, &mut outcomes);
+            let counts = (self.summary.docs_read, self.summary.candidates);
+            (self.presizer).after_documents(self.expected, counts, &mut self.window);
             // The documents decided (all of the chunk's, or those before an error).
             for (text, _) in &texts[..outcomes.len() - before] {
                 self.summary.bytes_read += text.text().map_or(0, str::len) as u64;
@@ -317,6 +326,15 @@ impl Deduper {
                 error,
             }),
         }
+    }
+
+    /// Says that about `n` more documents are coming (a hint, e.g. the length of a list
+    /// handed over in slices): once enough of them are decided to know the share the window
+    /// keeps, its tables are sized for them at once instead of growing as they come, as the
+    /// command line does from its input's size. Changes no outcome.
+    pub fn expect_documents(&mut self, n: u64) {
+        self.expected = self.summary.docs_read.saturating_add(n);
+        self.presizer = Presizer::default();
     }
 
     /// `--idf-warmup N` before the table is learnt: N, the documents the next

@@ -68,31 +68,48 @@ impl Presizer {
         &mut self,
         batch: &Batch,
         names: &[String],
-        (docs, verified): (u64, u64),
+        counts: (u64, u64),
         window: &mut Window,
     ) {
         if matches!(self.state, State::Done) {
             return;
         }
         self.observe(batch);
+        let rows = || match batch.rows.is_some() {
+            true => parquet_rows(names),
+            false => rows_of_bytes(input_bytes(names)?, self.lines, self.bytes),
+        };
+        let rows = (!matches!(self.state, State::At(at) if counts.0 < at)).then(rows);
+        self.size(rows.flatten(), counts, window);
+    }
+
+    /// [`Presizer::after_batch`] for a program that said how many documents it hands over
+    /// in all (`rows`, those decided before included: [`super::Deduper::expect_documents`]).
+    pub(super) fn after_documents(&mut self, rows: u64, counts: (u64, u64), window: &mut Window) {
+        self.size(Some(rows), counts, window);
+    }
+
+    /// Sizes `window` for the `rows` documents the input holds in all (`None`: not known)
+    /// when it is time; `docs` of them decided so far, whose lookups `verified` candidates.
+    fn size(&mut self, rows: Option<u64>, (docs, verified): (u64, u64), window: &mut Window) {
         let held = window.len() as u64;
+        let expected = |rows: Option<u64>| Some((rows?, expected_held_of_rows(rows?, docs, held)?));
         match self.state {
             State::First => {
                 self.state = State::Done;
-                let Some((expected_docs, expected)) = self.expected(batch, names, docs, held)
-                else {
+                let Some((rows, expected)) = expected(rows) else {
                     return;
                 };
                 if window.presize(expected.saturating_sub(window.len()), false)
                     == Sizing::RecordsWouldSpill
                 {
-                    self.state = State::At(expected_docs / LATER_SHARE);
+                    self.state = State::At(rows / LATER_SHARE);
                 }
             }
             State::At(at) if docs >= at => {
                 self.state = State::Done;
                 if verified.saturating_mul(DOCS_PER_RECORD_READ) < docs
-                    && let Some((_, expected)) = self.expected(batch, names, docs, held)
+                    && let Some((_, expected)) = expected(rows)
                 {
                     window.presize(expected.saturating_sub(window.len()), true);
                 }
@@ -112,22 +129,6 @@ impl Presizer {
                 .map(|l| (l.end - l.start) as u64)
                 .sum::<u64>();
         }
-    }
-
-    /// The documents the inputs hold and the window will hold, estimated from the documents
-    /// so far (`docs`, of which the window holds `held`).
-    fn expected(
-        &self,
-        batch: &Batch,
-        names: &[String],
-        docs: u64,
-        held: u64,
-    ) -> Option<(u64, usize)> {
-        let rows = match batch.rows.is_some() {
-            true => parquet_rows(names)?,
-            false => rows_of_bytes(input_bytes(names)?, self.lines, self.bytes)?,
-        };
-        Some((rows, expected_held_of_rows(rows, docs, held)?))
     }
 }
 
