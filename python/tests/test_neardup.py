@@ -358,3 +358,19 @@ def test_a_graph_over_max_memory_is_a_memory_error():
         neardup.clusters(texts, by="cliques", max_memory="64M")
     # Components joined as the texts arrive hold no pair inside a group.
     assert set(neardup.clusters(texts, max_memory="64M")) == {0}
+
+
+def test_a_list_longer_than_a_slice_keeps_what_smaller_batches_keep():
+    # More texts than one slice of the batch (65,536): the module says the whole count
+    # ahead, and the window is sized for it; the answer is the one of batches that do not.
+    texts = [f"item {i % 50_000} of the catalogue, shelf {i % 50_000 % 7}" for i in range(70_000)]
+    whole = neardup.dedup(texts)["keep"]
+    d = neardup.Deduper()
+    parts = []
+    for start in range(0, len(texts), 10_000):
+        parts.extend(d.keep_many(texts[start : start + 10_000]))
+    assert whole == parts
+    assert sum(whole) < len(texts)
+    # An iterable without a length is read slice by slice as before.
+    d = neardup.Deduper()
+    assert d.keep_many(iter(texts)) == parts
