@@ -75,12 +75,23 @@ impl Presizer {
             return;
         }
         self.observe(batch);
-        let rows = || match batch.rows.is_some() {
+        if !self.due(counts.0) {
+            return;
+        }
+        let rows = match batch.rows.is_some() {
             true => parquet_rows(names),
-            false => rows_of_bytes(input_bytes(names)?, self.lines, self.bytes),
+            false => input_bytes(names).and_then(|b| rows_of_bytes(b, self.lines, self.bytes)),
         };
-        let rows = (!matches!(self.state, State::At(at) if counts.0 < at)).then(rows);
-        self.size(rows.flatten(), counts, window);
+        self.size(rows, counts, window);
+    }
+
+    /// Whether the window may be sized now, `docs` documents decided.
+    fn due(&self, docs: u64) -> bool {
+        match self.state {
+            State::First => true,
+            State::At(at) => docs >= at,
+            State::Done => false,
+        }
     }
 
     /// [`Presizer::after_batch`] for a program that said how many documents it hands over
@@ -94,6 +105,9 @@ impl Presizer {
     fn size(&mut self, rows: Option<u64>, (docs, verified): (u64, u64), window: &mut Window) {
         let held = window.len() as u64;
         let expected = |rows: Option<u64>| Some((rows?, expected_held_of_rows(rows?, docs, held)?));
+        if !self.due(docs) {
+            return;
+        }
         match self.state {
             State::First => {
                 self.state = State::Done;
@@ -106,7 +120,7 @@ impl Presizer {
                     self.state = State::At(rows / LATER_SHARE);
                 }
             }
-            State::At(at) if docs >= at => {
+            State::At(_) => {
                 self.state = State::Done;
                 if verified.saturating_mul(DOCS_PER_RECORD_READ) < docs
                     && let Some((_, expected)) = expected(rows)
@@ -114,7 +128,7 @@ impl Presizer {
                     window.presize(expected.saturating_sub(window.len()), true);
                 }
             }
-            State::At(_) | State::Done => {}
+            State::Done => {}
         }
     }
 

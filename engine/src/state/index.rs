@@ -42,7 +42,7 @@ use super::saved::{Saved, conflict, limit_byte, limit_of};
 use crate::config::{Config, Weights};
 use crate::error::{Error, Result};
 use crate::sketch::weights::IdfTable;
-use crate::window::store::{UNSAVED, linked, mark_unsaved};
+use crate::window::store::{UNSAVED, mark_unsaved, open_no_follow};
 use crate::window::{Image, Layout, Limit, Store, Window, WindowSettings, store::records_path};
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -366,14 +366,10 @@ fn append_log(dir: &Path, m: &Manifest, window: &Window) -> std::io::Result<Opti
     let path = log_path(dir, m.tables);
     let new = m.log_len == 0;
     // Never through a planted link: the length set below would cut what it points to.
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .map_err(linked(&path))?;
+    let mut file = open_no_follow(
+        File::options().create(true).truncate(false).write(true),
+        &path,
+    )?;
     file.set_len(m.log_len)?;
     use std::io::{Seek, SeekFrom};
     file.seek(SeekFrom::Start(m.log_len))?;
@@ -405,14 +401,10 @@ fn write_tables(dir: &Path, generation: u64, window: &Window) -> std::io::Result
 
 /// Creates (or truncates) the index file `path`, never through a symbolic link.
 pub(crate) fn no_follow_create(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    File::options()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(linked(path))
+    open_no_follow(
+        File::options().write(true).create(true).truncate(true),
+        path,
+    )
 }
 
 /// The largest generation of the files named `prefix`N in `dir`.

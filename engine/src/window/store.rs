@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod index;
-pub(crate) use index::{UNSAVED, linked, mark_unsaved};
+pub(crate) use index::{UNSAVED, mark_unsaved, open_no_follow};
 
 use super::chores::Chores;
 use index::Index;

@@ -40,29 +40,27 @@ pub(crate) fn records_path(dir: &Path, generation: u64) -> PathBuf {
 /// The file an index directory holds until its first save is complete.
 pub(crate) const UNSAVED: &str = ".unsaved";
 
-/// Puts the [`UNSAVED`] sentinel in `dir`, never through a link another user planted in a
-/// shared directory (opening one would create or truncate whatever it points to).
+/// Puts the [`UNSAVED`] sentinel in `dir` ([`open_no_follow`]).
 pub(crate) fn mark_unsaved(dir: &Path) -> io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let path = dir.join(UNSAVED);
-    (File::options().write(true).create(true))
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .map_err(linked(&path))
-        .map(drop)
+    open_no_follow(File::options().write(true).create(true), &dir.join(UNSAVED)).map(drop)
 }
 
-/// For an index file opened with `O_NOFOLLOW` at `path`: the refusal of a symbolic link
-/// says what it is and what to do; other errors pass as they are.
-pub(crate) fn linked(path: &Path) -> impl Fn(io::Error) -> io::Error + '_ {
-    move |e| match e.raw_os_error() {
-        Some(libc::ELOOP) => io::Error::other(format!(
-            "{} is a symbolic link, which an index file never is: remove it (someone else may \
-             have put it there)",
-            path.display()
-        )),
-        _ => e,
-    }
+/// Opens the index file `path` with `options`, never through a symbolic link another user
+/// planted in a shared directory (opening one would create, cut or write whatever it points
+/// to): the refusal says what the file is and what to do.
+pub(crate) fn open_no_follow(options: &mut std::fs::OpenOptions, path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    options
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => io::Error::other(format!(
+                "{} is a symbolic link, which an index file never is: remove it (someone else \
+                 may have put it there)",
+                path.display()
+            )),
+            _ => e,
+        })
 }
 
 impl Index {
@@ -203,19 +201,13 @@ impl Store {
     /// the index's next generation, which becomes the store's file (the RAM segments are
     /// dropped: every record is in the file). A generation no manifest names is removed.
     pub(super) fn rewrite(&mut self, places: &mut [Place]) -> io::Result<()> {
-        use std::os::unix::fs::OpenOptionsExt;
         const PIECE: usize = 1 << 20;
         let index = self.index.as_ref().expect("an index store");
         let generation = index.generation.wrapping_add(1);
         let path = records_path(&index.dir, generation);
-        let file = File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-            .map_err(linked(&path))?;
+        let mut options = File::options();
+        options.read(true).write(true).create(true).truncate(true);
+        let file = open_no_follow(&mut options, &path)?;
         // The places are updated only once the new generation is whole: a failed write (a
         // full disk) leaves the store and its places as they were, and removes the part
         // written, which no manifest names and which would keep the disk full.
