@@ -106,7 +106,12 @@ pub(super) fn sign_in_order<T: DocText>(
                 true => docs.len() >= super::speculate::SPECULATE_DOCS,
                 false => chunks.len() > BEHIND,
             };
-            usable.then(|| (Helpers::start(scope, config, (count, 0), clock).0, always))
+            usable.then(|| {
+                (
+                    Helpers::start(scope, super::prepare::verifier(config), (count, 0), clock).0,
+                    always,
+                )
+            })
         });
         let mut slots = std::collections::VecDeque::<Slot<Vec<Doc>>>::new();
         let mut queued = 0;

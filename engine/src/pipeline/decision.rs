@@ -187,10 +187,10 @@ impl Filtering<'_> {
         }
     }
 
-    /// The settings of [`Filtering::plain`] with the verifier of `config`.
-    pub(super) fn with(config: &Config, plain: Plain) -> Filtering<'_> {
+    /// The settings of [`Filtering::plain`] with `verifier`.
+    pub(super) fn with(verifier: Verifier<'_>, plain: Plain) -> Filtering<'_> {
         Filtering {
-            verifier: super::prepare::verifier(config),
+            verifier,
             limit: plain.limit,
             every_match: plain.every_match,
             against_only: plain.against_only,

@@ -4,8 +4,8 @@
 
 use super::decision::{Plain, Scratch, Speculated};
 use super::signing::Doc;
-use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::verify::Verifier;
 use crate::window::{Entry, Held, Marks, SHARDS, Tables, Window, index_keys};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -31,14 +31,13 @@ pub(super) struct Run {
 /// smaller sequence numbers, and those that pass verification: (number of candidates,
 /// matches in sequence order) per document.
 fn check_docs(
-    config: &Config,
+    verifier: Verifier<'_>,
     window: &Window,
     docs: &[(Held, Entry)],
     marks: &mut Marks,
 ) -> std::io::Result<Vec<Checked>> {
     let mut out = Vec::with_capacity(docs.len());
     let mut candidates = Vec::new();
-    let verifier = super::prepare::verifier(config);
     for (k, (doc, entry)) in docs.iter().enumerate() {
         if let Some((_, next)) = docs.get(k + 1) {
             window.prefetch_buckets(&next.band_keys);
@@ -61,7 +60,7 @@ fn check_docs(
 /// Takes runs of [`DOCS_PER_TAKE`] of `docs` from the shared counter `next` until none is
 /// left, and checks them ([`check_docs`]).
 fn take_runs(
-    config: &Config,
+    verifier: Verifier<'_>,
     window: &Window,
     docs: &[(Held, Entry)],
     next: &AtomicUsize,
@@ -70,7 +69,7 @@ fn take_runs(
     take_shares(docs, DOCS_PER_TAKE, next, |number, share| {
         Ok(Run {
             number,
-            outcomes: check_docs(config, window, share, marks)?,
+            outcomes: check_docs(verifier, window, share, marks)?,
         })
     })
 }
@@ -162,7 +161,7 @@ impl Helpers {
     /// returned handle is dropped.
     pub(super) fn start<'scope>(
         scope: &'scope std::thread::Scope<'scope, '_>,
-        config: &'scope Config,
+        verifier: Verifier<'scope>,
         (threads, servers): (usize, usize),
         clock: &'scope super::clock::StageClock,
     ) -> (Helpers, Vec<Server>) {
@@ -183,7 +182,7 @@ impl Helpers {
             crate::guard::spawn_scoped(scope, move || {
                 let _speculate = super::clock::Timed(clock, super::clock::Stage::Speculate);
                 for offer in server.offers.clone() {
-                    if !server.serve(config, offer) {
+                    if !server.serve(verifier, offer) {
                         break;
                     }
                 }
@@ -217,7 +216,7 @@ pub(super) struct Server {
 impl Server {
     /// Does the work of `offer` (unless the sequencer took it back) and sends what it found.
     /// False when the sequencer is gone.
-    fn serve(&mut self, config: &Config, offer: Offer) -> bool {
+    fn serve(&mut self, verifier: Verifier<'_>, offer: Offer) -> bool {
         // Taken back by the sequencer already: nothing to do or to answer.
         let Some(work) = offer.take() else {
             return true;
@@ -230,7 +229,7 @@ impl Server {
                     Done::Indexed(tables)
                 }
                 Work::Verify { window, docs, next } => {
-                    Done::Verified(take_runs(config, &window, &docs, &next, marks))
+                    Done::Verified(take_runs(verifier, &window, &docs, &next, marks))
                 }
                 Work::Speculate {
                     window,
@@ -239,7 +238,7 @@ impl Server {
                     next,
                     plain,
                 } => Done::Speculated(take_speculations(
-                    config,
+                    verifier,
                     plain,
                     (reference.as_deref(), &window),
                     &docs,
@@ -254,14 +253,14 @@ impl Server {
     }
 
     /// Serves `first` (if any) and the offers made so far, counting the CPU it takes.
-    fn serve_waiting(&mut self, config: &Config, first: Option<Offer>) {
+    fn serve_waiting(&mut self, verifier: Verifier<'_>, first: Option<Offer>) {
         if first.is_none() && self.offers.is_empty() {
             return;
         }
         let since = super::clock::thread_cpu();
         let mut next = first.or_else(|| self.offers.try_recv().ok());
         while let Some(offer) = next {
-            self.serve(config, offer);
+            self.serve(verifier, offer);
             next = self.offers.try_recv().ok();
         }
         self.served += super::clock::thread_cpu().saturating_sub(since);
@@ -273,7 +272,7 @@ impl Server {
     /// speculation's.
     pub(super) fn sign_and_serve<J, R>(
         mut self,
-        config: &Config,
+        verifier: Verifier<'_>,
         clock: &super::clock::StageClock,
         work: Receiver<super::ordered::Task<J, R>>,
         mut run: impl FnMut(J, &mut dyn FnMut()) -> R,
@@ -283,11 +282,11 @@ impl Server {
         loop {
             crossbeam_channel::select! {
                 recv(work) -> task => match task {
-                    Ok(task) => task.run(|job| run(job, &mut || self.serve_waiting(config, None))),
+                    Ok(task) => task.run(|job| run(job, &mut || self.serve_waiting(verifier, None))),
                     Err(_) => break,
                 },
                 recv(offers) -> offer => match offer {
-                    Ok(offer) => self.serve_waiting(config, Some(offer)),
+                    Ok(offer) => self.serve_waiting(verifier, Some(offer)),
                     // The sequencer is gone: the tasks left are only signed.
                     Err(_) => {
                         for task in &work {
@@ -311,7 +310,7 @@ impl Server {
 /// rest. The results are in the documents' order, so they depend on neither the thread
 /// count nor timing. The window is lent to the helpers and back.
 pub(super) fn look_up_and_verify(
-    config: &Config,
+    verifier: Verifier<'_>,
     window: &mut Window,
     docs: Arc<[(Held, Entry)]>,
     marks: &mut Marks,
@@ -320,7 +319,7 @@ pub(super) fn look_up_and_verify(
     let spill = |e| Error::spill(e, docs.first().map_or(0, |d| d.0.seq));
     let helpers = match helpers {
         Some(h) if docs.len() >= PARALLEL_DOCS => h,
-        _ => return check_docs(config, window, &docs, marks).map_err(spill),
+        _ => return check_docs(verifier, window, &docs, marks).map_err(spill),
     };
     let mut failed = None;
     let runs = docs.len().div_ceil(DOCS_PER_TAKE);
@@ -338,7 +337,7 @@ pub(super) fn look_up_and_verify(
                 })
                 .collect()
         },
-        |lent| Done::Verified(take_runs(config, lent, &docs, &next, marks)),
+        |lent| Done::Verified(take_runs(verifier, lent, &docs, &next, marks)),
         // Work no helper took finds no run left: this thread took them all.
         |_, _| None,
         |done| {
@@ -485,14 +484,14 @@ pub(super) struct Speculations {
 
 /// Looks up the batch's good documents of the runs taken from `next` until none is left.
 pub(super) fn take_speculations(
-    config: &Config,
+    verifier: Verifier<'_>,
     plain: super::decision::Plain,
     (reference, window): (Option<&Window>, &Window),
     docs: &[Doc],
     next: &AtomicUsize,
     scratch: &mut Scratch,
 ) -> std::io::Result<Vec<Speculations>> {
-    let settings = super::decision::Filtering::with(config, plain);
+    let settings = super::decision::Filtering::with(verifier, plain);
     take_shares(docs, SPECULATED_PER_TAKE, next, |number, share| {
         let looked = share
             .iter()
@@ -525,15 +524,16 @@ mod tests {
     /// takes nothing back), and ends once the offers and the batches end.
     #[test]
     fn a_signing_thread_takes_the_work_offered_while_it_waits() {
-        let config = Config::default();
+        let config = crate::config::Config::default();
+        let verifier = crate::pipeline::prepare::verifier(&config);
         let clock = StageClock::default();
         let (work_tx, work_rx) = bounded::<Task<(), ()>>(1);
         std::thread::scope(|scope| {
-            let (helpers, mut servers) = Helpers::start(scope, &config, (0, 1), &clock);
+            let (helpers, mut servers) = Helpers::start(scope, verifier, (0, 1), &clock);
             assert_eq!((helpers.count(), servers.len()), (1, 1));
             let server = servers.pop().expect("one server");
-            let (config, clock) = (&config, &clock);
-            scope.spawn(move || server.sign_and_serve(config, clock, work_rx, |(), _| ()));
+            let clock = &clock;
+            scope.spawn(move || server.sign_and_serve(verifier, clock, work_rx, |(), _| ()));
             let mut window = Window::placeholder();
             let (mut reclaimed, mut done) = (0, 0);
             lend(

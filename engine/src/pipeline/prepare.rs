@@ -9,16 +9,17 @@
 
 use crate::config::{Config, OutputFormat, Settings, Weights};
 use crate::corpus::Reading;
-use crate::error::{Error, Result};
+use crate::error::{Error, Note, Notes, Result};
 use crate::input::columnar::{self, Columns};
-use crate::input::{BadLines, Batch, Input, Source};
+use crate::input::{BadLines, Batch, Feed, Halt, Input, LineReader, Source};
 use crate::job::Job;
-use crate::output::table::{Encoding, StandardOutput};
+use crate::output::table::{Encoding, StandardOutput, TableWriter};
 use crate::sketch::weights::{IdfTable, settings_of};
 use crate::state::Saved;
 use crate::text::shingle::{Shingler, StopWords};
 use crate::verify::Verifier;
 use crate::window::{StoreSettings, WindowSettings};
+use crossbeam_channel::{Sender, bounded};
 use std::io::IsTerminal;
 use std::sync::Arc;
 
@@ -224,6 +225,111 @@ pub fn table_encoding(
         ));
     }
     Ok(encoding)
+}
+
+/// What a run's threads start with, made from its settings before any document is read.
+pub(super) struct Setup {
+    /// Signing threads, the sequencer among them (at least 1).
+    pub threads: usize,
+    /// Batch buffers in flight at most: the pipeline's share of `‹max-memory›`.
+    pub fit: usize,
+    /// What cuts the input into batches.
+    pub reader: Feed,
+    /// The table the kept rows are written to, for an output of rows.
+    pub table: Option<TableWriter>,
+    /// What ends a live input's wait when the run returns before its input ended.
+    pub halts: Vec<Halt>,
+    /// Where the consumed batches' buffers go back to the reader.
+    pub recycle: Sender<Vec<u8>>,
+}
+
+/// The reader, the table and the thread count of a run of `job` with `prepared` (resumed,
+/// [`resume`]) over `source`, after the line `saved` ends at; its warnings and where a
+/// resumed run starts go to `diagnostics`.
+pub(super) fn setup<D: Notes>(
+    prepared: &Prepared,
+    job: &Job,
+    source: Source,
+    saved: Option<&Saved>,
+    diagnostics: &mut D,
+) -> Result<Setup> {
+    let config = &prepared.config;
+    if let Some(warning) = config.banding_warning()
+        && !config.quiet
+        && *job != Job::Reference
+    {
+        diagnostics.note(Note::warning(warning));
+    }
+    let threads = config.worker_threads().max(1);
+    let lines_before = saved.map_or(0, |s| s.lines);
+    // Where a resumed run starts, and what of the output goes with it: after a kill -9, the
+    // output's first `written` lines are the ones to keep.
+    if let Some(saved) = saved
+        && !config.quiet
+        && *job != Job::Reference
+    {
+        let pending = memchr::memchr_iter(b'\n', &saved.pending).count() as u64;
+        let held = match saved.written {
+            Some(n) if pending > 0 => format!(
+                "the output already holds {} lines; the {pending} lines the stopped run could \
+                 not write come first",
+                n - pending
+            ),
+            Some(n) => format!("the output already holds {n} lines"),
+            None => "the state does not say how many output lines go with it (version 2)".into(),
+        };
+        diagnostics.note(Note::info(format!(
+            "resuming after input line {}; {held}",
+            saved.lines
+        )));
+    }
+    // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
+    // Under a small `--max-memory` the channels are shorter, to fit its pipeline share.
+    let fit = config.memory.batches_in_flight();
+    let (recycle, recycle_rx) = bounded::<Vec<u8>>((4 * threads + 4).min(fit));
+    let mut table = None;
+    let mut halts = Vec::new();
+    let reader = match source {
+        Source::Lines(mut inputs) => Feed::Lines(Box::new({
+            halts = inputs.iter().filter_map(Input::halt).collect();
+            let encoding = table_encoding(config, job, &mut inputs)?;
+            table = encoding.map(|e| {
+                let annotate = job.output() == Some(crate::job::Output::Annotate);
+                TableWriter::new(
+                    e,
+                    config.run.output.clone(),
+                    annotate,
+                    job.against().is_some(),
+                    &config.read.field,
+                )
+                .row_groups_of(config.memory.row_group_bytes())
+                .encoding_on(config.memory.row_groups_at_once(threads))
+                .replacing_annotations(config.run.replace_annotations)
+                .standard_output(prepared.standard_output)
+            });
+            LineReader::new(inputs, config.read.format)
+                .columns(Columns {
+                    // Parquet, an Arrow stream and annotated rows are one table.
+                    one_schema: encoding.is_some_and(|e| e != Encoding::Jsonl)
+                        || (encoding.is_some()
+                            && job.output() == Some(crate::job::Output::Annotate)),
+                    ..columns(config, job, table.is_some())
+                })
+                .auto_ids(config.read.auto_ids && config.read.id_field.is_none())
+                .cutting_lines_over(config.read.max_line_bytes)
+                .numbered_after(lines_before)
+                .recycling(recycle_rx)
+        })),
+        Source::Batches(batches) => Feed::Batches(batches, 0),
+    };
+    Ok(Setup {
+        threads,
+        fit,
+        reader,
+        table,
+        halts,
+        recycle,
+    })
 }
 
 impl Prepared {

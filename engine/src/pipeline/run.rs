@@ -6,14 +6,13 @@
 use super::clock::{Stage, Timed};
 use super::helpers::Helpers;
 use super::ordered::{self, Task};
-use super::prepare::{self, Prepared};
+use super::prepare::{self, Prepared, Setup};
 use super::reference;
 use super::sequencer::{Finished, Ordered, Sequencer, Start, Stealer, ToSign};
 use super::signing::{Worker, sign, sign_between};
-use crate::error::{Error, Note, Notes, Result};
-use crate::input::{Feed, LineReader, Source};
+use crate::error::{Error, Notes, Result};
+use crate::input::Source;
 use crate::job::Job;
-use crate::output::table::{Encoding, TableWriter};
 use crate::window::Window;
 use crossbeam_channel::bounded;
 use std::io::Write;
@@ -67,82 +66,18 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
     };
     let prepared = &prepared;
     let config = &prepared.config;
-    if let Some(warning) = config.banding_warning()
-        && !config.quiet
-        && *job != Job::Reference
-    {
-        diagnostics.note(Note::warning(warning));
-    }
-    let threads = config.worker_threads().max(1);
+    let Setup {
+        threads,
+        fit,
+        mut reader,
+        table,
+        halts,
+        recycle: recycle_tx,
+    } = prepare::setup(prepared, job, source, saved.as_ref(), diagnostics)?;
     // The sequencer signs batches too while the next one in order is not signed yet, so it
     // is one of the `threads` signing threads: `-j 1` runs the whole pipeline but reading on
     // one thread, and `-j 2` keeps two cores busy with two threads.
     let workers = threads - 1;
-    let lines_before = saved.as_ref().map_or(0, |s| s.lines);
-    // Where a resumed run starts, and what of the output goes with it: after a kill -9, the
-    // output's first `written` lines are the ones to keep.
-    if let Some(saved) = &saved
-        && !config.quiet
-        && *job != Job::Reference
-    {
-        let pending = memchr::memchr_iter(b'\n', &saved.pending).count() as u64;
-        let held = match saved.written {
-            Some(n) if pending > 0 => format!(
-                "the output already holds {} lines; the {pending} lines the stopped run could \
-                 not write come first",
-                n - pending
-            ),
-            Some(n) => format!("the output already holds {n} lines"),
-            None => "the state does not say how many output lines go with it (version 2)".into(),
-        };
-        diagnostics.note(Note::info(format!(
-            "resuming after input line {}; {held}",
-            saved.lines
-        )));
-    }
-    // Batch buffers in flight: the channels' capacities plus one per thread; more are freed.
-    // Under a small `--max-memory` the channels are shorter, to fit its pipeline share.
-    let fit = config.memory.batches_in_flight();
-    let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>((4 * threads + 4).min(fit));
-    let mut table = None;
-    // What ends a live input's wait when the run returns before its input ended.
-    let mut halts = Vec::new();
-    let mut reader = match source {
-        Source::Lines(mut inputs) => Feed::Lines(Box::new({
-            halts = inputs
-                .iter()
-                .filter_map(crate::input::Input::halt)
-                .collect();
-            let encoding = prepare::table_encoding(config, job, &mut inputs)?;
-            table = encoding.map(|e| {
-                let annotate = job.output() == Some(crate::job::Output::Annotate);
-                TableWriter::new(
-                    e,
-                    config.run.output.clone(),
-                    annotate,
-                    job.against().is_some(),
-                    &config.read.field,
-                )
-                .row_groups_of(config.memory.row_group_bytes())
-                .encoding_on(config.memory.row_groups_at_once(threads))
-                .replacing_annotations(config.run.replace_annotations)
-                .standard_output(prepared.standard_output)
-            });
-            LineReader::new(inputs, config.read.format)
-                .columns(crate::input::columnar::Columns {
-                    // Parquet, an Arrow stream and annotated rows are one table.
-                    one_schema: encoding.is_some_and(|e| e != Encoding::Jsonl)
-                        || (encoding.is_some()
-                            && job.output() == Some(crate::job::Output::Annotate)),
-                    ..prepare::columns(config, job, table.is_some())
-                })
-                .auto_ids(config.read.auto_ids && config.read.id_field.is_none())
-                .cutting_lines_over(config.read.max_line_bytes)
-                .numbered_after(lines_before)
-                .recycling(recycle_rx)
-        })),
-        Source::Batches(batches) => Feed::Batches(batches, 0),
-    };
     let names = reader.input_names();
     // The order queue holds every batch between the reader and the sequencer (those waiting
     // to be signed too): with the one the reader fills and the one the sequencer takes, two
@@ -155,6 +90,7 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
     let signed = &signed;
     let clock = super::clock::StageClock::default();
     let clock = &clock;
+    let verifier = prepare::verifier(config);
 
     let finished = std::thread::scope(|scope| {
         let reader_handle = crate::guard::spawn_scoped(scope, move || {
@@ -192,7 +128,7 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
         let (helpers, mut servers) = match threads > 1 && helps {
             true => {
                 let (helpers, servers) =
-                    Helpers::start(scope, config, (helper_threads, servers), clock);
+                    Helpers::start(scope, verifier, (helper_threads, servers), clock);
                 (Some(helpers), servers)
             }
             false => (None, Vec::new()),
@@ -204,7 +140,7 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
                 let mut worker = Worker::new(prepared, job);
                 match server {
                     Some(server) => {
-                        server.sign_and_serve(config, clock, work_rx, |batch, between| {
+                        server.sign_and_serve(verifier, clock, work_rx, |batch, between| {
                             sign_between(&mut worker, batch, signed, between)
                         })
                     }

@@ -130,7 +130,7 @@ pub(super) fn speculate_batch(
         |lent| {
             count_ahead(ahead);
             let r = take_speculations(
-                config,
+                super::prepare::verifier(config),
                 plain,
                 (reference.as_deref(), lent),
                 &docs,

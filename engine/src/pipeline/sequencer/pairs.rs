@@ -131,7 +131,7 @@ impl<W: Write> Consumer<W> for Pairing {
         let inserted: Arc<[(Held, Entry)]> = inserted.into();
         index_batch(&mut at.window, &inserted, helpers)?;
         let mut looked = look_up_and_verify(
-            at.config,
+            crate::pipeline::prepare::verifier(at.config),
             &mut at.window,
             Arc::clone(&inserted),
             &mut self.marks,
