@@ -1,7 +1,8 @@
 //! The in-process filter (`neardup::pipeline::Deduper`, behind the Python module) against the
 //! command line: the same documents kept, the same matches named, on any thread count.
 
-use crate::util::{SAMPLE, first_lines, neardup, sample_bytes, temp_path};
+use crate::filter::template_corpus;
+use crate::util::{SAMPLE, Words, first_lines, neardup, sample_bytes, temp_path};
 use neardup::input::DocId;
 use neardup::pipeline::{Deduper, Outcome};
 use serde_json::Value;
@@ -537,4 +538,70 @@ fn documents_said_ahead_size_the_window_and_change_no_outcome() {
         "the same matches and similarities"
     );
     assert_eq!(told.summary().written, grown.summary().written);
+}
+
+/// Seeded random trials over what may change how a run is cut but never what it decides:
+/// the corpus (template families, which make many speculations stale, and unrelated texts
+/// with near copies, interleaved in a seeded order), the flags (threshold, candidate bound,
+/// a window that evicts, the helper policy), the thread count (1 to 8) and the cut into
+/// batches (single documents through `add`, and `add_many` batches of 1 to 3,000). Every
+/// trial's outcomes are those of one thread given the whole corpus as one batch.
+#[test]
+fn random_batches_and_thread_counts_decide_as_one_thread() {
+    let flags: [&[&str]; 4] = [
+        &[],
+        &["-t", "0.6", "--max-candidates", "4"],
+        &["--window", "300"],
+        &["--annotate", "-t", "0.7"],
+    ];
+    let mut speculated = 0;
+    for seed in 0..8u64 {
+        let mut w = Words::new(seed + 7000);
+        let mut texts = template_corpus(seed, 1 + seed as usize % 4, 900, 4);
+        for n in 0..700 {
+            let doc = w.doc(40);
+            texts.push(doc.join(" "));
+            if n % 4 == 0 {
+                let mut near = doc;
+                near[n % 40] = w.word();
+                texts.push(near.join(" "));
+            }
+        }
+        for i in (1..texts.len()).rev() {
+            texts.swap(i, (w.next_u64() % (i as u64 + 1)) as usize);
+        }
+        let docs = texts_of(&texts);
+        let args = flags[seed as usize % flags.len()];
+        let one = deduper(args, 1).add_many(&docs).unwrap();
+        assert!(one.iter().any(|o| matches!(o, Outcome::Duplicate(_))));
+        for trial in 0..3 {
+            let threads = 1 + (w.next_u64() % 8) as usize;
+            let helpers = ["auto", "always", "never"][(w.next_u64() % 3) as usize];
+            let mut d = deduper(&[args, &["--helpers", helpers]].concat(), threads);
+            let (mut got, mut cuts) = (Vec::new(), Vec::new());
+            while got.len() < docs.len() {
+                let left = docs.len() - got.len();
+                let n = match w.next_u64() % 4 {
+                    0 => 1,
+                    1 => 1 + (w.next_u64() % 20) as usize,
+                    2 => 1 + (w.next_u64() % 500) as usize,
+                    _ => 1 + (w.next_u64() % 3000) as usize,
+                }
+                .min(left);
+                let batch = &docs[got.len()..got.len() + n];
+                match n == 1 && w.next_u64().is_multiple_of(2) {
+                    true => got.push(d.add(batch[0].0, None).unwrap()),
+                    false => got.extend(d.add_many(batch).unwrap()),
+                }
+                cuts.push(n);
+            }
+            speculated += d.summary().speculated;
+            assert!(
+                got == one,
+                "seed {seed} trial {trial}, {args:?}, -j {threads} --helpers {helpers}, batches {cuts:?}: \
+                 not one thread's outcomes"
+            );
+        }
+    }
+    assert!(speculated > 0, "some trial speculated");
 }

@@ -901,3 +901,82 @@ fn speculated_decisions_equal_one_thread() {
     }
     assert!(speculated > 0, "the speculated path ran");
 }
+
+/// A live pipe cuts the input where the writer paused (a short read hands out the lines read
+/// so far), so seeded random writes — 1 byte to 64 KiB, a millisecond apart — give the
+/// sequencer batches of every size, split lines included. On random thread counts and helper
+/// policies the output is the bytes of one thread reading the whole input at once.
+#[test]
+fn a_pipe_written_in_random_pieces_gives_one_threads_bytes() {
+    use std::io::Write;
+    let mut speculated = 0;
+    for seed in 0..3u64 {
+        let mut words = Words::new(seed + 9000);
+        let mut lines = crate::filter::template_corpus(seed, 2, 1200, 4);
+        for n in 0..600 {
+            let doc = words.doc(40);
+            lines.push(doc.join(" "));
+            if n % 4 == 0 {
+                lines.push(format!("{} again", doc.join(" ")));
+            }
+        }
+        for i in (1..lines.len()).rev() {
+            lines.swap(i, (words.next_u64() % (i as u64 + 1)) as usize);
+        }
+        let input = crate::filter::text(&lines);
+        let mode: &[&str] = [&["--drop-dups"][..], &["--annotate", "-t", "0.7"]][seed as usize % 2];
+        let one = neardup(&[mode, &["-q", "-j", "1"]].concat(), &input).ok();
+        for _ in 0..2 {
+            let threads = (2 + words.next_u64() % 7).to_string();
+            let helpers = ["auto", "always"][(words.next_u64() % 2) as usize];
+            let args = [
+                mode,
+                &["-q", "--stats", "-j", &threads, "--helpers", helpers],
+            ]
+            .concat();
+            let mut child = crate::util::spawn_piped(crate::util::bin().args(&args));
+            let mut pieces = Vec::new();
+            let mut at = 0;
+            while at < input.len() {
+                let n = match words.next_u64() % 3 {
+                    0 => 1 + words.next_u64() % 64,
+                    1 => 1 + words.next_u64() % 4096,
+                    _ => 1 + words.next_u64() % 65536,
+                } as usize;
+                pieces.push(n.min(input.len() - at));
+                at += pieces[pieces.len() - 1];
+            }
+            // Written on a thread of its own: the output is read while the input is written.
+            let mut stdin = child.stdin.take().expect("stdin");
+            let writer = std::thread::spawn({
+                let (input, pieces) = (input.clone(), pieces.clone());
+                move || {
+                    let mut at = 0;
+                    for n in pieces {
+                        stdin.write_all(&input[at..at + n]).unwrap();
+                        stdin.flush().unwrap();
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                        at += n;
+                    }
+                }
+            });
+            let out = child.wait_with_output().unwrap();
+            writer.join().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let stats = String::from_utf8_lossy(&out.stderr);
+            let stats: serde_json::Value = serde_json::from_str(stats.trim()).unwrap();
+            speculated += stats["speculated"].as_u64().unwrap();
+            assert!(
+                out.stdout == one.stdout,
+                "seed {seed} {mode:?} -j {threads} --helpers {helpers}, written in {} pieces \
+                 ({pieces:?}): not one thread's bytes",
+                pieces.len()
+            );
+        }
+    }
+    assert!(speculated > 0, "the speculated path ran");
+}
