@@ -5,7 +5,8 @@
 //! The settings say what to load; the loaded tables live here, not in [`Config`], so the
 //! settings depend on no stage. Each stage is handed its own settings, made here from the
 //! run's ([`verifier`], [`window_settings`], [`reading`], [`bad_lines`], the shingler), so
-//! no stage reads the whole of [`Config`].
+//! no stage reads the whole of [`Config`]. [`setup`] then makes what the run's threads start
+//! with: the reader, the table output and the thread count.
 
 use crate::config::{Config, OutputFormat, Settings, Weights};
 use crate::corpus::Reading;
