@@ -288,14 +288,12 @@ pub(super) fn setup<D: Notes>(
     // Under a small `--max-memory` the channels are shorter, to fit its pipeline share.
     let fit = config.memory.batches_in_flight();
     let (recycle, recycle_rx) = bounded::<Vec<u8>>((4 * threads + 4).min(fit));
-    let mut table = None;
-    let mut halts = Vec::new();
-    let reader = match source {
-        Source::Lines(mut inputs) => Feed::Lines(Box::new({
-            halts = inputs.iter().filter_map(Input::halt).collect();
+    let (reader, table, halts) = match source {
+        Source::Lines(mut inputs) => {
+            let halts = inputs.iter().filter_map(Input::halt).collect();
             let encoding = table_encoding(config, job, &mut inputs)?;
-            table = encoding.map(|e| {
-                let annotate = job.output() == Some(crate::job::Output::Annotate);
+            let annotate = job.output() == Some(crate::job::Output::Annotate);
+            let table = encoding.map(|e| {
                 TableWriter::new(
                     e,
                     config.run.output.clone(),
@@ -308,20 +306,20 @@ pub(super) fn setup<D: Notes>(
                 .replacing_annotations(config.run.replace_annotations)
                 .standard_output(prepared.standard_output)
             });
-            LineReader::new(inputs, config.read.format)
+            let reader = LineReader::new(inputs, config.read.format)
                 .columns(Columns {
                     // Parquet, an Arrow stream and annotated rows are one table.
                     one_schema: encoding.is_some_and(|e| e != Encoding::Jsonl)
-                        || (encoding.is_some()
-                            && job.output() == Some(crate::job::Output::Annotate)),
+                        || (encoding.is_some() && annotate),
                     ..columns(config, job, table.is_some())
                 })
                 .auto_ids(config.read.auto_ids && config.read.id_field.is_none())
                 .cutting_lines_over(config.read.max_line_bytes)
                 .numbered_after(lines_before)
-                .recycling(recycle_rx)
-        })),
-        Source::Batches(batches) => Feed::Batches(batches, 0),
+                .recycling(recycle_rx);
+            (Feed::Lines(Box::new(reader)), table, halts)
+        }
+        Source::Batches(batches) => (Feed::Batches(batches, 0), None, Vec::new()),
     };
     Ok(Setup {
         threads,

@@ -97,17 +97,17 @@ impl Presizer {
     /// [`Presizer::after_batch`] for a program that said how many documents it hands over
     /// in all (`rows`, those decided before included: [`super::Deduper::expect_documents`]).
     pub(super) fn after_documents(&mut self, rows: u64, counts: (u64, u64), window: &mut Window) {
-        self.size(Some(rows), counts, window);
+        if self.due(counts.0) {
+            self.size(Some(rows), counts, window);
+        }
     }
 
-    /// Sizes `window` for the `rows` documents the input holds in all (`None`: not known)
-    /// when it is time; `docs` of them decided so far, whose lookups `verified` candidates.
+    /// Sizes `window` for the `rows` documents the input holds in all (`None`: not known),
+    /// once it is time ([`Presizer::due`]); `docs` of them decided so far, whose lookups
+    /// `verified` candidates.
     fn size(&mut self, rows: Option<u64>, (docs, verified): (u64, u64), window: &mut Window) {
         let held = window.len() as u64;
         let expected = |rows: Option<u64>| Some((rows?, expected_held_of_rows(rows?, docs, held)?));
-        if !self.due(docs) {
-            return;
-        }
         match self.state {
             State::First => {
                 self.state = State::Done;
