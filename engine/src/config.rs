@@ -84,9 +84,10 @@ crate::choice::choices!(Compression {
 /// (`--helpers`; only with more than one thread, and only for a batch that cannot evict).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum HelperPolicy {
-    /// When signed batches queue up behind the one the sequencer takes: it is then the
-    /// slower stage. Alone it spends less CPU per document, so while it keeps up the cores
-    /// are better left to the signing threads.
+    /// When signed batches queue up behind the one the sequencer takes (it is then the
+    /// slower stage), or every batch read so far is signed (the signing threads have
+    /// nothing to do). Alone it spends less CPU per document, so while it keeps up with
+    /// busy signing threads the cores are better left to them.
     #[default]
     Auto,
     /// On every batch.
@@ -96,7 +97,7 @@ pub enum HelperPolicy {
 }
 
 crate::choice::choices!(HelperPolicy {
-    "auto" => Auto: "When signed batches queue up behind the sequencer (in the filter modes, while that is faster)",
+    "auto" => Auto: "When signed batches queue up behind the sequencer, or all are signed (in the filter modes, while that is faster)",
     "always" => Always: "On every batch",
     "never" => Never: "Never",
 });

@@ -60,7 +60,8 @@ impl DocText for Option<String> {
 /// waiting chunk rather than wait; `take`'s error stops the batch. With `helpers` (the
 /// run's settings, how many, the clock they count their CPU on), that many helper threads
 /// start for the batch and `take` gets them for a chunk when the signing is ahead of the
-/// decisions (`--helpers auto`: [`BEHIND`] chunks signed and waiting) or always.
+/// decisions (`--helpers auto`: [`BEHIND`] chunks signed and waiting, or every chunk
+/// signed) or always.
 pub(super) fn sign_in_order<T: DocText>(
     workers: &mut [Worker],
     docs: &[(T, Option<DocId>)],
@@ -130,9 +131,14 @@ pub(super) fn sign_in_order<T: DocText>(
                 };
                 // Signs a waiting chunk (maybe this one) rather than wait.
                 let signed = ordered::wait_in_order(&slot, Some(&work_rx), |i| sign(deciding, i))?;
-                let behind = slots.iter().filter(|s| !s.is_empty()).count() >= BEHIND;
+                let signed_ahead = slots.iter().filter(|s| !s.is_empty()).count();
+                // Every chunk handed out and signed: the signing threads have nothing left
+                // to do, and the last chunks cost the most where the window's work grows.
+                let idle = queued == chunks.len() && signed_ahead == slots.len();
                 let help = match &helping {
-                    Some((helpers, always)) if *always || behind => Some(helpers),
+                    Some((helpers, always)) if *always || signed_ahead >= BEHIND || idle => {
+                        Some(helpers)
+                    }
                     _ => None,
                 };
                 take(signed, chunks[k], help)?;

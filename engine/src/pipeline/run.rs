@@ -85,9 +85,10 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
     let order = (2 * threads + 2).min(fit.saturating_sub(2)).max(2);
     let (work_tx, work_rx) = bounded::<ToSign>((2 * threads).min(order / 2).max(1));
     let (order_tx, order_rx) = bounded::<Ordered>(order);
-    // Batches signed (the sequencer compares it with what it has taken).
-    let signed = AtomicUsize::new(0);
-    let signed = &signed;
+    // Batches read and batches signed (the sequencer compares them with what it has taken,
+    // and with each other: every batch read signed leaves the signing threads idle).
+    let (read, signed) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let (read, signed) = (&read, &signed);
     let clock = super::clock::StageClock::default();
     let clock = &clock;
     let verifier = prepare::verifier(config);
@@ -105,6 +106,8 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
                     }
                 };
                 let (task, slot) = Task::new(batch);
+                // Counted before it can be signed, so that `signed` never passes `read`.
+                read.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if order_tx.send(Ordered::Batch(slot)).is_err() || work_tx.send(task).is_err() {
                     break;
                 }
@@ -157,6 +160,7 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
             saved,
             reference,
             helpers,
+            read,
             signed,
             recycle: recycle_tx,
             stealer: Stealer {

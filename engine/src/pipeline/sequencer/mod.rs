@@ -72,8 +72,9 @@ pub(super) struct Sequencer<'c, W: Write> {
     helpers: Option<Helpers>,
     /// Where consumed batches' buffers go back to the reader.
     recycle: Sender<Vec<u8>>,
-    /// Batches signed (by the workers or here), and batches taken here
+    /// Batches read, batches signed (by the workers or here), and batches taken here
     /// ([`Sequencer::wants_help`]).
+    read: &'c AtomicUsize,
     signed: &'c AtomicUsize,
     taken: usize,
     /// Sizes the window for the whole input ([`super::presize`]) as batches are decided;
@@ -102,6 +103,8 @@ pub(super) struct Start<'c> {
     pub reference: Option<Window>,
     /// Threads that look up and verify a batch with the sequencer, if any.
     pub helpers: Option<Helpers>,
+    /// Batches the reader has handed on so far (counted before they are sent).
+    pub read: &'c AtomicUsize,
     /// Batches signed so far, by any thread.
     pub signed: &'c AtomicUsize,
     /// Where consumed batches' buffers go back to the reader.
@@ -175,6 +178,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
             written_before: written.unwrap_or(0),
             helpers: start.helpers,
             recycle: start.recycle,
+            read: start.read,
             signed: start.signed,
             taken: 0,
             presizer,
@@ -611,15 +615,23 @@ impl<'c, W: Write> Sequencer<'c, W> {
     }
 
     /// Whether the helpers are called for the batch just taken ([`HelperPolicy`]). `Auto`:
-    /// when at least [`BEHIND`] more signed batches wait. Alone, the sequencer spends less CPU
-    /// per document than with the helpers; with two threads on two cores the signing is the
-    /// slower stage and helpers only take CPU from it; with more threads the signing outpaces the sequencer, signed batches queue up, and it
-    /// is helped.
+    /// when at least [`BEHIND`] more signed batches wait, or when every batch read so far is
+    /// signed. Alone, the sequencer spends less CPU per document than with the helpers; with
+    /// two threads on two cores the signing is the slower stage and helpers only take CPU
+    /// from it; with more threads the signing outpaces the sequencer, signed batches queue
+    /// up, and it is helped. Once the input has ended (or while it is slower than the
+    /// signing) the signing threads have nothing to do: the last batches, which the queue
+    /// test never helped, cost the most where the window's work grows with it (every pair
+    /// of a templated input, `--pairs` and the graph commands), and a short input is all
+    /// last batches.
     fn wants_help(&self) -> bool {
         match self.config.helpers {
             HelperPolicy::Always => true,
             HelperPolicy::Never => false,
-            HelperPolicy::Auto => self.signed.load(Ordering::Relaxed) >= self.taken + BEHIND,
+            HelperPolicy::Auto => {
+                let signed = self.signed.load(Ordering::Relaxed);
+                signed >= self.taken + BEHIND || signed >= self.read.load(Ordering::Relaxed)
+            }
         }
     }
 

@@ -45,8 +45,9 @@ pub(super) static FLAGS: &[Flag] = &[
             modes, lookups made before the batch is decided in order, used or brought up to \
             date where the batch changed what they read (with two threads, the signing \
             thread makes them between documents). auto (when signed batches queue up behind \
-            it: it is then the slower stage; in the filter modes, while that is faster than \
-            deciding in order), always, or never. The output is the same",
+            it: it is then the slower stage; or when every batch read is signed, as at the \
+            input's end; in the filter modes, while that is faster than deciding in order), \
+            always, or never. The output is the same",
         man: "When the sequencer (the one thread that keeps the window and writes, in input \
             order) shares a batch's LSH lookups and verification with the other threads: with \
             `--pairs` and the graph commands, every pair of the batch; in the filter modes, \
@@ -54,8 +55,10 @@ pub(super) static FLAGS: &[Flag] = &[
             in order where nothing it read has changed since and brought up to date from what \
             changed otherwise. With more than two threads, helper threads start for it; with \
             two, the signing thread takes it between the documents it signs. `auto` (default) \
-            when signed batches queue up behind it, that is when it is the slower stage; \
-            `always`; or `never`. Alone it spends less CPU per document, so where signing is \
+            when signed batches queue up behind it, that is when it is the slower stage, \
+            and when every batch read so far is signed (the signing threads have nothing to \
+            do: at the input's end, where a templated input's last batches cost the most, or \
+            while the input comes slower than it is signed); `always`; or `never`. Alone it spends less CPU per document, so where signing is \
             the slower stage `auto` leaves the cores to signing; and in the filter modes \
             `auto` weighs, as the run goes, the time per document speculating against \
             deciding in order, and decides in order for a while where speculating is the \
@@ -63,8 +66,8 @@ pub(super) static FLAGS: &[Flag] = &[
             output does not depend on it.",
         summary: "when the sequencer shares a batch's lookups and verification with the other \
             threads (`--pairs` and graphs: every pair; the filter: lookups made ahead, kept \
-            up to date): `auto` (when signed batches queue up behind it, and it pays), \
-            `always`, `never`; same output",
+            up to date): `auto` (when signed batches queue up behind it or the signing has \
+            nothing left to do, and it pays), `always`, `never`; same output",
         ..FLAG
     },
 ];
