@@ -106,7 +106,7 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
                     }
                 };
                 let (task, slot) = Task::new(batch);
-                // Counted before it can be signed, so that `signed` never passes `read`.
+                // Counted before it is sent: every batch signed was counted here first.
                 read.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if order_tx.send(Ordered::Batch(slot)).is_err() || work_tx.send(task).is_err() {
                     break;
