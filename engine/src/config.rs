@@ -96,6 +96,20 @@ pub enum HelperPolicy {
     Never,
 }
 
+impl HelperPolicy {
+    /// Whether the helpers are called for the next batch (or chunk) the sequencer takes:
+    /// `Auto` when at least `behind` signed ones wait behind it, or when the signing threads
+    /// have nothing left to do (`signing_idle`: every batch read is signed, at the input's
+    /// end or while it comes slower than it is signed).
+    pub(crate) fn calls(self, signed_waiting: usize, behind: usize, signing_idle: bool) -> bool {
+        match self {
+            HelperPolicy::Always => true,
+            HelperPolicy::Never => false,
+            HelperPolicy::Auto => signed_waiting >= behind || signing_idle,
+        }
+    }
+}
+
 crate::choice::choices!(HelperPolicy {
     "auto" => Auto: "When signed batches queue up behind the sequencer, or all are signed (in the filter modes, while that is faster)",
     "always" => Always: "On every batch",
@@ -366,6 +380,20 @@ mod tests {
         let warning = few.validate().unwrap().banding_warning().unwrap();
         let worded = crate::error::worded(&warning, crate::error::Wording::Flags);
         assert!(worded.contains("--recall 0.99"), "{warning}");
+    }
+
+    #[test]
+    fn auto_helpers_come_when_signing_is_ahead_or_has_nothing_to_do() {
+        let auto = HelperPolicy::Auto;
+        assert!(
+            !auto.calls(0, 4, false),
+            "nothing waits and the signers are busy"
+        );
+        assert!(!auto.calls(3, 4, false));
+        assert!(auto.calls(4, 4, false), "four signed batches wait");
+        assert!(auto.calls(0, 4, true), "the last batch, every one signed");
+        assert!(HelperPolicy::Always.calls(0, 4, false));
+        assert!(!HelperPolicy::Never.calls(9, 4, true));
     }
 
     #[test]

@@ -102,15 +102,14 @@ pub(super) fn sign_in_order<T: DocText>(
         // ahead; a piece shorter than the speculation's least is decided in order): a
         // program handing over small batches does not start threads on every call.
         let helping = helpers.and_then(|(config, count, clock)| {
-            let always = config.helpers == HelperPolicy::Always;
-            let usable = match always {
-                true => docs.len() >= super::speculate::SPECULATE_DOCS,
-                false => chunks.len() > BEHIND,
+            let usable = match config.helpers {
+                HelperPolicy::Always => docs.len() >= super::speculate::SPECULATE_DOCS,
+                _ => chunks.len() > BEHIND,
             };
             usable.then(|| {
                 (
                     Helpers::start(scope, super::prepare::verifier(config), (count, 0), clock).0,
-                    always,
+                    config.helpers,
                 )
             })
         });
@@ -136,7 +135,7 @@ pub(super) fn sign_in_order<T: DocText>(
                 // to do, and the last chunks cost the most where the window's work grows.
                 let idle = queued == chunks.len() && signed_ahead == slots.len();
                 let help = match &helping {
-                    Some((helpers, always)) if *always || signed_ahead >= BEHIND || idle => {
+                    Some((helpers, policy)) if policy.calls(signed_ahead, BEHIND, idle) => {
                         Some(helpers)
                     }
                     _ => None,

@@ -16,7 +16,7 @@ use super::prepare::Prepared;
 use super::presize::Presizer;
 use super::signing::{Doc, Worker, ask_ahead, sign};
 use super::summary::{Summary, limit_note};
-use crate::config::{Config, HelperPolicy};
+use crate::config::Config;
 use crate::error::{Error, Note, Notes, Result};
 use crate::graph::GraphBuilder;
 use crate::input::{BadLine, BadLines, Batch, Part};
@@ -614,9 +614,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
         got
     }
 
-    /// Whether the helpers are called for the batch just taken ([`HelperPolicy`]). `Auto`:
-    /// when at least [`BEHIND`] more signed batches wait, or when every batch read so far is
-    /// signed. Alone, the sequencer spends less CPU per document than with the helpers; with
+    /// Whether the helpers are called for the batch just taken
+    /// ([`HelperPolicy::calls`](crate::config::HelperPolicy::calls)). `Auto`: when at least
+    /// [`BEHIND`] more signed batches wait, or when every batch read so far is signed. Alone, the sequencer spends less CPU per document than with the helpers; with
     /// two threads on two cores the signing is the slower stage and helpers only take CPU
     /// from it; with more threads the signing outpaces the sequencer, signed batches queue
     /// up, and it is helped. Once the input has ended (or while it is slower than the
@@ -625,14 +625,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
     /// of a templated input, `--pairs` and the graph commands), and a short input is all
     /// last batches.
     fn wants_help(&self) -> bool {
-        match self.config.helpers {
-            HelperPolicy::Always => true,
-            HelperPolicy::Never => false,
-            HelperPolicy::Auto => {
-                let signed = self.signed.load(Ordering::Relaxed);
-                signed >= self.taken + BEHIND || signed >= self.read.load(Ordering::Relaxed)
-            }
-        }
+        let signed = self.signed.load(Ordering::Relaxed);
+        let idle = signed >= self.read.load(Ordering::Relaxed);
+        (self.config.helpers).calls(signed.saturating_sub(self.taken), BEHIND, idle)
     }
 
     fn document<D: Notes>(
