@@ -615,9 +615,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
     }
 
     /// Whether the helpers are called for the batch just taken
-    /// ([`HelperPolicy::calls`](crate::config::HelperPolicy::calls)). `Auto`: when at least
-    /// [`BEHIND`] more signed batches wait, or when every batch read so far is signed. Alone, the sequencer spends less CPU per document than with the helpers; with
-    /// two threads on two cores the signing is the slower stage and helpers only take CPU
+    /// ([`HelperPolicy::calls`](crate::config::HelperPolicy::calls), with [`BEHIND`] and
+    /// whether every batch read so far is signed). Alone, the sequencer spends less CPU per
+    /// document than with the helpers; with two threads on two cores the signing is the slower stage and helpers only take CPU
     /// from it; with more threads the signing outpaces the sequencer, signed batches queue
     /// up, and it is helped. Once the input has ended (or while it is slower than the
     /// signing) the signing threads have nothing to do: the last batches, which the queue
