@@ -234,6 +234,7 @@ impl LineReader {
             ids_decided: false,
             unusable_id: None,
             rows: None,
+            ordinal: 0,
         };
         let mut line_start = 0;
         let mut scan = 0;

@@ -121,6 +121,8 @@ pub struct Batch {
     /// Rows of a columnar input ([`columnar`]): their ids, bad rows and, when the output
     /// writes rows, the rows themselves. `None` for lines.
     pub rows: Option<Box<columnar::Rows>>,
+    /// Its place among the run's batches, from 0 (set by the pipeline's reader thread).
+    pub ordinal: u64,
 }
 
 impl Batch {
@@ -222,6 +224,7 @@ impl TextBatcher {
             ids_decided: false,
             unusable_id: None,
             rows: None,
+            ordinal: 0,
         });
         self.number += 1;
         let start = batch.data.len();

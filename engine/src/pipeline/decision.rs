@@ -5,7 +5,7 @@
 //! lines to a [`Filter`], so they keep the same documents and count the same ones written.
 
 use super::outcome::Match;
-use super::signing::Signed;
+use super::signing::{Counting, Signed};
 use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config};
 use crate::error::{Error, Result};
@@ -279,7 +279,16 @@ pub(super) fn filter(
 ) -> Result<Decision> {
     let spill = |e| Error::spill(e, line);
     let mut signed = signed;
-    let minima = std::mem::take(&mut signed.minima);
+    let mut minima = std::mem::take(&mut signed.minima);
+    // Counted by the run's counter as it was signed: the window takes the summaries it
+    // hands over, or keeps the minima to count before a save.
+    let counted = !matches!(signed.counting, Counting::Due);
+    let bands = signed.band_keys.len();
+    match std::mem::take(&mut signed.counting) {
+        Counting::Ahead(Some(counts)) => window.take_counts(*counts, bands).map_err(spill)?,
+        Counting::Ahead(None) => minima = window.counted_elsewhere(minima, bands),
+        _ => {}
+    }
     // A speculated document was counted in input order before its batch was looked up,
     // and its family keys made with its lookups.
     let (mut from_reference, mut from_window) = match speculated {
@@ -288,8 +297,9 @@ pub(super) fn filter(
             signed.band_keys.extend_from_slice(&s.family_keys);
             (s.reference, s.window)
         }
-        // Counted ahead while an earlier piece was looked up, then decided in order.
-        None if signed.counted => {
+        // Counted ahead (while an earlier piece was looked up, or by the run's counter),
+        // then decided in order.
+        None if counted => {
             Window::family_keys_of(&signed.fallbacks, &mut signed.band_keys);
             (None, None)
         }

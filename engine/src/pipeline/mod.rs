@@ -32,6 +32,7 @@
 //! | `clock` | each thread's CPU summed by stage (`--stats` "cpu_seconds") |
 //! | `helpers` | threads sharing a batch's lookups and verification with the sequencer |
 //! | `pace` | how the filter's speculation cuts batches into pieces, adapting to how many hold, and whether it pays |
+//! | `family_counts` | the filter's family summaries counted in input order by the signing threads, beside the commit |
 //! | `speculate` | the filter's lookups of a batch made on every core, then committed in order where still valid |
 //! | [`summary`] | the counts `--stats` prints |
 
@@ -41,6 +42,7 @@ mod components;
 mod decision;
 mod deduper;
 mod differing;
+mod family_counts;
 mod helpers;
 mod ordered;
 mod outcome;

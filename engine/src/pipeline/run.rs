@@ -4,6 +4,7 @@
 //! its corpus files is a run of its own.
 
 use super::clock::{Stage, Timed};
+use super::family_counts::FamilyCounts;
 use super::helpers::Helpers;
 use super::ordered::{self, Task};
 use super::prepare::{self, Prepared, Setup};
@@ -11,11 +12,12 @@ use super::reference;
 use super::sequencer::{Finished, Ordered, Sequencer, Start, Stealer, ToSign};
 use super::signing::{Worker, sign, sign_between};
 use crate::error::{Error, Notes, Result};
-use crate::input::Source;
+use crate::input::{Batch, Source};
 use crate::job::Job;
 use crate::window::Window;
 use crossbeam_channel::bounded;
 use std::io::Write;
+use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::time::Instant;
 
@@ -92,13 +94,20 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
     let clock = super::clock::StageClock::default();
     let clock = &clock;
     let verifier = prepare::verifier(config);
+    // The filter's family summaries are counted as batches are signed, in input order,
+    // beside the commit; they start from the counts a resumed window was saved with.
+    let counts = (job.filters() && !config.all_pairs).then(|| {
+        let resumed = saved.as_ref().map(|s| s.window.family().clone());
+        Arc::new(FamilyCounts::new(&resumed.unwrap_or_default()))
+    });
+    let counts = &counts;
 
     let finished = std::thread::scope(|scope| {
         let reader_handle = crate::guard::spawn_scoped(scope, move || {
             let _read = Timed(clock, Stage::Read);
-            loop {
+            for ordinal in 0.. {
                 let batch = match reader.next_batch() {
-                    Ok(Some(b)) => b,
+                    Ok(Some(b)) => Batch { ordinal, ..b },
                     Ok(None) => break,
                     Err(e) => {
                         let _ = order_tx.send(Ordered::Failed(e));
@@ -140,7 +149,7 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
             let work_rx = work_rx.clone();
             let server = servers.pop();
             crate::guard::spawn_scoped(scope, move || {
-                let mut worker = Worker::new(prepared, job);
+                let mut worker = Worker::new(prepared, job).counting(counts.clone());
                 match server {
                     Some(server) => {
                         server.sign_and_serve(verifier, clock, work_rx, |batch, between| {
@@ -165,7 +174,7 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
             recycle: recycle_tx,
             stealer: Stealer {
                 work: work_rx,
-                worker: Worker::new(prepared, job),
+                worker: Worker::new(prepared, job).counting(counts.clone()),
             },
             table,
             clock,
@@ -179,6 +188,10 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
         };
         let sequencer = Sequencer::new(prepared, job, out, handed);
         let result = sequencer.run(order_rx, diagnostics);
+        // A signing thread waiting for its turn to count would wait for batches never signed.
+        if let Some(counts) = counts {
+            counts.close();
+        }
         // A run may return before its input ends (a stop, a bad line under `fail`, a write
         // error): a reader waiting on an idle live input gives up within a poll step, one
         // sending a batch finds the queue gone, so the reader is joined at once.

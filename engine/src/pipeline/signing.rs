@@ -2,6 +2,7 @@
 //! shingle, weigh, sign (MinHash), cut the signature into LSH band keys, and keep what
 //! verification needs (fingerprints, weights, text).
 
+use super::family_counts::FamilyCounts;
 use super::prepare::Prepared;
 use crate::config::{
     Config, InputFormat, ReadSettings, SketchSettings, VerifyMode, VerifySettings, Weights,
@@ -16,6 +17,7 @@ use crate::sketch::weights::{IdfTable, Weigher};
 use crate::text::normalize::{Normalized, Normalizer};
 use crate::text::shingle::Shingler;
 use crate::verify::{Compared, Fingerprint, fingerprints_into, weighted_fingerprints_into};
+use crate::window::Family;
 use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -31,6 +33,21 @@ pub enum Doc {
     Bad(BadLine),
     /// A signed document.
     Good(Signed),
+}
+
+/// Whether a filter document was counted in the family summaries (its `fallbacks` made),
+/// and where: the summaries count every document in input order, before its lookup.
+#[derive(Debug, Default)]
+pub enum Counting {
+    /// Not yet: its decision counts it in the window's summaries.
+    #[default]
+    Due,
+    /// In the window's summaries, before its piece was looked up (`speculate.rs`).
+    InWindow,
+    /// By the run's counter as its batch was signed (`family_counts.rs`), with the
+    /// summaries after it when it is the last of its batch counted or ends the warm-up (the
+    /// window takes them then: [`crate::window::Window::take_counts`]).
+    Ahead(Option<Box<Family>>),
 }
 
 /// A signed document.
@@ -61,9 +78,9 @@ pub struct Signed {
     /// in input order, from which the thread that looks it up makes its family keys; else
     /// empty.
     pub fallbacks: Vec<u64>,
-    /// Whether `fallbacks` were counted already (in input order, before the lookups): the
-    /// decision then makes its family keys from them instead of counting it again.
-    pub counted: bool,
+    /// Whether, and where, the document was counted in the family summaries: when it was,
+    /// the decision makes its family keys from `fallbacks` instead of counting it again.
+    pub counting: Counting,
     /// [`Job::Graph`]: the node's snippet and `--node-attr` values.
     pub node: Option<NodeData>,
 }
@@ -146,6 +163,8 @@ pub struct Worker {
     /// sequencer, with a copy when the two sizes fell in different allocation classes).
     fingerprints: Vec<Fingerprint>,
     fingerprint_weights: Vec<f32>,
+    /// The run's family counter, which counts each batch signed here in input order.
+    counts: Option<Arc<FamilyCounts>>,
 }
 
 /// What a job asks each signed document to carry besides its signature and band keys.
@@ -217,6 +236,7 @@ impl Worker {
             values: vec![0; config.sketch.num_perm],
             fingerprints: Vec::new(),
             fingerprint_weights: Vec::new(),
+            counts: None,
         }
     }
 
@@ -334,7 +354,7 @@ impl Worker {
             sketch,
             minima,
             fallbacks: Vec::new(),
-            counted: false,
+            counting: Counting::Due,
             node,
         })
     }
@@ -350,7 +370,16 @@ impl Worker {
                 }
             }
         }
+        if let Some(counts) = &self.counts {
+            counts.count(batch.ordinal, &mut docs);
+        }
         docs
+    }
+
+    /// This worker, counting the family summaries of each batch it signs with `counts`
+    /// (in input order: it waits for the batches before to be counted).
+    pub(super) fn counting(self, counts: Option<Arc<FamilyCounts>>) -> Worker {
+        Worker { counts, ..self }
     }
 
     fn process_lines(&mut self, batch: &Batch, between: &mut dyn FnMut()) -> Vec<Doc> {
@@ -444,6 +473,26 @@ fn compact_signature(values: &[u64]) -> Vec<u32> {
 }
 
 impl Signed {
+    /// A document with nothing in it, for tests to fill.
+    #[cfg(test)]
+    pub(crate) fn for_tests() -> Signed {
+        Signed {
+            id: DocId::Line(0),
+            text_hash: 0,
+            shingles: Vec::new(),
+            weights: Vec::new(),
+            total_weight: 0.0,
+            text: None,
+            signature: Vec::new(),
+            band_keys: Vec::new(),
+            sketch: Sketch::default(),
+            minima: Vec::new(),
+            fallbacks: Vec::new(),
+            counting: Counting::Due,
+            node: None,
+        }
+    }
+
     /// What verification compares of this document.
     pub fn compared(&self) -> Compared<'_> {
         Compared {

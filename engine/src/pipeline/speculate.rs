@@ -9,7 +9,7 @@
 use super::decision::{Filter, Filtering, Speculated};
 use super::helpers::{Done, Helpers, SPECULATED_PER_TAKE, Work, lend, take_speculations};
 use super::pace::Kind;
-use super::signing::Doc;
+use super::signing::{Counting, Doc};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::window::Window;
@@ -71,13 +71,13 @@ pub(super) fn speculate_batch(
     let keying = crate::cpu::thread_cpu();
     for (i, doc) in docs.iter_mut().enumerate() {
         if let Doc::Good(signed) = doc
-            && !signed.counted
+            && matches!(signed.counting, Counting::Due)
         {
             let bands = signed.band_keys.len();
             window
                 .add_family_fallbacks(&signed.minima, bands, &mut signed.fallbacks)
                 .map_err(|e| Error::spill(e, number(i)))?;
-            signed.counted = true;
+            signed.counting = Counting::InWindow;
         }
     }
     // The documents after the piece are counted while the helpers look it up: this
@@ -94,10 +94,10 @@ pub(super) fn speculate_batch(
         let reach = ahead.len().min(2 * piece_len);
         for doc in &mut ahead[..reach] {
             if let Doc::Good(signed) = doc
-                && !signed.counted
+                && matches!(signed.counting, Counting::Due)
             {
                 family.count_ahead(&signed.minima, &mut signed.fallbacks);
-                signed.counted = true;
+                signed.counting = Counting::InWindow;
             }
         }
         ahead_cpu = crate::cpu::thread_cpu().saturating_sub(since);

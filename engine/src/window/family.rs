@@ -75,9 +75,47 @@ pub struct Family {
     warm: Vec<(u64, Vec<u32>)>,
     /// Scratch: the fallbacks of the document being keyed.
     fallbacks: Vec<u64>,
+    /// The minima of documents decided since the counts were last taken from the pipeline's
+    /// counter ([`Family::take_counts`]), which counted them ahead: counted here before a
+    /// save ([`Family::settle`]).
+    uncounted: Vec<Vec<u32>>,
 }
 
 impl Family {
+    /// The counts alone (no warm-up documents, nothing uncounted): what the pipeline's
+    /// counter hands the window with a document ([`Family::take_counts`]).
+    pub(crate) fn counts(&self) -> Family {
+        Family {
+            counters: self.counters.clone(),
+            offered: self.offered,
+            since_templated: self.since_templated,
+            ..Family::default()
+        }
+    }
+
+    /// Takes the counts of `counted` (made by [`Family::counts`] after a document that
+    /// another thread counted in input order), keeping the warm-up documents.
+    pub(crate) fn take_counts(&mut self, counted: Family) {
+        self.counters = counted.counters;
+        self.offered = counted.offered;
+        self.since_templated = counted.since_templated;
+        self.uncounted.clear();
+    }
+
+    /// A document counted ahead by another thread was decided after the counts last taken.
+    pub(crate) fn counted_elsewhere(&mut self, minima: Vec<u32>) {
+        self.uncounted.push(minima);
+    }
+
+    /// Counts the documents decided since the counts were last taken, so that the summaries
+    /// are the ones after the last document decided (before a save).
+    pub(crate) fn settle(&mut self) {
+        let mut fallbacks = Vec::new();
+        for minima in std::mem::take(&mut self.uncounted) {
+            self.fallbacks_then_count(&minima, &mut fallbacks);
+        }
+    }
+
     /// Appends to `keys` the family keys of a document with MinHash minima `minima` (one per
     /// row; rows beyond the first call's count are ignored), as of the documents seen so far,
     /// then counts its values. Empty minima: nothing.
@@ -212,7 +250,7 @@ impl Family {
             offered,
             since_templated,
             warm,
-            fallbacks: Vec::new(),
+            ..Family::default()
         })
     }
 }

@@ -48,6 +48,39 @@ impl Window {
         }
     }
 
+    /// Takes the family summaries' counts after a document that the pipeline's counter
+    /// counted in input order ([`Family::counts`]); when they end the warm-up, the documents
+    /// kept during it are keyed again, as [`Window::add_family_keys`] does. Fails when a
+    /// record cannot be rewritten.
+    /// `bands`: the document's LSH band keys' count.
+    pub(crate) fn take_counts(&mut self, counts: Family, bands: usize) -> io::Result<()> {
+        self.bands = bands;
+        self.family.take_counts(counts);
+        match self.family.take_warm() {
+            Some(warm) => self.key_again(warm),
+            None => Ok(()),
+        }
+    }
+
+    /// A document the pipeline's counter counted, decided after the counts last taken: its
+    /// `minima` are kept to count before a save ([`Window::settle_counts`]). Returns what
+    /// [`Window::remember_minima`] needs of them: a copy during the warm-up, else nothing.
+    /// `bands`: its LSH band keys' count.
+    pub(crate) fn counted_elsewhere(&mut self, minima: Vec<u32>, bands: usize) -> Vec<u32> {
+        self.bands = bands;
+        let warm = match self.family.warming() {
+            true => minima.clone(),
+            false => Vec::new(),
+        };
+        self.family.counted_elsewhere(minima);
+        warm
+    }
+
+    /// Counts the documents decided since the counts were last taken (before a save).
+    pub(crate) fn settle_counts(&mut self) {
+        self.family.settle();
+    }
+
     /// Appends to `keys` the family keys made from `fallbacks`
     /// ([`Window::add_family_fallbacks`]), on any thread.
     pub(crate) fn family_keys_of(fallbacks: &[u64], keys: &mut Vec<u64>) {

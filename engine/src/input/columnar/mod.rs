@@ -436,6 +436,7 @@ impl ColumnReader {
                 unusable_id: self.columns.unusable_id.clone().filter(|_| first),
                 attrs,
             })),
+            ordinal: 0,
         }))
     }
 

@@ -398,6 +398,9 @@ impl<'c, W: Write> Sequencer<'c, W> {
             return Ok(());
         };
         self.checkpointed = self.at.summary.docs_read;
+        // Saved mid-batch (a stop), the summaries count the documents decided since the
+        // counts the family counter last handed over.
+        self.at.window.settle_counts();
         let saving = Instant::now();
         let progress = (self.at.lines, self.written_before + self.at.summary.written);
         let converted = crate::state::save(
