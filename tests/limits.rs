@@ -343,6 +343,43 @@ fn a_closed_output_saves_the_state() {
     assert!(output.stderr.is_empty());
 }
 
+/// The same stop on templated documents, past the family summaries' warm-up and in the
+/// middle of a batch: the state keeps the summaries after the last document decided (the
+/// signing threads count them ahead), so the resumed run's family keys, and its output, are
+/// one run's.
+#[test]
+fn a_stop_mid_batch_on_templated_documents_resumes_exactly() {
+    let data = crate::filter::text(&crate::filter::template_corpus(31, 1, 6_000, 3));
+    let input = file_of("templated-stop.txt", &data);
+    let state = temp_path("templated-stop.ndstate");
+    crate::util::remove_state(&state);
+    let once = neardup(&["--annotate", "-j", "1", &input], b"").ok().stdout;
+    let args = [
+        "--annotate",
+        "-j",
+        "2",
+        "--state",
+        state.to_str().unwrap(),
+        &input,
+    ];
+    let (mut child, mut out, mut got) = started(&args, 400_000);
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: a signal to our own child, not yet waited for.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    out.read_to_end(&mut got).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    let rest = neardup(&args, b"").ok();
+    assert!(
+        rest.stderr.contains("resuming after input line"),
+        "{}",
+        rest.stderr
+    );
+    got.extend_from_slice(&rest.stdout);
+    assert!(got == once, "the outputs joined differ from one run");
+}
+
 /// SIGTERM while the reader does not read (its pipe full): the run saves within a second,
 /// exits 143, and what the reader then drains followed by the resumed run's output is
 /// exactly one run's output.

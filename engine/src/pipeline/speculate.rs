@@ -28,7 +28,8 @@ const MIN_RANKING: usize = 64;
 pub(super) const SPECULATE_DOCS: usize = 16;
 
 /// Speculates the batch's documents for `filter` (on this thread and the `helpers`): first
-/// each good document is counted in the family summaries in input order (its family keys
+/// each good document not counted yet (the run's counter counted the command line's:
+/// `family_counts.rs`) is counted in the family summaries in input order (its family keys
 /// depend on the documents before, not on decisions, once the summaries are warm; the
 /// threads that look it up make them), then every document is looked up against the
 /// window and reference as they stand, and the window starts

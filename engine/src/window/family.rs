@@ -391,6 +391,40 @@ mod tests {
     }
 
     #[test]
+    fn counts_taken_from_a_counter_then_settled_are_the_counts_in_order() {
+        let docs: Vec<Vec<u32>> = (0..700u32)
+            .map(|i| {
+                member(
+                    &[(i % 32) as usize],
+                    &[(((i + 7) % 32) as usize, 10_000 + i)],
+                )
+            })
+            .collect();
+        let mut in_order = Family::default();
+        let mut counter = Family::default();
+        let mut window = Family::default();
+        window.remember(3, vec![1, 2, 3]);
+        let mut out = Vec::new();
+        for (i, minima) in docs.iter().enumerate() {
+            in_order.fallbacks_then_count(minima, &mut out);
+            counter.fallbacks_then_count(minima, &mut out);
+            // The counter hands its counts over now and then; the documents in between are
+            // counted by the window only when it settles.
+            match i % 97 == 0 {
+                true => window.take_counts(counter.counts()),
+                false => window.counted_elsewhere(minima.clone()),
+            }
+        }
+        window.settle();
+        assert_eq!(window.counts(), in_order.counts());
+        assert_eq!(
+            window.warm,
+            vec![(3, vec![1, 2, 3])],
+            "the warm-up documents stay"
+        );
+    }
+
+    #[test]
     fn misra_gries_keeps_frequent_values_and_drops_rare_ones() {
         let mut row = [[0, 0]; SLOTS];
         for i in 0..100 {
