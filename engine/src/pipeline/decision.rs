@@ -4,8 +4,9 @@
 //! The sequencer and the in-process [`super::Deduper`] both hand their documents and bad
 //! lines to a [`Filter`], so they keep the same documents and count the same ones written.
 
+use super::family_counts::Counting;
 use super::outcome::Match;
-use super::signing::{Counting, Signed};
+use super::signing::Signed;
 use super::summary::Summary;
 use crate::config::{BadLinePolicy, Config};
 use crate::error::{Error, Result};

@@ -14,9 +14,33 @@
 //! decided since ([`crate::window::Window::settle_counts`]). Every document is counted
 //! once, in the same order, whatever the thread count: the same keys as counting in order.
 
-use super::signing::{Counting, Doc};
 use crate::window::Family;
 use std::sync::{Condvar, Mutex, PoisonError};
+
+/// Whether a filter document was counted in the family summaries (its fallbacks made), and
+/// where: the summaries count every document in input order, before its lookup.
+#[derive(Debug, Default)]
+pub enum Counting {
+    /// Not yet: its decision counts it in the window's summaries.
+    #[default]
+    Due,
+    /// In the window's summaries, before its piece was looked up (`speculate.rs`).
+    InWindow,
+    /// By the run's counter as its batch was signed ([`FamilyCounts`]), with the summaries
+    /// after it when it is the last of its batch counted or ends the warm-up (the window
+    /// takes them then: [`crate::window::Window::take_counts`]).
+    Ahead(Option<Box<Family>>),
+}
+
+/// What the counter reads and writes of a document with minima.
+pub(crate) struct Counted<'d> {
+    /// Its MinHash minima.
+    pub minima: &'d [u32],
+    /// Its fallback values, made by the count.
+    pub fallbacks: &'d mut Vec<u64>,
+    /// Set to [`Counting::Ahead`].
+    pub counting: &'d mut Counting,
+}
 
 /// The run's family summaries and whose turn it is to count.
 #[derive(Debug)]
@@ -49,11 +73,10 @@ impl FamilyCounts {
         }
     }
 
-    /// Counts the documents of batch `ordinal` (signed), once every batch before it is
-    /// counted: each good document with minima gets its fallbacks and
-    /// [`Counting::Ahead`], the last of them and the one that ends the warm-up with the
-    /// summaries after it.
-    pub(crate) fn count(&self, ordinal: u64, docs: &mut [Doc]) {
+    /// Counts the documents with minima of batch `ordinal` (signed, in input order), once
+    /// every batch before it is counted: each gets its fallbacks and [`Counting::Ahead`],
+    /// the last and the one that ends the warm-up with the summaries after it.
+    pub(crate) fn count(&self, ordinal: u64, docs: &mut [Counted<'_>]) {
         let turn = self.turn.lock().unwrap_or_else(PoisonError::into_inner);
         let mut turn = self
             .next_turn
@@ -62,18 +85,12 @@ impl FamilyCounts {
         if turn.closed {
             return;
         }
-        let counted = |d: &Doc| matches!(d, Doc::Good(s) if !s.minima.is_empty());
-        let last = docs.iter().rposition(counted);
+        let last = docs.len().wrapping_sub(1);
         for (i, doc) in docs.iter_mut().enumerate() {
-            let Doc::Good(signed) = doc else { continue };
-            if signed.minima.is_empty() {
-                continue;
-            }
             let warming = turn.family.warming();
-            turn.family
-                .fallbacks_then_count(&signed.minima, &mut signed.fallbacks);
-            let handed = Some(i) == last || (warming && !turn.family.warming());
-            signed.counting = Counting::Ahead(handed.then(|| Box::new(turn.family.counts())));
+            turn.family.fallbacks_then_count(doc.minima, doc.fallbacks);
+            let handed = i == last || (warming && !turn.family.warming());
+            *doc.counting = Counting::Ahead(handed.then(|| Box::new(turn.family.counts())));
         }
         turn.next += 1;
         drop(turn);
@@ -93,13 +110,24 @@ impl FamilyCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::signing::Signed;
+
+    /// A document as the counter sees it: minima, fallbacks, counting.
+    type Doc = (Vec<u32>, Vec<u64>, Counting);
 
     fn doc(minima: Vec<u32>) -> Doc {
-        Doc::Good(Signed {
-            minima,
-            ..Signed::for_tests()
-        })
+        (minima, Vec::new(), Counting::Due)
+    }
+
+    fn count(counts: &FamilyCounts, ordinal: u64, docs: &mut [Doc]) {
+        let mut counted: Vec<Counted<'_>> = docs
+            .iter_mut()
+            .map(|(minima, fallbacks, counting)| Counted {
+                minima,
+                fallbacks,
+                counting,
+            })
+            .collect();
+        counts.count(ordinal, &mut counted);
     }
 
     /// Templated minima: row values shared by every document but a few changed rows.
@@ -146,36 +174,23 @@ mod tests {
                 scope.spawn(move || {
                     std::thread::sleep(std::time::Duration::from_millis(5 * t as u64));
                     for (ordinal, docs) in chunk {
-                        counts.count(ordinal, docs);
+                        count(counts, ordinal, docs);
                     }
                 });
             }
         });
-        let got: Vec<Vec<u64>> = signed
-            .iter()
-            .flatten()
-            .map(|d| match d {
-                Doc::Good(s) => s.fallbacks.clone(),
-                Doc::Bad(_) => unreachable!(),
-            })
-            .collect();
+        let got: Vec<Vec<u64>> = signed.iter().flatten().map(|d| d.1.clone()).collect();
         assert_eq!(got, expected);
         // Each batch's last document carries the counts after it; so does the warm-up's end.
-        let handed: Vec<usize> = signed
-            .iter()
-            .flatten()
-            .enumerate()
-            .filter(|(_, d)| matches!(d, Doc::Good(s) if matches!(s.counting, Counting::Ahead(Some(_)))))
+        let handed: Vec<usize> = (signed.iter().flatten().enumerate())
+            .filter(|(_, d)| matches!(d.2, Counting::Ahead(Some(_))))
             .map(|(i, _)| i)
             .collect();
         let mut want: Vec<usize> = (0..40).map(|b| b * 50 + 49).collect();
         want.push(warm_end.expect("2,000 documents end the warm-up"));
         want.sort_unstable();
         assert_eq!(handed, want);
-        let Doc::Good(last) = &signed[39][49] else {
-            unreachable!()
-        };
-        let Counting::Ahead(Some(family)) = &last.counting else {
+        let Counting::Ahead(Some(family)) = &signed[39][49].2 else {
             unreachable!()
         };
         assert_eq!(**family, alone.counts());
@@ -187,7 +202,7 @@ mod tests {
         let mut docs = vec![doc(templated(1))];
         std::thread::scope(|scope| {
             let counts = &counts;
-            let waiting = scope.spawn(move || counts.count(1, &mut docs));
+            let waiting = scope.spawn(move || count(counts, 1, &mut docs));
             std::thread::sleep(std::time::Duration::from_millis(20));
             counts.close();
             waiting.join().unwrap();

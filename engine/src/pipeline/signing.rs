@@ -2,7 +2,7 @@
 //! shingle, weigh, sign (MinHash), cut the signature into LSH band keys, and keep what
 //! verification needs (fingerprints, weights, text).
 
-use super::family_counts::FamilyCounts;
+use super::family_counts::{Counted, Counting, FamilyCounts};
 use super::prepare::Prepared;
 use crate::config::{
     Config, InputFormat, ReadSettings, SketchSettings, VerifyMode, VerifySettings, Weights,
@@ -17,7 +17,6 @@ use crate::sketch::weights::{IdfTable, Weigher};
 use crate::text::normalize::{Normalized, Normalizer};
 use crate::text::shingle::Shingler;
 use crate::verify::{Compared, Fingerprint, fingerprints_into, weighted_fingerprints_into};
-use crate::window::Family;
 use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,21 +32,6 @@ pub enum Doc {
     Bad(BadLine),
     /// A signed document.
     Good(Signed),
-}
-
-/// Whether a filter document was counted in the family summaries (its `fallbacks` made),
-/// and where: the summaries count every document in input order, before its lookup.
-#[derive(Debug, Default)]
-pub enum Counting {
-    /// Not yet: its decision counts it in the window's summaries.
-    #[default]
-    Due,
-    /// In the window's summaries, before its piece was looked up (`speculate.rs`).
-    InWindow,
-    /// By the run's counter as its batch was signed (`family_counts.rs`), with the
-    /// summaries after it when it is the last of its batch counted or ends the warm-up (the
-    /// window takes them then: [`crate::window::Window::take_counts`]).
-    Ahead(Option<Box<Family>>),
 }
 
 /// A signed document.
@@ -371,7 +355,17 @@ impl Worker {
             }
         }
         if let Some(counts) = &self.counts {
-            counts.count(batch.ordinal, &mut docs);
+            let mut counted: Vec<Counted<'_>> = (docs.iter_mut())
+                .filter_map(|doc| match doc {
+                    Doc::Good(s) if !s.minima.is_empty() => Some(Counted {
+                        minima: &s.minima,
+                        fallbacks: &mut s.fallbacks,
+                        counting: &mut s.counting,
+                    }),
+                    _ => None,
+                })
+                .collect();
+            counts.count(batch.ordinal, &mut counted);
         }
         docs
     }
@@ -473,26 +467,6 @@ fn compact_signature(values: &[u64]) -> Vec<u32> {
 }
 
 impl Signed {
-    /// A document with nothing in it, for tests to fill.
-    #[cfg(test)]
-    pub(crate) fn for_tests() -> Signed {
-        Signed {
-            id: DocId::Line(0),
-            text_hash: 0,
-            shingles: Vec::new(),
-            weights: Vec::new(),
-            total_weight: 0.0,
-            text: None,
-            signature: Vec::new(),
-            band_keys: Vec::new(),
-            sketch: Sketch::default(),
-            minima: Vec::new(),
-            fallbacks: Vec::new(),
-            counting: Counting::Due,
-            node: None,
-        }
-    }
-
     /// What verification compares of this document.
     pub fn compared(&self) -> Compared<'_> {
         Compared {

@@ -7,9 +7,10 @@
 //! DESIGN.md, "Deciding on every core".
 
 use super::decision::{Filter, Filtering, Speculated};
+use super::family_counts::Counting;
 use super::helpers::{Done, Helpers, SPECULATED_PER_TAKE, Work, lend, take_speculations};
 use super::pace::Kind;
-use super::signing::{Counting, Doc};
+use super::signing::Doc;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::window::Window;
