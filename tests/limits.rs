@@ -362,7 +362,7 @@ fn a_stop_mid_batch_on_templated_documents_resumes_exactly() {
         state.to_str().unwrap(),
         &input,
     ];
-    let (mut child, mut out, mut got) = started(&args, 400_000);
+    let (child, mut out, mut got) = started(&args, 400_000);
     std::thread::sleep(Duration::from_millis(300));
     // SAFETY: a signal to our own child, not yet waited for.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
