@@ -9,7 +9,7 @@
 //! the documents kept so far are keyed again with the summaries of that moment, and a
 //! `--state` save, which keeps the summaries after the last document decided. So the
 //! counter hands the window a copy of the counts with the document that ends the warm-up and
-//! with the last document of each batch ([`super::signing::Counting::Ahead`]); the window
+//! with the last document of each batch ([`Counting::Ahead`]); the window
 //! takes them when it decides that document, and a save mid-batch counts the documents
 //! decided since ([`crate::window::Window::settle_counts`]). Every document is counted
 //! once, in the same order, whatever the thread count: the same keys as counting in order.
