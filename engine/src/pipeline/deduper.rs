@@ -578,9 +578,6 @@ impl Deduper {
                 (0, piece),
                 helpers,
                 self.summary.speculated,
-                // Under `fail` a bad document ends the batch: nothing is counted beyond
-                // the piece.
-                &mut [],
             )?;
             let mut decided = Ok(());
             let mut docs = piece.into_iter();

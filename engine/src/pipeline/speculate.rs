@@ -38,9 +38,6 @@ pub(super) const SPECULATE_DOCS: usize = 16;
 /// spent keying them (in input order); `filter.speculated` holds the lookups by place. A batch whose keys cannot be made ahead (the summaries' warm-up), or
 /// too small to share, is left to the in-order path. `number` gives the line (or document)
 /// number of the piece's `i`th document, for errors; `base` is the piece's place in its batch.
-/// `ahead`: the batch's documents after the piece, which this thread counts while the
-/// helpers look the piece up (none for a batch that must not count beyond its piece).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn speculate_batch(
     config: &Config,
     filter: &mut Filter,
@@ -49,7 +46,6 @@ pub(super) fn speculate_batch(
     (base, mut docs): (usize, Vec<Doc>),
     helpers: &Helpers,
     held_so_far: u64,
-    ahead: &mut [Doc],
 ) -> Result<(Vec<Doc>, u64)> {
     filter.speculated.clear();
     filter.pace.base = base;
@@ -82,28 +78,6 @@ pub(super) fn speculate_batch(
             signed.counting = Counting::InWindow;
         }
     }
-    // The documents after the piece are counted while the helpers look it up: this
-    // thread's in-order work, done beside theirs instead of before it. Up to twice the
-    // piece, which the pace may double.
-    let piece_len = docs.len();
-    let mut family = (!ahead.is_empty() && window.family_settled()).then(|| window.take_family());
-    let mut ahead_cpu = 0;
-    let mut count_ahead = |ahead: &mut [Doc]| {
-        let Some(family) = family.as_mut() else {
-            return;
-        };
-        let since = crate::cpu::thread_cpu();
-        let reach = ahead.len().min(2 * piece_len);
-        for doc in &mut ahead[..reach] {
-            if let Doc::Good(signed) = doc
-                && matches!(signed.counting, Counting::Due)
-            {
-                family.count_ahead(&signed.minima, &mut signed.fallbacks);
-                signed.counting = Counting::InWindow;
-            }
-        }
-        ahead_cpu = crate::cpu::thread_cpu().saturating_sub(since);
-    };
     // Rankings kept for the commit to reconcile are bounded per piece, whatever its size.
     let cap = (RANKINGS_PER_PIECE / docs.len().max(1)).max(MIN_RANKING);
     let keyed = crate::cpu::thread_cpu().saturating_sub(keying);
@@ -130,7 +104,6 @@ pub(super) fn speculate_batch(
                 .collect()
         },
         |lent| {
-            count_ahead(ahead);
             let r = take_speculations(
                 super::prepare::verifier(config),
                 plain,
@@ -156,10 +129,6 @@ pub(super) fn speculate_batch(
             }
         },
     );
-    if let Some(family) = family {
-        window.set_family(family);
-    }
-    let keyed = keyed + ahead_cpu;
     let kept = || Error::Internal("a verification thread kept the reference".into());
     filter.reference = match reference {
         Some(r) => Some(Arc::try_unwrap(r).map_err(|_| kept())?),

@@ -159,14 +159,6 @@ impl Family {
         }
     }
 
-    /// [`Window::add_family_fallbacks`] on summaries taken out of the window, once the
-    /// warm-up is over (no document is keyed again then): counts a document ahead of its
-    /// piece.
-    pub(crate) fn count_ahead(&mut self, minima: &[u32], out: &mut Vec<u64>) {
-        debug_assert!(!self.warming() && self.warm.is_empty());
-        self.fallbacks_then_count(minima, out);
-    }
-
     /// Whether a document just offered is in the warm-up (then the window gives its minima to
     /// [`Family::remember`] if it keeps it).
     pub(crate) fn warming(&self) -> bool {

@@ -105,13 +105,6 @@ impl Window {
         self.family = family;
     }
 
-    /// Takes the family summaries out, so that documents can be counted in them on one
-    /// thread while the window is lent to others (no lookup reads them); [`Window::set_family`]
-    /// puts them back.
-    pub(crate) fn take_family(&mut self) -> Family {
-        std::mem::take(&mut self.family)
-    }
-
     /// Replaces the family keys of the held documents among `warm` (sequence number and
     /// minima) with what the summaries make of them now: in buckets and records.
     fn key_again(&mut self, warm: Vec<(u64, Vec<u32>)>) -> io::Result<()> {

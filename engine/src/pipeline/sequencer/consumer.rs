@@ -71,15 +71,13 @@ pub(in crate::pipeline) trait Consumer<W: Write> {
     /// work on its documents that may be done on every core first (the filter's
     /// speculation); returns the documents, and the CPU nanoseconds of this thread spent on
     /// what had to be done in input order all the same (the family keys), which counts as
-    /// the commit's. `ahead`: the batch's documents after the piece, whose in-order work
-    /// may be begun while the helpers look the piece up.
+    /// the commit's.
     fn speculate(
         &mut self,
         _at: &mut Shared<'_, W>,
         _batch: &Batch,
         piece: (usize, Vec<Doc>),
         _helpers: &Helpers,
-        _ahead: &mut [Doc],
     ) -> Result<(Vec<Doc>, u64)> {
         Ok((piece.1, 0))
     }

@@ -64,7 +64,6 @@ impl<W: Write> Consumer<W> for Filter {
         batch: &Batch,
         piece: (usize, Vec<Doc>),
         helpers: &Helpers,
-        ahead: &mut [Doc],
     ) -> Result<(Vec<Doc>, u64)> {
         let base = piece.0;
         crate::pipeline::speculate::speculate_batch(
@@ -75,7 +74,6 @@ impl<W: Write> Consumer<W> for Filter {
             piece,
             helpers,
             at.summary.speculated,
-            ahead,
         )
     }
 

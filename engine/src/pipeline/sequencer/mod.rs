@@ -532,7 +532,6 @@ impl<'c, W: Write> Sequencer<'c, W> {
                                 &batch,
                                 (base, piece),
                                 helpers,
-                                left.as_mut_slice(),
                             )?;
                             // What had to be done in order stays the commit's.
                             self.spent(Stage::Speculate, since + in_order);
