@@ -239,15 +239,20 @@ pub fn changed_mapping_message() -> &'static [u8] {
     }
 }
 
-/// Starts a thread of `scope` like `Scope::spawn`. In the `neardup` program
+/// Starts a thread of `scope` named `name` (what `top -H`, `ps -L` and profilers show) like
+/// `Scope::spawn`. In the `neardup` program
 /// ([`stop_when_exhausted`]) a thread the system refuses (no memory for its stack under an
 /// address-space limit, or no thread left under a process limit) stops the process as
 /// [`out_of_memory`] does; elsewhere it panics, as `Scope::spawn` does.
 pub(crate) fn spawn_scoped<'scope, 'env, T: Send + 'scope>(
     scope: &'scope std::thread::Scope<'scope, 'env>,
+    name: &str,
     f: impl FnOnce() -> T + Send + 'scope,
 ) -> std::thread::ScopedJoinHandle<'scope, T> {
-    match std::thread::Builder::new().spawn_scoped(scope, f) {
+    match std::thread::Builder::new()
+        .name(name.into())
+        .spawn_scoped(scope, f)
+    {
         Ok(handle) => handle,
         Err(e) if PROGRAM.load(Ordering::Relaxed) => {
             stop_for(format_args!("a thread could not start ({e})"))
@@ -323,5 +328,22 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for Guarded<A> {
             out_of_memory(new_size);
         }
         p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A thread started here carries the name given, which `top -H`, `ps -L` and profilers
+    /// show (the kernel keeps 15 bytes of it).
+    #[test]
+    fn a_started_thread_is_named() {
+        let name = std::thread::scope(|scope| {
+            super::spawn_scoped(scope, "neardup-signer", || {
+                std::thread::current().name().map(String::from)
+            })
+            .join()
+            .unwrap()
+        });
+        assert_eq!(name.as_deref(), Some("neardup-signer"));
     }
 }

@@ -68,7 +68,7 @@ impl WriterThread {
         let flag = Arc::clone(&failed);
         let cpu = Arc::new(AtomicU64::new(0));
         let spent = Arc::clone(&cpu);
-        crate::guard::spawn_scoped(scope, move || {
+        crate::guard::spawn_scoped(scope, "neardup-writer", move || {
             serve(out, &to_do, (&answer, &give_back), &flag, &spent);
         });
         WriterThread {

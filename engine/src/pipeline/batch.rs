@@ -92,7 +92,7 @@ pub(super) fn sign_in_order<T: DocText>(
         for worker in signers {
             let work_rx = work_rx.clone();
             let sign = &sign;
-            scope.spawn(move || {
+            crate::guard::spawn_scoped(scope, "neardup-signer", move || {
                 // The worker was made on the calling thread.
                 crate::text::shingle::prepare_thread();
                 ordered::serve(work_rx, |i| sign(worker, i))

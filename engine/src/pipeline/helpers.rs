@@ -179,7 +179,7 @@ impl Helpers {
         };
         for _ in 0..threads {
             let mut server = server();
-            crate::guard::spawn_scoped(scope, move || {
+            crate::guard::spawn_scoped(scope, "neardup-helper", move || {
                 let _speculate = super::clock::Timed(clock, super::clock::Stage::Speculate);
                 for offer in server.offers.clone() {
                     if !server.serve(verifier, offer) {

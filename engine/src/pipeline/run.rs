@@ -103,7 +103,7 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
     let counts = &counts;
 
     let finished = std::thread::scope(|scope| {
-        let reader_handle = crate::guard::spawn_scoped(scope, move || {
+        let reader_handle = crate::guard::spawn_scoped(scope, "neardup-reader", move || {
             let _read = Timed(clock, Stage::Read);
             for ordinal in 0.. {
                 let batch = match reader.next_batch() {
@@ -148,7 +148,7 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
         for _ in 0..workers {
             let work_rx = work_rx.clone();
             let server = servers.pop();
-            crate::guard::spawn_scoped(scope, move || {
+            crate::guard::spawn_scoped(scope, "neardup-signer", move || {
                 let mut worker = Worker::new(prepared, job).counting(counts.clone());
                 match server {
                     Some(server) => {

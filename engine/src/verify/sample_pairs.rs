@@ -23,7 +23,7 @@ pub fn pair_counts(shingler: &Shingler, docs: &[Sampled], bins: usize, threads: 
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let sets = &sets;
-                crate::guard::spawn_scoped(scope, move || {
+                crate::guard::spawn_scoped(scope, "neardup-sample", move || {
                     let mut counts = vec![0u64; bins + 1];
                     for j in (t..sets.len()).step_by(threads) {
                         for i in 0..j {
