@@ -40,8 +40,13 @@ pub(crate) fn with_texts<T: Send>(
     let mut said = Vec::new();
     let (answer, n) = std::thread::scope(|scope| {
         let said = &mut said;
-        let running =
-            scope.spawn(move || job(Source::Batches(Box::new(receiver.into_iter())), said));
+        // Named as the command line's sequencer is, beside its `neardup-…` threads.
+        let running = std::thread::Builder::new()
+            .name("neardup".into())
+            .spawn_scoped(scope, move || {
+                job(Source::Batches(Box::new(receiver.into_iter())), said)
+            })
+            .expect("a thread for the pipeline");
         // The sender is dropped when this returns, which ends the input.
         let written = send_texts(py, texts, sender, &mut missing, lengths);
         let answer = py.detach(|| running.join());
