@@ -8,13 +8,14 @@
 #
 # Usage: scripts/thread-time.sh [NEARDUP ARGS...]
 #        scripts/thread-time.sh -j 2 --drop-dups bench-data/tpl1-200000.jsonl
-# NEARDUP=path picks the binary (default: target/release/neardup, built if missing).
+# NEARDUP=path picks the binary (default: target/release/neardup, built first so that a
+# stale build is never the one measured).
 # Needs `perf` (root, or perf_event_paranoid <= 1). Samples each thread at 1 kHz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v perf >/dev/null || { echo "thread-time: needs perf" >&2; exit 2; }
+if [ -z "${NEARDUP:-}" ]; then cargo build --release --quiet; fi
 bin=${NEARDUP:-$PWD/target/release/neardup}
-[ -x "$bin" ] || cargo build --release --quiet
 [ $# -gt 0 ] || set -- -j 2 --drop-dups "$(bash -c 'source scripts/corpora.sh; corpus tpl1 200000')"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -35,7 +36,9 @@ for line in sys.stdin:
     end = t
     cpu[tid] += 1
     name.setdefault(tid, comm)
-wall = end - start
+if start is None:
+    sys.exit("thread-time: perf took no samples (a run too short to measure)")
+wall = max(end - start, 0.001)
 rows = collections.defaultdict(lambda: [0, 0.0])
 for tid, n in cpu.items():
     rows[name[tid]][0] += 1
