@@ -62,12 +62,12 @@ impl DocText for Option<String> {
 /// start for the batch and `take` gets them for a chunk when the signing is ahead of the
 /// decisions (`--helpers auto`: [`BEHIND`] chunks signed and waiting, or every chunk
 /// signed) or always.
-pub(super) fn sign_in_order<T: DocText>(
+pub(super) fn sign_in_order<'c, T: DocText>(
     workers: &mut [Worker],
     docs: &[(T, Option<DocId>)],
     first: u64,
-    helpers: Option<(&Config, usize, &super::clock::StageClock)>,
-    mut take: impl FnMut(Vec<Doc>, &[(T, Option<DocId>)], Option<&Helpers>) -> Result<()>,
+    helpers: Option<(&'c Config, usize, &super::clock::StageClock)>,
+    mut take: impl FnMut(Vec<Doc>, &[(T, Option<DocId>)], Option<&Helpers<'c>>) -> Result<()>,
 ) -> Result<()> {
     let chunks: Vec<_> = docs.chunks(CHUNK).collect();
     let (deciding, signers) = split_workers(workers, chunks.len());
@@ -106,12 +106,7 @@ pub(super) fn sign_in_order<T: DocText>(
                 HelperPolicy::Always => docs.len() >= super::speculate::SPECULATE_DOCS,
                 _ => chunks.len() > BEHIND,
             };
-            usable.then(|| {
-                (
-                    Helpers::start(scope, super::prepare::verifier(config), (count, 0), clock).0,
-                    config.helpers,
-                )
-            })
+            usable.then(|| (Helpers::start(scope, (count, 0), clock).0, config.helpers))
         });
         let mut slots = std::collections::VecDeque::<Slot<Vec<Doc>>>::new();
         let mut queued = 0;

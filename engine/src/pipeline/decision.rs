@@ -157,46 +157,12 @@ impl Speculated {
     }
 }
 
-/// The filter's settings without the configuration they borrow, for the threads that
-/// speculate ([`Filtering::with`] makes them whole again).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Plain {
-    limit: usize,
-    every_match: bool,
-    against_only: bool,
-    report: bool,
-    ranking_cap: usize,
-}
-
 impl Filtering<'_> {
-    /// The settings without the configuration ([`Plain`]).
-    pub(super) fn plain(&self) -> Plain {
-        Plain {
-            limit: self.limit,
-            every_match: self.every_match,
-            against_only: self.against_only,
-            report: self.report,
-            ranking_cap: self.ranking_cap,
-        }
-    }
-
     /// These settings, speculating with rankings of at most `cap` candidates kept.
     pub(super) fn keeping_rankings(self, cap: usize) -> Self {
         Filtering {
             ranking_cap: cap,
             ..self
-        }
-    }
-
-    /// The settings of [`Filtering::plain`] with `verifier`.
-    pub(super) fn with(verifier: Verifier<'_>, plain: Plain) -> Filtering<'_> {
-        Filtering {
-            verifier,
-            limit: plain.limit,
-            every_match: plain.every_match,
-            against_only: plain.against_only,
-            report: plain.report,
-            ranking_cap: plain.ranking_cap,
         }
     }
 }

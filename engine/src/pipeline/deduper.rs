@@ -308,7 +308,7 @@ impl Deduper {
         let helpers = (helping > 0).then_some((&*config, helping, &clock));
         let result = sign_in_order(&mut workers, docs, first, helpers, |signed, texts, help| {
             let before = outcomes.len();
-            let decided = self.decide_chunk(signed, help, &mut outcomes);
+            let decided = self.decide_chunk(signed, help.map(|h| (h, &*config)), &mut outcomes);
             let counts = (self.summary.docs_read, self.summary.candidates);
             (self.presizer).after_documents(self.expected, counts, &mut self.window);
             // The documents decided (all of the chunk's, or those before an error).
@@ -538,13 +538,13 @@ impl Deduper {
     /// piece by piece, each piece's lookups made on every core first
     /// ([`super::speculate::speculate_batch`]) and committed here. An error stops the chunk
     /// (the outcomes before it stand).
-    fn decide_chunk(
+    fn decide_chunk<'v>(
         &mut self,
         docs: Vec<Doc>,
-        helpers: Option<&Helpers>,
+        helpers: Option<(&Helpers<'v>, &'v Config)>,
         outcomes: &mut Vec<Outcome>,
     ) -> Result<()> {
-        let Some(helpers) = helpers else {
+        let Some((helpers, config)) = helpers else {
             let mut docs = docs.into_iter();
             while let Some(doc) = docs.next() {
                 ask_ahead(&self.window, docs.as_slice());
@@ -569,7 +569,6 @@ impl Deduper {
                 }
             }
             let first = self.summary.docs_read + 1;
-            let config = &self.prepared.config;
             let (piece, _) = super::speculate::speculate_batch(
                 config,
                 &mut self.filter,

@@ -2,7 +2,7 @@
 //! the sequencer when the batch cannot evict anything, so the window is read-only meanwhile.
 //! Results come back in the documents' order, so the output does not depend on them.
 
-use super::decision::{Plain, Scratch, Speculated};
+use super::decision::{Filtering, Scratch, Speculated};
 use super::signing::Doc;
 use crate::error::{Error, Result};
 use crate::verify::Verifier;
@@ -96,9 +96,10 @@ fn take_shares<T, R>(
     }
 }
 
-/// Work for a helper on one batch. The window is shared read-only until every helper has
-/// dropped its work; the inserted documents are in sequence order.
-pub(super) enum Work {
+/// Work for a helper on one batch, with the settings it is done with. The window is shared
+/// read-only until every helper has dropped its work; the inserted documents are in
+/// sequence order.
+pub(super) enum Work<'v> {
     /// Add the documents' keys to these bucket tables ([`index_keys`]) and send them back.
     Index {
         docs: Arc<[(Held, Entry)]>,
@@ -106,6 +107,7 @@ pub(super) enum Work {
     },
     /// Look up and verify runs of the documents, taken from the counter `next`.
     Verify {
+        verifier: Verifier<'v>,
         window: Arc<Window>,
         docs: Arc<[(Held, Entry)]>,
         next: Arc<AtomicUsize>,
@@ -113,11 +115,11 @@ pub(super) enum Work {
     /// The filter's lookups of runs of a batch's documents against the window (and the
     /// `--against` reference) as they stand ([`super::speculate`]).
     Speculate {
+        settings: Filtering<'v>,
         window: Arc<Window>,
         reference: Option<Arc<Window>>,
         docs: Arc<Vec<Doc>>,
         next: Arc<AtomicUsize>,
-        plain: Plain,
     },
 }
 
@@ -125,10 +127,10 @@ pub(super) enum Work {
 /// then sends back a [`Done`]) or, if none has by the time the sequencer has done its own
 /// share, by the sequencer. So the sequencer never waits for a helper that the signing
 /// threads keep from running; it waits only for work a helper has begun.
-struct Offer(Arc<Mutex<Option<Work>>>);
+struct Offer<'v>(Arc<Mutex<Option<Work<'v>>>>);
 
-impl Offer {
-    fn take(&self) -> Option<Work> {
+impl<'v> Offer<'v> {
+    fn take(&self) -> Option<Work<'v>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
@@ -144,13 +146,13 @@ pub(super) enum Done {
 /// started once for the whole run. A thread started per batch cost a `clone` and its stack,
 /// and, at its exit, jemalloc's release of its caches: `madvise` calls whose TLB
 /// shoot-downs reached the other core.
-pub(super) struct Helpers {
-    offers: Sender<Offer>,
+pub(super) struct Helpers<'v> {
+    offers: Sender<Offer<'v>>,
     done: Receiver<std::thread::Result<Done>>,
     count: usize,
 }
 
-impl Helpers {
+impl<'v> Helpers<'v> {
     /// How many helpers there are.
     pub(super) fn count(&self) -> usize {
         self.count
@@ -158,16 +160,18 @@ impl Helpers {
 
     /// Starts `threads` helpers in `scope`, and makes `servers` more [`Server`]s for the
     /// signing threads to serve offers with between their documents; they stop when the
-    /// returned handle is dropped.
+    /// returned handle is dropped. Each offer brings the settings its work is done with.
     pub(super) fn start<'scope>(
         scope: &'scope std::thread::Scope<'scope, '_>,
-        verifier: Verifier<'scope>,
         (threads, servers): (usize, usize),
         clock: &'scope super::clock::StageClock,
-    ) -> (Helpers, Vec<Server>) {
+    ) -> (Helpers<'v>, Vec<Server<'v>>)
+    where
+        'v: 'scope,
+    {
         // Unbounded: jobs the sequencer took back stay queued (empty) until a helper skips
         // them, and sending must never wait for a helper.
-        let (offers, offer_rx) = crossbeam_channel::unbounded::<Offer>();
+        let (offers, offer_rx) = crossbeam_channel::unbounded::<Offer<'v>>();
         let count = threads + servers;
         let (done_tx, done) = bounded(count.max(1));
         let server = || Server {
@@ -182,7 +186,7 @@ impl Helpers {
             crate::guard::spawn_scoped(scope, "neardup-helper", move || {
                 let _speculate = super::clock::Timed(clock, super::clock::Stage::Speculate);
                 for offer in server.offers.clone() {
-                    if !server.serve(verifier, offer) {
+                    if !server.serve(offer) {
                         break;
                     }
                 }
@@ -204,8 +208,8 @@ impl Helpers {
 /// thread's between its documents ([`Server::sign_and_serve`]). On two cores the signing
 /// thread is the only other one, and a helper thread beside it was woken only after the
 /// sequencer had taken every run of a piece itself.
-pub(super) struct Server {
-    offers: Receiver<Offer>,
+pub(super) struct Server<'v> {
+    offers: Receiver<Offer<'v>>,
     done: Sender<std::thread::Result<Done>>,
     marks: Marks,
     scratch: Scratch,
@@ -213,10 +217,10 @@ pub(super) struct Server {
     served: u64,
 }
 
-impl Server {
+impl<'v> Server<'v> {
     /// Does the work of `offer` (unless the sequencer took it back) and sends what it found.
     /// False when the sequencer is gone.
-    fn serve(&mut self, verifier: Verifier<'_>, offer: Offer) -> bool {
+    fn serve(&mut self, offer: Offer<'v>) -> bool {
         // Taken back by the sequencer already: nothing to do or to answer.
         let Some(work) = offer.take() else {
             return true;
@@ -228,18 +232,20 @@ impl Server {
                     index_keys(&docs, &mut tables);
                     Done::Indexed(tables)
                 }
-                Work::Verify { window, docs, next } => {
-                    Done::Verified(take_runs(verifier, &window, &docs, &next, marks))
-                }
+                Work::Verify {
+                    verifier,
+                    window,
+                    docs,
+                    next,
+                } => Done::Verified(take_runs(verifier, &window, &docs, &next, marks)),
                 Work::Speculate {
+                    settings,
                     window,
                     reference,
                     docs,
                     next,
-                    plain,
                 } => Done::Speculated(take_speculations(
-                    verifier,
-                    plain,
+                    &settings,
                     (reference.as_deref(), &window),
                     &docs,
                     &next,
@@ -253,14 +259,14 @@ impl Server {
     }
 
     /// Serves `first` (if any) and the offers made so far, counting the CPU it takes.
-    fn serve_waiting(&mut self, verifier: Verifier<'_>, first: Option<Offer>) {
+    fn serve_waiting(&mut self, first: Option<Offer<'v>>) {
         if first.is_none() && self.offers.is_empty() {
             return;
         }
         let since = super::clock::thread_cpu();
         let mut next = first.or_else(|| self.offers.try_recv().ok());
         while let Some(offer) = next {
-            self.serve(verifier, offer);
+            self.serve(offer);
             next = self.offers.try_recv().ok();
         }
         self.served += super::clock::thread_cpu().saturating_sub(since);
@@ -272,7 +278,6 @@ impl Server {
     /// speculation's.
     pub(super) fn sign_and_serve<J, R>(
         mut self,
-        verifier: Verifier<'_>,
         clock: &super::clock::StageClock,
         work: Receiver<super::ordered::Task<J, R>>,
         mut run: impl FnMut(J, &mut dyn FnMut()) -> R,
@@ -282,11 +287,11 @@ impl Server {
         loop {
             crossbeam_channel::select! {
                 recv(work) -> task => match task {
-                    Ok(task) => task.run(|job| run(job, &mut || self.serve_waiting(verifier, None))),
+                    Ok(task) => task.run(|job| run(job, &mut || self.serve_waiting(None))),
                     Err(_) => break,
                 },
                 recv(offers) -> offer => match offer {
-                    Ok(offer) => self.serve_waiting(verifier, Some(offer)),
+                    Ok(offer) => self.serve_waiting(Some(offer)),
                     // The sequencer is gone: the tasks left are only signed.
                     Err(_) => {
                         for task in &work {
@@ -309,12 +314,12 @@ impl Server {
 /// that starts late (the signing workers hold the cores) costs nothing: this thread does the
 /// rest. The results are in the documents' order, so they depend on neither the thread
 /// count nor timing. The window is lent to the helpers and back.
-pub(super) fn look_up_and_verify(
-    verifier: Verifier<'_>,
+pub(super) fn look_up_and_verify<'v>(
+    verifier: Verifier<'v>,
     window: &mut Window,
     docs: Arc<[(Held, Entry)]>,
     marks: &mut Marks,
-    helpers: Option<&Helpers>,
+    helpers: Option<&Helpers<'v>>,
 ) -> Result<Vec<Checked>> {
     let spill = |e| Error::spill(e, docs.first().map_or(0, |d| d.0.seq));
     let helpers = match helpers {
@@ -331,6 +336,7 @@ pub(super) fn look_up_and_verify(
         |lent| {
             (0..helpers.count.min(runs - 1))
                 .map(|_| Work::Verify {
+                    verifier,
                     window: Arc::clone(lent),
                     docs: Arc::clone(&docs),
                     next: Arc::clone(&next),
@@ -422,17 +428,17 @@ pub(super) fn index_batch(
 /// first, then `own` runs on this thread, then work no helper has taken is taken back and
 /// given to `reclaim`, and every result (this thread's too) goes to `take`. The window comes
 /// back once each helper has finished what it took. A helper's panic is an error.
-pub(super) fn lend(
+pub(super) fn lend<'v>(
     window: &mut Window,
-    helpers: &Helpers,
-    jobs: impl FnOnce(&Arc<Window>) -> Vec<Work>,
+    helpers: &Helpers<'v>,
+    jobs: impl FnOnce(&Arc<Window>) -> Vec<Work<'v>>,
     own: impl FnOnce(&Window) -> Done,
-    mut reclaim: impl FnMut(&Window, Work) -> Option<Done>,
+    mut reclaim: impl FnMut(&Window, Work<'v>) -> Option<Done>,
     mut take: impl FnMut(Done),
 ) -> Result<()> {
     let stopped = || Error::Internal("a verification thread stopped".into());
     let lent = Arc::new(std::mem::replace(window, Window::placeholder()));
-    let offered: Vec<Offer> = jobs(&lent)
+    let offered: Vec<Offer<'v>> = jobs(&lent)
         .into_iter()
         .map(|work| Offer(Arc::new(Mutex::new(Some(work)))))
         .collect();
@@ -484,20 +490,18 @@ pub(super) struct Speculations {
 
 /// Looks up the batch's good documents of the runs taken from `next` until none is left.
 pub(super) fn take_speculations(
-    verifier: Verifier<'_>,
-    plain: super::decision::Plain,
+    settings: &Filtering<'_>,
     (reference, window): (Option<&Window>, &Window),
     docs: &[Doc],
     next: &AtomicUsize,
     scratch: &mut Scratch,
 ) -> std::io::Result<Vec<Speculations>> {
-    let settings = super::decision::Filtering::with(verifier, plain);
     take_shares(docs, SPECULATED_PER_TAKE, next, |number, share| {
         let looked = share
             .iter()
             .map(|doc| match doc {
                 Doc::Good(signed) => {
-                    super::decision::speculate(&settings, reference, window, signed, scratch)
+                    super::decision::speculate(settings, reference, window, signed, scratch)
                         .map(Some)
                 }
                 Doc::Bad(_) => Ok(None),
@@ -524,16 +528,14 @@ mod tests {
     /// takes nothing back), and ends once the offers and the batches end.
     #[test]
     fn a_signing_thread_takes_the_work_offered_while_it_waits() {
-        let config = crate::config::Config::default();
-        let verifier = crate::pipeline::prepare::verifier(&config);
         let clock = StageClock::default();
         let (work_tx, work_rx) = bounded::<Task<(), ()>>(1);
         std::thread::scope(|scope| {
-            let (helpers, mut servers) = Helpers::start(scope, verifier, (0, 1), &clock);
+            let (helpers, mut servers) = Helpers::start(scope, (0, 1), &clock);
             assert_eq!((helpers.count(), servers.len()), (1, 1));
             let server = servers.pop().expect("one server");
             let clock = &clock;
-            scope.spawn(move || server.sign_and_serve(verifier, clock, work_rx, |(), _| ()));
+            scope.spawn(move || server.sign_and_serve(clock, work_rx, |(), _| ()));
             let mut window = Window::placeholder();
             let (mut reclaimed, mut done) = (0, 0);
             lend(

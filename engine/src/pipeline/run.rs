@@ -93,7 +93,6 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
     let (read, signed) = (&read, &signed);
     let clock = super::clock::StageClock::default();
     let clock = &clock;
-    let verifier = prepare::verifier(config);
     // The filter's family summaries are counted as batches are signed, in input order,
     // beside the commit; they start from the counts a resumed window was saved with.
     let counts = (job.filters() && !config.all_pairs).then(|| {
@@ -139,8 +138,7 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
         let helps = matches!(job, Job::Filter(_)) || job.lists_every_pair();
         let (helpers, mut servers) = match threads > 1 && helps {
             true => {
-                let (helpers, servers) =
-                    Helpers::start(scope, verifier, (helper_threads, servers), clock);
+                let (helpers, servers) = Helpers::start(scope, (helper_threads, servers), clock);
                 (Some(helpers), servers)
             }
             false => (None, Vec::new()),
@@ -151,11 +149,9 @@ pub(super) fn run_inner<W: Write + Send, D: Notes>(
             crate::guard::spawn_scoped(scope, "neardup-signer", move || {
                 let mut worker = Worker::new(prepared, job).counting(counts.clone());
                 match server {
-                    Some(server) => {
-                        server.sign_and_serve(verifier, clock, work_rx, |batch, between| {
-                            sign_between(&mut worker, batch, signed, between)
-                        })
-                    }
+                    Some(server) => server.sign_and_serve(clock, work_rx, |batch, between| {
+                        sign_between(&mut worker, batch, signed, between)
+                    }),
                     None => {
                         let _sign = Timed(clock, Stage::Sign);
                         ordered::serve(work_rx, |batch| sign(&mut worker, batch, signed));

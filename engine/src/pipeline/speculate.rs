@@ -38,13 +38,13 @@ pub(super) const SPECULATE_DOCS: usize = 16;
 /// spent keying them (in input order); `filter.speculated` holds the lookups by place. A batch whose keys cannot be made ahead (the summaries' warm-up), or
 /// too small to share, is left to the in-order path. `number` gives the line (or document)
 /// number of the piece's `i`th document, for errors; `base` is the piece's place in its batch.
-pub(super) fn speculate_batch(
-    config: &Config,
+pub(super) fn speculate_batch<'v>(
+    config: &'v Config,
     filter: &mut Filter,
     window: &mut Window,
     number: &dyn Fn(usize) -> u64,
     (base, mut docs): (usize, Vec<Doc>),
-    helpers: &Helpers,
+    helpers: &Helpers<'v>,
     held_so_far: u64,
 ) -> Result<(Vec<Doc>, u64)> {
     filter.speculated.clear();
@@ -81,7 +81,7 @@ pub(super) fn speculate_batch(
     // Rankings kept for the commit to reconcile are bounded per piece, whatever its size.
     let cap = (RANKINGS_PER_PIECE / docs.len().max(1)).max(MIN_RANKING);
     let keyed = crate::cpu::thread_cpu().saturating_sub(keying);
-    let plain = (Filtering::new(config, &filter.job).keeping_rankings(cap)).plain();
+    let settings = Filtering::new(config, &filter.job).keeping_rankings(cap);
     let docs = Arc::new(docs);
     let reference = filter.reference.take().map(Arc::new);
     let runs = docs.len().div_ceil(SPECULATED_PER_TAKE);
@@ -95,18 +95,17 @@ pub(super) fn speculate_batch(
         |lent| {
             (0..helpers.count().min(runs.saturating_sub(1)))
                 .map(|_| Work::Speculate {
+                    settings,
                     window: Arc::clone(lent),
                     reference: reference.clone(),
                     docs: Arc::clone(&docs),
                     next: Arc::clone(&next),
-                    plain,
                 })
                 .collect()
         },
         |lent| {
             let r = take_speculations(
-                super::prepare::verifier(config),
-                plain,
+                &settings,
                 (reference.as_deref(), lent),
                 &docs,
                 &next,

@@ -72,12 +72,12 @@ pub(in crate::pipeline) trait Consumer<W: Write> {
     /// speculation); returns the documents, and the CPU nanoseconds of this thread spent on
     /// what had to be done in input order all the same (the family keys), which counts as
     /// the commit's.
-    fn speculate(
+    fn speculate<'c>(
         &mut self,
-        _at: &mut Shared<'_, W>,
+        _at: &mut Shared<'c, W>,
         _batch: &Batch,
         piece: (usize, Vec<Doc>),
-        _helpers: &Helpers,
+        _helpers: &Helpers<'c>,
     ) -> Result<(Vec<Doc>, u64)> {
         Ok((piece.1, 0))
     }
@@ -106,12 +106,12 @@ pub(in crate::pipeline) trait Consumer<W: Write> {
     /// The documents of a batch that cannot evict anything, on this thread and the helpers,
     /// with the same output and window as one by one; its bad lines are reported through
     /// `parallel`.
-    fn batch_in_parallel(
+    fn batch_in_parallel<'c>(
         &mut self,
-        _at: &mut Shared<'_, W>,
+        _at: &mut Shared<'c, W>,
         _batch: &Batch,
         _docs: Vec<Doc>,
-        _parallel: Parallel<'_>,
+        _parallel: Parallel<'_, 'c>,
     ) -> Result<()> {
         Err(Error::Internal("this job has no parallel batches".into()))
     }
@@ -136,15 +136,15 @@ pub(in crate::pipeline) trait Consumer<W: Write> {
 }
 
 /// What a batch done on all threads needs of the sequencer besides the shared state.
-pub(in crate::pipeline) struct Parallel<'a> {
-    pub helpers: Option<&'a Helpers>,
+pub(in crate::pipeline) struct Parallel<'a, 'c> {
+    pub helpers: Option<&'a Helpers<'c>>,
     /// Where its bad lines are reported, by input name and line.
     pub bad: &'a mut BadLines,
     pub names: &'a [String],
     pub diag: &'a mut dyn Notes,
 }
 
-impl Parallel<'_> {
+impl Parallel<'_, '_> {
     /// A bad line of the batch, which the jobs done in parallel skip: reported.
     pub fn skipped(&mut self, line: &LineSpan, reason: &BadLine) -> Result<()> {
         self.bad

@@ -58,12 +58,12 @@ impl<W: Write> Consumer<W> for Filter {
 
     /// The batch's lookups made on every core before it is decided in order
     /// ([`crate::pipeline::speculate`]).
-    fn speculate(
+    fn speculate<'c>(
         &mut self,
-        at: &mut Shared<'_, W>,
+        at: &mut Shared<'c, W>,
         batch: &Batch,
         piece: (usize, Vec<Doc>),
-        helpers: &Helpers,
+        helpers: &Helpers<'c>,
     ) -> Result<(Vec<Doc>, u64)> {
         let base = piece.0;
         crate::pipeline::speculate::speculate_batch(

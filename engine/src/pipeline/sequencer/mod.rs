@@ -69,7 +69,7 @@ pub(super) struct Sequencer<'c, W: Write> {
     pending: Vec<u8>,
     /// Threads that look up and verify a batch's documents with the sequencer (none with
     /// `--threads 1`).
-    helpers: Option<Helpers>,
+    helpers: Option<Helpers<'c>>,
     /// Where consumed batches' buffers go back to the reader.
     recycle: Sender<Vec<u8>>,
     /// Batches read, batches signed (by the workers or here), and batches taken here
@@ -102,7 +102,7 @@ pub(super) struct Start<'c> {
     /// The `--against` reference.
     pub reference: Option<Window>,
     /// Threads that look up and verify a batch with the sequencer, if any.
-    pub helpers: Option<Helpers>,
+    pub helpers: Option<Helpers<'c>>,
     /// Batches the reader has handed on so far (counted before they are sent).
     pub read: &'c AtomicUsize,
     /// Batches signed so far, by any thread.

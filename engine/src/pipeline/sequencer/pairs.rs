@@ -90,12 +90,12 @@ impl<W: Write> Consumer<W> for Pairing {
     /// 4. in order, each document's outcome is written and its matches refreshed, then the
     ///    document itself: the same sequence of move-to-front operations as one by one (the
     ///    inserts' own moves in step 1 are all repeated here), so the same recency order.
-    fn batch_in_parallel(
+    fn batch_in_parallel<'c>(
         &mut self,
-        at: &mut Shared<'_, W>,
+        at: &mut Shared<'c, W>,
         batch: &Batch,
         docs: Vec<Doc>,
-        parallel: Parallel<'_>,
+        parallel: Parallel<'_, 'c>,
     ) -> Result<()> {
         let (helpers, mut parallel) = (parallel.helpers, parallel);
         enum Plan {
