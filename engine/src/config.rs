@@ -219,25 +219,30 @@ impl Default for Config {
 /// read-only (through `Deref`), so a stage handed one never sees an unchecked value. To
 /// change a setting, take the [`Config`] back ([`Settings::into_config`]) and validate again.
 #[derive(Clone, Debug)]
-pub struct Settings(Config);
+pub struct Settings {
+    config: Config,
+    /// What validating found worth a warning ([`Config::banding_warning`]), made once for
+    /// each front end to say (or not, under `‹quiet›`) in its own terms.
+    pub(crate) warning: Option<String>,
+}
 
 impl std::ops::Deref for Settings {
     type Target = Config;
     fn deref(&self) -> &Config {
-        &self.0
+        &self.config
     }
 }
 
 impl Settings {
     /// The settings, to change and validate again.
     pub fn into_config(self) -> Config {
-        self.0
+        self.config
     }
 
     /// The settings of a run that collects a `--report` page, or not
     /// ([`MemorySettings::report`]).
     pub(crate) fn with_report(mut self, report: bool) -> Settings {
-        self.0.memory.report = report;
+        self.config.memory.report = report;
         self
     }
 
@@ -246,7 +251,7 @@ impl Settings {
     /// A budget too small for a table's decoder besides the rest is refused here, as
     /// [`Config::validate`] refuses one too small for any run.
     pub(crate) fn with_columnar_input(mut self, columnar: bool) -> Result<Settings> {
-        let memory = &mut self.0.memory;
+        let memory = &mut self.config.memory;
         if columnar
             && let Some(limit) = &memory.memory_limit
             && memory.max_memory > 0
@@ -255,7 +260,7 @@ impl Settings {
         {
             memory.max_memory = MIN_MAX_MEMORY_COLUMNAR;
         }
-        let budget = self.0.memory.max_memory;
+        let budget = self.config.memory.max_memory;
         if columnar && budget > 0 && budget < MIN_MAX_MEMORY_COLUMNAR {
             return Err(Error::config(
                 "max-memory",
@@ -268,7 +273,7 @@ impl Settings {
                 ),
             ));
         }
-        self.0.memory.columnar = columnar;
+        self.config.memory.columnar = columnar;
         Ok(self)
     }
 }
@@ -310,7 +315,11 @@ impl Config {
             self.read.max_line_bytes = self.memory.document_limit();
             self.read.budget_limited = true;
         }
-        Ok(Settings(self))
+        let warning = self.banding_warning();
+        Ok(Settings {
+            config: self,
+            warning,
+        })
     }
 
     /// A warning when the banding chosen for `threshold` cannot reach `recall` with
@@ -377,7 +386,7 @@ mod tests {
             },
             ..Config::default()
         };
-        let warning = few.validate().unwrap().banding_warning().unwrap();
+        let warning = few.validate().unwrap().warning.unwrap();
         let worded = crate::error::worded(&warning, crate::error::Wording::Flags);
         assert!(worded.contains("--recall 0.99"), "{warning}");
     }

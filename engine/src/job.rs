@@ -8,7 +8,7 @@
 //! the filter and `--pairs` keep, the report of the filter and the graphs, the pairs'
 //! format, a graph node's snippet, `sign`'s signature.
 
-use crate::config::{Config, DEFAULT_SNIPPET_CHARS, PairsFormat};
+use crate::config::{DEFAULT_SNIPPET_CHARS, PairsFormat};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -297,22 +297,15 @@ impl Job {
         !matches!(self, Job::Pairs(_))
     }
 
-    /// Most documents an LSH bucket keeps: `2 × max_candidates` for the filter, the
-    /// reference it filters against and [`GraphJob::components_over`], else no limit (0).
-    /// Candidates are ranked before any is verified, so a bucket can offer more than are
-    /// verified at the cost of a sketch comparison each. With the family keys finding the
-    /// members of a template family that changed the same places, verifying more (48) and
-    /// keeping 2× finds more of the exact greedy filter's drops than 32 and 3× for the same
-    /// bucket size (96) (docs/performance.md).
-    pub(crate) fn bucket_limit(&self, config: &Config) -> usize {
-        let bounded = match self {
+    /// Whether the LSH buckets of this job's window keep only their newest members (a
+    /// bound on the work per document): the filter's, the reference it filters against and
+    /// [`GraphJob::components_over`]'s; the jobs that list every pair keep every member
+    /// (the bound is the window's, [`crate::window::WindowSettings::bucket_limit`]).
+    pub(crate) fn bounds_buckets(&self) -> bool {
+        match self {
             Job::Filter(_) | Job::Reference => true,
             Job::Graph(graph) => graph.components_over.is_some(),
             Job::Pairs(_) | Job::Sign(_) => false,
-        };
-        match bounded {
-            true => config.max_candidates.saturating_mul(2),
-            false => 0,
         }
     }
 }
@@ -330,18 +323,11 @@ mod tests {
 
     #[test]
     fn buckets_are_bounded_where_the_work_per_document_is() {
-        let config = Config {
-            max_candidates: 5,
-            ..Config::default()
-        };
-        assert_eq!(
-            Job::Filter(Output::OnlyDups.into()).bucket_limit(&config),
-            10
-        );
-        assert_eq!(Job::Reference.bucket_limit(&config), 10);
-        assert_eq!(graph(Some(0.9)).bucket_limit(&config), 10);
-        assert_eq!(graph(None).bucket_limit(&config), 0);
-        assert_eq!(Job::Pairs(PairsFormat::Tsv.into()).bucket_limit(&config), 0);
+        assert!(Job::Filter(Output::OnlyDups.into()).bounds_buckets());
+        assert!(Job::Reference.bounds_buckets());
+        assert!(graph(Some(0.9)).bounds_buckets());
+        assert!(!graph(None).bounds_buckets());
+        assert!(!Job::Pairs(PairsFormat::Tsv.into()).bounds_buckets());
         assert!(graph(None).lists_every_pair());
         assert!(!graph(Some(0.9)).lists_every_pair());
         assert!(!Job::Filter(Output::DropDups.into()).lists_every_pair());

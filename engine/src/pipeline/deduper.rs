@@ -111,7 +111,7 @@ impl Deduper {
         prepared.config = (prepared.config.clone()).with_report(job.report().is_some());
         let saved = super::prepare::load_state(&mut prepared, &job)?;
         let mut warnings = Vec::new();
-        if let Some(warning) = prepared.config.banding_warning()
+        if let Some(warning) = prepared.config.warning.clone()
             && !prepared.config.quiet
         {
             warnings.push(Note::warning(warning));

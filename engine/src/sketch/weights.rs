@@ -206,13 +206,13 @@ impl IdfTable {
             std::fs::File::open(path).map_err(|e| Error::io(format!("opening {name}"), e))?;
         let table = IdfTable::read_from(std::io::BufReader::new(file), &name)?;
         if table.settings != expected {
+            let hint = old_words_hint(&table.settings, expected);
             return Err(Error::config(
                 "idf",
                 format!(
                     "{name} was made with other shingling settings ({}) than this run \
-                     ({expected}){}",
+                     ({expected}){hint}",
                     table.settings,
-                    old_words_hint(&table.settings, expected)
                 ),
             ));
         }

@@ -234,8 +234,8 @@ impl Window {
     /// The window `settings` describe.
     pub(crate) fn with_settings(settings: WindowSettings) -> Window {
         Window::new(settings.capacity)
-            .with_bucket_limit(settings.bucket_limit)
             .with_store(settings.store, settings.budget)
+            .with_bucket_limit(settings.bucket_limit)
     }
 
     /// An empty stand-in that allocates nothing (while a window is lent to other threads).
