@@ -119,6 +119,8 @@ pub(super) enum Work<'v> {
         window: Arc<Window>,
         reference: Option<Arc<Window>>,
         docs: Arc<Vec<Doc>>,
+        /// Documents a take (a run).
+        per: usize,
         next: Arc<AtomicUsize>,
     },
 }
@@ -243,11 +245,12 @@ impl<'v> Server<'v> {
                     window,
                     reference,
                     docs,
+                    per,
                     next,
                 } => Done::Speculated(take_speculations(
                     &settings,
                     (reference.as_deref(), &window),
-                    &docs,
+                    (&docs, per),
                     &next,
                     scratch,
                 )),
@@ -477,26 +480,36 @@ pub(super) fn lend<'v>(
     Ok(())
 }
 
-/// Documents a thread speculates at a time (the filter's, `speculate.rs`).
+/// Most documents a thread speculates at a time (the filter's, `speculate.rs`).
 pub(super) const SPECULATED_PER_TAKE: usize = 8;
 
-/// The filter's speculated lookups of a run of [`SPECULATED_PER_TAKE`] documents of a batch
-/// (`speculate.rs`).
+/// Documents a thread speculates at a time in a piece of `docs` shared by `helpers` and the
+/// sequencer: [`SPECULATED_PER_TAKE`], or fewer, so that each thread can take about two
+/// runs. A template's pieces settle at 32–64 documents, which runs of 8 would give to 4–8
+/// threads however many there are; a take is one step of a shared counter, so runs of one
+/// cost little.
+pub(super) fn run_length(docs: usize, helpers: usize) -> usize {
+    docs.div_ceil(2 * (helpers + 1))
+        .clamp(1, SPECULATED_PER_TAKE)
+}
+
+/// The filter's speculated lookups of a run of documents of a batch (`speculate.rs`).
 pub(super) struct Speculations {
-    /// Its number (its first document is `number × SPECULATED_PER_TAKE`).
+    /// Its number (its first document is `number × ` the run's length).
     pub number: usize,
     pub looked: Vec<Option<Speculated>>,
 }
 
-/// Looks up the batch's good documents of the runs taken from `next` until none is left.
+/// Looks up the batch's good documents of the runs of `per` documents taken from `next`
+/// until none is left.
 pub(super) fn take_speculations(
     settings: &Filtering<'_>,
     (reference, window): (Option<&Window>, &Window),
-    docs: &[Doc],
+    (docs, per): (&[Doc], usize),
     next: &AtomicUsize,
     scratch: &mut Scratch,
 ) -> std::io::Result<Vec<Speculations>> {
-    take_shares(docs, SPECULATED_PER_TAKE, next, |number, share| {
+    take_shares(docs, per, next, |number, share| {
         let looked = share
             .iter()
             .map(|doc| match doc {
@@ -523,6 +536,23 @@ mod tests {
     use super::*;
     use crate::pipeline::clock::StageClock;
     use crate::pipeline::ordered::Task;
+
+    /// Every thread can take about two runs of a piece, and two threads take runs of
+    /// [`SPECULATED_PER_TAKE`] from the smallest piece (32 documents) up.
+    #[test]
+    fn runs_are_shorter_when_more_threads_share_a_piece() {
+        for docs in [32, 64, 256, 4096] {
+            assert_eq!(run_length(docs, 1), SPECULATED_PER_TAKE);
+        }
+        for (docs, helpers, runs) in [(32, 15, 32), (64, 15, 32), (32, 3, 8), (256, 63, 128)] {
+            assert_eq!(docs / run_length(docs, helpers), runs, "{docs} {helpers}");
+        }
+        for docs in 1..100 {
+            for helpers in 0..70 {
+                assert!((1..=SPECULATED_PER_TAKE).contains(&run_length(docs, helpers)));
+            }
+        }
+    }
 
     /// A signing thread with no batch to sign takes the work offered to it (the sequencer
     /// takes nothing back), and ends once the offers and the batches end.

@@ -8,7 +8,7 @@
 
 use super::decision::{Filter, Filtering, Speculated};
 use super::family_counts::Counting;
-use super::helpers::{Done, Helpers, SPECULATED_PER_TAKE, Work, lend, take_speculations};
+use super::helpers::{Done, Helpers, Work, lend, run_length, take_speculations};
 use super::pace::Kind;
 use super::signing::Doc;
 use crate::config::Config;
@@ -84,7 +84,8 @@ pub(super) fn speculate_batch<'v>(
     let settings = Filtering::new(config, &filter.job).keeping_rankings(cap);
     let docs = Arc::new(docs);
     let reference = filter.reference.take().map(Arc::new);
-    let runs = docs.len().div_ceil(SPECULATED_PER_TAKE);
+    let per = run_length(docs.len(), helpers.count());
+    let runs = docs.len().div_ceil(per);
     let next = Arc::new(AtomicUsize::new(0));
     let mut by_run: Vec<Vec<Option<Speculated>>> = (0..runs).map(|_| Vec::new()).collect();
     let mut failed = None;
@@ -99,6 +100,7 @@ pub(super) fn speculate_batch<'v>(
                     window: Arc::clone(lent),
                     reference: reference.clone(),
                     docs: Arc::clone(&docs),
+                    per,
                     next: Arc::clone(&next),
                 })
                 .collect()
@@ -107,7 +109,7 @@ pub(super) fn speculate_batch<'v>(
             let r = take_speculations(
                 &settings,
                 (reference.as_deref(), lent),
-                &docs,
+                (&docs, per),
                 &next,
                 scratch,
             );

@@ -228,7 +228,7 @@ impl Window {
     pub fn ram_bytes(&self) -> usize {
         let slots = self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.free.capacity() * 4
-            + self.marks.marks.capacity() * 4;
+            + self.marks.bytes();
         let bucket_bytes: usize = self.buckets.iter().map(Buckets::approx_bytes).sum();
         slots + bucket_bytes + self.copies.approx_bytes() + self.store.ram_bytes()
     }

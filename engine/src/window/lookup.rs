@@ -84,13 +84,12 @@ impl Window {
         out: &mut Vec<Held>,
     ) -> Rest {
         let Lookup { marks, ranked } = scratch;
-        ranked.clear();
-        let query = marks.start(self.slots.len());
+        marks.start(self.slots.len());
         let keys = &band_keys[self.bands.min(band_keys.len())..];
         // A family key is precise: its newest members are the ones worth ranking. In a large
-        // window each step of a lookup (cell, list, members, their marks) is a cache miss
-        // that waits for the one before: the steps are asked for ahead, key by key, so that
-        // the misses of a query's keys overlap instead of adding up.
+        // window each step of a lookup (cell, list, members) is a cache miss that waits for
+        // the one before: the steps are asked for ahead, key by key, so that the misses of a
+        // query's keys overlap instead of adding up.
         for &key in keys {
             self.buckets[shard(key)].prefetch(key);
         }
@@ -100,24 +99,24 @@ impl Window {
         for &key in keys {
             crate::prefetch::prefetch_slice(self.family_members(key), FAMILY_REACH * 4 / 64);
         }
+        // The mark's band count counts the family keys shared here (the second tier counts
+        // bands only for documents without one).
         for (k, &key) in keys.iter().enumerate() {
             if let Some(&next) = keys.get(k + 1) {
                 for &slot in self.family_members(next) {
-                    crate::prefetch::prefetch(&marks.marks[slot as usize]);
+                    marks.prefetch(slot);
                 }
             }
-            // The mark's band count counts the family keys shared here (the second tier
-            // counts bands only for documents without one).
             for &slot in self.family_members(key) {
-                let mark = &mut marks.marks[slot as usize];
-                if *mark >> 8 != query {
-                    *mark = query << 8 | FAMILY | 1;
-                    ranked.push((0, Held { seq: 0, slot }));
-                } else if *mark & BANDS != BANDS {
+                if let Some(mark) = marks.hit(slot, FAMILY | 1)
+                    && *mark & BANDS != BANDS
+                {
                     *mark += 1;
                 }
             }
         }
+        ranked.clear();
+        ranked.extend(marks.found().iter().map(|&slot| (0, Held { seq: 0, slot })));
         let taken = self.hand_out(ranked, marks, sketch, limit, out);
         Rest {
             limit: limit - taken,
@@ -161,20 +160,25 @@ impl Window {
         out: &mut Vec<Held>,
     ) {
         let Lookup { marks, ranked } = scratch;
-        ranked.clear();
-        let query = marks.query;
+        // The first tier's documents are found already (each with a family key); the ones
+        // found from here on are this tier's.
+        let first = marks.found().len();
         for &key in &band_keys[..self.bands.min(band_keys.len())] {
             for &slot in self.buckets[shard(key)].get(key) {
-                let mark = &mut marks.marks[slot as usize];
-                if *mark >> 8 != query {
-                    *mark = query << 8 | 1;
-                    ranked.push((0, Held { seq: 0, slot }));
-                } else if *mark & (FAMILY | BANDS) < BANDS {
-                    // Shared bands are counted for the second tier only.
+                // Shared bands are counted for the second tier only.
+                if let Some(mark) = marks.hit(slot, 1)
+                    && *mark & (FAMILY | BANDS) < BANDS
+                {
                     *mark += 1;
                 }
             }
         }
+        ranked.clear();
+        ranked.extend(
+            marks.found()[first..]
+                .iter()
+                .map(|&slot| (0, Held { seq: 0, slot })),
+        );
         self.hand_out(ranked, marks, sketch, rest.limit, out);
     }
 
@@ -200,28 +204,45 @@ impl Window {
     /// large window's sequence numbers and sketches are asked for ahead here instead of
     /// waited for one by one while the buckets are read.)
     fn rank_all(&self, ranked: &mut [(Rank, Held)], marks: &Marks, sketch: &Sketch) {
+        // The sketch agreement counts bits: without the CPU's own count (the build targets
+        // every x86-64) it is a dozen instructions a word, which is what a template's
+        // hundreds of candidates a query cost most in this loop, beside the slots' loads.
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU counts bits (popcnt), checked just above.
+            return unsafe { self.rank_all_popcnt(ranked, marks, sketch) };
+        }
+        self.rank_all_with(ranked, marks, sketch);
+    }
+
+    /// [`Window::rank_all`] with the CPU's bit count.
+    ///
+    /// # Safety
+    /// The CPU must have popcnt (the caller checks with `is_x86_feature_detected!`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn rank_all_popcnt(&self, ranked: &mut [(Rank, Held)], marks: &Marks, sketch: &Sketch) {
+        self.rank_all_with(ranked, marks, sketch);
+    }
+
+    /// [`Window::rank_all`]'s loop, compiled into each caller for its CPU features.
+    #[inline(always)]
+    fn rank_all_with(&self, ranked: &mut [(Rank, Held)], marks: &Marks, sketch: &Sketch) {
         const AHEAD: usize = 48;
         for k in 0..ranked.len() {
             if let Some(&(_, ahead)) = ranked.get(k + AHEAD) {
                 crate::prefetch::prefetch(&self.slots[ahead.slot as usize]);
             }
-            let slot = ranked[k].1.slot;
-            ranked[k].1.seq = self.slots[slot as usize].seq;
-            let held = ranked[k].1;
-            ranked[k].0 = self.rank(&held, sketch, marks);
+            let mark = marks.mark(ranked[k].1.slot);
+            let slot = &self.slots[ranked[k].1.slot as usize];
+            ranked[k].1.seq = slot.seq;
+            ranked[k].0 = rank_of(
+                mark & FAMILY != 0,
+                sketch_agreement(sketch, &slot.sketch),
+                mark & BANDS,
+                slot.seq,
+            );
         }
-    }
-
-    /// The [`Rank`] of candidate `held` for a query with `sketch` (its shared bands counted
-    /// in `marks`).
-    #[inline]
-    fn rank(&self, held: &Held, sketch: &Sketch, marks: &Marks) -> Rank {
-        rank_of(
-            marks.shares_family_key(held.slot),
-            sketch_agreement(sketch, &self.slots[held.slot as usize].sketch),
-            marks.shared_bands(held.slot),
-            held.seq,
-        )
     }
 
     /// Writes into `out` (cleared first) the documents sharing at least one key (band or
@@ -234,20 +255,19 @@ impl Window {
         sketch: &Sketch,
         out: &mut Vec<(Rank, Held)>,
     ) {
-        out.clear();
         let mut marks = std::mem::take(&mut self.marks);
-        self.count_shared_bands(band_keys, &mut marks, |slot| {
-            out.push((0, Held { seq: 0, slot }))
-        });
+        self.count_shared_bands(band_keys, &mut marks);
+        out.clear();
+        out.extend(marks.found().iter().map(|&slot| (0, Held { seq: 0, slot })));
         // The sequence numbers are filled in here, their loads asked for ahead.
         self.rank_all(out, &marks, sketch);
         self.marks = marks;
     }
 
-    /// Calls `found` once with the slot of each document sharing at least one band key, and
-    /// leaves in `marks` how many bands each shares.
-    fn count_shared_bands(&self, band_keys: &[u64], marks: &mut Marks, mut found: impl FnMut(u32)) {
-        let query = marks.start(self.slots.len());
+    /// Finds in `marks` each document sharing at least one key, with how many bands it
+    /// shares and whether it shares a family key.
+    fn count_shared_bands(&self, band_keys: &[u64], marks: &mut Marks) {
+        marks.start(self.slots.len());
         // Keys past the LSH bands are family keys: a hit there sets the family bit.
         let bands = self.bands.min(band_keys.len());
         for (i, &key) in band_keys.iter().enumerate() {
@@ -259,14 +279,12 @@ impl Window {
                 _ => members,
             };
             for &slot in members {
-                let mark = &mut marks.marks[slot as usize];
-                if *mark >> 8 != query {
-                    *mark = query << 8 | hit;
-                    found(slot);
-                } else if hit == FAMILY {
-                    *mark |= FAMILY;
-                } else if *mark & BANDS != BANDS {
-                    *mark += 1;
+                if let Some(mark) = marks.hit(slot, hit) {
+                    if hit == FAMILY {
+                        *mark |= FAMILY;
+                    } else if *mark & BANDS != BANDS {
+                        *mark += 1;
+                    }
                 }
             }
         }
@@ -282,12 +300,10 @@ impl Window {
         out: &mut Vec<Held>,
     ) {
         out.clear();
-        let query = marks.start(self.slots.len());
+        marks.start(self.slots.len());
         for &key in band_keys {
             for &slot in self.buckets[shard(key)].get(key) {
-                let mark = &mut marks.marks[slot as usize];
-                if *mark >> 8 != query {
-                    *mark = query << 8;
+                if marks.hit(slot, 1).is_none() {
                     let seq = self.slots[slot as usize].seq;
                     if seq < before {
                         out.push(Held { seq, slot });

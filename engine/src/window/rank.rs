@@ -19,7 +19,7 @@ const SEQ_BITS: u32 = 48;
 pub(super) fn rank_of(family: bool, agreement: u32, bands: u8, seq: u64) -> Rank {
     let family = u64::from(!family) << 63;
     let agreement = u64::from(255 - agreement.min(255)) << 55;
-    let bands = u64::from(BANDS as u8 - bands.min(BANDS as u8)) << SEQ_BITS;
+    let bands = u64::from(BANDS - bands.min(BANDS)) << SEQ_BITS;
     family | agreement | bands | seq.min((1 << SEQ_BITS) - 1)
 }
 
@@ -29,6 +29,6 @@ pub(super) fn rank_of(family: bool, agreement: u32, bands: u8, seq: u64) -> Rank
 pub(super) fn parts_of(rank: Rank) -> (bool, u32, u8) {
     let family = rank >> 63 == 0;
     let agreement = 255 - ((rank >> 55) & 0xff) as u32;
-    let bands = BANDS as u8 - ((rank >> SEQ_BITS) & 0x7f) as u8;
+    let bands = BANDS - ((rank >> SEQ_BITS) & 0x7f) as u8;
     (family, agreement, bands)
 }
