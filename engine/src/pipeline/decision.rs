@@ -180,11 +180,11 @@ pub(super) fn speculate(
 ) -> std::io::Result<Speculated> {
     scratch.recording = true;
     scratch.known.clear();
-    // The family keys, from the fallbacks counted in input order.
+    // The family keys, made when the document was counted in input order.
     let mut keys = std::mem::take(&mut scratch.keys);
     keys.clear();
     keys.extend_from_slice(&signed.band_keys);
-    Window::family_keys_of(&signed.fallbacks, &mut keys);
+    keys.extend_from_slice(&signed.family_keys);
     let looked = (|| {
         let reference = match reference {
             Some(r) => Some(find_match(settings, r, signed, &keys, scratch)?),
@@ -267,7 +267,7 @@ pub(super) fn filter(
         // Counted ahead (while an earlier piece was looked up, or by the run's counter),
         // then decided in order.
         None if counted => {
-            Window::family_keys_of(&signed.fallbacks, &mut signed.band_keys);
+            signed.band_keys.extend_from_slice(&signed.family_keys);
             (None, None)
         }
         None => {

@@ -14,7 +14,7 @@
 //! decided since ([`crate::window::Window::settle_counts`]). Every document is counted
 //! once, in the same order, whatever the thread count: the same keys as counting in order.
 
-use crate::window::Family;
+use crate::window::{Family, Window};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 /// Whether a filter document was counted in the family summaries (its fallbacks made), and
@@ -36,8 +36,8 @@ pub enum Counting {
 pub(crate) struct Counted<'d> {
     /// Its MinHash minima.
     pub minima: &'d [u32],
-    /// Its fallback values, made by the count.
-    pub fallbacks: &'d mut Vec<u64>,
+    /// Its family keys, made from the fallback values the count gives it.
+    pub family_keys: &'d mut Vec<u64>,
     /// Set to [`Counting::Ahead`].
     pub counting: &'d mut Counting,
 }
@@ -74,7 +74,7 @@ impl FamilyCounts {
     }
 
     /// Counts the documents with minima of batch `ordinal` (signed, in input order), once
-    /// every batch before it is counted: each gets its fallbacks and [`Counting::Ahead`],
+    /// every batch before it is counted: each gets its family keys and [`Counting::Ahead`],
     /// the last and the one that ends the warm-up with the summaries after it.
     pub(crate) fn count(&self, ordinal: u64, docs: &mut [Counted<'_>]) {
         let turn = self.turn.lock().unwrap_or_else(PoisonError::into_inner);
@@ -88,13 +88,23 @@ impl FamilyCounts {
         let last = docs.len().wrapping_sub(1);
         for (i, doc) in docs.iter_mut().enumerate() {
             let warming = turn.family.warming();
-            turn.family.fallbacks_then_count(doc.minima, doc.fallbacks);
+            turn.family
+                .fallbacks_then_count(doc.minima, doc.family_keys);
             let handed = i == last || (warming && !turn.family.warming());
             *doc.counting = Counting::Ahead(handed.then(|| Box::new(turn.family.counts())));
         }
         turn.next += 1;
         drop(turn);
         self.next_turn.notify_all();
+        // The keys depend on the fallbacks alone: made after the turn, so that the next
+        // batch's counting does not wait for them, and on this thread, so that the lookups
+        // (the sequencer's share of them) do not make them.
+        let mut fallbacks = Vec::new();
+        for doc in docs.iter_mut() {
+            std::mem::swap(&mut fallbacks, doc.family_keys);
+            doc.family_keys.clear();
+            Window::family_keys_of(&fallbacks, doc.family_keys);
+        }
     }
 
     /// The run has ended: threads waiting for their turn return without counting.
@@ -111,7 +121,7 @@ impl FamilyCounts {
 mod tests {
     use super::*;
 
-    /// A document as the counter sees it: minima, fallbacks, counting.
+    /// A document as the counter sees it: minima, family keys, counting.
     type Doc = (Vec<u32>, Vec<u64>, Counting);
 
     fn doc(minima: Vec<u32>) -> Doc {
@@ -121,9 +131,9 @@ mod tests {
     fn count(counts: &FamilyCounts, ordinal: u64, docs: &mut [Doc]) {
         let mut counted: Vec<Counted<'_>> = docs
             .iter_mut()
-            .map(|(minima, fallbacks, counting)| Counted {
+            .map(|(minima, family_keys, counting)| Counted {
                 minima,
-                fallbacks,
+                family_keys,
                 counting,
             })
             .collect();
@@ -153,7 +163,9 @@ mod tests {
                 if warming && !alone.warming() {
                     warm_end = Some(expected.len());
                 }
-                expected.push(fallbacks);
+                let mut keys = Vec::new();
+                Window::family_keys_of(&fallbacks, &mut keys);
+                expected.push(keys);
             }
         }
         // Out of order, on four threads.

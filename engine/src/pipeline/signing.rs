@@ -58,12 +58,13 @@ pub struct Signed {
     /// The filter modes: the MinHash minima, which make the family keys
     /// ([`crate::window::Window::add_family_keys`]); else empty.
     pub minima: Vec<u32>,
-    /// A filter document speculated on (`speculate.rs`): its family fallback values, counted
-    /// in input order, from which the thread that looks it up makes its family keys; else
-    /// empty.
-    pub fallbacks: Vec<u64>,
+    /// A filter document counted in the family summaries before its decision (`counting`
+    /// ahead or in the window): its family keys, made from the fallback values the count gave
+    /// it by the thread that counted it (where the signing threads count, off the in-order
+    /// thread); else empty.
+    pub family_keys: Vec<u64>,
     /// Whether, and where, the document was counted in the family summaries: when it was,
-    /// the decision makes its family keys from `fallbacks` instead of counting it again.
+    /// the decision takes its `family_keys` instead of counting it again.
     pub counting: Counting,
     /// [`Job::Graph`]: the node's snippet and `--node-attr` values.
     pub node: Option<NodeData>,
@@ -78,7 +79,7 @@ impl Signed {
         use crate::prefetch::prefetch_slice;
         prefetch_slice(&self.band_keys, 4);
         prefetch_slice(&self.minima, 8);
-        prefetch_slice(&self.fallbacks, 2);
+        prefetch_slice(&self.family_keys, 2);
         prefetch_slice(&self.shingles, 4);
     }
 }
@@ -337,7 +338,7 @@ impl Worker {
             band_keys,
             sketch,
             minima,
-            fallbacks: Vec::new(),
+            family_keys: Vec::new(),
             counting: Counting::Due,
             node,
         })
@@ -359,7 +360,7 @@ impl Worker {
                 .filter_map(|doc| match doc {
                     Doc::Good(s) if !s.minima.is_empty() => Some(Counted {
                         minima: &s.minima,
-                        fallbacks: &mut s.fallbacks,
+                        family_keys: &mut s.family_keys,
                         counting: &mut s.counting,
                     }),
                     _ => None,

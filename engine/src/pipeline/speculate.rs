@@ -67,14 +67,16 @@ pub(super) fn speculate_batch<'v>(
     }
     filter.pace.found(Kind::Speculated);
     let keying = crate::cpu::thread_cpu();
+    let mut fallbacks = Vec::new();
     for (i, doc) in docs.iter_mut().enumerate() {
         if let Doc::Good(signed) = doc
             && matches!(signed.counting, Counting::Due)
         {
             let bands = signed.band_keys.len();
             window
-                .add_family_fallbacks(&signed.minima, bands, &mut signed.fallbacks)
+                .add_family_fallbacks(&signed.minima, bands, &mut fallbacks)
                 .map_err(|e| Error::spill(e, number(i)))?;
+            Window::family_keys_of(&fallbacks, &mut signed.family_keys);
             signed.counting = Counting::InWindow;
         }
     }
