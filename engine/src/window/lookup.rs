@@ -87,9 +87,9 @@ impl Window {
         marks.start(self.slots.len());
         let keys = &band_keys[self.bands.min(band_keys.len())..];
         // A family key is precise: its newest members are the ones worth ranking. In a large
-        // window each step of a lookup (cell, list, members) is a cache miss that waits for
-        // the one before: the steps are asked for ahead, key by key, so that the misses of a
-        // query's keys overlap instead of adding up.
+        // window each step of a lookup (cell, list, members, their marks) is a cache miss that
+        // waits for the one before: the steps are asked for ahead, key by key, so that the
+        // misses of a query's keys overlap instead of adding up.
         for &key in keys {
             self.buckets[shard(key)].prefetch(key);
         }
