@@ -175,6 +175,54 @@ fn huge_lines_pass_through_intact() {
     assert_eq!(normal.stats()["bad_lines"], 0);
 }
 
+/// Kept lines wait for their batch's end and are copied on the writer thread: between
+/// them, over-long lines passed through in pieces, bad lines, duplicates dropped, batches
+/// cut at a long line and a last line without a line feed still come out as one thread
+/// writes them.
+#[test]
+fn kept_lines_and_pieces_come_out_in_one_threads_order() {
+    let mut input = Vec::new();
+    for i in 0..3000 {
+        let line = match i % 250 {
+            7 => format!("{{\"text\":\"{}\"}}", "long words ".repeat(400 + i)),
+            11 => "{not json".to_string(),
+            _ if i % 3 == 0 => format!("{{\"text\":\"the same words again in line {}\"}}", i % 9),
+            _ => format!("{{\"text\":\"document {i} with its own words {}\"}}", i * 7),
+        };
+        input.extend_from_slice(line.as_bytes());
+        input.push(b'\n');
+    }
+    input.extend_from_slice(br#"{"text":"a last line without its line feed"}"#);
+    // Annotated lines are made here: a bad line passed through waits, the next one not.
+    for (policy, mode) in [
+        ("pass", "--drop-dups"),
+        ("skip", "--drop-dups"),
+        ("pass", "--annotate"),
+    ] {
+        let args = |j: &'static str| {
+            vec![
+                "--max-line-bytes",
+                "2000",
+                "--on-bad-line",
+                policy,
+                mode,
+                "-q",
+                "-j",
+                j,
+            ]
+        };
+        let one = neardup(&args("1"), &input).ok().stdout;
+        assert!(one.ends_with(b"}\n"), "the last line gets its line feed");
+        for j in ["2", "4"] {
+            let many = neardup(&args(j), &input).ok().stdout;
+            assert!(
+                one == many,
+                "-j {j}, {policy} {mode}: not one thread's bytes"
+            );
+        }
+    }
+}
+
 #[test]
 fn invalid_utf8_in_text_mode() {
     let run = neardup(&["--input-format", "text"], b"ok line\n\xff\xfe bytes\n").ok();

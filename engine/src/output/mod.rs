@@ -316,8 +316,42 @@ impl<W: Write> Results<W> {
                 table.row(i, batch.lines.len(), None);
                 Ok(())
             }
-            None => self.line(batch.raw(i)),
+            None => {
+                // With a writer thread, the line is copied there at the batch's end.
+                if let Lines::Beside(writer) = &mut self.out {
+                    let line = &batch.lines[i];
+                    let kept = (writer.keep_line((line.start, line.end)))
+                        .map_err(|e| Error::io("writing output", e))?;
+                    if kept {
+                        return Ok(());
+                    }
+                }
+                self.line(batch.raw(i))
+            }
         }
+    }
+
+    /// Copies the lines of `batch` that wait for its end ([`Results::document`]) into the
+    /// output, before something else is written or when the batch is left part way.
+    pub(crate) fn settle(&mut self, batch: &Batch) {
+        if let Lines::Beside(writer) = &mut self.out {
+            writer.settle(&batch.data);
+        }
+    }
+
+    /// The end of the batch whose buffer is `data`: its lines that wait go to the writer
+    /// thread with the buffer. Gives back the buffers free to read into again (`data` when
+    /// it was not needed, and those the thread is done with).
+    pub(crate) fn hand_over_batch(&mut self, data: Vec<u8>) -> Result<Vec<Vec<u8>>> {
+        let Lines::Beside(writer) = &mut self.out else {
+            return Ok(vec![data]);
+        };
+        let mut free: Vec<Vec<u8>> = (writer.hand_over_kept(data))
+            .map_err(|e| Error::io("writing output", e))?
+            .into_iter()
+            .collect();
+        free.extend(writer.used_buffers());
+        Ok(free)
     }
 
     /// Writes document `i` of `batch` with its verdict ([`Results::annotated`]; a row gets
@@ -333,7 +367,10 @@ impl<W: Write> Results<W> {
                 table.row(i, batch.lines.len(), Some(verdict));
                 Ok(())
             }
-            None => self.annotated(batch.content(i), batch.format, verdict),
+            None => {
+                self.settle(batch);
+                self.annotated(batch.content(i), batch.format, verdict)
+            }
         }
     }
 

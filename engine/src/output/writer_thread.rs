@@ -14,6 +14,12 @@
 //!   so a checkpoint and a live input's lines find their output out;
 //! - [`WriterThread::take_pending`] gives back, in order, what is not written.
 //!
+//! A line written as it was read need not be copied here at all: [`WriterThread::keep_line`]
+//! notes where it is in its batch's buffer, and at the batch's end the buffer itself is
+//! handed over ([`WriterThread::hand_over_kept`]) and the thread copies the lines out (on
+//! ordinary text that copy was a tenth of the commit's CPU). Until then nothing else is
+//! written: [`WriterThread::settle`] copies the noted lines here first, in their place.
+//!
 //! The thread is a hand-over behind at most (one buffer waits for it), so the output's
 //! memory is a few buffers and a full pipe still holds the commit back.
 
@@ -25,6 +31,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 enum Job {
     /// Lines to write, and the input line the output is complete up to once they are.
     Lines(Vec<u8>, u64),
+    /// A batch's buffer and the spans of its lines to write ([`WriterThread::keep_line`]),
+    /// and the input line the output is complete up to once they are.
+    Kept(Vec<u8>, Vec<Span>, u64),
     /// Write what a failure left and flush (`take`: give it back instead).
     Sync { take: bool },
 }
@@ -52,7 +61,16 @@ pub(crate) struct WriterThread {
     mid_line: bool,
     /// The thread's CPU nanoseconds so far (`--stats`' `cpu_seconds.write`).
     cpu: Arc<AtomicU64>,
+    /// Lines of the batch being decided, noted and not copied yet; while there are any,
+    /// `buf` is empty (they come first).
+    kept: Vec<Span>,
+    /// Batch buffers whose lines the thread has written, to be read into again.
+    used: Receiver<Vec<u8>>,
 }
+
+/// A line in its batch's buffer: the bytes from `start` to `end`, its terminator included
+/// (a last line without one gets a line feed, as [`super::Results::line`] gives it).
+pub(crate) type Span = (usize, usize);
 
 impl WriterThread {
     /// Starts a thread of `scope` writing to `out` in hand-overs of about `capacity` bytes.
@@ -64,12 +82,19 @@ impl WriterThread {
         let (jobs, to_do) = bounded::<Job>(1);
         let (answer, synced) = bounded::<Synced>(1);
         let (give_back, spare) = unbounded::<Vec<u8>>();
+        let (done_with, used) = unbounded::<Vec<u8>>();
         let failed = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&failed);
         let cpu = Arc::new(AtomicU64::new(0));
         let spent = Arc::clone(&cpu);
         crate::guard::spawn_scoped(scope, "neardup-writer", move || {
-            serve(out, &to_do, (&answer, &give_back), &flag, &spent);
+            serve(
+                out,
+                &to_do,
+                (&answer, &give_back, &done_with),
+                &flag,
+                &spent,
+            );
         });
         WriterThread {
             buf: Vec::with_capacity(capacity),
@@ -80,6 +105,8 @@ impl WriterThread {
             failed,
             mid_line: false,
             cpu,
+            kept: Vec::new(),
+            used,
         }
     }
 
@@ -91,6 +118,7 @@ impl WriterThread {
     /// Adds `bytes` (whole lines, or an over-long line's pieces) and hands the buffer's whole
     /// lines over once it is full.
     pub(crate) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.check_settled()?;
         self.buf.extend_from_slice(bytes);
         if self.buf.len() >= self.capacity {
             match memchr::memrchr(b'\n', &self.buf) {
@@ -105,10 +133,15 @@ impl WriterThread {
     /// Hands `self.buf[..end]` over, keeping the rest; first returns a failure the thread
     /// met since the last hand-over.
     fn hand_over(&mut self, end: usize) -> io::Result<()> {
+        let complete = crate::guard::complete_up_to(end == self.buf.len());
+        self.hand_over_complete(end, complete)
+    }
+
+    /// [`WriterThread::hand_over`], complete up to input line `complete` once written.
+    fn hand_over_complete(&mut self, end: usize, complete: u64) -> io::Result<()> {
         if self.failed.load(Ordering::Acquire) {
             self.sync(false)?;
         }
-        let complete = crate::guard::complete_up_to(end == self.buf.len());
         let mut next = self
             .spare
             .try_recv()
@@ -139,9 +172,69 @@ impl WriterThread {
         synced.result.map(|()| synced.pending)
     }
 
+    /// Notes the line at `span` of the batch being decided, to be copied on the thread when
+    /// the batch's buffer is handed over ([`WriterThread::hand_over_kept`]). False when it
+    /// cannot wait (what is buffered ends part way through a line: an over-long line's
+    /// pieces): write it instead.
+    pub(crate) fn keep_line(&mut self, span: Span) -> io::Result<bool> {
+        if self.kept.is_empty() && !self.buf.is_empty() {
+            if self.buf.last() != Some(&b'\n') {
+                return Ok(false);
+            }
+            // What is buffered goes first: the lines before the one being decided.
+            let complete = crate::guard::complete_up_to(false);
+            self.hand_over_complete(self.buf.len(), complete)?;
+        }
+        self.kept.push(span);
+        Ok(true)
+    }
+
+    /// Copies the lines noted in `data` (their batch's buffer) into the buffer, in their
+    /// place, before something else is written, or when the batch's end is not reached.
+    pub(crate) fn settle(&mut self, data: &[u8]) {
+        copy_spans(data, &self.kept, &mut self.buf);
+        self.kept.clear();
+    }
+
+    /// The end of the batch whose buffer is `data`: the lines noted in it go to the thread
+    /// with the buffer, complete up to the input line being decided; the buffer comes back
+    /// from [`WriterThread::used_buffers`]. Gives `data` back when no line was noted. After
+    /// a failed write the lines are copied here instead, and the failure returned (what is
+    /// not written is then [`WriterThread::take_pending`]'s).
+    pub(crate) fn hand_over_kept(&mut self, data: Vec<u8>) -> io::Result<Option<Vec<u8>>> {
+        if self.kept.is_empty() {
+            return Ok(Some(data));
+        }
+        if self.failed.load(Ordering::Acquire) {
+            self.settle(&data);
+            self.sync(false)?;
+            return Ok(Some(data));
+        }
+        let spans = std::mem::take(&mut self.kept);
+        self.send(Job::Kept(data, spans, crate::guard::complete_up_to(true)))?;
+        Ok(None)
+    }
+
+    /// The batch buffers the thread has written the lines of.
+    pub(crate) fn used_buffers(&self) -> impl Iterator<Item = Vec<u8>> + '_ {
+        self.used.try_iter()
+    }
+
+    /// An error where lines are still noted and not copied: writing or taking anything
+    /// else now would put it before them ([`WriterThread::settle`] comes first).
+    fn check_settled(&self) -> io::Result<()> {
+        match self.kept.is_empty() {
+            true => Ok(()),
+            false => Err(io::Error::other(
+                "internal error: output written before the batch's kept lines",
+            )),
+        }
+    }
+
     /// Hands everything over and waits until it is written: the first failure since the
     /// last one returned, if any.
     pub(crate) fn flush(&mut self) -> io::Result<()> {
+        self.check_settled()?;
         if !self.buf.is_empty() {
             self.hand_over(self.buf.len())?;
         }
@@ -151,6 +244,7 @@ impl WriterThread {
     /// The bytes not written yet, the thread's and then this side's (taken: dropping this
     /// writes nothing more).
     pub(crate) fn take_pending(&mut self) -> Vec<u8> {
+        debug_assert!(self.kept.is_empty(), "lines noted and not settled");
         let mut pending = match self.send(Job::Sync { take: true }) {
             Ok(()) => match self.synced.recv() {
                 Ok(synced) => {
@@ -200,74 +294,123 @@ fn write<W: Write>(
     (done, result)
 }
 
+/// Copies the lines at `spans` of `data` onto `out`, each ending in a line feed.
+fn copy_spans(data: &[u8], spans: &[Span], out: &mut Vec<u8>) {
+    for &(start, end) in spans {
+        let line = &data[start..end];
+        out.extend_from_slice(line);
+        if line.last() != Some(&b'\n') {
+            out.push(b'\n');
+        }
+    }
+}
+
+/// What the writer thread keeps between hand-overs.
+struct Served<W> {
+    out: W,
+    /// Bytes a failed write left, tried again before anything else; and the input line the
+    /// output is complete up to once they are written.
+    left: Vec<u8>,
+    left_complete: u64,
+    error: Option<io::Error>,
+    mid_line: bool,
+}
+
+impl<W: Write> Served<W> {
+    /// Writes `lines` (after what a failure left), complete up to input line `complete`;
+    /// a failure is kept for the next sync and flagged in `failed`.
+    fn lines(&mut self, lines: &[u8], complete: u64, failed: &AtomicBool) {
+        let result = match self.left.is_empty() {
+            true => {
+                let (done, result) = write(&mut self.out, lines, complete, &mut self.mid_line);
+                if result.is_err() {
+                    self.left.extend_from_slice(&lines[done..]);
+                }
+                result
+            }
+            false => {
+                self.left.extend_from_slice(lines);
+                let (done, result) = write(&mut self.out, &self.left, complete, &mut self.mid_line);
+                self.left.drain(..done);
+                result
+            }
+        };
+        self.left_complete = complete;
+        if let Err(e) = result {
+            self.error.get_or_insert(e);
+            failed.store(true, Ordering::Release);
+        }
+    }
+
+    /// Writes what a failure left (or gives it back, `take`) and flushes.
+    fn sync(&mut self, take: bool) -> Synced {
+        let mut result = Ok(());
+        let pending = match take {
+            true => std::mem::take(&mut self.left),
+            false => {
+                if !self.left.is_empty() {
+                    let (done, tried) = write(
+                        &mut self.out,
+                        &self.left,
+                        self.left_complete,
+                        &mut self.mid_line,
+                    );
+                    self.left.drain(..done);
+                    result = tried;
+                }
+                if result.is_ok() {
+                    result = self.out.flush();
+                }
+                Vec::new()
+            }
+        };
+        let result = match self.error.take() {
+            Some(e) => Err(e),
+            None => result,
+        };
+        Synced {
+            result,
+            pending,
+            mid_line: self.mid_line,
+        }
+    }
+}
+
 /// The writer thread: writes each hand-over, keeps what a failure left to try again, and
-/// answers syncs; gives written buffers back; notes its CPU in `cpu`.
+/// answers syncs; gives written buffers back (a batch's to `done_with`); notes its CPU in
+/// `cpu`.
 fn serve<W: Write>(
-    mut out: W,
+    out: W,
     jobs: &Receiver<Job>,
-    (answer, give_back): (&Sender<Synced>, &Sender<Vec<u8>>),
+    (answer, give_back, done_with): (&Sender<Synced>, &Sender<Vec<u8>>, &Sender<Vec<u8>>),
     failed: &AtomicBool,
     cpu: &AtomicU64,
 ) {
-    // Bytes a failed write left, tried again before anything else; and the input line the
-    // output is complete up to once they are written.
-    let mut left: Vec<u8> = Vec::new();
-    let mut left_complete = 0;
-    let mut error: Option<io::Error> = None;
-    let mut mid_line = false;
+    let mut served = Served {
+        out,
+        left: Vec::new(),
+        left_complete: 0,
+        error: None,
+        mid_line: false,
+    };
+    // The kept lines of a batch, copied out of its buffer.
+    let mut copied = Vec::new();
     for job in jobs {
         match job {
             Job::Lines(mut lines, complete) => {
-                let result = match left.is_empty() {
-                    true => {
-                        let (done, result) = write(&mut out, &lines, complete, &mut mid_line);
-                        if result.is_err() {
-                            left.extend_from_slice(&lines[done..]);
-                        }
-                        result
-                    }
-                    false => {
-                        left.extend_from_slice(&lines);
-                        let (done, result) = write(&mut out, &left, complete, &mut mid_line);
-                        left.drain(..done);
-                        result
-                    }
-                };
-                left_complete = complete;
-                if let Err(e) = result {
-                    error.get_or_insert(e);
-                    failed.store(true, Ordering::Release);
-                }
+                served.lines(&lines, complete, failed);
                 lines.clear();
                 let _ = give_back.send(lines);
             }
+            Job::Kept(data, spans, complete) => {
+                copied.clear();
+                copy_spans(&data, &spans, &mut copied);
+                let _ = done_with.send(data);
+                served.lines(&copied, complete, failed);
+            }
             Job::Sync { take } => {
-                let mut result = Ok(());
-                let pending = match take {
-                    true => std::mem::take(&mut left),
-                    false => {
-                        if !left.is_empty() {
-                            let (done, tried) =
-                                write(&mut out, &left, left_complete, &mut mid_line);
-                            left.drain(..done);
-                            result = tried;
-                        }
-                        if result.is_ok() {
-                            result = out.flush();
-                        }
-                        Vec::new()
-                    }
-                };
-                let result = match error.take() {
-                    Some(e) => Err(e),
-                    None => result,
-                };
+                let synced = served.sync(take);
                 failed.store(false, Ordering::Release);
-                let synced = Synced {
-                    result,
-                    pending,
-                    mid_line,
-                };
                 cpu.store(crate::cpu::thread_cpu(), Ordering::Relaxed);
                 if answer.send(synced).is_err() {
                     return;
@@ -367,6 +510,117 @@ mod tests {
             assert!(data[taken.len()..].starts_with(&pending));
             // The output ends part way through a line (this writer takes any count).
             assert_eq!(w.ends_mid_line(), !taken.ends_with(b"\n"));
+        });
+    }
+
+    /// The spans of `data`'s lines, and `data` with `n` lines (the last without its
+    /// line feed when `open`).
+    fn batch(n: usize, open: bool) -> (Vec<u8>, Vec<Span>) {
+        let mut data = lines(n);
+        if open {
+            data.pop();
+        }
+        let mut spans = Vec::new();
+        let mut start = 0;
+        for line in data.split_inclusive(|&b| b == b'\n') {
+            spans.push((start, start + line.len()));
+            start += line.len();
+        }
+        (data, spans)
+    }
+
+    /// Lines noted in a batch's buffer come out in their place among the lines written
+    /// here, whole (a last line gets its line feed), the smallest cases too; the buffers
+    /// come back; settling copies them here instead.
+    #[test]
+    fn kept_lines_come_out_in_their_place() {
+        for (n, open) in [
+            (0, false),
+            (1, true),
+            (4, false),
+            (4, true),
+            (10_000, false),
+        ] {
+            let taken = Arc::new(Mutex::new(Vec::new()));
+            let (data, spans) = batch(n, open);
+            let mut expected = b"before\n".to_vec();
+            // Every other line kept, as a filter keeps some.
+            for &(start, end) in spans.iter().step_by(2) {
+                expected.extend_from_slice(&data[start..end]);
+                if data[end - 1] != b'\n' {
+                    expected.push(b'\n');
+                }
+            }
+            let kept_part = expected.len();
+            expected.extend_from_slice(b"after\n");
+            for settle in [false, true] {
+                taken.lock().unwrap().clear();
+                std::thread::scope(|scope| {
+                    let out = Limited {
+                        taken: Arc::clone(&taken),
+                        room: usize::MAX,
+                    };
+                    let mut w = WriterThread::start(scope, out, 64);
+                    w.write(b"before\n").unwrap();
+                    for &span in spans.iter().step_by(2) {
+                        assert!(w.keep_line(span).unwrap());
+                    }
+                    if !spans.is_empty() {
+                        assert!(w.write(b"x\n").is_err(), "nothing goes before them");
+                    }
+                    let back = match settle {
+                        true => {
+                            w.settle(&data);
+                            Some(data.clone())
+                        }
+                        false => w.hand_over_kept(data.clone()).unwrap(),
+                    };
+                    assert_eq!(back.is_some(), settle || spans.is_empty());
+                    w.write(b"after\n").unwrap();
+                    w.flush().unwrap();
+                    let used = w.used_buffers().count();
+                    assert_eq!(used, usize::from(back.is_none()), "{n} lines");
+                    let taken = taken.lock().unwrap();
+                    assert_eq!(taken.len(), expected.len(), "{n} lines, settled: {settle}");
+                    assert!(*taken == expected, "{n} lines, settled: {settle}");
+                    assert!(taken[..kept_part].ends_with(b"\n"));
+                });
+            }
+        }
+    }
+
+    /// A full disk while kept lines are written: the failure comes back, and what was not
+    /// written is given back in order; with what the output took it is every line.
+    #[test]
+    fn a_failure_keeps_the_kept_lines() {
+        let (data, spans) = batch(5_000, false);
+        let taken = Arc::new(Mutex::new(Vec::new()));
+        std::thread::scope(|scope| {
+            let out = Limited {
+                taken: Arc::clone(&taken),
+                room: 10_000,
+            };
+            let mut w = WriterThread::start(scope, out, 1024);
+            let mut all = Vec::new();
+            let mut failed = None;
+            for chunk in spans.chunks(700) {
+                for &span in chunk {
+                    w.keep_line(span).unwrap();
+                }
+                all.extend_from_slice(&data[chunk[0].0..chunk[chunk.len() - 1].1]);
+                if let Err(e) = w.hand_over_kept(data.clone()) {
+                    failed = Some(e);
+                    break;
+                }
+            }
+            let failed = failed.or_else(|| w.flush().err());
+            assert_eq!(failed.unwrap().kind(), io::ErrorKind::StorageFull);
+            let pending = w.take_pending();
+            let taken = taken.lock().unwrap().clone();
+            assert_eq!(taken.len(), 10_000);
+            assert!(all.starts_with(&taken));
+            assert!(all[taken.len()..].starts_with(&pending));
+            assert!(!pending.is_empty());
         });
     }
 }

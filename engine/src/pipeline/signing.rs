@@ -72,15 +72,16 @@ pub struct Signed {
 
 impl Signed {
     /// Starts loading what deciding the document reads first: its keys, MinHash minima,
-    /// family fallbacks and the start of its shingles (written by the thread that signed it,
-    /// so on another core's caches).
+    /// family fallbacks and its shingles, up to 1 KiB of them (written by the thread that
+    /// signed it, so on another core's caches; a kept document's record copies them into
+    /// the window's store, which waited for them when only their start was asked for).
     #[inline]
     fn prefetch_keys(&self) {
         use crate::prefetch::prefetch_slice;
         prefetch_slice(&self.band_keys, 4);
         prefetch_slice(&self.minima, 8);
         prefetch_slice(&self.family_keys, 2);
-        prefetch_slice(&self.shingles, 4);
+        prefetch_slice(&self.shingles, 16);
     }
 }
 

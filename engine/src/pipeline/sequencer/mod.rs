@@ -474,7 +474,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 Ordered::Batch(slot) => slot,
                 Ordered::Failed(e) => return Err(e),
             };
-            let (batch, docs) = self.wait_for(&slot)?;
+            let (mut batch, docs) = self.wait_for(&slot)?;
             if self.taken == 0 {
                 self.check_fields(&batch, &docs)?;
             }
@@ -493,65 +493,22 @@ impl<'c, W: Write> Sequencer<'c, W> {
                 diag.note(Note::info(note.to_string()));
             }
             self.taken += 1;
-            // A batch that cannot evict anything may be verified on all threads; otherwise
-            // each document's matches must be refreshed before the next insert may evict.
-            if self.consumer.parallel()
-                && self.helpers.is_some()
-                && self.wants_help()
-                && docs.len() <= self.at.window.room()
-            {
-                let parallel = Parallel {
-                    helpers: self.helpers.as_ref(),
-                    bad: &mut self.bad,
-                    names: self.names,
-                    diag,
-                };
-                self.consumer
-                    .batch_in_parallel(&mut self.at, &batch, docs, parallel)?;
-            } else {
-                // With helpers to share it, the lookups of a piece of the batch are made on
-                // every core first, and the loop below commits them in order.
-                let speculating = self.helpers.is_some() && self.wants_help();
-                let mut left = docs.into_iter();
-                let mut base = 0;
-                while left.len() > 0 {
-                    let n = match speculating {
-                        true => self.consumer.piece().min(left.len()),
-                        false => left.len(),
-                    };
-                    // Decided in order as it is: no copy of the documents into a piece.
-                    let piece: Vec<Doc> = match speculating {
-                        true => left.by_ref().take(n).collect(),
-                        false => std::mem::take(&mut left).collect(),
-                    };
-                    let piece = match &self.helpers {
-                        Some(helpers) if speculating => {
-                            let since = thread_cpu();
-                            let (piece, in_order) = self.consumer.speculate(
-                                &mut self.at,
-                                &batch,
-                                (base, piece),
-                                helpers,
-                            )?;
-                            // What had to be done in order stays the commit's.
-                            self.spent(Stage::Speculate, since + in_order);
-                            piece
-                        }
-                        _ => piece,
-                    };
-                    let mut docs = piece.into_iter();
-                    let mut k = 0;
-                    while let Some(doc) = docs.next() {
-                        ask_ahead(&self.at.window, docs.as_slice());
-                        self.document(&batch, base + k, doc, diag)?;
-                        k += 1;
-                    }
-                    self.consumer.batch_done(&mut self.at);
-                    base += n;
-                }
+            if let Err(e) = self.decide_batch(&batch, docs, diag) {
+                // The lines decided before the failure go out as they would have.
+                self.at.out.settle(&batch);
+                return Err(e);
             }
             let since = thread_cpu();
             self.at.out.end_batch(&batch)?;
+            // The reader fills the buffer again (when its pool is full, it is freed), once the
+            // writer thread copied out the lines kept from it. A buffer an over-long line grew
+            // is freed: the pool would keep that size many times over.
+            let data = std::mem::take(&mut batch.data);
+            for data in self.at.out.hand_over_batch(data)? {
+                if data.capacity() <= RECYCLED_BYTES {
+                    let _ = self.recycle.try_send(data);
+                }
+            }
             self.spent(Stage::Write, since);
             let (docs, verified) = (self.at.summary.docs_read, self.at.summary.candidates);
             let window = &mut self.at.window;
@@ -595,10 +552,69 @@ impl<'c, W: Write> Sequencer<'c, W> {
                     self.at.window.len()
                 ));
             }
-            // The reader fills the buffer again (when its pool is full, it is freed). A buffer
-            // an over-long line grew is freed: the pool would keep that size many times over.
-            if batch.data.capacity() <= RECYCLED_BYTES {
-                let _ = self.recycle.try_send(batch.data);
+        }
+        Ok(())
+    }
+
+    /// Decides the documents of `batch` (signed: `docs`) and writes what they give.
+    fn decide_batch<D: Notes>(
+        &mut self,
+        batch: &Batch,
+        docs: Vec<Doc>,
+        diag: &mut D,
+    ) -> Result<()> {
+        // A batch that cannot evict anything may be verified on all threads; otherwise
+        // each document's matches must be refreshed before the next insert may evict.
+        if self.consumer.parallel()
+            && self.helpers.is_some()
+            && self.wants_help()
+            && docs.len() <= self.at.window.room()
+        {
+            let parallel = Parallel {
+                helpers: self.helpers.as_ref(),
+                bad: &mut self.bad,
+                names: self.names,
+                diag,
+            };
+            self.consumer
+                .batch_in_parallel(&mut self.at, batch, docs, parallel)?;
+        } else {
+            // With helpers to share it, the lookups of a piece of the batch are made on
+            // every core first, and the loop below commits them in order.
+            let speculating = self.helpers.is_some() && self.wants_help();
+            let mut left = docs.into_iter();
+            let mut base = 0;
+            while left.len() > 0 {
+                let n = match speculating {
+                    true => self.consumer.piece().min(left.len()),
+                    false => left.len(),
+                };
+                // Decided in order as it is: no copy of the documents into a piece.
+                let piece: Vec<Doc> = match speculating {
+                    true => left.by_ref().take(n).collect(),
+                    false => std::mem::take(&mut left).collect(),
+                };
+                let piece = match &self.helpers {
+                    Some(helpers) if speculating => {
+                        let since = thread_cpu();
+                        let (piece, in_order) =
+                            self.consumer
+                                .speculate(&mut self.at, batch, (base, piece), helpers)?;
+                        // What had to be done in order stays the commit's.
+                        self.spent(Stage::Speculate, since + in_order);
+                        piece
+                    }
+                    _ => piece,
+                };
+                let mut docs = piece.into_iter();
+                let mut k = 0;
+                while let Some(doc) = docs.next() {
+                    ask_ahead(&self.at.window, docs.as_slice());
+                    self.document(batch, base + k, doc, diag)?;
+                    k += 1;
+                }
+                self.consumer.batch_done(&mut self.at);
+                base += n;
             }
         }
         Ok(())
@@ -700,6 +716,7 @@ impl<'c, W: Write> Sequencer<'c, W> {
         if !self.passes_bad_lines() {
             return Ok(());
         }
+        self.at.out.settle(batch);
         match batch.lines[i].part {
             Part::Last => self.at.out.line(batch.raw(i)),
             _ => self.at.out.piece(batch.raw(i)),
@@ -729,7 +746,10 @@ impl<'c, W: Write> Sequencer<'c, W> {
         self.bad.add(place, reason, action, diag)?;
         if passes {
             match line.part {
-                Part::First => self.at.out.piece(batch.raw(i))?,
+                Part::First => {
+                    self.at.out.settle(batch);
+                    self.at.out.piece(batch.raw(i))?;
+                }
                 _ => self.at.out.document(batch, i)?,
             }
         }
