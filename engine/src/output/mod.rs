@@ -340,18 +340,14 @@ impl<W: Write> Results<W> {
     }
 
     /// The end of the batch whose buffer is `data`: its lines that wait go to the writer
-    /// thread with the buffer. Gives back the buffers free to read into again (`data` when
-    /// it was not needed, and those the thread is done with).
+    /// thread with it. Gives back the buffers free to read into again.
     pub(crate) fn hand_over_batch(&mut self, data: Vec<u8>) -> Result<Vec<Vec<u8>>> {
         let Lines::Beside(writer) = &mut self.out else {
             return Ok(vec![data]);
         };
-        let mut free: Vec<Vec<u8>> = (writer.hand_over_kept(data))
-            .map_err(|e| Error::io("writing output", e))?
-            .into_iter()
-            .collect();
-        free.extend(writer.used_buffers());
-        Ok(free)
+        let back = writer.hand_over_kept(data);
+        let back = back.map_err(|e| Error::io("writing output", e))?;
+        Ok(back.into_iter().chain(writer.used_buffers()).collect())
     }
 
     /// Writes document `i` of `batch` with its verdict ([`Results::annotated`]; a row gets

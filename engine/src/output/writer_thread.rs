@@ -449,6 +449,16 @@ mod tests {
         }
     }
 
+    /// A writer that takes `room` bytes, and what it took.
+    fn limited(room: usize) -> (Arc<Mutex<Vec<u8>>>, Limited) {
+        let taken = Arc::new(Mutex::new(Vec::new()));
+        let out = Limited {
+            taken: Arc::clone(&taken),
+            room,
+        };
+        (taken, out)
+    }
+
     fn lines(n: usize) -> Vec<u8> {
         (0..n)
             .flat_map(|i| format!("line {i}\n").into_bytes())
@@ -484,12 +494,8 @@ mod tests {
     #[test]
     fn a_failure_comes_back_with_what_was_not_written() {
         let data = lines(5_000);
-        let taken = Arc::new(Mutex::new(Vec::new()));
+        let (taken, out) = limited(10_000);
         std::thread::scope(|scope| {
-            let out = Limited {
-                taken: Arc::clone(&taken),
-                room: 10_000,
-            };
             let mut w = WriterThread::start(scope, out, 1024);
             let mut failed = None;
             for line in data.split_inclusive(|&b| b == b'\n') {
@@ -594,12 +600,8 @@ mod tests {
     #[test]
     fn a_failure_keeps_the_kept_lines() {
         let (data, spans) = batch(5_000, false);
-        let taken = Arc::new(Mutex::new(Vec::new()));
+        let (taken, out) = limited(10_000);
         std::thread::scope(|scope| {
-            let out = Limited {
-                taken: Arc::clone(&taken),
-                room: 10_000,
-            };
             let mut w = WriterThread::start(scope, out, 1024);
             let mut all = Vec::new();
             let mut failed = None;
