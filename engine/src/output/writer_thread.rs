@@ -31,9 +31,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 enum Job {
     /// Lines to write, and the input line the output is complete up to once they are.
     Lines(Vec<u8>, u64),
-    /// A batch's buffer and the spans of its lines to write ([`WriterThread::keep_line`]),
-    /// and the input line the output is complete up to once they are.
-    Kept(Vec<u8>, Vec<Span>, u64),
+    /// A batch's buffer and its lines to write ([`WriterThread::keep_line`]), and the
+    /// input line the output is complete up to once they are.
+    Kept(Vec<u8>, Vec<Kept>, u64),
     /// Write what a failure left and flush (`take`: give it back instead).
     Sync { take: bool },
 }
@@ -63,7 +63,7 @@ pub(crate) struct WriterThread {
     cpu: Arc<AtomicU64>,
     /// Lines of the batch being decided, noted and not copied yet; while there are any,
     /// `buf` is empty (they come first).
-    kept: Vec<Span>,
+    kept: Vec<Kept>,
     /// Batch buffers whose lines the thread has written, to be read into again.
     used: Receiver<Vec<u8>>,
 }
@@ -71,6 +71,10 @@ pub(crate) struct WriterThread {
 /// A line in its batch's buffer: the bytes from `start` to `end`, its terminator included
 /// (a last line without one gets a line feed, as [`super::Results::line`] gives it).
 pub(crate) type Span = (usize, usize);
+
+/// A kept line: its span, and its input line (the output is complete up to it once the
+/// line is written).
+type Kept = (Span, u64);
 
 impl WriterThread {
     /// Starts a thread of `scope` writing to `out` in hand-overs of about `capacity` bytes.
@@ -90,6 +94,7 @@ impl WriterThread {
         crate::guard::spawn_scoped(scope, "neardup-writer", move || {
             serve(
                 out,
+                capacity,
                 &to_do,
                 (&answer, &give_back, &done_with),
                 &flag,
@@ -185,14 +190,16 @@ impl WriterThread {
             let complete = crate::guard::complete_up_to(false);
             self.hand_over_complete(self.buf.len(), complete)?;
         }
-        self.kept.push(span);
+        self.kept.push((span, crate::guard::line()));
         Ok(true)
     }
 
     /// Copies the lines noted in `data` (their batch's buffer) into the buffer, in their
     /// place, before something else is written, or when the batch's end is not reached.
     pub(crate) fn settle(&mut self, data: &[u8]) {
-        copy_spans(data, &self.kept, &mut self.buf);
+        for &(span, _) in &self.kept {
+            copy_line(data, span, &mut self.buf);
+        }
         self.kept.clear();
     }
 
@@ -294,14 +301,12 @@ fn write<W: Write>(
     (done, result)
 }
 
-/// Copies the lines at `spans` of `data` onto `out`, each ending in a line feed.
-fn copy_spans(data: &[u8], spans: &[Span], out: &mut Vec<u8>) {
-    for &(start, end) in spans {
-        let line = &data[start..end];
-        out.extend_from_slice(line);
-        if line.last() != Some(&b'\n') {
-            out.push(b'\n');
-        }
+/// Copies the line at `span` of `data` onto `out`, ending in a line feed.
+fn copy_line(data: &[u8], (start, end): Span, out: &mut Vec<u8>) {
+    let line = &data[start..end];
+    out.extend_from_slice(line);
+    if line.last() != Some(&b'\n') {
+        out.push(b'\n');
     }
 }
 
@@ -378,9 +383,10 @@ impl<W: Write> Served<W> {
 
 /// The writer thread: writes each hand-over, keeps what a failure left to try again, and
 /// answers syncs; gives written buffers back (a batch's to `done_with`); notes its CPU in
-/// `cpu`.
+/// `cpu`. A batch's kept lines go out in pieces of about `capacity` bytes.
 fn serve<W: Write>(
     out: W,
+    capacity: usize,
     jobs: &Receiver<Job>,
     (answer, give_back, done_with): (&Sender<Synced>, &Sender<Vec<u8>>, &Sender<Vec<u8>>),
     failed: &AtomicBool,
@@ -402,11 +408,22 @@ fn serve<W: Write>(
                 lines.clear();
                 let _ = give_back.send(lines);
             }
-            Job::Kept(data, spans, complete) => {
-                copied.clear();
-                copy_spans(&data, &spans, &mut copied);
+            Job::Kept(data, kept, complete) => {
+                // Written in pieces of about a hand-over's size, each complete up to its
+                // last line: a failed write cuts a file back to where that write began, so
+                // a whole batch at once would lose up to a batch of lines instead.
+                for &(span, line) in &kept {
+                    copy_line(&data, span, &mut copied);
+                    if copied.len() >= capacity {
+                        served.lines(&copied, line, failed);
+                        copied.clear();
+                    }
+                }
                 let _ = done_with.send(data);
-                served.lines(&copied, complete, failed);
+                if !copied.is_empty() {
+                    served.lines(&copied, complete, failed);
+                    copied.clear();
+                }
             }
             Job::Sync { take } => {
                 let synced = served.sync(take);
