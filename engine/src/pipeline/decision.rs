@@ -200,7 +200,11 @@ pub(super) fn speculate(
     let family_keys = keys[signed.band_keys.len()..].to_vec();
     scratch.keys = keys;
     scratch.recording = false;
-    let (reference, window) = looked?;
+    let (reference, mut window) = looked?;
+    // In the order the commit looks them up in, sorted here on the thread that speculated.
+    if let Some(found) = &mut window {
+        found.checked.sort_unstable_by_key(|c| c.0);
+    }
     Ok(Speculated {
         reference,
         window,
@@ -306,7 +310,7 @@ pub(super) fn filter(
         // A failed speculation: its lookup brought up to date where it can be, else looked
         // up again; either way without verifying again what it verified.
         Some(mut stale) => {
-            stale.checked.sort_unstable_by_key(|c| c.0);
+            debug_assert!(stale.checked.is_sorted_by_key(|c| c.0));
             scratch.known = std::mem::take(&mut stale.checked);
             let reconciled = match &stale.ranking {
                 Some(ranking) => {
@@ -391,7 +395,8 @@ pub(super) struct Found {
     below: Option<f64>,
     /// What the lookup read of the window.
     read: Read,
-    /// Speculating: each candidate verified (sequence number, the verifier's answer).
+    /// Speculating: each candidate verified (sequence number, the verifier's answer), in
+    /// sequence order once [`speculate`] returns.
     checked: Vec<(u64, Option<f64>)>,
     /// Speculating: every candidate ranked, both tiers (`None`: not kept, more than
     /// [`Filtering::ranking_cap`]), for [`Window::reconcile`].
