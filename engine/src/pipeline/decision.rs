@@ -4,6 +4,7 @@
 //! The sequencer and the in-process [`super::Deduper`] both hand their documents and bad
 //! lines to a [`Filter`], so they keep the same documents and count the same ones written.
 
+use super::discards::Discards;
 use super::family_counts::Counting;
 use super::outcome::Match;
 use super::signing::Signed;
@@ -100,6 +101,19 @@ pub(super) struct Scratch {
     /// speculation made (sorted by sequence number), which need not be made again (a
     /// verification depends on the two documents alone, and a sequence number names one).
     known: Vec<(u64, Option<f64>)>,
+    /// Speculations' rankings, freed beside the commit.
+    leftovers: Discards<Found>,
+}
+
+/// A decided document's lookup, when it holds a speculation's ranking (hundreds of
+/// candidates in a template family, allocated by the thread that speculated): freed beside
+/// the commit. A small lookup, and the document's signature, are freed here: handing each
+/// over cost more than freeing it (a million short lines).
+fn discard(scratch: &mut Scratch, window: &Window, found: Found) {
+    if let Some(ranking) = &found.ranking {
+        let bytes = (ranking.capacity() + found.checked.capacity()) * 16;
+        scratch.leftovers.add(window, found, bytes);
+    }
 }
 
 /// What a lookup of [`find_match`] read of the window besides the records of the
@@ -357,11 +371,14 @@ pub(super) fn filter(
             .insert(line, into_entry(signed, false))
             .map_err(spill)?;
         window.remember_minima(held, minima);
-        return Ok(Decision::New { below: found.below });
+        let below = found.below;
+        discard(scratch, window, found);
+        return Ok(Decision::New { below });
     };
     // Only the first match is refreshed, so the window (and what is dropped) is the same in
     // the three modes.
     window.touch_in_buckets(found.first.unwrap_or(held), &signed.band_keys);
+    discard(scratch, window, found);
     if copy {
         summary.dropped_exact += 1;
     } else {

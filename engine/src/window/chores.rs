@@ -35,6 +35,19 @@ impl super::Window {
         self.store.chores().map_or(0, Chores::cpu)
     }
 
+    /// Whether the window has a chores thread ([`super::Window::with_chores`]).
+    pub(crate) fn has_chores(&self) -> bool {
+        self.store.chores().is_some()
+    }
+
+    /// Drops `garbage` on the chores thread (here when there is none, or it is behind).
+    pub(crate) fn drop_later(&self, garbage: Box<dyn Send>) {
+        match self.store.chores() {
+            Some(chores) => chores.drop_later(garbage),
+            None => drop(garbage),
+        }
+    }
+
     /// Frees an inserted document's buffers: on the chores thread, a few hundred at a time,
     /// when there is one (else here, at once).
     pub(super) fn discard(&mut self, entry: super::Entry) {

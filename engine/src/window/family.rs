@@ -94,12 +94,14 @@ impl Family {
     }
 
     /// Takes the counts of `counted` (made by [`Family::counts`] after a document that
-    /// another thread counted in input order), keeping the warm-up documents.
-    pub(crate) fn take_counts(&mut self, counted: Family) {
+    /// another thread counted in input order), keeping the warm-up documents. Returns the
+    /// minima kept since the counts were last taken, to be freed.
+    pub(crate) fn take_counts(&mut self, counted: Family) -> Vec<Vec<u32>> {
         self.counters = counted.counters;
         self.offered = counted.offered;
         self.since_templated = counted.since_templated;
-        self.uncounted.clear();
+        let room = self.uncounted.len();
+        std::mem::replace(&mut self.uncounted, Vec::with_capacity(room))
     }
 
     /// A document counted ahead by another thread was decided after the counts last taken.
@@ -403,7 +405,7 @@ mod tests {
             // The counter hands its counts over now and then; the documents in between are
             // counted by the window only when it settles.
             match i % 97 == 0 {
-                true => window.take_counts(counter.counts()),
+                true => drop(window.take_counts(counter.counts())),
                 false => window.counted_elsewhere(minima.clone()),
             }
         }

@@ -55,7 +55,11 @@ impl Window {
     /// `bands`: the document's LSH band keys' count.
     pub(crate) fn take_counts(&mut self, counts: Family, bands: usize) -> io::Result<()> {
         self.bands = bands;
-        self.family.take_counts(counts);
+        // The minima were allocated by the signing threads: freed beside the commit.
+        let minima = self.family.take_counts(counts);
+        if !minima.is_empty() {
+            self.drop_later(Box::new(minima));
+        }
         match self.family.take_warm() {
             Some(warm) => self.key_again(warm),
             None => Ok(()),
