@@ -330,7 +330,14 @@ pub(super) fn filter(
                 Some(ranking) => {
                     let every = stale.read == Read::Every;
                     let (keys, sketch) = (&signed.band_keys[..], &signed.sketch);
-                    window.reconcile(&mut scratch.reconciling, (ranking, every), keys, sketch)
+                    let limit = settings.limit;
+                    window.reconcile(
+                        &mut scratch.reconciling,
+                        (ranking, every),
+                        keys,
+                        sketch,
+                        limit,
+                    )
                 }
                 None => Reconciled::Unknown,
             };

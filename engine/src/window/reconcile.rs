@@ -48,6 +48,8 @@ pub(crate) struct Reconciling {
     changed: Vec<u64>,
     stamp: u32,
     first: Vec<(Rank, Held)>,
+    /// The first tier's candidates whose counts changed, placed by their counts now.
+    first_changed: Vec<(Rank, Held)>,
     rest: Vec<(Rank, Held)>,
     /// The second tier cannot be made (its counts were not all kept).
     rest_unknown: bool,
@@ -76,16 +78,17 @@ pub(crate) enum Reconciled {
 }
 
 impl Window {
-    /// Brings the speculated lookup `ranking` (every candidate the speculation ranked, both
-    /// tiers, in any order, from [`super::Lookup::ranked`]; `every`: whether it read the
-    /// LSH bands) of a query with `band_keys` and `sketch` up to date with the buckets as
-    /// they are now, into `scratch`.
+    /// Brings the speculated lookup `ranking` (every candidate the speculation ranked, from
+    /// [`super::Lookup::ranked`]: the first tier, its first `limit` sorted at its front,
+    /// then the second; `every`: whether it read the LSH bands) of a query with
+    /// `band_keys` and `sketch` up to date with the buckets as they are now, into `scratch`.
     pub(crate) fn reconcile(
         &mut self,
         scratch: &mut Reconciling,
         (ranking, every): (&[(Rank, Held)], bool),
         band_keys: &[u64],
         sketch: &Sketch,
+        limit: usize,
     ) -> Reconciled {
         if self.all_changed() {
             return Reconciled::Unknown;
@@ -97,6 +100,7 @@ impl Window {
             changed,
             stamp,
             first,
+            first_changed,
             rest,
             rest_unknown,
         } = scratch;
@@ -146,23 +150,37 @@ impl Window {
             return Reconciled::Same;
         }
         first.clear();
+        first_changed.clear();
         rest.clear();
         *rest_unknown = !every;
-        for &(rank, held) in ranking {
+        // Where a candidate's changes are in `counts` (1 + place), if it has any.
+        let change_of = |held: Held| {
             let (word, mask) = changed_bit(held.slot);
-            let place = match changed[word] & mask {
-                0 => (0, 0, 0),
-                _ => places[held.slot as usize],
-            };
-            let change = match place {
-                (s, at, _) if s == *stamp && at > 0 => &mut counts[at as usize - 1],
-                _ => {
+            match changed[word] & mask {
+                0 => 0,
+                _ => match places[held.slot as usize] {
+                    (s, at, _) if s == *stamp => at,
+                    _ => 0,
+                },
+            }
+        };
+        // The speculation sorted its first tier's first `limit` (the rest of that tier ranks
+        // after them); an unchanged candidate past them is looked at only if needed (below).
+        let tier = ranking.partition_point(|r| r.0 >> 63 == 0);
+        let sorted = limit.min(tier);
+        debug_assert!(ranking[..sorted].is_sorted_by_key(|r| r.0));
+        let mut beyond = false;
+        for (i, &(rank, held)) in ranking.iter().enumerate() {
+            let change = match change_of(held) {
+                0 => {
                     match rank >> 63 == 0 {
-                        true => first.push((rank, held)),
+                        true if i < sorted => first.push((rank, held)),
+                        true => beyond = true,
                         false => rest.push((rank, held)),
                     }
                     continue;
                 }
+                at => &mut counts[at as usize - 1],
             };
             change.ranked = true;
             let (family, agreement, count) = parts_of(rank);
@@ -176,7 +194,7 @@ impl Window {
             let bands = if known { count + change.bands } else { 0 };
             if !place_in_tier(
                 (held, agreement, families, bands, known),
-                first,
+                first_changed,
                 rest,
                 rest_unknown,
             ) {
@@ -208,13 +226,24 @@ impl Window {
             }
             if !place_in_tier(
                 (held, agreement, c.families, c.bands, every),
-                first,
+                first_changed,
                 rest,
                 rest_unknown,
             ) {
                 return Reconciled::Unknown;
             }
         }
+        // An unchanged candidate past the sorted ones ranks after every one of them, so the
+        // first `limit` never reach it while `limit` rank no later than the last of them.
+        if beyond && sorted > 0 {
+            let last = ranking[sorted - 1].0;
+            let ahead = first.len() + first_changed.iter().filter(|r| r.0 <= last).count();
+            if ahead < limit {
+                let past = ranking[sorted..tier].iter();
+                first.extend(past.filter(|r| change_of(r.1) == 0));
+            }
+        }
+        first.extend_from_slice(first_changed);
         Reconciled::Changed
     }
 
@@ -358,7 +387,7 @@ mod tests {
             let mut scratch = Reconciling::default();
             for (q, ranking) in queries.iter().zip(&speculated) {
                 let (first, rest, _) = fresh(&w, &mut lookup, q, limit);
-                match w.reconcile(&mut scratch, (ranking, true), &q.0, &q.1) {
+                match w.reconcile(&mut scratch, (ranking, true), &q.0, &q.1, limit) {
                     Reconciled::Same => {
                         same += 1;
                         // Nothing it counted changed: the ranking is the fresh one.
