@@ -1,18 +1,17 @@
-//! The filter job's consumer ([`Filter`]: `--drop-dups`, `--only-dups`, `--annotate`, and
-//! [`super::Deduper`]): is a document an exact copy or a near duplicate of a kept document,
-//! in the `--against` reference or in the window, or new? New documents enter the window.
-//! The sequencer and the in-process [`super::Deduper`] both hand their documents and bad
-//! lines to a [`Filter`], so they keep the same documents and count the same ones written.
+//! The filter modes' decision for one document (`--drop-dups`, `--only-dups`, `--annotate`,
+//! and [`super::Deduper`]): is it an exact copy or a near duplicate of a kept document, in
+//! the `--against` reference or in the window, or new? New documents enter the window. The
+//! lookups can be made ahead, on every core ([`speculate`]), and the decision in order
+//! ([`filter`]) uses them where they still hold. The job's consumer, which both drivers hand
+//! their documents to, is `super::filter`'s `Filter`.
 
 use super::discards::Discards;
 use super::family_counts::Counting;
-use super::outcome::Match;
 use super::signing::Signed;
 use super::summary::Summary;
-use crate::config::{BadLinePolicy, Config};
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::job::{FilterJob, Output};
-use crate::report::{Collector, Matched};
 use crate::verify::Verifier;
 use crate::window::{Entry, Held, Lookup, Rank, Reconciled, Reconciling, Window};
 
@@ -599,185 +598,5 @@ pub(super) fn into_entry(signed: Signed, pairs_mode: bool) -> Entry {
         sketch: signed.sketch,
         copy_key: (!pairs_mode).then_some(signed.text_hash),
         text_hash: signed.text_hash,
-    }
-}
-
-/// The filter job as both drivers run it (the sequencer for the command line, the
-/// in-process `Deduper`): its settings, its `--against` reference, and the scratch space of
-/// its lookups.
-pub(super) struct Filter {
-    /// What it writes, its reference files, state and report.
-    pub(super) job: FilterJob,
-    /// The reference, once loaded (`None`: none).
-    pub(super) reference: Option<Window>,
-    pub(super) scratch: Scratch,
-    /// The current batch's speculated lookups, by the documents' places in it from
-    /// `speculation.base` (`None`: a document to look up in order), taken as each is
-    /// decided.
-    pub(super) speculated: Vec<Option<Speculated>>,
-    /// How the batches are cut for speculation ([`super::pace::Pace`]).
-    pub(super) pace: super::pace::Pace,
-}
-
-impl Filter {
-    /// The filter `job` with its reference loaded (if it has one).
-    pub(super) fn new(job: FilterJob, reference: Option<Window>) -> Filter {
-        Filter {
-            job,
-            reference,
-            scratch: Scratch::default(),
-            speculated: Vec::new(),
-            pace: super::pace::Pace::default(),
-        }
-    }
-
-    /// Decides a document ([`filter`]) of a run of `config`, `number` its line (or document)
-    /// number, and counts it written when the output writes it; with `report`, its entry
-    /// on the page. `speculated`: its lookups made before its batch ([`speculate`]).
-    /// Returns the held document it duplicates, or `None` when it is kept.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn document(
-        &mut self,
-        config: &Config,
-        window: &mut Window,
-        signed: Signed,
-        number: u64,
-        summary: &mut Summary,
-        report: Option<&mut Collector>,
-        speculated: Option<Speculated>,
-    ) -> Result<Option<Match>> {
-        let settings = Filtering::new(config, &self.job);
-        let decided = decide(
-            config,
-            &settings,
-            &self.reference,
-            window,
-            (signed, speculated),
-            number,
-            &mut self.scratch,
-            summary,
-            report,
-        )?;
-        if self.job.output.writes(decided.is_some()) {
-            summary.written += 1;
-        }
-        Ok(decided)
-    }
-
-    /// A piece's decisions are made (or stopped by an error): its speculations are dropped,
-    /// the pace adapts to how many held (`speculated`, the run's count) and the window stops
-    /// recording its changes.
-    pub(super) fn piece_done(&mut self, window: &mut Window, speculated: u64) {
-        self.speculated.clear();
-        let now = std::time::Instant::now();
-        self.pace.adapt(speculated, self.scratch.reconciled, now);
-        window.stop_tracking();
-    }
-
-    /// A bad line under `policy`: counted, and counted written when the output passes it
-    /// through (`--on-bad-line pass`, not `--only-dups`), which the answer says.
-    pub(super) fn bad_line(&self, policy: BadLinePolicy, summary: &mut Summary) -> bool {
-        summary.bad_lines += 1;
-        let passes = self.job.output.passes(policy);
-        if passes {
-            summary.written += 1;
-        }
-        passes
-    }
-}
-
-/// Decides a filter-mode document ([`filter`]) and records it: the `report` page's entry,
-/// and the id of its match. `number` is its line (or document) number.
-#[allow(clippy::too_many_arguments)]
-fn decide(
-    config: &Config,
-    settings: &Filtering<'_>,
-    reference: &Option<Window>,
-    window: &mut Window,
-    (mut signed, speculated): (Signed, Option<Speculated>),
-    number: u64,
-    scratch: &mut Scratch,
-    summary: &mut Summary,
-    report: Option<&mut Collector>,
-) -> Result<Option<Match>> {
-    // What the page shows of the document, before the window takes it (and, for a long
-    // text, the whole of it, to find where it differs from its match if it is shown).
-    let shown = report.is_some().then(|| {
-        let node = signed.node.take().unwrap_or_default();
-        (signed.id.clone(), node.report_text, node.report_whole)
-    });
-    let decision = filter(
-        settings,
-        reference.as_ref(),
-        window,
-        signed,
-        number,
-        scratch,
-        summary,
-        speculated,
-    )?;
-    Ok(match decision {
-        Decision::New { below } => {
-            if let (Some(report), Some((id, snippet, _))) = (report, shown) {
-                report.kept(number, id, snippet, below);
-            }
-            None
-        }
-        Decision::Dup {
-            held,
-            in_reference,
-            similarity,
-            copy,
-        } => {
-            let dup_of = window_of(reference, window, in_reference)
-                .id(held)
-                .map_err(|e| Error::spill(e, number))?;
-            if let (Some(report), Some((id, snippet, whole))) = (report, shown) {
-                let matched = Matched {
-                    seq: held.seq,
-                    id: &dup_of,
-                    in_reference,
-                };
-                let held_in = window_of(reference, window, in_reference);
-                let differs = || {
-                    let whole = whole?;
-                    let mut scratch = Vec::new();
-                    let kept = held_in.view(held, &mut scratch).ok()?;
-                    super::differing::first_difference(config, &whole, kept.compared().shingles)
-                };
-                let how = (similarity, copy);
-                report.dropped(number, id, snippet, matched, how, differs);
-            }
-            Some(Match {
-                dup_of,
-                similarity,
-                exact: copy,
-                in_reference,
-            })
-        }
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::BadLinePolicy::{Fail, Pass, Skip};
-
-    /// A bad line is counted, and counted written only when the output passes it through:
-    /// the one count the sequencer and `Deduper` both keep.
-    #[test]
-    fn a_bad_line_counts_as_written_only_where_it_is_passed_through() {
-        for (output, policy, written) in [
-            (Output::DropDups, Pass, 1),
-            (Output::Annotate, Pass, 1),
-            (Output::OnlyDups, Pass, 0),
-            (Output::DropDups, Skip, 0),
-            (Output::Annotate, Fail, 0),
-        ] {
-            let filter = Filter::new(output.into(), None);
-            let mut summary = Summary::default();
-            assert_eq!(filter.bad_line(policy, &mut summary), written == 1);
-            assert_eq!((summary.bad_lines, summary.written), (1, written));
-        }
     }
 }

@@ -14,7 +14,8 @@
 //! the same outcomes, decided on every core.
 
 use super::batch::{DocText, sign_in_order};
-use super::decision::{Filter, Speculated};
+use super::decision::Speculated;
+use super::filter::Filter;
 use super::helpers::Helpers;
 use super::outcome::Outcome;
 use super::prepare::Prepared;
@@ -631,7 +632,7 @@ impl Deduper {
             self.report.as_mut(),
             speculated,
         )?;
-        Ok(match decided {
+        Ok(match self.filter.matched(&self.window, decided, number)? {
             None => Outcome::New,
             Some(found) => Outcome::Duplicate(found),
         })

@@ -25,6 +25,7 @@
 //! | `run` | the ordered pipeline's threads, and loading the `--against` reference |
 //! | `sequencer` | the in-order loop; each job's consumer: `sequencer/filtered.rs` (the filter's verdicts), `sequencer/pairs.rs` (pairs, graphs), sign and reference in `sequencer/mod.rs` |
 //! | `decision` | the filter modes' decision for one document (the sequencer's and `Deduper`'s) |
+//! | `filter` | the filter job's consumer (the sequencer's and `Deduper`'s): decides, counts, names a match |
 //! | `discards` | decided documents' buffers, freed on the window's chores thread |
 //! | `deduper` | [`Deduper`]: that decision in process, one document or a batch at a time |
 //! | `differing` | where a dropped long text differs from its match, for the report page |
@@ -45,6 +46,7 @@ mod deduper;
 mod differing;
 mod discards;
 mod family_counts;
+mod filter;
 mod helpers;
 mod ordered;
 mod outcome;

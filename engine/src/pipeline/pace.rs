@@ -1,5 +1,5 @@
 //! How the filter's speculation cuts a batch into pieces ([`Pace`]), kept by the filter
-//! from batch to batch (`decision.rs`) and followed by `speculate.rs`; and whether it pays
+//! from batch to batch (`filter.rs`) and followed by `speculate.rs`; and whether it pays
 //! at all ([`Costs`]).
 
 use std::time::{Duration, Instant};

@@ -6,8 +6,9 @@
 //! where that cannot be done. Every decision, `dup_of` and similarity is the one thread's: see
 //! DESIGN.md, "Deciding on every core".
 
-use super::decision::{Filter, Filtering, Speculated};
+use super::decision::{Filtering, Speculated};
 use super::family_counts::Counting;
+use super::filter::Filter;
 use super::helpers::{Done, Helpers, Work, lend, run_length, take_speculations};
 use super::pace::Kind;
 use super::signing::Doc;

@@ -1,5 +1,5 @@
 //! The filter job (`--drop-dups`, `--only-dups`, `--annotate`) as the sequencer's consumer:
-//! [`crate::pipeline::decision::Filter`] decides and counts (for [`crate::pipeline::Deduper`]
+//! [`crate::pipeline::filter::Filter`] decides and counts (for [`crate::pipeline::Deduper`]
 //! too), and the line is written, or not, as the output says.
 
 use super::consumer::{Consumer, Left, Shared};
@@ -8,7 +8,8 @@ use crate::error::Result;
 use crate::input::Batch;
 use crate::job::Output;
 use crate::output::Verdict;
-use crate::pipeline::decision::Filter;
+use crate::pipeline::decision::Decision;
+use crate::pipeline::filter::Filter;
 use crate::pipeline::helpers::Helpers;
 use crate::pipeline::signing::{Doc, Signed};
 use crate::pipeline::summary::Summary;
@@ -43,15 +44,19 @@ impl<W: Write> Consumer<W> for Filter {
             at.report.as_mut(),
             speculated,
         )?;
-        let verdict = match &decided {
-            None => Verdict::new_document(against),
-            Some(found) => found.verdict(against),
-        };
-        if !output.writes(verdict.dup_of.is_some()) {
+        if !output.writes(matches!(decided, Decision::Dup { .. })) {
             return Ok(());
         }
         match output {
-            Output::Annotate => at.out.annotated_document(batch, i, verdict),
+            Output::Annotate => {
+                let number = batch.lines[i].number;
+                let found = self.matched(&at.window, decided, number)?;
+                let verdict = match &found {
+                    None => Verdict::new_document(against),
+                    Some(found) => found.verdict(against),
+                };
+                at.out.annotated_document(batch, i, verdict)
+            }
             _ => at.out.document(batch, i),
         }
     }
