@@ -623,16 +623,16 @@ impl Deduper {
                 return Ok(Outcome::Bad(reason));
             }
         };
-        let decided = self.filter.document(
+        let (_, found) = self.filter.document(
             config,
             &mut self.window,
-            signed,
+            (signed, speculated),
             number,
             &mut self.summary,
             self.report.as_mut(),
-            speculated,
+            true,
         )?;
-        Ok(match self.filter.matched(&self.window, decided, number)? {
+        Ok(match found {
             None => Outcome::New,
             Some(found) => Outcome::Duplicate(found),
         })

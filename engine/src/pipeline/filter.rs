@@ -45,18 +45,19 @@ impl Filter {
     /// Decides a document ([`filter`]) of a run of `config`, `number` its line (or document)
     /// number, and counts it written when the output writes it; with `report`, its entry
     /// on the page. `speculated`: its lookups made before its batch
-    /// ([`super::decision::speculate`]). [`Filter::matched`] names a duplicate's match.
+    /// ([`super::decision::speculate`]). With `named`, a duplicate's match comes with its
+    /// id ([`Filter::matched`]), read before the document is counted.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn document(
         &mut self,
         config: &Config,
         window: &mut Window,
-        signed: Signed,
+        (signed, speculated): (Signed, Option<Speculated>),
         number: u64,
         summary: &mut Summary,
         report: Option<&mut Collector>,
-        speculated: Option<Speculated>,
-    ) -> Result<Decision> {
+        named: bool,
+    ) -> Result<(Decision, Option<Match>)> {
         let settings = Filtering::new(config, &self.job);
         let decided = decide(
             config,
@@ -69,23 +70,22 @@ impl Filter {
             summary,
             report,
         )?;
+        let found = match named {
+            true => self.matched(window, decided, number)?,
+            false => None,
+        };
         let dup = matches!(decided, Decision::Dup { .. });
         if self.job.output.writes(dup) {
             summary.written += 1;
         }
-        Ok(decided)
+        Ok((decided, found))
     }
 
     /// The match of a document [`Filter::document`] decided (`number`: its line or document
     /// number), with its id read from the record (`None`: kept). Asked only where the id is
     /// used: a dropped document's line is not written with it, and reading it was a record
     /// read and parse per duplicate in the in-order thread.
-    pub(super) fn matched(
-        &self,
-        window: &Window,
-        decided: Decision,
-        number: u64,
-    ) -> Result<Option<Match>> {
+    fn matched(&self, window: &Window, decided: Decision, number: u64) -> Result<Option<Match>> {
         let Decision::Dup {
             held,
             in_reference,

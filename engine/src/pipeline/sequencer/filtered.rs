@@ -34,27 +34,27 @@ impl<W: Write> Consumer<W> for Filter {
         if let Some(Some(next)) = place.and_then(|k| self.speculated.get(k + 1)) {
             at.window.prefetch_buckets(next.family_keys());
         }
-        let decided = Filter::document(
+        // Only an annotation writes a match's id.
+        let annotates = output == Output::Annotate;
+        let (decided, found) = Filter::document(
             self,
             at.config,
             &mut at.window,
-            signed,
+            (signed, speculated),
             batch.lines[i].number,
             &mut at.summary,
             at.report.as_mut(),
-            speculated,
+            annotates,
         )?;
         if !output.writes(matches!(decided, Decision::Dup { .. })) {
             return Ok(());
         }
-        match output {
-            Output::Annotate => {
-                let number = batch.lines[i].number;
-                let found = self.matched(&at.window, decided, number)?;
-                let verdict = match &found {
-                    None => Verdict::new_document(against),
-                    Some(found) => found.verdict(against),
-                };
+        match (output, &found) {
+            (Output::Annotate, Some(found)) => {
+                at.out.annotated_document(batch, i, found.verdict(against))
+            }
+            (Output::Annotate, None) => {
+                let verdict = Verdict::new_document(against);
                 at.out.annotated_document(batch, i, verdict)
             }
             _ => at.out.document(batch, i),
