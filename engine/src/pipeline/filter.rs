@@ -196,7 +196,49 @@ fn decide(
 mod tests {
     use super::*;
     use crate::config::BadLinePolicy::{Fail, Pass, Skip};
-    use crate::job::Output;
+    use crate::input::DocId;
+    use crate::job::{Job, Output};
+    use crate::pipeline::prepare::Prepared;
+    use crate::pipeline::signing::{Doc, Worker};
+
+    /// A duplicate's match comes with its id only when asked for (the annotation, the
+    /// `Deduper`); either way the decision, and the count of what is written, are the same.
+    #[test]
+    fn a_match_is_named_only_when_asked_and_counted_the_same() {
+        let prepared = Prepared::new(crate::config::Config::default().validate().unwrap());
+        let prepared = prepared.unwrap();
+        let text = "the quick brown fox jumps over the lazy dog near the river bank today";
+        for (output, named) in [(Output::DropDups, false), (Output::Annotate, true)] {
+            let job = Job::Filter(output.into());
+            let mut worker = Worker::new(&prepared, &job);
+            let mut filter = Filter::new(output.into(), None);
+            let mut window = Window::new(0);
+            let mut summary = Summary::default();
+            let mut decided = Vec::new();
+            for (number, id) in [(1, "first"), (2, "second")] {
+                let Doc::Good(signed) = worker.sign_text(text, DocId::Str(id.into())) else {
+                    panic!("a document");
+                };
+                let config = &prepared.config;
+                let doc = (signed, None);
+                let at = (&mut window, &mut summary);
+                let got = filter.document(config, at.0, doc, number, at.1, None, named);
+                decided.push(got.unwrap());
+            }
+            assert!(matches!(decided[0], (Decision::New { .. }, None)));
+            assert!(matches!(decided[1].0, Decision::Dup { copy: true, .. }));
+            match named {
+                true => {
+                    let found = decided[1].1.as_ref().expect("named");
+                    assert_eq!(found.dup_of, DocId::Str("first".into()));
+                    assert!(found.exact && found.similarity == 1.0);
+                }
+                false => assert!(decided[1].1.is_none()),
+            }
+            let written = if output == Output::DropDups { 1 } else { 2 };
+            assert_eq!(summary.written, written, "{output:?}");
+        }
+    }
 
     /// A bad line is counted, and counted written only when the output passes it through:
     /// the one count the sequencer and `Deduper` both keep.
