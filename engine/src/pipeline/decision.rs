@@ -5,7 +5,6 @@
 //! ([`filter`]) uses them where they still hold. The job's consumer, which both drivers hand
 //! their documents to, is `super::filter`'s `Filter`.
 
-use super::discards::Discards;
 use super::family_counts::Counting;
 use super::signing::Signed;
 use super::summary::Summary;
@@ -13,6 +12,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::job::{FilterJob, Output};
 use crate::verify::Verifier;
+use crate::window::chores::Discards;
 use crate::window::{Entry, Held, Lookup, Rank, Reconciled, Reconciling, Window};
 
 /// What [`filter`] decided.
@@ -109,9 +109,13 @@ pub(super) struct Scratch {
 /// the commit. A small lookup, and the document's signature, are freed here: handing each
 /// over cost more than freeing it (a million short lines).
 fn discard(scratch: &mut Scratch, window: &Window, found: Found) {
-    if let Some(ranking) = &found.ranking {
+    if let Some(ranking) = &found.ranking
+        && window.has_chores()
+    {
         let bytes = (ranking.capacity() + found.checked.capacity()) * 16;
-        scratch.leftovers.add(window, found, bytes);
+        if let Some(full) = scratch.leftovers.add(found, bytes) {
+            window.drop_later(Box::new(full));
+        }
     }
 }
 

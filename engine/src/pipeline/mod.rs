@@ -26,7 +26,6 @@
 //! | `sequencer` | the in-order loop; each job's consumer: `sequencer/filtered.rs` (the filter's verdicts), `sequencer/pairs.rs` (pairs, graphs), sign and reference in `sequencer/mod.rs` |
 //! | `decision` | the filter modes' decision for one document (the sequencer's and `Deduper`'s) |
 //! | `filter` | the filter job's consumer (the sequencer's and `Deduper`'s): decides, counts, names a match |
-//! | `discards` | decided documents' buffers, freed on the window's chores thread |
 //! | `deduper` | [`Deduper`]: that decision in process, one document or a batch at a time |
 //! | `differing` | where a dropped long text differs from its match, for the report page |
 //! | `batch` | a program's batch signed on every thread and handed to `Deduper` in order |
@@ -44,7 +43,6 @@ mod components;
 mod decision;
 mod deduper;
 mod differing;
-mod discards;
 mod family_counts;
 mod filter;
 mod helpers;

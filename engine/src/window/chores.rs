@@ -4,8 +4,9 @@
 //! - the next record segment's pages, written once before the store needs the segment. The
 //!   kernel zeroes a page at its first write; done by the thread that appends the records,
 //!   that was most of the cost of inserting a document into a window held in RAM;
-//! - inserted documents' buffers, given back to the allocator (they were allocated by the
-//!   signing threads; freeing them is a few allocator calls each).
+//! - inserted documents' buffers, and the filter's speculated rankings, given back to the
+//!   allocator (they were allocated by the signing and speculating threads; freeing them is
+//!   a few allocator calls each), gathered a few hundred at a time ([`Discards`]).
 //!
 //! Neither changes what the window holds: a prepared segment is an empty buffer like a new
 //! one, and a buffer is freed later rather than at once. So the window, and the output, are
@@ -15,8 +16,11 @@ use crossbeam_channel::{Receiver, Sender, TrySendError, bounded};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Documents whose buffers are sent to be freed together (one hand-over for many).
+/// Most items handed over to be freed together (one hand-over for many).
 const DISCARDS: usize = 256;
+/// Most bytes of buffers handed over together: with the hand-overs the thread may hold
+/// waiting, a few MiB beside the batches in flight.
+const DISCARD_BYTES: usize = 1 << 20;
 
 impl super::Window {
     /// The window with its chores done on a thread of its own when the run has `threads`
@@ -71,8 +75,8 @@ pub(crate) struct Chores {
     ready: Receiver<Vec<u8>>,
     /// A segment was asked for and not taken yet.
     asked: bool,
-    /// Inserted documents whose buffers go to the thread to be freed, [`DISCARDS`] at once.
-    discarded: Vec<super::Entry>,
+    /// Inserted documents whose buffers go to the thread to be freed.
+    discarded: Discards<super::Entry>,
     /// The thread's CPU so far (`--stats`' `cpu_seconds.write`).
     cpu: Arc<AtomicU64>,
 }
@@ -122,7 +126,7 @@ impl Chores {
             asks,
             ready,
             asked: false,
-            discarded: Vec::new(),
+            discarded: Discards::default(),
             cpu,
         })
     }
@@ -145,12 +149,7 @@ impl Chores {
 
     /// Frees `entry`'s buffers on the thread, with a few hundred others.
     fn discard(&mut self, entry: super::Entry) {
-        if self.discarded.capacity() == 0 {
-            self.discarded.reserve_exact(DISCARDS);
-        }
-        self.discarded.push(entry);
-        if self.discarded.len() >= DISCARDS {
-            let full = std::mem::replace(&mut self.discarded, Vec::with_capacity(DISCARDS));
+        if let Some(full) = self.discarded.add(entry, 0) {
             self.drop_later(Box::new(full));
         }
     }
@@ -166,6 +165,43 @@ impl Chores {
     /// The thread's CPU nanoseconds so far.
     pub(crate) fn cpu(&self) -> u64 {
         self.cpu.load(Ordering::Relaxed)
+    }
+}
+
+/// Items waiting to be freed on a chores thread, handed over [`DISCARDS`] (or
+/// [`DISCARD_BYTES`] of buffers) at a time ([`super::Window::drop_later`]).
+#[derive(Debug)]
+pub(crate) struct Discards<T> {
+    items: Vec<T>,
+    bytes: usize,
+}
+
+impl<T> Default for Discards<T> {
+    fn default() -> Self {
+        Discards {
+            items: Vec::new(),
+            bytes: 0,
+        }
+    }
+}
+
+impl<T> Discards<T> {
+    /// Keeps `item` (holding `bytes` of buffers beside itself); returns the items to hand
+    /// over when they fill a hand-over.
+    pub(crate) fn add(&mut self, item: T, bytes: usize) -> Option<Vec<T>> {
+        if self.items.capacity() == 0 {
+            self.items.reserve_exact(DISCARDS);
+        }
+        self.items.push(item);
+        self.bytes += bytes + size_of::<T>();
+        if self.items.len() < DISCARDS && self.bytes < DISCARD_BYTES {
+            return None;
+        }
+        self.bytes = 0;
+        Some(std::mem::replace(
+            &mut self.items,
+            Vec::with_capacity(DISCARDS),
+        ))
     }
 }
 
@@ -212,5 +248,28 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         assert!(got.is_none());
+    }
+
+    /// Items are handed over when they fill a hand-over, by count or by bytes; a full one
+    /// sent to the thread is freed there.
+    #[test]
+    fn discards_are_handed_over_when_full() {
+        let token = Arc::new(());
+        let mut held = Discards::default();
+        for _ in 0..DISCARDS - 1 {
+            assert!(held.add(Arc::clone(&token), 8).is_none());
+        }
+        assert_eq!(Arc::strong_count(&token), DISCARDS, "held until full");
+        let full = held.add(Arc::clone(&token), 8).expect("full by count");
+        assert_eq!(full.len(), DISCARDS);
+        let chores = Chores::start().expect("a thread");
+        chores.drop_later(Box::new(full));
+        let freed = (0..10_000).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            Arc::strong_count(&token) == 1
+        });
+        assert!(freed, "a hand-over is freed by the thread");
+        let big = held.add(Arc::clone(&token), DISCARD_BYTES);
+        assert_eq!(big.map(|b| b.len()), Some(1), "full by bytes");
     }
 }

@@ -28,7 +28,7 @@ mod budget;
 mod cells;
 mod changed;
 mod changes;
-mod chores;
+pub(crate) mod chores;
 mod chunked;
 mod codec;
 mod family;

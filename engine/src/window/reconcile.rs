@@ -169,6 +169,10 @@ impl Window {
         let tier = ranking.partition_point(|r| r.0 >> 63 == 0);
         let sorted = limit.min(tier);
         debug_assert!(ranking[..sorted].is_sorted_by_key(|r| r.0));
+        debug_assert!(
+            ranking[tier..].iter().all(|r| r.0 >> 63 == 1),
+            "first tier first"
+        );
         let mut beyond = false;
         for (i, &(rank, held)) in ranking.iter().enumerate() {
             let change = match change_of(held) {

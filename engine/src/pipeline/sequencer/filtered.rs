@@ -49,12 +49,12 @@ impl<W: Write> Consumer<W> for Filter {
         if !output.writes(matches!(decided, Decision::Dup { .. })) {
             return Ok(());
         }
-        match (output, &found) {
-            (Output::Annotate, Some(found)) => {
-                at.out.annotated_document(batch, i, found.verdict(against))
-            }
-            (Output::Annotate, None) => {
-                let verdict = Verdict::new_document(against);
+        match output {
+            Output::Annotate => {
+                let verdict = match &found {
+                    None => Verdict::new_document(against),
+                    Some(found) => found.verdict(against),
+                };
                 at.out.annotated_document(batch, i, verdict)
             }
             _ => at.out.document(batch, i),
