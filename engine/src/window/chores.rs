@@ -16,6 +16,10 @@ use crossbeam_channel::{Receiver, Sender, TrySendError, bounded};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Segments prepared ahead of the store's need. One was not enough: on two busy cores the
+/// thread is a third one, and is often not run before the segment after fills, which then
+/// takes its page faults on the in-order thread.
+const SEGMENTS_AHEAD: usize = 3;
 /// Most items handed over to be freed together (one hand-over for many).
 const DISCARDS: usize = 256;
 /// Most bytes of buffers handed over together: with the hand-overs the thread may hold
@@ -73,8 +77,8 @@ enum Chore {
 pub(crate) struct Chores {
     asks: Sender<Chore>,
     ready: Receiver<Vec<u8>>,
-    /// A segment was asked for and not taken yet.
-    asked: bool,
+    /// Segments asked for and not taken yet.
+    asked: usize,
     /// Inserted documents whose buffers go to the thread to be freed.
     discarded: Discards<super::Entry>,
     /// The thread's CPU so far (`--stats`' `cpu_seconds.write`).
@@ -96,7 +100,7 @@ impl Chores {
     pub(crate) fn start() -> Option<Chores> {
         // A few hand-overs of discarded buffers may wait; past them the owner frees its own.
         let (asks, chores) = bounded::<Chore>(4);
-        let (done, ready) = bounded::<Vec<u8>>(1);
+        let (done, ready) = bounded::<Vec<u8>>(SEGMENTS_AHEAD);
         let cpu = Arc::new(AtomicU64::new(0));
         let spent = Arc::clone(&cpu);
         std::thread::Builder::new()
@@ -125,24 +129,27 @@ impl Chores {
         Some(Chores {
             asks,
             ready,
-            asked: false,
+            asked: 0,
             discarded: Discards::default(),
             cpu,
         })
     }
 
     /// A buffer of at least `len` bytes' capacity, empty, its pages written, if one asked
-    /// for is ready; asks for the next one when `more` (the store has room for it).
-    pub(super) fn segment(&mut self, len: usize, more: bool) -> Option<Vec<u8>> {
+    /// for is ready; then asks for more, up to [`SEGMENTS_AHEAD`] waiting and no more than
+    /// `room` (the buffers the store has room for beside those it holds).
+    pub(super) fn segment(&mut self, len: usize, room: usize) -> Option<Vec<u8>> {
         let mut taken = None;
-        if self.asked
+        if self.asked > 0
             && let Ok(buffer) = self.ready.try_recv()
         {
-            self.asked = false;
+            self.asked -= 1;
             taken = Some(buffer).filter(|b| b.capacity() >= len);
         }
-        if more && !self.asked {
-            self.asked = self.asks.try_send(Chore::Segment(len)).is_ok();
+        while self.asked < room.min(SEGMENTS_AHEAD)
+            && self.asks.try_send(Chore::Segment(len)).is_ok()
+        {
+            self.asked += 1;
         }
         taken
     }
@@ -209,25 +216,30 @@ impl<T> Discards<T> {
 mod tests {
     use super::*;
 
-    /// A segment asked for comes back empty with its capacity; one asked for while another
-    /// waits is not asked twice; dropping the owner ends the thread.
+    /// Segments asked for come back empty with their capacity, as many ahead as the room
+    /// given and [`SEGMENTS_AHEAD`] allow; none is asked twice; dropping the owner ends the
+    /// thread.
     #[test]
-    fn segments_come_back_empty_and_one_at_a_time() {
+    fn segments_come_back_empty_and_no_more_than_the_room() {
         let mut chores = Chores::start().expect("a thread");
-        assert!(chores.segment(4096, true).is_none(), "nothing asked yet");
-        let mut got = None;
+        assert!(chores.segment(4096, 2).is_none(), "nothing asked yet");
+        assert_eq!(chores.asked, 2, "two fit the room");
+        let mut got = Vec::new();
         for _ in 0..10_000 {
-            got = chores.segment(4096, false);
-            if got.is_some() {
+            got.extend(chores.segment(4096, 0));
+            if got.len() == 2 {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
-        let buffer = got.expect("the asked segment arrives");
-        assert!(buffer.is_empty() && buffer.capacity() >= 4096);
-        // Not asked again (`more` was false): nothing more comes.
+        assert_eq!(got.len(), 2, "both asked segments arrive");
+        assert!(got.iter().all(|b| b.is_empty() && b.capacity() >= 4096));
+        // Not asked again (no room): nothing more comes.
         std::thread::sleep(std::time::Duration::from_millis(20));
-        assert!(chores.segment(4096, false).is_none());
+        assert!(chores.segment(4096, 0).is_none());
+        // Much room: no more than SEGMENTS_AHEAD wait.
+        chores.segment(4096, 100);
+        assert_eq!(chores.asked, SEGMENTS_AHEAD);
         chores.drop_later(Box::new(vec![1u8; 100]));
         drop(chores);
     }
@@ -237,14 +249,14 @@ mod tests {
     #[test]
     fn a_buffer_too_small_is_not_used() {
         let mut chores = Chores::start().expect("a thread");
-        chores.segment(1024, true);
+        chores.segment(1024, 1);
         std::thread::sleep(std::time::Duration::from_millis(50));
         let mut got = None;
         for _ in 0..10_000 {
-            if !chores.asked {
+            if chores.asked == 0 {
                 break;
             }
-            got = chores.segment(8192, false);
+            got = chores.segment(8192, 0);
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         assert!(got.is_none());

@@ -161,7 +161,7 @@ impl Store {
     /// RAM share has room for it beside the segment being opened, so that a prepared
     /// buffer is always one the share could hold.
     fn new_buffer(&mut self) -> Option<Vec<u8>> {
-        let room = self.segments.len().saturating_add(2) <= self.ram_segments();
+        let room = (self.ram_segments()).saturating_sub(self.segments.len().saturating_add(1));
         let prepared = (self.chores.as_mut()).and_then(|c| c.segment(self.segment, room));
         prepared.or_else(|| {
             let mut b = Vec::new();
