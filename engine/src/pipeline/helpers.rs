@@ -66,33 +66,43 @@ fn take_runs(
     next: &AtomicUsize,
     marks: &mut Marks,
 ) -> std::io::Result<Vec<Run>> {
-    take_shares(docs, DOCS_PER_TAKE, next, |number, share| {
-        Ok(Run {
-            number,
-            outcomes: check_docs(verifier, window, share, marks)?,
-        })
-    })
+    take_shares(
+        docs,
+        &even_runs(docs.len(), DOCS_PER_TAKE),
+        next,
+        |number, share| {
+            Ok(Run {
+                number,
+                outcomes: check_docs(verifier, window, share, marks)?,
+            })
+        },
+    )
 }
 
-/// Takes runs of `per` of `items` (run `number` starts at `number × per`) from the counter
+/// Where the runs of `len` items of `per` each start, and where the last ends: run
+/// `number` is `bounds[number]..bounds[number + 1]`.
+fn even_runs(len: usize, per: usize) -> Vec<usize> {
+    let mut bounds: Vec<usize> = (0..len).step_by(per.max(1)).collect();
+    bounds.push(len);
+    bounds
+}
+
+/// Takes the runs `bounds` cuts `items` into ([`even_runs`], [`run_bounds`]) from the counter
 /// `next`, shared by the threads taking them, until none is left; `each` does one run.
 fn take_shares<T, R>(
     items: &[T],
-    per: usize,
+    bounds: &[usize],
     next: &AtomicUsize,
     mut each: impl FnMut(usize, &[T]) -> std::io::Result<R>,
 ) -> std::io::Result<Vec<R>> {
-    let runs = items.len().div_ceil(per);
+    let runs = bounds.len().saturating_sub(1);
     let mut done = Vec::new();
     loop {
         let number = next.fetch_add(1, Ordering::Relaxed);
         if number >= runs {
             return Ok(done);
         }
-        done.push(each(
-            number,
-            &items[number * per..((number + 1) * per).min(items.len())],
-        )?);
+        done.push(each(number, &items[bounds[number]..bounds[number + 1]])?);
     }
 }
 
@@ -119,8 +129,8 @@ pub(super) enum Work<'v> {
         window: Arc<Window>,
         reference: Option<Arc<Window>>,
         docs: Arc<Vec<Doc>>,
-        /// Documents a take (a run).
-        per: usize,
+        /// Where each run of the documents starts ([`run_bounds`]).
+        bounds: Arc<[usize]>,
         next: Arc<AtomicUsize>,
     },
 }
@@ -245,12 +255,12 @@ impl<'v> Server<'v> {
                     window,
                     reference,
                     docs,
-                    per,
+                    bounds,
                     next,
                 } => Done::Speculated(take_speculations(
                     &settings,
                     (reference.as_deref(), &window),
-                    (&docs, per),
+                    (&docs, &bounds),
                     &next,
                     scratch,
                 )),
@@ -493,23 +503,41 @@ pub(super) fn run_length(docs: usize, helpers: usize) -> usize {
         .clamp(1, SPECULATED_PER_TAKE)
 }
 
+/// The runs a piece of `docs` documents is speculated in by `helpers` and the sequencer
+/// (as [`even_runs`] gives them): [`run_length`] at first, then shorter, each a share of
+/// what is left, down to one document. The sequencer commits once the last run is done,
+/// and the thread that took it is the one it waits for: a run of 8 at the end kept it
+/// waiting for half a run on average (about 40 µs a piece on one template), a run of one
+/// for half a document. The runs depend on the piece and the thread count only, never on
+/// which thread takes which.
+pub(super) fn run_bounds(docs: usize, helpers: usize) -> Vec<usize> {
+    let (per, takers) = (run_length(docs, helpers), helpers + 1);
+    let mut bounds = vec![0];
+    let mut at = 0;
+    while at < docs {
+        at += ((docs - at) / (2 * takers)).clamp(1, per);
+        bounds.push(at);
+    }
+    bounds
+}
+
 /// The filter's speculated lookups of a run of documents of a batch (`speculate.rs`).
 pub(super) struct Speculations {
-    /// Its number (its first document is `number × ` the run's length).
+    /// Its number ([`run_bounds`]).
     pub number: usize,
     pub looked: Vec<Option<Speculated>>,
 }
 
-/// Looks up the batch's good documents of the runs of `per` documents taken from `next`
-/// until none is left.
+/// Looks up the batch's good documents of the runs `bounds` makes ([`run_bounds`]) taken
+/// from `next` until none is left.
 pub(super) fn take_speculations(
     settings: &Filtering<'_>,
     (reference, window): (Option<&Window>, &Window),
-    (docs, per): (&[Doc], usize),
+    (docs, bounds): (&[Doc], &[usize]),
     next: &AtomicUsize,
     scratch: &mut Scratch,
 ) -> std::io::Result<Vec<Speculations>> {
-    take_shares(docs, per, next, |number, share| {
+    take_shares(docs, bounds, next, |number, share| {
         let looked = share
             .iter()
             .map(|doc| match doc {
@@ -552,6 +580,40 @@ mod tests {
                 assert!((1..=SPECULATED_PER_TAKE).contains(&run_length(docs, helpers)));
             }
         }
+    }
+
+    /// A piece's runs cover it in order without a gap, none longer than [`run_length`],
+    /// shortening to single documents at its end, so that the thread the commit waits for
+    /// has at most one document to finish; a piece of none has no run.
+    #[test]
+    fn a_pieces_runs_cover_it_and_end_in_single_documents() {
+        assert_eq!(run_bounds(0, 1), vec![0]);
+        assert_eq!(run_bounds(1, 1), vec![0, 1]);
+        assert_eq!(
+            run_bounds(32, 1),
+            vec![0, 8, 14, 18, 21, 23, 25, 26, 27, 28, 29, 30, 31, 32]
+        );
+        for docs in 0..300 {
+            for helpers in [0, 1, 3, 15] {
+                let bounds = run_bounds(docs, helpers);
+                assert_eq!((bounds[0], bounds[bounds.len() - 1]), (0, docs));
+                let lengths: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+                assert!(
+                    lengths
+                        .iter()
+                        .all(|&n| (1..=run_length(docs, helpers)).contains(&n))
+                );
+                assert!(
+                    lengths.windows(2).all(|w| w[1] <= w[0]),
+                    "never longer again"
+                );
+                if docs > 0 {
+                    assert_eq!(lengths.last(), Some(&1), "{docs} {helpers}");
+                }
+            }
+        }
+        assert_eq!(even_runs(10, 4), vec![0, 4, 8, 10]);
+        assert_eq!(even_runs(0, 4), vec![0]);
     }
 
     /// A signing thread with no batch to sign takes the work offered to it (the sequencer

@@ -9,7 +9,7 @@
 use super::decision::{Filtering, Speculated};
 use super::family_counts::Counting;
 use super::filter::Filter;
-use super::helpers::{Done, Helpers, Work, lend, run_length, take_speculations};
+use super::helpers::{Done, Helpers, Work, lend, run_bounds, take_speculations};
 use super::pace::Kind;
 use super::signing::Doc;
 use crate::config::Config;
@@ -87,8 +87,8 @@ pub(super) fn speculate_batch<'v>(
     let settings = Filtering::new(config, &filter.job).keeping_rankings(cap);
     let docs = Arc::new(docs);
     let reference = filter.reference.take().map(Arc::new);
-    let per = run_length(docs.len(), helpers.count());
-    let runs = docs.len().div_ceil(per);
+    let bounds: Arc<[usize]> = run_bounds(docs.len(), helpers.count()).into();
+    let runs = bounds.len() - 1;
     let next = Arc::new(AtomicUsize::new(0));
     let mut by_run: Vec<Vec<Option<Speculated>>> = (0..runs).map(|_| Vec::new()).collect();
     let mut failed = None;
@@ -103,7 +103,7 @@ pub(super) fn speculate_batch<'v>(
                     window: Arc::clone(lent),
                     reference: reference.clone(),
                     docs: Arc::clone(&docs),
-                    per,
+                    bounds: Arc::clone(&bounds),
                     next: Arc::clone(&next),
                 })
                 .collect()
@@ -112,7 +112,7 @@ pub(super) fn speculate_batch<'v>(
             let r = take_speculations(
                 &settings,
                 (reference.as_deref(), lent),
-                (&docs, per),
+                (&docs, &bounds),
                 &next,
                 scratch,
             );
