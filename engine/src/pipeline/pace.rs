@@ -89,6 +89,8 @@ impl Default for Costs {
 
 /// Documents speculated before speculating is first weighed against deciding in order.
 const WEIGH_AFTER: u64 = 16_384;
+/// Documents speculated before weighing again after speculating lost by far.
+const WEIGH_AGAIN_AFTER: u64 = WEIGH_AFTER / 4;
 /// At most this many between two weighings where speculating pays.
 const MAX_WEIGH_AFTER: u64 = 1 << 20;
 /// Batches decided in order to measure that, when there is no recent figure.
@@ -227,8 +229,12 @@ impl Pace {
             }
             false => {
                 self.resting = costs.rest;
-                costs.rest = (costs.rest * 2).min(MAX_LOSING_REST);
-                costs.weigh_after = WEIGH_AFTER;
+                // Lost by half again the time (short documents: twice): the next rests are
+                // longer sooner, and the next weighing needs fewer documents to see it again.
+                let far = speculated.as_nanos() * u128::from(in_order_docs) * 2
+                    > in_order.as_nanos() * u128::from(speculated_docs) * 3;
+                costs.rest = (costs.rest * if far { 4 } else { 2 }).min(MAX_LOSING_REST);
+                costs.weigh_after = if far { WEIGH_AGAIN_AFTER } else { WEIGH_AFTER };
             }
         }
         costs.speculated = (Duration::ZERO, 0);
@@ -277,23 +283,33 @@ mod tests {
         assert_eq!(pace.resting, 0);
         pieces(&mut pace, &mut at, Kind::Speculated, 4, 1);
         assert_eq!(pace.resting, LOSING_REST, "twice the cost: a rest");
+        // Lost by far: weighed again after fewer documents, and rests four times as long.
         pieces(&mut pace, &mut at, Kind::Rested, 2, LOSING_REST as usize);
-        pieces(&mut pace, &mut at, Kind::Speculated, 4, 17);
-        assert_eq!(pace.resting, 2 * LOSING_REST, "lost again: twice as long");
+        pieces(&mut pace, &mut at, Kind::Speculated, 4, 4);
+        assert_eq!(
+            pace.resting, 0,
+            "not weighed before {WEIGH_AGAIN_AFTER} documents"
+        );
+        pieces(&mut pace, &mut at, Kind::Speculated, 4, 1);
+        assert_eq!(
+            pace.resting,
+            4 * LOSING_REST,
+            "lost again: four times as long"
+        );
         pieces(
             &mut pace,
             &mut at,
             Kind::Rested,
             2,
-            2 * LOSING_REST as usize,
+            4 * LOSING_REST as usize,
         );
         // Now speculating gains (longer documents): it goes on, weighed again later.
-        pieces(&mut pace, &mut at, Kind::Speculated, 1, 17);
+        pieces(&mut pace, &mut at, Kind::Speculated, 1, 5);
         assert_eq!(pace.resting, 0);
-        assert_eq!(pace.costs.weigh_after, 4 * WEIGH_AFTER);
+        assert_eq!(pace.costs.weigh_after, 4 * WEIGH_AGAIN_AFTER);
         assert_eq!(pace.costs.rest, LOSING_REST);
         // A few hundredths slower is within the margin: no rest.
-        pieces(&mut pace, &mut at, Kind::Speculated, 105, 66);
+        pieces(&mut pace, &mut at, Kind::Speculated, 105, 17);
         assert_eq!(pace.resting, PROBE_BATCHES);
         pieces(
             &mut pace,
