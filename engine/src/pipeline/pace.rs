@@ -62,7 +62,8 @@ pub(crate) enum Kind {
 /// cheap beside what stays in order (short documents: inserting them is most of the
 /// work), the hand-overs, the recording of changes and the caches shared across cores cost
 /// more than that saves, and `--helpers auto` then decides in order for a while (twice as
-/// long each time speculation loses again), and weighs again. It changes the speed only,
+/// long each time speculation loses again, four times where it lost by far), and weighs
+/// again. It changes the speed only,
 /// never a decision.
 #[derive(Debug)]
 struct Costs {
@@ -263,7 +264,7 @@ mod tests {
     }
 
     /// Where speculating costs twice what deciding in order does (short documents), the
-    /// pace measures both and rests, twice as long when it loses again; where it gains, it
+    /// pace measures both and rests, longer when it loses again; where it gains, it
     /// goes on, weighing again less often; under `--helpers always` it never weighs.
     #[test]
     fn speculation_rests_where_it_costs_more_than_deciding_in_order() {
