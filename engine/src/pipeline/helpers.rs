@@ -506,9 +506,8 @@ pub(super) fn run_length(docs: usize, helpers: usize) -> usize {
 /// The runs a piece of `docs` documents is speculated in by `helpers` and the sequencer
 /// (as [`even_runs`] gives them): [`run_length`] at first, then shorter, each a share of
 /// what is left, down to one document. The sequencer commits once the last run is done,
-/// and the thread that took it is the one it waits for: a run of 8 at the end kept it
-/// waiting for half a run on average (about 40 µs a piece on one template), a run of one
-/// for half a document. The runs depend on the piece and the thread count only, never on
+/// and the thread that took it is the one it waits for: a long run at the end kept it
+/// waiting for half a run on average, a run of one for half a document. The runs depend on the piece and the thread count only, never on
 /// which thread takes which.
 pub(super) fn run_bounds(docs: usize, helpers: usize) -> Vec<usize> {
     let (per, takers) = (run_length(docs, helpers), helpers + 1);

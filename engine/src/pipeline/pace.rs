@@ -63,8 +63,7 @@ pub(crate) enum Kind {
 /// work), the hand-overs, the recording of changes and the caches shared across cores cost
 /// more than that saves, and `--helpers auto` then decides in order for a while (twice as
 /// long each time speculation loses again, four times where it lost by far), and weighs
-/// again. It changes the speed only,
-/// never a decision.
+/// again. It changes the speed only, never a decision.
 #[derive(Debug)]
 struct Costs {
     /// Time and documents of the pieces speculated and of those decided in order while
