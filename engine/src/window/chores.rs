@@ -20,6 +20,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// thread is a third one, and is often not run before the segment after fills, which then
 /// takes its page faults on the in-order thread.
 const SEGMENTS_AHEAD: usize = 3;
+/// Hand-overs of discarded buffers that may wait for the thread (the segments asked for
+/// wait beside them, so that asking ahead never makes the owner free its own).
+const DROPS_WAITING: usize = 4;
 /// Most items handed over to be freed together (one hand-over for many).
 const DISCARDS: usize = 256;
 /// Most bytes of buffers handed over together: with the hand-overs the thread may hold
@@ -98,8 +101,9 @@ impl Chores {
     /// Starts the thread; `None` when the system gives no thread (the owner then does its
     /// chores itself, as without).
     pub(crate) fn start() -> Option<Chores> {
-        // A few hand-overs of discarded buffers may wait; past them the owner frees its own.
-        let (asks, chores) = bounded::<Chore>(4);
+        // A few hand-overs of discarded buffers may wait beside the segments asked for; past
+        // them the owner frees its own.
+        let (asks, chores) = bounded::<Chore>(DROPS_WAITING + SEGMENTS_AHEAD);
         let (done, ready) = bounded::<Vec<u8>>(SEGMENTS_AHEAD);
         let cpu = Arc::new(AtomicU64::new(0));
         let spent = Arc::clone(&cpu);
